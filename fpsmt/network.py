@@ -93,7 +93,7 @@ class Pattern:
 
     ``positions[k] = (rows, cols, entry)``: the rows that have a k-th entry (entries of
     a row ordered by column), that entry's column and its index in the layer's entry
-    list.  Position-major order lets one NumPy operation advance every row at once.
+    list (``rows`` may be ``slice(None)`` for all rows, ``cols`` a one-column slice).  Position-major order lets one NumPy operation advance every row at once.
     """
 
     def __init__(self, n_rows, n_cols, rows, cols):
@@ -108,7 +108,11 @@ class Pattern:
         self.positions = []
         for k in range(int(counts.max()) if len(r) else 0):
             sel = rank == k
-            self.positions.append((r[sel], c[sel], order[sel]))
+            rk, ck = r[sel], c[sel]
+            # Plain slices where possible: every row at once, or one column broadcast.
+            rows_idx = slice(None) if len(rk) == n_rows else rk
+            cols_idx = slice(int(ck[0]), int(ck[0]) + 1) if len(ck) and (ck == ck[0]).all() else ck
+            self.positions.append((rows_idx, cols_idx, order[sel]))
         self.absent_rows = np.nonzero(counts < n_cols)[0]
         self._present = (r, c)
 

@@ -3,13 +3,13 @@
 Three strategies, chosen by :func:`concrete` per format, all exact:
 
 * :class:`NativeArith` — float32 and float64 with NumPy's own IEEE operations.
-* :class:`HostArith` — every format whose operations a float64 computation followed
-  by one rounding reproduces exactly: precision p = M + 1 with 2p + 2 <= 53 (so the
-  double rounding of +, −, × is innocuous, Figueroa 1995) and an exponent range whose
-  products stay inside float64's normal range.  This covers bfloat16, float16, the
-  8-bit formats and custom formats with E <= 9, M <= 24.  The second rounding is done
-  here, in NumPy, with ``rint`` (ties to even) on an exactly scaled value — never with
-  ml_dtypes' ``astype``, which rounds through float32.
+* :class:`HostArith` — every format whose operations a float32 or float64 computation
+  followed by one rounding reproduces exactly: precision p = M + 1 with 2p + 2 <= 24
+  (or 53), so the double rounding of +, −, × is innocuous (Figueroa 1995), and an
+  exponent range the host covers (:func:`host_dtype`).  This covers bfloat16, float16,
+  the 8-bit formats and custom formats with E <= 9, M <= 24.  The second rounding is
+  done here, in NumPy (ties to even), never with ml_dtypes' ``astype``, which rounds
+  through float32.
 * :class:`~fpsmt.arith.exact.ExactArith` — everything else, per element on exact
   rationals (correct for any format, slower).
 
@@ -30,10 +30,27 @@ def _errstate():
     return np.errstate(all="ignore")
 
 
-def host_ok(fmt: Format) -> bool:
-    """Whether float64 plus one rounding emulates ``fmt`` exactly for +, −, ×."""
+def host_dtype(fmt: Format):
+    """The hardware type in which one operation plus one rounding is exact for ``fmt``, or None.
+
+    float32 serves when 2p + 2 <= 24 (p = M + 1) and either every product of two values
+    stays in float32's normal range, or the format has float32's exponent range with
+    M <= 7 (bfloat16): then a product that lands in the subnormal range has at most 2p
+    significant bits above 2^-149 and is exact in float32, and float32's overflow
+    threshold lies above the format's.  float64 serves likewise when 2p + 2 <= 53.
+    """
     p = fmt.M + 1
-    return 2 * p + 2 <= 53 and 2 * fmt.e_max + 2 <= 1023 and 2 * (fmt.e_min - fmt.M) >= -1022
+    if 2 * p + 2 <= 24 and ((fmt.E == 8 and fmt.M <= 7)
+                            or (2 * (fmt.e_min - fmt.M) >= -126 and 2 * fmt.e_max + 2 <= 127)):
+        return np.dtype(np.float32)
+    if 2 * p + 2 <= 53 and 2 * (fmt.e_min - fmt.M) >= -1022 and 2 * fmt.e_max + 2 <= 1023:
+        return np.dtype(np.float64)
+    return None
+
+
+def host_ok(fmt: Format) -> bool:
+    """Whether a hardware float type plus one rounding emulates ``fmt`` exactly for +, −, ×."""
+    return host_dtype(fmt) is not None
 
 
 class FloatArrayArith(Arith):
@@ -168,50 +185,71 @@ class NativeArith(FloatArrayArith):
 
 
 class HostArith(FloatArrayArith):
-    """Formats emulated exactly in float64 (see :func:`host_ok`); values: float64 arrays."""
+    """Formats emulated exactly in float32 or float64 (see :func:`host_dtype`).
+
+    Values are arrays of the host type holding exact values of the format.  Formats with
+    float32's exponent field (E = 8, e.g. bfloat16) are rounded and coded on the float32
+    bit pattern directly (RNE at bit 23 − M); others through frexp / rint / ldexp.
+    """
 
     def __init__(self, fmt: Format):
-        if not host_ok(fmt):
-            raise ValueError(f"{fmt} cannot be emulated exactly in float64")
+        host = host_dtype(fmt)
+        if host is None:
+            raise ValueError(f"{fmt} cannot be emulated exactly in float32 or float64")
         super().__init__(fmt)
-        self.dtype = np.dtype(np.float64)
-        self._Omega = float(fmt.Omega)
-        self._min_normal = float(fmt.min_normal)
+        self.dtype = host
+        self._truncated = host == np.float32 and fmt.E == 8  # the format is float32 cut short
+        self._shift = np.uint32(23 - fmt.M)
+        self._Omega = host.type(fmt.Omega)
+        self._min_normal = host.type(fmt.min_normal)
 
     def _round(self, r):
-        """Round float64 values (exact results of one operation) to the format, RNE."""
+        """Round host values (exact-enough results of one operation) to the format, RNE."""
         f = self.fmt
+        if self._truncated:
+            u = r.view(np.uint32)
+            s = self._shift
+            with _errstate():
+                lsb = (u >> s) & np.uint32(1)
+                u2 = (u + ((np.uint32(1) << (s - np.uint32(1))) - np.uint32(1)) + lsb) & ~((np.uint32(1) << s) - np.uint32(1))
+            return np.where(np.isnan(r), r, u2.view(np.float32))
         with _errstate():
             a = np.abs(r)
             _, e = np.frexp(a)  # a = m * 2^e with m in [0.5, 1)
             qe = np.maximum(e - 1, f.e_min) - f.M  # exponent of the format's ulp at a
             out = np.ldexp(np.rint(np.ldexp(a, -qe)), qe)  # exact scaling; rint ties to even
-            out = np.where(out > self._Omega, np.inf, out)
+            out = np.where(out > self._Omega, self.dtype.type(np.inf), out)
             out = np.copysign(out, r)
-            return np.where(np.isfinite(r), out, r)
+            return np.where(np.isfinite(r), out, r).astype(self.dtype, copy=False)
 
     def const(self, bits):
         f = self.fmt
         b = self._check(bits)
+        if self._truncated:
+            return np.asarray((b.astype(np.uint32) << self._shift).view(np.float32))
         s = (b >> np.uint64(f.E + f.M)) & np.uint64(1)
         be = ((b >> np.uint64(f.M)) & np.uint64(f.exp_all_ones)).astype(np.int64)
-        fr = (b & np.uint64(f.frac_mask)).astype(np.float64)
+        fr = (b & np.uint64(f.frac_mask)).astype(self.dtype)
         with _errstate():
             v = np.where(be == 0, np.ldexp(fr, f.e_min - f.M),
-                         np.ldexp(fr + 2.0 ** f.M, be - f.bias - f.M))
+                         np.ldexp(fr + self.dtype.type(2.0 ** f.M), be - f.bias - f.M))
             v = np.where(be == f.exp_all_ones, np.where(fr == 0, np.inf, np.nan), v)
-        return np.asarray(np.where(s == 1, -v, v))
+        return np.asarray(np.where(s == 1, -v, v), dtype=self.dtype)
 
     def to_bits(self, x):
         f = self.fmt
-        v = np.asarray(x, dtype=np.float64)
+        v = np.asarray(x, dtype=self.dtype)
+        if self._truncated:
+            bits = v.view(np.uint32) >> self._shift
+            return np.where(np.isnan(v), f.nan_bits, bits).astype(f.uint_dtype)
         with _errstate():
             sign = np.signbit(v).astype(np.uint64)
-            a = np.where(np.isfinite(v), np.abs(v), 0.0)
+            a = np.where(np.isfinite(v), np.abs(v), 0.0).astype(self.dtype)
             _, e = np.frexp(a)
             e1 = e - 1
             normal = a >= self._min_normal
-            frac = np.where(normal, np.ldexp(a, -(e1 - f.M)) - 2.0 ** f.M, np.ldexp(a, -(f.e_min - f.M)))
+            frac = np.where(normal, np.ldexp(a, -(e1 - f.M)) - self.dtype.type(2.0 ** f.M),
+                            np.ldexp(a, -(f.e_min - f.M)))
             biased = np.where(normal, e1 + f.bias, 0)
             bits = (sign << np.uint64(f.E + f.M)) | (biased.astype(np.uint64) << np.uint64(f.M)) \
                 | frac.astype(np.uint64)

@@ -1,0 +1,1 @@
+"""Built-in examples: networks, points, claim files."""

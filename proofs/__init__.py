@@ -1,0 +1,1 @@
+"""Lemma proofs, one file per lemma (see the issues)."""

@@ -1,0 +1,1 @@
+"""Formal statements: activation conditions and theorem constants (see the issues)."""
