@@ -284,7 +284,10 @@ class Format:
 
     # ------------------------------------------------------------ back ends
     def z3_sort(self):
+        """Z3's ``FPSort(E, M + 1)``; Z3 needs M >= 2 (its sbits >= 3)."""
         import z3
+        if self.M < 2:
+            raise InputError(f"{self.name}: Z3's floating-point theory needs at least 2 mantissa bits")
         return z3.FPSort(self.E, self.M + 1)
 
     @property

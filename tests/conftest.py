@@ -1,0 +1,37 @@
+"""Shared strategies: bit patterns that favour the values where floating point is subtle."""
+
+import numpy as np
+from hypothesis import strategies as st
+
+from fpsmt.formats import NAMED, parse_format
+
+NAMED_FORMATS = [parse_format(n) for n in NAMED]
+
+
+def specials(fmt):
+    f = fmt
+    s = f.sign_bit
+    base = [0, 1, f.frac_mask, f.frac_mask + 1, f.one_bits, f.one_bits + 1, f.max_bits,
+            f.max_bits - 1, f.inf_bits(), f.nan_bits, f.one_bits - 1, (f.bias + 1) << f.M]
+    return sorted({b | sign for b in base for sign in (0, s)})
+
+
+def bits(fmt):
+    """Patterns of ``fmt``: specials, extreme and mid exponents, anything."""
+    f = fmt
+    by_fields = st.builds(
+        lambda sgn, e, m: f.from_fields(sgn, e, m),
+        st.integers(0, 1),
+        st.one_of(st.integers(0, min(3, f.exp_all_ones)), st.integers(max(0, f.exp_all_ones - 3), f.exp_all_ones),
+                  st.integers(max(0, f.bias - 4), min(f.exp_all_ones, f.bias + 4)), st.integers(0, f.exp_all_ones)),
+        st.one_of(st.integers(0, min(3, f.frac_mask)), st.integers(max(0, f.frac_mask - 3), f.frac_mask),
+                  st.integers(0, f.frac_mask)))
+    return st.one_of(st.sampled_from(specials(f)), by_fields, st.integers(0, (1 << f.nbits) - 1))
+
+
+def finite_bits(fmt):
+    return bits(fmt).filter(fmt.is_finite)
+
+
+def uarr(fmt, values):
+    return np.asarray(values, dtype=np.uint64 if fmt.nbits <= 64 else object)
