@@ -18,8 +18,15 @@ FOLDERS = ("specs", "proofs", "examples")
 def folder(name: str) -> Path:
     if name not in FOLDERS:
         raise InputError(f"unknown folder {name!r}")
-    mod = importlib.import_module(f"fpsmt.{name}")
-    return Path(mod.__file__).resolve().parent
+    try:
+        mod = importlib.import_module(f"fpsmt.{name}")
+        return Path(mod.__file__).resolve().parent
+    except ModuleNotFoundError:
+        # Running from a source checkout that is not installed: the folder beside the package.
+        here = Path(__file__).resolve().parent.parent / name
+        if here.is_dir():
+            return here
+        raise InputError(f"the shipped folder {name}/ is missing: reinstall fpsmt") from None
 
 
 def resolve(path: str) -> Path:

@@ -4,6 +4,7 @@ import json
 import os
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -13,9 +14,14 @@ from fpsmt.formats import parse_format
 ENV = dict(os.environ, PYTHONDONTWRITEBYTECODE="1")
 
 
+SCRIPT = Path(sys.executable).parent / "fpsmt"
+
+
 def fpsmt(*args, timeout=300):
-    return subprocess.run([sys.executable, "-c", "import sys; from fpsmt.cli import main; sys.exit(main())", *args],
-                          capture_output=True, text=True, timeout=timeout, env=ENV)
+    """Run the installed console script as a user would (from a neutral folder)."""
+    cmd = [str(SCRIPT)] if SCRIPT.exists() else [sys.executable, "-m", "fpsmt.cli"]
+    return subprocess.run([*cmd, *args], capture_output=True, text=True, timeout=timeout, env=ENV,
+                          cwd=tempfile.gettempdir())
 
 
 def test_eval_builtin_example():
