@@ -126,6 +126,7 @@ def test_shipped_folders_are_found():
     if os.environ.get("FPSMT_EXPECT_INSTALLED"):
         import fpsmt as package
         repo = Path(__file__).resolve().parents[1]
-        assert repo not in Path(package.__file__).resolve().parents, package.__file__
+        assert Path(package.__file__).resolve().parent != repo / "fpsmt", package.__file__
         for name in ("specs", "proofs", "examples"):
-            assert repo not in Path(paths[name]).parents, paths[name]
+            assert Path(paths[name]).resolve() != repo / name, paths[name]
+            assert Path(paths[name]).resolve().parent == Path(package.__file__).resolve().parent
