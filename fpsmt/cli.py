@@ -12,7 +12,7 @@ import json
 import sys
 
 from . import __version__
-from .errors import InputError
+from .errors import InputError, ReplayMismatch
 
 
 class _Parser(argparse.ArgumentParser):
@@ -85,6 +85,68 @@ def cmd_counterexample(args):
     return 0
 
 
+def _parse_target(text):
+    """FILE.py[:NAME] -> (path, name or None); FILE may be example:NAME.py."""
+    from .resources import resolve
+    path, _, name = text.rpartition(":") if text.count(":") > (1 if text.startswith(("example:", "spec:", "proof:")) else 0) \
+        else (text, "", "")
+    return resolve(path), (name or None)
+
+
+def cmd_prove(args):
+    from . import solve
+    from .engine import Engine, load_claims, order_by_assumptions
+    from .formats import parse_format
+    from .store import Store
+    path, name = _parse_target(args.target)
+    claims = load_claims(path)
+    if name is not None and name not in claims:
+        raise InputError(f"{path}: no claim named {name!r} (defined: {', '.join(sorted(claims))})")
+    fmts = [parse_format(f) for fs in args.format for f in fs.split(",") if f]
+    if args.solver not in solve.SOLVERS:
+        raise InputError(f"unknown solver {args.solver!r}: use one of {', '.join(solve.SOLVERS)}")
+    if args.timeout <= 0:
+        raise InputError("--timeout must be positive")
+    store = Store(args.store)
+    eng = Engine(solver=args.solver, timeout=args.timeout, confirm=args.confirm, store=store,
+                 recheck=args.recheck, progress=_err)
+    wanted = [claims[name]] if name else list(claims.values())
+    todo = order_by_assumptions(wanted)
+    results = []
+    try:
+        for fmt in fmts:
+            for c in todo:
+                if not c.applies_to(fmt):
+                    _err(f"skipping {c.name} in {fmt.name}: stated for {', '.join(c.formats)} only")
+                    continue
+                _err(f"proving {c.name} ({c.kind}) in {fmt.name} with {args.solver} ...")
+                r = eng.prove(c, fmt, claims)
+                results.append(r)
+                _err(f"  {r.status}{' (cached)' if r.cached else ''} by {r.solver or '-'} in {r.seconds:.2f} s"
+                     + (f": {r.reason}" if r.reason else ""))
+    finally:
+        solve.shutdown()
+        store.close()
+    if args.json:
+        _out(json.dumps([r.to_json() for r in results], ensure_ascii=False))
+    else:
+        _print_results(results)
+    return 0
+
+
+def _print_results(results):
+    _out(f"{'claim':<24} {'format':<12} {'status':<8} {'solver':<9} {'seconds':>8}  witness / counterexample")
+    for r in results:
+        wit = ", ".join(f"{k}={v}" for k, v in r.witness_json().items())
+        tag = " (cached)" if r.cached else ""
+        _out(f"{r.claim:<24} {r.format.name:<12} {r.status:<8} {r.solver or '-':<9} {r.seconds:>8.2f}  "
+             f"{wit}{tag}" + (f"  [{r.reason}]" if r.status == "UNKNOWN" else ""))
+        if r.witness:
+            f = r.format
+            _out("    " + ", ".join(f"{k} = {f.describe(v)}" if k in r.float_vars else f"{k} = {v}"
+                                    for k, v in r.witness.items()))
+
+
 def cmd_paths(args):
     from .resources import FOLDERS, folder
     paths = {name: str(folder(name)) for name in FOLDERS}
@@ -127,6 +189,21 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--json", action="store_true", help="print JSON only on stdout")
     s.set_defaults(fn=cmd_counterexample)
 
+    s = sub.add_parser("prove", help="prove the claims a Python file defines, per format",
+                       description="Claims are exists / forall / exists_forall statements (fpsmt.claims). "
+                                   "PROVED: a replayed witness or an unsat negation; REFUTED: a replayed "
+                                   "counterexample or an unsat proof that no witness exists; UNKNOWN: why.")
+    s.add_argument("target", help="FILE.py or FILE.py:NAME (FILE may be example:claims.py)")
+    s.add_argument("--format", required=True, action="append",
+                   help="format(s); repeat or separate with commas")
+    s.add_argument("--solver", default="z3", help="z3 (default), cvc5, bitwuzla or portfolio")
+    s.add_argument("--timeout", type=float, default=60.0, help="wall-clock limit per claim, seconds (default 60)")
+    s.add_argument("--confirm", action="store_true", help="re-check every UNSAT answer with a second solver")
+    s.add_argument("--store", default=None, help="results store (SQLite); default in the user cache folder")
+    s.add_argument("--recheck", action="store_true", help="solve again even when the store has the answer")
+    s.add_argument("--json", action="store_true", help="print JSON only on stdout")
+    s.set_defaults(fn=cmd_prove)
+
     s = sub.add_parser("paths", help="where the shipped specs/, proofs/ and examples/ are")
     s.add_argument("--json", action="store_true", help="print JSON only on stdout")
     s.set_defaults(fn=cmd_paths)
@@ -140,6 +217,9 @@ def main(argv=None) -> int:
     except InputError as e:
         _err(f"fpsmt: error: {e}")
         return 2
+    except ReplayMismatch as e:
+        _err(f"fpsmt: internal error: {e}")
+        return 1
     except KeyboardInterrupt:
         _err("fpsmt: interrupted")
         return 130

@@ -1,0 +1,409 @@
+"""The proof engine: discharge any claim the same way.
+
+For a claim and a format it (1) checks that every assumed claim is proved, (2) renders
+the query to SMT-LIB 2 through Z3, (3) answers from the store when it can, (4) solves
+with the requested back end or the portfolio under a wall-clock limit, (5) replays
+every model in the executor (:mod:`fpsmt.replay`), (6) optionally confirms an UNSAT
+answer with a second solver, and (7) records the decided result in the store.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+
+import numpy as np
+import z3
+
+from .arith import Z3Arith, concrete
+from .arith.symbolic import fold_bits, obj
+from .claims import INT_BITS, B, Claim, F, FloatDomain, I, Scope, domain_constraint
+from .errors import FpsmtError, InputError, ReplayMismatch
+from .formats import Format
+from .replay import check_same
+from .solve import Answer, Query, plan_for, solve_plan, solver_versions
+from .store import Store, result_key, statement_hash
+
+PROVED, REFUTED, UNKNOWN = "PROVED", "REFUTED", "UNKNOWN"
+
+
+@dataclass
+class Result:
+    claim: str
+    format: Format
+    kind: str
+    status: str
+    witness: dict = field(default_factory=dict)  # var -> bits (floats) or int
+    solver: str = ""
+    seconds: float = 0.0
+    cached: bool = False
+    reason: str = ""
+    experimental: bool = False
+    assumed: list = field(default_factory=list)
+    rounds: int = 0
+    confirmed_by: str = ""
+    per_solver: dict = field(default_factory=dict)
+    key: str = ""
+    float_vars: tuple = ()
+
+    def witness_json(self):
+        return {k: (self.format.hex(v) if k in self.float_vars else v) for k, v in self.witness.items()}
+
+    def to_json(self):
+        return {"claim": self.claim, "format": self.format.name, "status": self.status,
+                "witness": self.witness_json(), "solver": self.solver, "seconds": round(self.seconds, 3),
+                "cached": self.cached, "kind": self.kind, "reason": self.reason,
+                "experimental": self.experimental, "confirmed_by": self.confirmed_by or None,
+                "assumed": self.assumed, "rounds": self.rounds}
+
+
+# ------------------------------------------------------------------ encoding
+class _Encoding:
+    """A claim's variables and constraints in one interpretation."""
+
+    def __init__(self, claim: Claim, fmt: Format, A, fixed: dict, registry: dict):
+        self.claim, self.fmt, self.A = claim, fmt, A
+        self.registry = registry
+        self.scope = Scope(A, fmt, {}, instances=self._instance)
+        self.widths = {}
+        vals = {}
+        for name, dom in claim.variables.items():
+            if name in fixed and isinstance(fixed[name], (F, I)):
+                vals[name] = fixed[name]  # a value of another encoding over the same interpretation
+            elif name in fixed:
+                vals[name] = self._const(name, dom, fixed[name])
+            elif not A.concrete and isinstance(dom, FloatDomain):
+                vals[name] = F(self.scope, A.var(name))
+                self.widths[name] = fmt.nbits
+            elif not A.concrete:
+                bv = z3.BitVec(name, INT_BITS)
+                A.vars[name] = bv
+                vals[name] = I(self.scope, bv)
+                self.widths[name] = INT_BITS
+            else:
+                raise ValueError(f"concrete encoding needs a value for {name}")
+        self.scope._vals = vals
+
+    def _const(self, name, dom, value):
+        if isinstance(dom, FloatDomain):
+            dt = np.uint64 if self.fmt.nbits <= 64 else object
+            return F(self.scope, self.A.const(np.asarray(value, dtype=dt)) if self.A.concrete
+                     else self.A.const(value))
+        return I(self.scope, int(value) if self.A.concrete else z3.BitVecVal(int(value), INT_BITS))
+
+    def domains(self, names) -> B:
+        return self.scope.all(*[domain_constraint(self.scope, n, self.claim.variables[n]) for n in names])
+
+    def part(self, fn) -> B:
+        if fn is None:
+            return self.scope.true()
+        r = fn(self.scope)
+        if isinstance(r, (list, tuple)):
+            return self.scope.all(*r)
+        if not isinstance(r, B):
+            raise InputError(f"claim {self.claim.name}: a condition returned {type(r).__name__}, "
+                             "expected a claim boolean (comparisons, .eq(), & | ~)")
+        return r
+
+    def _instance(self, scope, name, terms) -> B:
+        if name not in self.claim.assumes:
+            raise InputError(f"claim {self.claim.name} uses {name!r} without listing it in assumes")
+        target = self.registry.get(name)
+        if target is None or target.kind != "forall":
+            raise InputError(f"claim {self.claim.name}: instance() needs a forall claim, {name!r} is not one")
+        missing = set(target.universal) - set(terms)
+        if missing:
+            raise InputError(f"claim {self.claim.name}: instance of {name} lacks {', '.join(sorted(missing))}")
+        sub = Scope(scope.A, scope.fmt, {}, instances=None)
+        sub._vals = {k: (v if isinstance(v, (F, I)) else
+                         (sub.const(v) if isinstance(target.universal[k], FloatDomain) else I(sub, sub.int_const(v))))
+                     for k, v in terms.items()}
+        dom = sub.all(*[domain_constraint(sub, n, target.universal[n]) for n in target.universal])
+        given = self._part_in(sub, target.given)
+        goal = self._part_in(sub, target.goal)
+        return (dom & given).implies(goal)
+
+    @staticmethod
+    def _part_in(scope, fn):
+        if fn is None:
+            return scope.true()
+        r = fn(scope)
+        return scope.all(*r) if isinstance(r, (list, tuple)) else r
+
+
+def _render(constraints, A: Z3Arith) -> str:
+    s = z3.Solver()
+    s.add(*constraints, *A.side)
+    return s.sexpr()
+
+
+def _bool(b: B) -> bool:
+    v = np.asarray(b.v)
+    return bool(v) if v.dtype != object else z3.is_true(z3.simplify(v[()]))
+
+
+def _signed(v: int) -> int:
+    return v - (1 << INT_BITS) if v >> (INT_BITS - 1) else v
+
+
+# -------------------------------------------------------------------- engine
+class Engine:
+    def __init__(self, *, solver="z3", timeout=60.0, confirm=False, store: Store | None = None, recheck=False,
+                 max_rounds=64, progress=None):
+        self.solver, self.timeout, self.confirm = solver, timeout, confirm
+        self.store, self.recheck, self.max_rounds = store, recheck, max_rounds
+        self.progress = progress or (lambda msg: None)
+        self.results: dict = {}  # (claim, format) -> Result of this run
+
+    # -- building queries
+    def _symbolic(self, claim, fmt, registry, fixed=None):
+        Z = Z3Arith(fmt)
+        return _Encoding(claim, fmt, Z, fixed or {}, registry)
+
+    def _queries(self, claim: Claim, fmt: Format, registry):
+        """The main query text (for ∃∀: the synthesis base and the verification template)."""
+        enc = self._symbolic(claim, fmt, registry)
+        w, u = list(claim.witness), list(claim.universal)
+        if claim.kind == "exists":
+            cons = [enc.domains(w), enc.part(claim.such_that)]
+        elif claim.kind == "forall":
+            cons = [enc.domains(u), enc.part(claim.given), ~enc.part(claim.goal)]
+        else:
+            cons = [enc.domains(w), enc.part(claim.such_that), enc.domains(u), enc.part(claim.given),
+                    ~enc.part(claim.goal)]
+        text = _render([c.v[()] for c in cons], enc.A)
+        return enc, text
+
+    # -- the main entry
+    def prove(self, claim: Claim, fmt: Format, registry: dict) -> Result:
+        plan = plan_for(self.solver, fmt)
+        assumed = self._check_assumptions(claim, fmt, registry)
+        enc, text = self._queries(claim, fmt, registry)
+        stmt = statement_hash(text, fmt.name)
+        versions = solver_versions(plan)
+        key = result_key(text, fmt.name, self.solver, versions)
+        float_vars = tuple(n for n, d in claim.variables.items() if isinstance(d, FloatDomain))
+        if self.store is not None and not self.recheck:
+            row = self.store.get(key)
+            if row is not None:
+                witness = {k: (fmt.parse_hex(v) if k in float_vars else v) for k, v in row["witness"].items()}
+                r = Result(claim.name, fmt, claim.kind, row["status"], witness, row["solver"],
+                           row["total_seconds"], True, row["detail"].get("reason", ""),
+                           row["detail"].get("experimental", False), [a["claim"] for a in row["assumed"]],
+                           row["detail"].get("rounds", 0), row["detail"].get("confirmed_by", ""),
+                           row["seconds"], key, float_vars)
+                self.results[(claim.name, fmt.name)] = r
+                return r
+        t0 = time.perf_counter()
+        deadline = time.monotonic() + self.timeout
+        if claim.kind == "exists_forall":
+            r = self._cegis(claim, fmt, registry, plan, deadline)
+        else:
+            r = self._single(claim, fmt, registry, plan, enc, text, deadline)
+        r.seconds = time.perf_counter() - t0
+        r.assumed, r.key, r.float_vars = [a["claim"] for a in assumed], key, float_vars
+        if r.status != UNKNOWN and self.store is not None:
+            self.store.put(key=key, statement=stmt, claim=claim.name, fmt=fmt.name, kind=claim.kind,
+                           status=r.status, witness=r.witness_json(), solver=r.solver, solver_version=versions,
+                           seconds=r.per_solver, total_seconds=r.seconds, smt2=text, assumed=assumed,
+                           detail={"reason": r.reason, "experimental": r.experimental, "rounds": r.rounds,
+                                   "confirmed_by": r.confirmed_by, "requested_solver": self.solver})
+        self.results[(claim.name, fmt.name)] = r
+        return r
+
+    def _check_assumptions(self, claim, fmt, registry):
+        out = []
+        for name in claim.assumes:
+            target = registry.get(name)
+            if target is None:
+                raise InputError(f"claim {claim.name} assumes {name!r}, which is not defined")
+            mine = self.results.get((name, fmt.name))
+            _, ttext = self._queries(target, fmt, registry)
+            tstmt = statement_hash(ttext, fmt.name)
+            ok = (mine is not None and mine.status == PROVED) or (self.store is not None and self.store.proved(tstmt))
+            if not ok:
+                why = f"it is {mine.status}" if mine is not None else "it is not proved"
+                raise InputError(f"claim {claim.name} assumes {name}, but {why} in {fmt.name}: prove {name} first")
+            out.append({"claim": name, "statement": tstmt})
+        return out
+
+    # -- ∃ and ∀
+    def _single(self, claim, fmt, registry, plan, enc, text, deadline) -> Result:
+        q = Query(text, dict(enc.widths), fmt)
+        ans = solve_plan(q, plan, max(0.1, deadline - time.monotonic()))
+        res = Result(claim.name, fmt, claim.kind, UNKNOWN, solver=ans.solver, experimental=ans.experimental,
+                     per_solver=ans.per_solver, reason=ans.reason)
+        if ans.status == "sat":
+            bits = self._replay(claim, fmt, registry, ans, "exists" if claim.kind == "exists" else "forall")
+            res.witness = bits
+            res.status = PROVED if claim.kind == "exists" else REFUTED
+            res.reason = "witness replayed" if claim.kind == "exists" else "counterexample replayed"
+        elif ans.status == "unsat":
+            res.status = REFUTED if claim.kind == "exists" else PROVED
+            res.reason = "no witness exists (unsat)" if claim.kind == "exists" else "negation unsat"
+            res.confirmed_by = ans.confirmed_by
+            self._confirm(res, q, plan, deadline)
+        return res
+
+    def _confirm(self, res: Result, q: Query, plan, deadline):
+        if not self.confirm or res.confirmed_by:
+            return
+        others = {b: e for b, e in plan_for("portfolio", q.fmt, exclude=(res.solver,)).items()}
+        if not others:
+            res.reason += "; no second solver accepts this format, not confirmed"
+            return
+        left = max(self.timeout, deadline - time.monotonic())
+        ans = solve_plan(q, others, left)
+        if ans.status == "unsat":
+            res.confirmed_by = ans.solver
+        elif ans.status == "sat":
+            raise FpsmtError(f"SOLVERS DISAGREE on {res.claim} in {q.fmt.name}: {res.solver} says unsat, "
+                             f"{ans.solver} says sat with model "
+                             + ", ".join(f"{k}={q.fmt.hex(v) if q.variables[k] == q.fmt.nbits else v}"
+                                         for k, v in (ans.model or {}).items() if k in q.variables))
+        else:
+            res.reason += f"; confirmation inconclusive ({ans.reason})"
+
+    # -- ∃∀ by counterexample-guided refinement
+    def _cegis(self, claim, fmt, registry, plan, deadline) -> Result:
+        cexs: list = []
+        w, u = list(claim.witness), list(claim.universal)
+        res = Result(claim.name, fmt, claim.kind, UNKNOWN)
+        for rnd in range(1, self.max_rounds + 1):
+            res.rounds = rnd
+            # propose a witness that survives every refutation found so far
+            enc = self._symbolic(claim, fmt, registry)
+            cons = [enc.domains(w), enc.part(claim.such_that)]
+            for cx in cexs:
+                sub = _Encoding(claim, fmt, enc.A, {**{n: enc.scope[n] for n in w}, **cx}, registry)
+                cons.append((sub.domains(u) & sub.part(claim.given)).implies(sub.part(claim.goal)))
+            q = Query(_render([c.v[()] for c in cons], enc.A), {n: enc.widths[n] for n in w}, fmt)
+            ans = solve_plan(q, plan, max(0.1, deadline - time.monotonic()))
+            res.solver, res.experimental = ans.solver, res.experimental or ans.experimental
+            res.per_solver = ans.per_solver
+            if ans.status == "unsat":
+                res.status = REFUTED
+                res.reason = f"no witness survives the {len(cexs)} refutation(s) found (unsat)"
+                res.confirmed_by = ans.confirmed_by
+                self._confirm(res, q, plan, deadline)
+                return res
+            if ans.status != "sat":
+                res.reason = f"round {rnd}: proposing a witness: {ans.reason}"
+                return res
+            cand = {n: self._decode(claim, fmt, n, ans.model[n]) for n in w}
+            self._replay(claim, fmt, registry, ans, "propose", cand)
+            # try to refute the candidate's ∀ part
+            venc = self._symbolic(claim, fmt, registry, fixed=cand)
+            vcons = [venc.domains(u), venc.part(claim.given), ~venc.part(claim.goal)]
+            vq = Query(_render([c.v[()] for c in vcons], venc.A), dict(venc.widths), fmt)
+            vans = solve_plan(vq, plan, max(0.1, deadline - time.monotonic()))
+            res.per_solver = vans.per_solver
+            if vans.status == "unsat":
+                res.status, res.witness, res.solver = PROVED, cand, vans.solver
+                res.confirmed_by = vans.confirmed_by
+                res.reason = f"witness replayed; its ∀ part unsat after {rnd} round(s)"
+                self._confirm(res, vq, plan, deadline)
+                return res
+            if vans.status != "sat":
+                res.reason = f"round {rnd}: refuting the candidate: {vans.reason}"
+                return res
+            cx = self._replay(claim, fmt, registry, vans, "refute", cand)
+            self.progress(f"  round {rnd}: candidate " + ", ".join(f"{n}={self._show(claim, fmt, n, cand[n])}"
+                                                                      for n in w) + " refuted")
+            cexs.append({n: cx[n] for n in u})
+        res.reason = f"no decision within {self.max_rounds} rounds"
+        return res
+
+    # -- models
+    @staticmethod
+    def _decode(claim, fmt, name, raw):
+        return fmt.canonical(int(raw)) if isinstance(claim.variables[name], FloatDomain) else _signed(int(raw))
+
+    @staticmethod
+    def _show(claim, fmt, name, v):
+        return fmt.hex(v) if isinstance(claim.variables[name], FloatDomain) else str(v)
+
+    def _replay(self, claim, fmt, registry, ans: Answer, part, fixed=None) -> dict:
+        """Decode a model, re-run the claim on its bits in the executor and in Z3 (ground),
+        and insist both agree with each other and with what the model is said to satisfy."""
+        fixed = dict(fixed or {})
+        names = [n for n in ans.model if n in claim.variables and n not in fixed]
+        bits = {**fixed, **{n: self._decode(claim, fmt, n, ans.model[n]) for n in names}}
+        free = [n for n in claim.variables if n not in bits]
+        for n in free:  # variables the query never mentioned: any value of the domain will do
+            bits[n] = 0
+        views = {}
+        for label, A in (("executor", concrete(fmt)), ("z3", Z3Arith(fmt))):
+            enc = _Encoding(claim, fmt, A, bits, registry)
+            w, u = list(claim.witness), list(claim.universal)
+            if part == "exists" or part == "propose":
+                conds = {"domains": enc.domains(w), "such_that": enc.part(claim.such_that)}
+            else:
+                conds = {"domains": enc.domains(u), "given": enc.part(claim.given), "not goal": ~enc.part(claim.goal)}
+            views[label] = ({k: _bool(v) for k, v in conds.items()}, enc.scope.lets, A)
+        (ex_c, ex_lets, X), (z_c, z_lets, Z) = views["executor"], views["z3"]
+        for name in ex_lets:
+            ev = int(np.ravel(X.to_bits(ex_lets[name].v))[0])
+            zv = fold_bits(fmt, z_lets[name].v[()])
+            check_same(fmt, f"{ans.solver} (ground Z3)", name, zv, ev)
+        for cond, ok in ex_c.items():
+            if not ok or not z_c[cond]:
+                shown = ", ".join(f"{n}={self._show(claim, fmt, n, bits[n])}" for n in claim.variables)
+                raise ReplayMismatch(
+                    f"replay mismatch ({ans.solver}, {fmt.name}): claim {claim.name}, model {shown}: "
+                    f"'{cond}' is {z_c[cond]} in Z3's evaluation and {ok} in the executor, but the model "
+                    "should make it true")
+        if part == "propose":
+            return bits
+        return {n: bits[n] for n in (list(claim.witness) if part == "exists" else
+                                     list(claim.universal) if part == "refute" else list(claim.variables))}
+
+
+def order_by_assumptions(claims: list) -> list:
+    """Claims sorted so that every claim comes after those it assumes (stable otherwise)."""
+    by_name = {c.name: c for c in claims}
+    out, seen, stack = [], set(), set()
+
+    def visit(c):
+        if c.name in seen:
+            return
+        if c.name in stack:
+            raise InputError(f"claims assume each other in a cycle through {c.name}")
+        stack.add(c.name)
+        for a in c.assumes:
+            if a in by_name:
+                visit(by_name[a])
+        stack.discard(c.name)
+        seen.add(c.name)
+        out.append(c)
+    for c in claims:
+        visit(c)
+    return out
+
+
+def load_claims(path: str) -> dict:
+    """The claims a Python file defines: every module-level Claim, by name."""
+    import importlib.util
+    import sys
+    from pathlib import Path
+    p = Path(path)
+    if not p.is_file():
+        raise InputError(f"{path}: no such claim file")
+    mod_name = f"fpsmt_claims_{abs(hash(str(p.resolve())))}"
+    spec = importlib.util.spec_from_file_location(mod_name, p)
+    module = importlib.util.module_from_spec(spec)
+    try:
+        sys.modules[mod_name] = module
+        spec.loader.exec_module(module)
+    except InputError as e:
+        raise InputError(f"{path}: {e}") from None
+    except Exception as e:
+        msg = str(e).splitlines()[0] if str(e) else ""
+        raise InputError(f"{path} does not import: {type(e).__name__}: {msg}") from None
+    claims = {}
+    for value in vars(module).values():
+        if isinstance(value, Claim):
+            claims[value.name] = value
+    if not claims:
+        raise InputError(f"{path} defines no claims")
+    return claims
