@@ -30,5 +30,5 @@ add_exact_small = exists_forall(
     {"d": Float(finite=True, nonzero=True)},
     {"x": Float(range=(1, 2))},
     goal=lambda s: [((s.x + s.d) - s.d).eq(s.x), (s.x + s.d).ne(s.x)],
-    doc="∃ d ≠ 0 such that ∀ x in [1, 2]: x ⊕ d changes x and is undone exactly by ⊖ d "
+    doc="∃ d ≠ 0 such that ∀ x in [1, 2]: x ⊕ d differs from x and (x ⊕ d) ⊖ d = x "
         "(d = −2^−M is one such). Needs the ∃∀ loop. Expected: PROVED.")

@@ -471,9 +471,10 @@ class _ConcreteInts:
 
     def pow2(self, k):
         f = self.s.fmt
-        k = int(np.asarray(k))
-        bits = f.round(pow2(k)) if k > f.e_min - f.M - 2 else 0
-        return self.s.A.const(np.asarray(bits, dtype=np.uint64 if f.nbits <= 64 else object))
+        one = np.vectorize(lambda k: f.inf_bits() if int(k) > f.e_max else
+                          f.round(pow2(int(k))) if int(k) > f.e_min - f.M - 2 else 0, otypes=[object])
+        bits = one(np.asarray(k))
+        return self.s.A.const(bits if f.nbits > 64 else bits.astype(np.uint64))
 
 
 class _SymInts:

@@ -196,7 +196,7 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("target", help="FILE.py or FILE.py:NAME (FILE may be example:claims.py)")
     s.add_argument("--format", required=True, action="append",
                    help="format(s); repeat or separate with commas")
-    s.add_argument("--solver", default="z3", help="z3 (default), cvc5, bitwuzla or portfolio")
+    s.add_argument("--solver", default="z3", help="z3 (default), cvc5, bitwuzla, portfolio, or exhaustive (enumeration, small formats)")
     s.add_argument("--timeout", type=float, default=60.0, help="wall-clock limit per claim, seconds (default 60)")
     s.add_argument("--confirm", action="store_true", help="re-check every UNSAT answer with a second solver")
     s.add_argument("--store", default=None, help="results store (SQLite); default in the user cache folder")

@@ -21,6 +21,7 @@ from .claims import INT_BITS, B, Claim, F, FloatDomain, I, Scope, domain_constra
 from .errors import FpsmtError, InputError, ReplayMismatch
 from .formats import Format
 from .replay import check_same
+from .exhaustive import decide
 from .solve import Answer, Query, plan_for, solve_plan, solver_versions
 from .store import Store, result_key, statement_hash
 
@@ -89,7 +90,9 @@ class _Encoding:
             dt = np.uint64 if self.fmt.nbits <= 64 else object
             return F(self.scope, self.A.const(np.asarray(value, dtype=dt)) if self.A.concrete
                      else self.A.const(value))
-        return I(self.scope, int(value) if self.A.concrete else z3.BitVecVal(int(value), INT_BITS))
+        if self.A.concrete:
+            return I(self.scope, np.asarray(value, dtype=np.int64) if np.ndim(value) else int(value))
+        return I(self.scope, z3.BitVecVal(int(value), INT_BITS))
 
     def domains(self, names) -> B:
         return self.scope.all(*[domain_constraint(self.scope, n, self.claim.variables[n]) for n in names])
@@ -155,32 +158,56 @@ class Engine:
         self.progress = progress or (lambda msg: None)
         self.results: dict = {}  # (claim, format) -> Result of this run
 
-    # -- building queries
-    def _symbolic(self, claim, fmt, registry, fixed=None):
-        Z = Z3Arith(fmt)
-        return _Encoding(claim, fmt, Z, fixed or {}, registry)
-
-    def _queries(self, claim: Claim, fmt: Format, registry):
-        """The main query text (for ∃∀: the synthesis base and the verification template)."""
-        enc = self._symbolic(claim, fmt, registry)
+    # -- the conditions a query asks to satisfy (one builder, every interpretation)
+    @staticmethod
+    def _parts(claim, part, cexs=()):
+        """Named conditions whose conjunction the query asks for."""
         w, u = list(claim.witness), list(claim.universal)
-        if claim.kind == "exists":
-            cons = [enc.domains(w), enc.part(claim.such_that)]
-        elif claim.kind == "forall":
-            cons = [enc.domains(u), enc.part(claim.given), ~enc.part(claim.goal)]
-        else:
-            cons = [enc.domains(w), enc.part(claim.such_that), enc.domains(u), enc.part(claim.given),
-                    ~enc.part(claim.goal)]
-        text = _render([c.v[()] for c in cons], enc.A)
-        return enc, text
+
+        def build(enc):
+            if part in ("exists", "propose"):
+                conds = {"domains": enc.domains(w), "such_that": enc.part(claim.such_that)}
+                for i, cx in enumerate(cexs):
+                    sub = _Encoding(claim, enc.fmt, enc.A, {**{n: enc.scope[n] for n in w}, **cx}, enc.registry)
+                    conds[f"refutation {i + 1}"] = (sub.domains(u) & sub.part(claim.given)).implies(
+                        sub.part(claim.goal))
+                return conds
+            return {"domains": enc.domains(u), "given": enc.part(claim.given), "not goal": ~enc.part(claim.goal)}
+        build.variables = w if part in ("exists", "propose") else u  # what the query solves for
+        return build
+
+    @staticmethod
+    def _conj(build):
+        def cond(enc):
+            out = None
+            for c in build(enc).values():
+                out = c if out is None else out & c
+            return out
+        return cond
+
+    def _query(self, claim, fmt, registry, build, fixed=None):
+        enc = _Encoding(claim, fmt, Z3Arith(fmt), fixed or {}, registry)
+        cond = self._conj(build)(enc)
+        return enc, Query(_render([cond.v[()]], enc.A),
+                          {n: enc.widths[n] for n in build.variables if n in enc.widths}, fmt)
+
+    def _statement(self, claim, fmt, registry):
+        """The SMT-LIB 2 text that identifies a claim (for ∃∀: the witness constraints and the
+        refutation template, every variable free)."""
+        if claim.kind == "exists_forall":
+            _, q1 = self._query(claim, fmt, registry, self._parts(claim, "propose"))
+            _, q2 = self._query(claim, fmt, registry, self._parts(claim, "forall"))
+            return q1.text + "\n; refutation template\n" + q2.text
+        _, q = self._query(claim, fmt, registry, self._parts(claim, "exists" if claim.kind == "exists" else "forall"))
+        return q.text
 
     # -- the main entry
     def prove(self, claim: Claim, fmt: Format, registry: dict) -> Result:
-        plan = plan_for(self.solver, fmt)
+        plan = None if self.solver == "exhaustive" else plan_for(self.solver, fmt)
         assumed = self._check_assumptions(claim, fmt, registry)
-        enc, text = self._queries(claim, fmt, registry)
+        text = self._statement(claim, fmt, registry)
         stmt = statement_hash(text, fmt.name)
-        versions = solver_versions(plan)
+        versions = solver_versions(plan) if plan is not None else "exhaustive"
         key = result_key(text, fmt.name, self.solver, versions)
         float_vars = tuple(n for n, d in claim.variables.items() if isinstance(d, FloatDomain))
         if self.store is not None and not self.recheck:
@@ -199,7 +226,7 @@ class Engine:
         if claim.kind == "exists_forall":
             r = self._cegis(claim, fmt, registry, plan, deadline)
         else:
-            r = self._single(claim, fmt, registry, plan, enc, text, deadline)
+            r = self._single(claim, fmt, registry, plan, deadline)
         r.seconds = time.perf_counter() - t0
         r.assumed, r.key, r.float_vars = [a["claim"] for a in assumed], key, float_vars
         if r.status != UNKNOWN and self.store is not None:
@@ -218,8 +245,7 @@ class Engine:
             if target is None:
                 raise InputError(f"claim {claim.name} assumes {name!r}, which is not defined")
             mine = self.results.get((name, fmt.name))
-            _, ttext = self._queries(target, fmt, registry)
-            tstmt = statement_hash(ttext, fmt.name)
+            tstmt = statement_hash(self._statement(target, fmt, registry), fmt.name)
             ok = (mine is not None and mine.status == PROVED) or (self.store is not None and self.store.proved(tstmt))
             if not ok:
                 why = f"it is {mine.status}" if mine is not None else "it is not proved"
@@ -227,42 +253,73 @@ class Engine:
             out.append({"claim": name, "statement": tstmt})
         return out
 
-    # -- ∃ and ∀
-    def _single(self, claim, fmt, registry, plan, enc, text, deadline) -> Result:
-        q = Query(text, dict(enc.widths), fmt)
+    # -- asking: a solver plan, or enumeration
+    def _ask(self, claim, fmt, registry, build, plan, deadline, fixed=None) -> tuple:
+        enc, q = self._query(claim, fmt, registry, build, fixed)
+        free = list(q.variables)
+        if plan is None:  # --solver exhaustive
+            t0 = time.perf_counter()
+            got = decide(claim, fmt, self._conj(build), fixed or {}, free, registry)
+            if got is None:
+                return q, Answer("unknown", None, "exhaustive", 0.0, reason=f"the space of {', '.join(free)} in "
+                                 f"{fmt.name} is too large to enumerate")
+            dt = time.perf_counter() - t0
+            return q, Answer(got[0], got[1], "exhaustive", dt, per_solver={"exhaustive": round(dt, 3)})
         ans = solve_plan(q, plan, max(0.1, deadline - time.monotonic()))
+        if ans.status == "unknown":
+            got = decide(claim, fmt, self._conj(build), fixed or {}, free, registry)
+            if got is not None:
+                if ans.solver and ans.experimental and got[0] == "sat":
+                    self.progress(f"fpsmt: WARNING: SOLVERS DISAGREE: {ans.solver} (experimental) said unsat, "
+                                  "enumeration finds a model")
+                if got[0] == "unsat" and ans.solver and ans.experimental:
+                    return q, Answer("unsat", None, ans.solver, ans.seconds, True, "", ans.per_solver,
+                                     confirmed_by="exhaustive")
+                return q, Answer(got[0], got[1], "exhaustive", ans.seconds, False,
+                                 f"decided by enumeration ({ans.reason})", ans.per_solver)
+        return q, ans
+
+    # -- ∃ and ∀
+    def _single(self, claim, fmt, registry, plan, deadline) -> Result:
+        part = "exists" if claim.kind == "exists" else "forall"
+        build = self._parts(claim, part)
+        q, ans = self._ask(claim, fmt, registry, build, plan, deadline)
         res = Result(claim.name, fmt, claim.kind, UNKNOWN, solver=ans.solver, experimental=ans.experimental,
                      per_solver=ans.per_solver, reason=ans.reason)
         if ans.status == "sat":
-            bits = self._replay(claim, fmt, registry, ans, "exists" if claim.kind == "exists" else "forall")
-            res.witness = bits
+            res.witness = self._replay(claim, fmt, registry, ans, part)
             res.status = PROVED if claim.kind == "exists" else REFUTED
             res.reason = "witness replayed" if claim.kind == "exists" else "counterexample replayed"
         elif ans.status == "unsat":
             res.status = REFUTED if claim.kind == "exists" else PROVED
             res.reason = "no witness exists (unsat)" if claim.kind == "exists" else "negation unsat"
             res.confirmed_by = ans.confirmed_by
-            self._confirm(res, q, plan, deadline)
+            self._confirm(res, claim, fmt, registry, build, q, plan, deadline)
         return res
 
-    def _confirm(self, res: Result, q: Query, plan, deadline):
+    def _confirm(self, res: Result, claim, fmt, registry, build, q: Query, plan, deadline, fixed=None):
         if not self.confirm or res.confirmed_by:
             return
-        others = {b: e for b, e in plan_for("portfolio", q.fmt, exclude=(res.solver,)).items()}
-        if not others:
-            res.reason += "; no second solver accepts this format, not confirmed"
-            return
-        left = max(self.timeout, deadline - time.monotonic())
-        ans = solve_plan(q, others, left)
-        if ans.status == "unsat":
-            res.confirmed_by = ans.solver
-        elif ans.status == "sat":
-            raise FpsmtError(f"SOLVERS DISAGREE on {res.claim} in {q.fmt.name}: {res.solver} says unsat, "
-                             f"{ans.solver} says sat with model "
-                             + ", ".join(f"{k}={q.fmt.hex(v) if q.variables[k] == q.fmt.nbits else v}"
-                                         for k, v in (ans.model or {}).items() if k in q.variables))
+        try:
+            others = plan_for("portfolio", fmt, exclude=(res.solver,))
+            others = {b: e for b, e in others.items() if not e}
+        except InputError:
+            others = {}
+        if others:
+            ans = solve_plan(q, others, max(self.timeout, deadline - time.monotonic()))
+            status, who, model = ans.status, ans.solver, ans.model
         else:
-            res.reason += f"; confirmation inconclusive ({ans.reason})"
+            got = decide(claim, fmt, self._conj(build), fixed or {}, list(q.variables), registry)
+            status, who, model = (got[0], "exhaustive", got[1]) if got else ("unknown", "", None)
+        if status == "unsat":
+            res.confirmed_by = who
+        elif status == "sat":
+            raise FpsmtError(f"SOLVERS DISAGREE on {res.claim} in {fmt.name}: {res.solver} says unsat, "
+                             f"{who} says sat with model "
+                             + ", ".join(f"{k}={fmt.hex(v) if q.variables[k] == fmt.nbits else v}"
+                                         for k, v in (model or {}).items() if k in q.variables))
+        else:
+            res.reason += "; not confirmed: no second solver decided"
 
     # -- ∃∀ by counterexample-guided refinement
     def _cegis(self, claim, fmt, registry, plan, deadline) -> Result:
@@ -271,43 +328,33 @@ class Engine:
         res = Result(claim.name, fmt, claim.kind, UNKNOWN)
         for rnd in range(1, self.max_rounds + 1):
             res.rounds = rnd
-            # propose a witness that survives every refutation found so far
-            enc = self._symbolic(claim, fmt, registry)
-            cons = [enc.domains(w), enc.part(claim.such_that)]
-            for cx in cexs:
-                sub = _Encoding(claim, fmt, enc.A, {**{n: enc.scope[n] for n in w}, **cx}, registry)
-                cons.append((sub.domains(u) & sub.part(claim.given)).implies(sub.part(claim.goal)))
-            q = Query(_render([c.v[()] for c in cons], enc.A), {n: enc.widths[n] for n in w}, fmt)
-            ans = solve_plan(q, plan, max(0.1, deadline - time.monotonic()))
+            build = self._parts(claim, "propose", cexs)
+            q, ans = self._ask(claim, fmt, registry, build, plan, deadline)
             res.solver, res.experimental = ans.solver, res.experimental or ans.experimental
             res.per_solver = ans.per_solver
             if ans.status == "unsat":
                 res.status = REFUTED
                 res.reason = f"no witness survives the {len(cexs)} refutation(s) found (unsat)"
                 res.confirmed_by = ans.confirmed_by
-                self._confirm(res, q, plan, deadline)
+                self._confirm(res, claim, fmt, registry, build, q, plan, deadline)
                 return res
             if ans.status != "sat":
                 res.reason = f"round {rnd}: proposing a witness: {ans.reason}"
                 return res
-            cand = {n: self._decode(claim, fmt, n, ans.model[n]) for n in w}
-            self._replay(claim, fmt, registry, ans, "propose", cand)
-            # try to refute the candidate's ∀ part
-            venc = self._symbolic(claim, fmt, registry, fixed=cand)
-            vcons = [venc.domains(u), venc.part(claim.given), ~venc.part(claim.goal)]
-            vq = Query(_render([c.v[()] for c in vcons], venc.A), dict(venc.widths), fmt)
-            vans = solve_plan(vq, plan, max(0.1, deadline - time.monotonic()))
+            cand = self._replay(claim, fmt, registry, ans, "propose", cexs=cexs)
+            vbuild = self._parts(claim, "forall")
+            vq, vans = self._ask(claim, fmt, registry, vbuild, plan, deadline, fixed=cand)
             res.per_solver = vans.per_solver
             if vans.status == "unsat":
                 res.status, res.witness, res.solver = PROVED, cand, vans.solver
                 res.confirmed_by = vans.confirmed_by
                 res.reason = f"witness replayed; its ∀ part unsat after {rnd} round(s)"
-                self._confirm(res, vq, plan, deadline)
+                self._confirm(res, claim, fmt, registry, vbuild, vq, plan, deadline, fixed=cand)
                 return res
             if vans.status != "sat":
                 res.reason = f"round {rnd}: refuting the candidate: {vans.reason}"
                 return res
-            cx = self._replay(claim, fmt, registry, vans, "refute", cand)
+            cx = self._replay(claim, fmt, registry, vans, "refute", fixed=cand)
             self.progress(f"  round {rnd}: candidate " + ", ".join(f"{n}={self._show(claim, fmt, n, cand[n])}"
                                                                       for n in w) + " refuted")
             cexs.append({n: cx[n] for n in u})
@@ -323,40 +370,32 @@ class Engine:
     def _show(claim, fmt, name, v):
         return fmt.hex(v) if isinstance(claim.variables[name], FloatDomain) else str(v)
 
-    def _replay(self, claim, fmt, registry, ans: Answer, part, fixed=None) -> dict:
+    def _replay(self, claim, fmt, registry, ans: Answer, part, fixed=None, cexs=()) -> dict:
         """Decode a model, re-run the claim on its bits in the executor and in Z3 (ground),
-        and insist both agree with each other and with what the model is said to satisfy."""
+        and insist both agree with each other and with what the model must satisfy."""
         fixed = dict(fixed or {})
-        names = [n for n in ans.model if n in claim.variables and n not in fixed]
-        bits = {**fixed, **{n: self._decode(claim, fmt, n, ans.model[n]) for n in names}}
-        free = [n for n in claim.variables if n not in bits]
-        for n in free:  # variables the query never mentioned: any value of the domain will do
-            bits[n] = 0
+        wanted = list(claim.witness) if part in ("exists", "propose") else list(claim.universal)
+        bits = {**fixed, **{n: self._decode(claim, fmt, n, ans.model[n]) for n in wanted
+                            if n in ans.model and n not in fixed}}
+        for n in claim.variables:  # a variable no condition mentions: any value of its domain
+            bits.setdefault(n, 0)
+        build = self._parts(claim, "exists" if part == "propose" else part, cexs)
         views = {}
         for label, A in (("executor", concrete(fmt)), ("z3", Z3Arith(fmt))):
             enc = _Encoding(claim, fmt, A, bits, registry)
-            w, u = list(claim.witness), list(claim.universal)
-            if part == "exists" or part == "propose":
-                conds = {"domains": enc.domains(w), "such_that": enc.part(claim.such_that)}
-            else:
-                conds = {"domains": enc.domains(u), "given": enc.part(claim.given), "not goal": ~enc.part(claim.goal)}
-            views[label] = ({k: _bool(v) for k, v in conds.items()}, enc.scope.lets, A)
-        (ex_c, ex_lets, X), (z_c, z_lets, Z) = views["executor"], views["z3"]
+            views[label] = ({k: _bool(v) for k, v in build(enc).items()}, enc.scope.lets, A)
+        (ex_c, ex_lets, X), (z_c, z_lets, _) = views["executor"], views["z3"]
         for name in ex_lets:
-            ev = int(np.ravel(X.to_bits(ex_lets[name].v))[0])
-            zv = fold_bits(fmt, z_lets[name].v[()])
-            check_same(fmt, f"{ans.solver} (ground Z3)", name, zv, ev)
+            check_same(fmt, f"{ans.solver}, ground Z3", name, fold_bits(fmt, z_lets[name].v[()]),
+                       int(np.ravel(X.to_bits(ex_lets[name].v))[0]))
         for cond, ok in ex_c.items():
             if not ok or not z_c[cond]:
                 shown = ", ".join(f"{n}={self._show(claim, fmt, n, bits[n])}" for n in claim.variables)
                 raise ReplayMismatch(
                     f"replay mismatch ({ans.solver}, {fmt.name}): claim {claim.name}, model {shown}: "
                     f"'{cond}' is {z_c[cond]} in Z3's evaluation and {ok} in the executor, but the model "
-                    "should make it true")
-        if part == "propose":
-            return bits
-        return {n: bits[n] for n in (list(claim.witness) if part == "exists" else
-                                     list(claim.universal) if part == "refute" else list(claim.variables))}
+                    "must make it true")
+        return {n: bits[n] for n in wanted}
 
 
 def order_by_assumptions(claims: list) -> list:

@@ -17,7 +17,7 @@ from ..formats import Format
 from .backends import BACKENDS, accepts, installed, version
 from .pool import run_query, shutdown  # noqa: F401
 
-SOLVERS = BACKENDS + ("portfolio",)
+SOLVERS = BACKENDS + ("portfolio", "exhaustive")  # exhaustive: enumeration, see fpsmt.exhaustive
 _warned: set = set()
 
 
@@ -48,7 +48,7 @@ def _warn(msg):
 
 def plan_for(solver: str, fmt: Format, exclude=()) -> dict:
     """{backend: experimental} for a requested solver name in a format."""
-    if solver not in SOLVERS:
+    if solver not in SOLVERS or solver == "exhaustive":
         raise InputError(f"unknown solver {solver!r}: use one of {', '.join(SOLVERS)}")
     if solver != "portfolio":
         if not installed(solver):
@@ -97,7 +97,7 @@ def solve_plan(q: Query, plan: dict, timeout: float) -> Answer:
     if exp_unsat:
         return _confirm_experimental(q, exp_unsat[0], plan, wall, per, timeout - wall)
     reasons = [f"{b}: {a[2] or a[0]}" for b, a in out.answers.items()]
-    reasons += [f"{b}: no answer within {timeout:g} s" for b in out.timed_out]
+    reasons += [f"{b}: no answer within {timeout:.3g} s" for b in out.timed_out]
     return Answer("unknown", None, "", wall, False, "; ".join(reasons) or "no answer", per)
 
 

@@ -1,0 +1,234 @@
+"""The proof engine: statuses, replayed witnesses, back ends, store, timeouts, refusals."""
+
+import json
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import tempfile
+import time
+from fractions import Fraction
+from pathlib import Path
+
+import pytest
+
+from fpsmt.arith import exact
+
+from fpsmt.engine import PROVED, REFUTED, UNKNOWN, Engine, load_claims
+from fpsmt.errors import InputError, ReplayMismatch
+from fpsmt.formats import parse_format
+from fpsmt.solve import Answer, shutdown
+from fpsmt.solve.backends import accepts
+from fpsmt.store import Store
+
+HERE = Path(__file__).resolve().parent
+EXAMPLES = HERE.parent / "examples" / "claims.py"
+EXPECTED = {"assoc_witness": PROVED, "mul_one_identity": PROVED, "mul_assoc": REFUTED, "add_exact_small": PROVED}
+
+
+def prove_all(path, fmt, solver="z3", store=None, **kw):
+    claims = load_claims(path)
+    eng = Engine(solver=solver, store=store, **kw)
+    from fpsmt.engine import order_by_assumptions
+    return {c.name: eng.prove(c, parse_format(fmt), claims) for c in order_by_assumptions(list(claims.values()))}
+
+
+def check_example_witnesses(f, res):
+    """Check the witnesses with the exact-rational reference, independently of the engine."""
+    a, b, c = (res["assoc_witness"].witness[k] for k in "abc")
+    lhs, rhs = exact.mul(f, exact.mul(f, a, b), c), exact.mul(f, a, exact.mul(f, b, c))
+    assert f.is_finite(lhs) and f.is_finite(rhs) and not exact.eq(f, lhs, rhs)
+    a, b, c = (res["mul_assoc"].witness[k] for k in "abc")
+    assert all(f.is_finite(v) for v in (a, b, c))
+    assert not exact.eq(f, exact.mul(f, exact.mul(f, a, b), c), exact.mul(f, a, exact.mul(f, b, c)))
+    d = res["add_exact_small"].witness["d"]
+    X = [b for b in range(f.one_bits, f.from_float(2.0) + 1)] if f.nbits <= 16 else \
+        [f.one_bits, f.one_bits + 1, f.from_float(2.0), f.from_float(2.0) - 1, f.from_float(1.5)]
+    for x in X:  # every x in [1, 2] for the 16-bit formats
+        s = f.round(f.to_fraction(x) + f.to_fraction(d))
+        assert s != x and f.round(f.to_fraction(s) - f.to_fraction(d)) == x
+
+
+@pytest.mark.parametrize("fmt", ["float16", "bfloat16", "float32"])
+@pytest.mark.parametrize("solver", ["z3", "cvc5", "bitwuzla", "portfolio"])
+def test_examples_every_backend(fmt, solver):
+    f = parse_format(fmt)
+    if solver != "portfolio" and not accepts(solver, f.E, f.M)[0]:
+        with pytest.raises(InputError, match="choose another"):
+            prove_all(EXAMPLES, fmt, solver, timeout=30)
+        return
+    res = prove_all(EXAMPLES, fmt, solver, timeout=30)
+    assert {k: r.status for k, r in res.items()} == EXPECTED
+    check_example_witnesses(f, res)
+    for r in res.values():
+        assert r.solver and (solver == "portfolio" or r.solver == solver)
+
+
+@pytest.mark.parametrize("fmt", ["float8_e4m3", "float8_e3m4", "float8_e5m2"])
+def test_enumeration_agrees_with_solvers_in_8_bit_formats(fmt):
+    f = parse_format(fmt)
+    ex = prove_all(EXAMPLES, fmt, "exhaustive")
+    pf = prove_all(EXAMPLES, fmt, "portfolio", timeout=30)
+    assert {k: r.status for k, r in ex.items()} == EXPECTED == {k: r.status for k, r in pf.items()}
+    check_example_witnesses(f, ex)
+    check_example_witnesses(f, pf)
+
+
+def test_staged_proof_and_int_variables(tmp_path):
+    store = Store(tmp_path / "s.sqlite")
+    res = prove_all(HERE / "claims" / "staged.py", "bfloat16", "z3", store)
+    assert {k: r.status for k, r in res.items()} == {
+        "stage": PROVED, "chain": PROVED, "no_neutral": REFUTED, "pow2_inverse": PROVED, "pow2_normal": PROVED,
+        "pow2_subnormal_or_zero": PROVED}
+    assert res["chain"].assumed == ["stage"]
+    k = res["pow2_inverse"].witness["k"]
+    assert k != 0 and -20 <= k <= 20
+    # a later run proves `chain` alone: its assumption is found in the store
+    claims = load_claims(HERE / "claims" / "staged.py")
+    r = Engine(store=store, recheck=True).prove(claims["chain"], parse_format("bfloat16"), claims)
+    assert r.status == PROVED and not r.cached
+
+
+def test_assuming_an_unproved_claim_is_refused(tmp_path):
+    claims = load_claims(HERE / "claims" / "staged.py")
+    eng = Engine(store=Store(tmp_path / "empty.sqlite"))
+    with pytest.raises(InputError, match="assumes stage, but it is not proved in bfloat16"):
+        eng.prove(claims["chain"], parse_format("bfloat16"), claims)
+
+
+def test_store_answers_decided_claims_and_recheck_solves_again(tmp_path):
+    store = Store(tmp_path / "s.sqlite")
+    first = prove_all(EXAMPLES, "float16", "z3", store)
+    again = prove_all(EXAMPLES, "float16", "z3", store)
+    assert all(not r.cached for r in first.values()) and all(r.cached for r in again.values())
+    assert {k: r.witness for k, r in first.items()} == {k: r.witness for k, r in again.items()}
+    forced = prove_all(EXAMPLES, "float16", "z3", store, recheck=True)
+    assert all(not r.cached for r in forced.values())
+    other = prove_all(EXAMPLES, "float16", "bitwuzla", store)  # another solver is another key
+    assert all(not r.cached for r in other.values())
+    row = store.con.execute("SELECT smt2, seconds, solver_version FROM results LIMIT 1").fetchone()
+    assert b"" != row[0] and json.loads(row[1]) and row[2]
+
+
+def test_timeout_gives_unknown_and_stores_nothing(tmp_path):
+    store = Store(tmp_path / "s.sqlite")
+    res = prove_all(HERE / "claims" / "hard.py", "float64", "z3", store, timeout=2)
+    r = res["sterbenz"]
+    assert r.status == UNKNOWN and "no answer within" in r.reason
+    assert store.con.execute("SELECT COUNT(*) FROM results").fetchone()[0] == 0
+
+
+def test_replay_catches_a_wrong_model():
+    claims = load_claims(EXAMPLES)
+    f = parse_format("float16")
+    eng = Engine()
+    one = f.one_bits
+    bogus = Answer("sat", {"a": one, "b": one, "c": one}, "fake-solver", 0.0)
+    with pytest.raises(ReplayMismatch, match="fake-solver.*not goal"):
+        eng._replay(claims["mul_assoc"], f, claims, bogus, "forall")
+
+
+def test_confirm_rechecks_unsat_with_a_second_solver():
+    res = prove_all(EXAMPLES, "float32", "z3", confirm=True, timeout=30)
+    assert res["mul_one_identity"].confirmed_by in ("cvc5", "bitwuzla")
+    res = prove_all(EXAMPLES, "float8_e5m2", "portfolio", confirm=True, timeout=30)
+    assert res["mul_one_identity"].status == PROVED and res["mul_one_identity"].confirmed_by == "exhaustive"
+
+
+# ------------------------------------------------------------ the CLI
+SCRIPT = Path(sys.executable).parent / "fpsmt"
+
+
+def fpsmt(*args, **kw):
+    cmd = [str(SCRIPT)] if SCRIPT.exists() else [sys.executable, "-m", "fpsmt.cli"]
+    return subprocess.run([*cmd, *args], capture_output=True, text=True, cwd=tempfile.gettempdir(), **kw)
+
+
+def test_prove_json(tmp_path):
+    r = fpsmt("prove", str(EXAMPLES), "--format", "bfloat16", "--json", "--store", str(tmp_path / "s.sqlite"))
+    assert r.returncode == 0, r.stderr
+    rows = json.loads(r.stdout)
+    assert [(x["claim"], x["status"]) for x in rows] == list(EXPECTED.items())
+    for x in rows:
+        assert set(x) >= {"claim", "format", "status", "witness", "solver", "seconds", "cached"}
+        assert all(v.startswith("0x") for v in x["witness"].values())
+    r = fpsmt("prove", f"{EXAMPLES}:mul_assoc", "--format", "float16", "--json", "--store", str(tmp_path / "s.sqlite"))
+    assert [x["status"] for x in json.loads(r.stdout)] == ["REFUTED"]
+
+
+@pytest.mark.parametrize("args,word", [
+    (["prove", "nope.py", "--format", "bf16"], "no such claim file"),
+    (["prove", str(EXAMPLES) + ":nope", "--format", "bf16"], "no claim named 'nope'"),
+    (["prove", str(EXAMPLES), "--format", "bf16", "--solver", "yices"], "unknown solver"),
+    (["prove", str(EXAMPLES), "--format", "float7"], "unknown format"),
+    (["prove", str(EXAMPLES), "--format", "e5m2", "--solver", "z3"], "choose another --solver"),
+    (["prove", str(HERE / "claims" / "staged.py") + ":chain", "--format", "bf16"], "prove stage first"),
+])
+def test_prove_bad_input(tmp_path, args, word):
+    r = fpsmt(*args, "--store", str(tmp_path / "s.sqlite"))
+    assert r.returncode == 2, r.stderr
+    assert word in r.stderr and "Traceback" not in r.stderr and r.stdout == ""
+
+
+def test_claim_files_that_are_wrong(tmp_path):
+    bad = tmp_path / "bad.py"
+    bad.write_text("import nonexistent_module_xyz\n")
+    r = fpsmt("prove", str(bad), "--format", "bf16", "--store", str(tmp_path / "s.sqlite"))
+    assert r.returncode == 2 and "does not import" in r.stderr
+    bad.write_text("from fpsmt.claims import forall\nx = forall('x', {'v': 'float'}, goal=lambda s: s.v > 0)\n")
+    r = fpsmt("prove", str(bad), "--format", "bf16", "--store", str(tmp_path / "s.sqlite"))
+    assert r.returncode == 2 and "unsupported domain" in r.stderr
+    bad.write_text("X = 1\n")
+    r = fpsmt("prove", str(bad), "--format", "bf16", "--store", str(tmp_path / "s.sqlite"))
+    assert r.returncode == 2 and "defines no claims" in r.stderr
+    bad.write_text("from fpsmt.claims import Float, forall\n"
+                   "x = forall('x', {'v': Float()}, goal=lambda s: s.v > 0.1)\n")
+    r = fpsmt("prove", str(bad), "--format", "bf16", "--store", str(tmp_path / "s.sqlite"))
+    assert r.returncode == 2 and "not representable" in r.stderr
+
+
+def test_missing_solver_is_bad_input(monkeypatch, capsys):
+    import fpsmt.solve as solve
+    from fpsmt.cli import main
+    monkeypatch.setattr(solve, "installed", lambda name: name != "cvc5")
+    assert main(["prove", str(EXAMPLES), "--format", "float32", "--solver", "cvc5"]) == 2
+    assert "cvc5 is not installed" in capsys.readouterr().err
+
+
+def _children(pid):
+    out = set()
+    for task in Path(f"/proc/{pid}/task").iterdir():
+        out |= {int(c) for c in (task / "children").read_text().split()}
+    return out
+
+
+def test_killed_run_leaves_the_store_consistent(tmp_path):
+    db = tmp_path / "s.sqlite"
+    fpsmt("prove", str(EXAMPLES) + ":mul_one_identity", "--format", "float16", "--store", str(db))
+    cmd = [str(SCRIPT)] if SCRIPT.exists() else [sys.executable, "-m", "fpsmt.cli"]
+    p = subprocess.Popen([*cmd, "prove", str(HERE / "claims" / "hard.py"), "--format", "float64",
+                          "--timeout", "120", "--store", str(db)],
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=tempfile.gettempdir())
+    deadline = time.monotonic() + 60
+    workers = set()
+    while time.monotonic() < deadline and not workers:  # wait until the solver works
+        time.sleep(0.3)
+        workers = _children(p.pid)
+    assert workers, "the solver worker never started"
+    time.sleep(1.0)
+    os.kill(p.pid, signal.SIGKILL)
+    p.wait()
+    con = sqlite3.connect(str(db))
+    assert con.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+    assert [r[0] for r in con.execute("SELECT claim FROM results")] == ["mul_one_identity"]
+    con.close()
+    time.sleep(2.5)  # workers notice their parent is gone
+    assert not [w for w in workers if Path(f"/proc/{w}").exists() and
+                "Z" not in Path(f"/proc/{w}/stat").read_text().split()[2]]
+    r = fpsmt("prove", str(EXAMPLES), "--format", "float16", "--store", str(db), "--json")
+    assert r.returncode == 0 and [x["cached"] for x in json.loads(r.stdout)] == [False, True, False, False]
+
+
+def teardown_module():
+    shutdown()
