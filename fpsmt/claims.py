@@ -275,6 +275,11 @@ class F:
     def is_normal(self):
         return self.is_finite() & (abs(self) >= self.s.min_normal)
 
+    def exponent(self) -> "I":
+        """e_x = floor(log2 |x|) for a normal x, read from the exponent field; e_min for
+        subnormals and zeros (meaningless for infinities and NaN)."""
+        return self.s._exponent(self.v)
+
     def next_up(self):
         return F(self.s, self.s.A.next_up(self.v))
 
@@ -452,6 +457,21 @@ class Scope:
 
     def pow2(self, k) -> F:
         return F(self, self._int_ops().pow2(k))
+
+    def int_pow2(self, k: int) -> F:
+        """The constant 2^k (k a Python int) rounded to the format."""
+        return F(self, self.A.const(self.fmt.round(pow2(int(k)))))
+
+    def _exponent(self, v) -> I:
+        _, e, _ = self.A.fields(v)
+        f = self.fmt
+        if self.A.concrete:
+            e = np.asarray(e).astype(np.int64)
+            return I(self, np.maximum(e, 1) - f.bias)
+        import z3
+        e = e[()] if isinstance(e, np.ndarray) else e
+        ew = z3.ZeroExt(INT_BITS - f.E, e)
+        return I(self, z3.If(ew == 0, z3.BitVecVal(1, INT_BITS), ew) - z3.BitVecVal(f.bias, INT_BITS))
 
 
 def _flat(bs):

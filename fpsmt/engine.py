@@ -12,15 +12,14 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass, field
 
-import numpy as np
 import z3
 
-from .arith import Z3Arith, concrete
-from .arith.symbolic import fold_bits, obj
-from .claims import INT_BITS, B, Claim, F, FloatDomain, I, Scope, domain_constraint
-from .errors import FpsmtError, InputError, ReplayMismatch
+from .arith import Z3Arith
+from .claims import Claim, FloatDomain
+from .encoding import Encoding, conjunction, parts
+from .errors import FpsmtError, InputError
 from .formats import Format
-from .replay import check_same
+from .replay import replay_model, show
 from .exhaustive import decide
 from .solve import Answer, Query, plan_for, solve_plan, solver_versions
 from .store import Store, result_key, statement_hash
@@ -58,95 +57,10 @@ class Result:
                 "assumed": self.assumed, "rounds": self.rounds}
 
 
-# ------------------------------------------------------------------ encoding
-class _Encoding:
-    """A claim's variables and constraints in one interpretation."""
-
-    def __init__(self, claim: Claim, fmt: Format, A, fixed: dict, registry: dict):
-        self.claim, self.fmt, self.A = claim, fmt, A
-        self.registry = registry
-        self.scope = Scope(A, fmt, {}, instances=self._instance)
-        self.widths = {}
-        vals = {}
-        for name, dom in claim.variables.items():
-            if name in fixed and isinstance(fixed[name], (F, I)):
-                vals[name] = fixed[name]  # a value of another encoding over the same interpretation
-            elif name in fixed:
-                vals[name] = self._const(name, dom, fixed[name])
-            elif not A.concrete and isinstance(dom, FloatDomain):
-                vals[name] = F(self.scope, A.var(name))
-                self.widths[name] = fmt.nbits
-            elif not A.concrete:
-                bv = z3.BitVec(name, INT_BITS)
-                A.vars[name] = bv
-                vals[name] = I(self.scope, bv)
-                self.widths[name] = INT_BITS
-            else:
-                raise ValueError(f"concrete encoding needs a value for {name}")
-        self.scope._vals = vals
-
-    def _const(self, name, dom, value):
-        if isinstance(dom, FloatDomain):
-            dt = np.uint64 if self.fmt.nbits <= 64 else object
-            return F(self.scope, self.A.const(np.asarray(value, dtype=dt)) if self.A.concrete
-                     else self.A.const(value))
-        if self.A.concrete:
-            return I(self.scope, np.asarray(value, dtype=np.int64) if np.ndim(value) else int(value))
-        return I(self.scope, z3.BitVecVal(int(value), INT_BITS))
-
-    def domains(self, names) -> B:
-        return self.scope.all(*[domain_constraint(self.scope, n, self.claim.variables[n]) for n in names])
-
-    def part(self, fn) -> B:
-        if fn is None:
-            return self.scope.true()
-        r = fn(self.scope)
-        if isinstance(r, (list, tuple)):
-            return self.scope.all(*r)
-        if not isinstance(r, B):
-            raise InputError(f"claim {self.claim.name}: a condition returned {type(r).__name__}, "
-                             "expected a claim boolean (comparisons, .eq(), & | ~)")
-        return r
-
-    def _instance(self, scope, name, terms) -> B:
-        if name not in self.claim.assumes:
-            raise InputError(f"claim {self.claim.name} uses {name!r} without listing it in assumes")
-        target = self.registry.get(name)
-        if target is None or target.kind != "forall":
-            raise InputError(f"claim {self.claim.name}: instance() needs a forall claim, {name!r} is not one")
-        missing = set(target.universal) - set(terms)
-        if missing:
-            raise InputError(f"claim {self.claim.name}: instance of {name} lacks {', '.join(sorted(missing))}")
-        sub = Scope(scope.A, scope.fmt, {}, instances=None)
-        sub._vals = {k: (v if isinstance(v, (F, I)) else
-                         (sub.const(v) if isinstance(target.universal[k], FloatDomain) else I(sub, sub.int_const(v))))
-                     for k, v in terms.items()}
-        dom = sub.all(*[domain_constraint(sub, n, target.universal[n]) for n in target.universal])
-        given = self._part_in(sub, target.given)
-        goal = self._part_in(sub, target.goal)
-        return (dom & given).implies(goal)
-
-    @staticmethod
-    def _part_in(scope, fn):
-        if fn is None:
-            return scope.true()
-        r = fn(scope)
-        return scope.all(*r) if isinstance(r, (list, tuple)) else r
-
-
 def _render(constraints, A: Z3Arith) -> str:
     s = z3.Solver()
     s.add(*constraints, *A.side)
     return s.sexpr()
-
-
-def _bool(b: B) -> bool:
-    v = np.asarray(b.v)
-    return bool(v) if v.dtype != object else z3.is_true(z3.simplify(v[()]))
-
-
-def _signed(v: int) -> int:
-    return v - (1 << INT_BITS) if v >> (INT_BITS - 1) else v
 
 
 # -------------------------------------------------------------------- engine
@@ -158,36 +72,9 @@ class Engine:
         self.progress = progress or (lambda msg: None)
         self.results: dict = {}  # (claim, format) -> Result of this run
 
-    # -- the conditions a query asks to satisfy (one builder, every interpretation)
-    @staticmethod
-    def _parts(claim, part, cexs=()):
-        """Named conditions whose conjunction the query asks for."""
-        w, u = list(claim.witness), list(claim.universal)
-
-        def build(enc):
-            if part in ("exists", "propose"):
-                conds = {"domains": enc.domains(w), "such_that": enc.part(claim.such_that)}
-                for i, cx in enumerate(cexs):
-                    sub = _Encoding(claim, enc.fmt, enc.A, {**{n: enc.scope[n] for n in w}, **cx}, enc.registry)
-                    conds[f"refutation {i + 1}"] = (sub.domains(u) & sub.part(claim.given)).implies(
-                        sub.part(claim.goal))
-                return conds
-            return {"domains": enc.domains(u), "given": enc.part(claim.given), "not goal": ~enc.part(claim.goal)}
-        build.variables = w if part in ("exists", "propose") else u  # what the query solves for
-        return build
-
-    @staticmethod
-    def _conj(build):
-        def cond(enc):
-            out = None
-            for c in build(enc).values():
-                out = c if out is None else out & c
-            return out
-        return cond
-
     def _query(self, claim, fmt, registry, build, fixed=None):
-        enc = _Encoding(claim, fmt, Z3Arith(fmt), fixed or {}, registry)
-        cond = self._conj(build)(enc)
+        enc = Encoding(claim, fmt, Z3Arith(fmt), fixed or {}, registry)
+        cond = conjunction(build)(enc)
         return enc, Query(_render([cond.v[()]], enc.A),
                           {n: enc.widths[n] for n in build.variables if n in enc.widths}, fmt)
 
@@ -195,10 +82,10 @@ class Engine:
         """The SMT-LIB 2 text that identifies a claim (for ∃∀: the witness constraints and the
         refutation template, every variable free)."""
         if claim.kind == "exists_forall":
-            _, q1 = self._query(claim, fmt, registry, self._parts(claim, "propose"))
-            _, q2 = self._query(claim, fmt, registry, self._parts(claim, "forall"))
+            _, q1 = self._query(claim, fmt, registry, parts(claim, "propose"))
+            _, q2 = self._query(claim, fmt, registry, parts(claim, "forall"))
             return q1.text + "\n; refutation template\n" + q2.text
-        _, q = self._query(claim, fmt, registry, self._parts(claim, "exists" if claim.kind == "exists" else "forall"))
+        _, q = self._query(claim, fmt, registry, parts(claim, "exists" if claim.kind == "exists" else "forall"))
         return q.text
 
     # -- the main entry
@@ -259,7 +146,7 @@ class Engine:
         free = list(q.variables)
         if plan is None:  # --solver exhaustive
             t0 = time.perf_counter()
-            got = decide(claim, fmt, self._conj(build), fixed or {}, free, registry)
+            got = decide(claim, fmt, conjunction(build), fixed or {}, free, registry)
             if got is None:
                 return q, Answer("unknown", None, "exhaustive", 0.0, reason=f"the space of {', '.join(free)} in "
                                  f"{fmt.name} is too large to enumerate")
@@ -267,7 +154,7 @@ class Engine:
             return q, Answer(got[0], got[1], "exhaustive", dt, per_solver={"exhaustive": round(dt, 3)})
         ans = solve_plan(q, plan, max(0.1, deadline - time.monotonic()))
         if ans.status == "unknown":
-            got = decide(claim, fmt, self._conj(build), fixed or {}, free, registry)
+            got = decide(claim, fmt, conjunction(build), fixed or {}, free, registry)
             if got is not None:
                 if ans.solver and ans.experimental and got[0] == "sat":
                     self.progress(f"fpsmt: WARNING: SOLVERS DISAGREE: {ans.solver} (experimental) said unsat, "
@@ -282,7 +169,7 @@ class Engine:
     # -- ∃ and ∀
     def _single(self, claim, fmt, registry, plan, deadline) -> Result:
         part = "exists" if claim.kind == "exists" else "forall"
-        build = self._parts(claim, part)
+        build = parts(claim, part)
         q, ans = self._ask(claim, fmt, registry, build, plan, deadline)
         res = Result(claim.name, fmt, claim.kind, UNKNOWN, solver=ans.solver, experimental=ans.experimental,
                      per_solver=ans.per_solver, reason=ans.reason)
@@ -309,7 +196,7 @@ class Engine:
             ans = solve_plan(q, others, max(self.timeout, deadline - time.monotonic()))
             status, who, model = ans.status, ans.solver, ans.model
         else:
-            got = decide(claim, fmt, self._conj(build), fixed or {}, list(q.variables), registry)
+            got = decide(claim, fmt, conjunction(build), fixed or {}, list(q.variables), registry)
             status, who, model = (got[0], "exhaustive", got[1]) if got else ("unknown", "", None)
         if status == "unsat":
             res.confirmed_by = who
@@ -328,7 +215,7 @@ class Engine:
         res = Result(claim.name, fmt, claim.kind, UNKNOWN)
         for rnd in range(1, self.max_rounds + 1):
             res.rounds = rnd
-            build = self._parts(claim, "propose", cexs)
+            build = parts(claim, "propose", cexs)
             q, ans = self._ask(claim, fmt, registry, build, plan, deadline)
             res.solver, res.experimental = ans.solver, res.experimental or ans.experimental
             res.per_solver = ans.per_solver
@@ -342,7 +229,7 @@ class Engine:
                 res.reason = f"round {rnd}: proposing a witness: {ans.reason}"
                 return res
             cand = self._replay(claim, fmt, registry, ans, "propose", cexs=cexs)
-            vbuild = self._parts(claim, "forall")
+            vbuild = parts(claim, "forall")
             vq, vans = self._ask(claim, fmt, registry, vbuild, plan, deadline, fixed=cand)
             res.per_solver = vans.per_solver
             if vans.status == "unsat":
@@ -355,47 +242,14 @@ class Engine:
                 res.reason = f"round {rnd}: refuting the candidate: {vans.reason}"
                 return res
             cx = self._replay(claim, fmt, registry, vans, "refute", fixed=cand)
-            self.progress(f"  round {rnd}: candidate " + ", ".join(f"{n}={self._show(claim, fmt, n, cand[n])}"
+            self.progress(f"  round {rnd}: candidate " + ", ".join(f"{n}={show(claim, fmt, n, cand[n])}"
                                                                       for n in w) + " refuted")
             cexs.append({n: cx[n] for n in u})
         res.reason = f"no decision within {self.max_rounds} rounds"
         return res
 
-    # -- models
-    @staticmethod
-    def _decode(claim, fmt, name, raw):
-        return fmt.canonical(int(raw)) if isinstance(claim.variables[name], FloatDomain) else _signed(int(raw))
-
-    @staticmethod
-    def _show(claim, fmt, name, v):
-        return fmt.hex(v) if isinstance(claim.variables[name], FloatDomain) else str(v)
-
     def _replay(self, claim, fmt, registry, ans: Answer, part, fixed=None, cexs=()) -> dict:
-        """Decode a model, re-run the claim on its bits in the executor and in Z3 (ground),
-        and insist both agree with each other and with what the model must satisfy."""
-        fixed = dict(fixed or {})
-        wanted = list(claim.witness) if part in ("exists", "propose") else list(claim.universal)
-        bits = {**fixed, **{n: self._decode(claim, fmt, n, ans.model[n]) for n in wanted
-                            if n in ans.model and n not in fixed}}
-        for n in claim.variables:  # a variable no condition mentions: any value of its domain
-            bits.setdefault(n, 0)
-        build = self._parts(claim, "exists" if part == "propose" else part, cexs)
-        views = {}
-        for label, A in (("executor", concrete(fmt)), ("z3", Z3Arith(fmt))):
-            enc = _Encoding(claim, fmt, A, bits, registry)
-            views[label] = ({k: _bool(v) for k, v in build(enc).items()}, enc.scope.lets, A)
-        (ex_c, ex_lets, X), (z_c, z_lets, _) = views["executor"], views["z3"]
-        for name in ex_lets:
-            check_same(fmt, f"{ans.solver}, ground Z3", name, fold_bits(fmt, z_lets[name].v[()]),
-                       int(np.ravel(X.to_bits(ex_lets[name].v))[0]))
-        for cond, ok in ex_c.items():
-            if not ok or not z_c[cond]:
-                shown = ", ".join(f"{n}={self._show(claim, fmt, n, bits[n])}" for n in claim.variables)
-                raise ReplayMismatch(
-                    f"replay mismatch ({ans.solver}, {fmt.name}): claim {claim.name}, model {shown}: "
-                    f"'{cond}' is {z_c[cond]} in Z3's evaluation and {ok} in the executor, but the model "
-                    "must make it true")
-        return {n: bits[n] for n in wanted}
+        return replay_model(claim, fmt, registry, ans.solver, ans.model, part, fixed, cexs)
 
 
 def order_by_assumptions(claims: list) -> list:

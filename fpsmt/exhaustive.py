@@ -13,7 +13,8 @@ from __future__ import annotations
 import numpy as np
 
 from .arith import concrete
-from .claims import FloatDomain
+from .claims import INT_BITS, FloatDomain
+from .encoding import Encoding
 
 LIMIT = 1 << 26  # largest space enumerated
 CHUNK = 1 << 18
@@ -49,8 +50,6 @@ def decide(claim, fmt, condition, fixed: dict, free: list, registry=None):
     that makes ``condition(encoding)`` true, ``("unsat", None)`` when none does, or None when
     the space is too large to enumerate.  Raw values: float patterns, integers as unsigned
     32-bit words (as a solver's model gives them)."""
-    from .claims import INT_BITS
-    from .engine import _Encoding
     axes = space(claim, fmt, free)
     if axes is None:
         return None
@@ -62,7 +61,7 @@ def decide(claim, fmt, condition, fixed: dict, free: list, registry=None):
         idx = np.unravel_index(np.arange(start, start + n), shape) if shape else ()
         values = {name: ax[i] for name, ax, i in zip(free, axes, idx)}
         filler = {n: 0 for n in claim.variables}  # variables this query does not mention
-        enc = _Encoding(claim, fmt, A, {**filler, **fixed, **values}, registry or {})
+        enc = Encoding(claim, fmt, A, {**filler, **fixed, **values}, registry or {})
         hits = np.nonzero(np.broadcast_to(np.asarray(condition(enc).v), (n,)))[0]
         if len(hits):
             k = int(hits[0])

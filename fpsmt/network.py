@@ -230,7 +230,8 @@ def _values(A, entries, params):
         if isinstance(e, Param):
             if params is None or e.name not in params:
                 raise InputError(f"parameter {e.name!r} has no value")
-            vals[k] = params[e.name]
+            v = params[e.name]
+            vals[k] = v[()] if isinstance(v, np.ndarray) and v.ndim == 0 else v
     return vals
 
 

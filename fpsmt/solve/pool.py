@@ -119,9 +119,9 @@ def run_query(text, variables, plan, timeout, decisive):
         for conn in wait(list(live), timeout=left):
             w, experimental = live.pop(conn)
             try:
-                kind, status, model, reason, secs = conn.recv()
+                _, status, model, reason, secs = conn.recv()
             except (EOFError, OSError):  # the worker died (e.g. out of memory)
-                kind, status, model, reason, secs = "error", "unknown", None, f"{w.backend} worker died", 0.0
+                status, model, reason, secs = "unknown", None, f"{w.backend} worker died", 0.0
                 w.kill()
             w.busy = False
             out.answers[w.backend] = (status, model, reason, secs)
