@@ -127,6 +127,9 @@ def test_shipped_folders_are_found():
         import fpsmt as package
         repo = Path(__file__).resolve().parents[1]
         assert Path(package.__file__).resolve().parent != repo / "fpsmt", package.__file__
+        import importlib
+        for init in (repo / "fpsmt").rglob("__init__.py"):  # every subpackage was installed
+            importlib.import_module(".".join(init.parent.relative_to(repo).parts))
         for name in ("specs", "proofs", "examples"):
             assert Path(paths[name]).resolve() != repo / name, paths[name]
             assert Path(paths[name]).resolve().parent == Path(package.__file__).resolve().parent

@@ -1,0 +1,165 @@
+"""Correctly rounded activations: σ_F(x) = RNE(σ(x)) and σ'_F(x) = RNE(σ'(x)), in any format.
+
+A Ziv loop: evaluate σ at the exact input with rigorous interval arithmetic (:data:`IV`)
+at a working precision, round both ends of the enclosure; when they round to the same
+float that float is the answer, otherwise double the precision.  Points where the value
+is rational (σ(0) = 0, sigmoid(0) = 1/2, piecewise-linear σ everywhere) are rounded
+exactly from the activation's ``exact`` hooks, never from an enclosure.  An exact zero
+result is +0 (as for ReLU); a nonzero value that underflows keeps its sign.
+
+Inputs ±∞ give the limits the activation declares; NaN gives NaN.  For formats of at
+most 16 bits the whole table is computed once and kept in the user cache folder
+(:func:`table`).
+"""
+
+from __future__ import annotations
+
+import os
+from fractions import Fraction
+from pathlib import Path
+
+import mpmath
+import numpy as np
+
+from .. import __version__
+from ..errors import FpsmtError, InputError
+from ..formats import Format
+from .realfun import IV, iv
+
+MAX_PREC = 1 << 16
+
+
+class ivprec:
+    """Set mpmath.iv's working precision (it has no workprec) and restore it."""
+
+    def __init__(self, prec):
+        self.prec = prec
+
+    def __enter__(self):
+        self.saved = iv.prec
+        iv.prec = self.prec
+
+    def __exit__(self, *exc):
+        iv.prec = self.saved
+
+
+def round_mpf(fmt: Format, v) -> int | None:
+    """RNE of an mpf to ``fmt`` (None for ±inf/NaN endpoints), without building huge
+    rationals: magnitudes far outside the format round to ±0 or ±inf directly."""
+    if not mpmath.isfinite(v):
+        return None
+    sign, man, exp, _ = mpmath.mpf(v)._mpf_  # man_exp would drop the sign
+    if sign:
+        man = -man
+    if man == 0:
+        return 0
+    top = exp + abs(man).bit_length()  # 2^(top-1) <= |v| < 2^top
+    if top < fmt.e_min - fmt.M - 1:  # |v| < omega / 2
+        return fmt.zero_bits(man < 0)
+    if top > fmt.e_max + 2:
+        return fmt.inf_bits(man < 0)
+    return fmt.round(Fraction(man) * (Fraction(2) ** exp))
+
+
+def _limit(fmt: Format, v) -> int:
+    if v == "nan":
+        return fmt.nan_bits
+    if v in ("inf", "-inf"):
+        return fmt.inf_bits(v == "-inf")
+    return fmt.round(Fraction(v))
+
+
+def correctly_rounded(act, fmt: Format, bits: int, which: str = "value") -> int:
+    """The bit pattern of RNE(σ(x)) (``which="value"``) or RNE(σ'(x)) (``"derivative"``)."""
+    if fmt.is_nan(bits):
+        return fmt.nan_bits
+    if fmt.is_inf(bits):
+        v, d = act.limits[-1 if fmt.is_negative(bits) else 1]
+        return _limit(fmt, v if which == "value" else d)
+    q = fmt.to_fraction(bits)
+    hook = act.exact if which == "value" else act.exact_prime
+    ex = hook(q)
+    if ex is not None:
+        return fmt.round(Fraction(ex))
+    fn = act.f if which == "value" else act.fprime
+    prec = fmt.M + 24
+    while prec <= MAX_PREC:
+        with ivprec(prec):
+            x = iv.mpf(mpmath.mpf(q.numerator) / q.denominator) if q.denominator & (q.denominator - 1) == 0 \
+                else None
+            if x is None:  # pragma: no cover - float values are dyadic
+                raise FpsmtError("non-dyadic input")
+            try:
+                y = iv.mpf(fn(x, IV))
+            except (ArithmeticError, ValueError, mpmath.libmp.NoConvergence):
+                y = None
+        if y is not None:
+            a, b = round_mpf(fmt, y.a), round_mpf(fmt, y.b)
+            if a is not None and a == b:  # RNE is monotone: every value of the enclosure rounds to a
+                return a
+        prec *= 2
+    raise FpsmtError(f"{act.name}: could not decide the rounding of {which} at {fmt.show(bits)} "
+                     f"within {MAX_PREC} bits (an exact midpoint the activation does not declare?)")
+
+
+def check_real(act, fmt: Format, x_bits: int):
+    """Evaluate σ and σ' once in mpmath.mp: refuse activations that return non-reals."""
+    q = fmt.to_fraction(x_bits)
+    for fn, nm in ((act.f, act.name), (act.fprime, act.name + "_prime")):
+        try:
+            v = fn(mpmath.mpf(q.numerator) / q.denominator, _mp_context())
+        except Exception as e:
+            raise InputError(f"activation {nm} fails at {fmt.describe(x_bits)}: {type(e).__name__}: {e}") from None
+        if not isinstance(v, (mpmath.mpf, int, float, Fraction)) or (isinstance(v, mpmath.mpf) and
+                                                                       not mpmath.isfinite(v)):
+            if not isinstance(v, mpmath.mpf):
+                raise InputError(f"activation {nm} returns a non-real ({type(v).__name__}) at {fmt.describe(x_bits)}")
+
+
+def _mp_context():
+    from .realfun import MP
+    return MP
+
+
+# ------------------------------------------------------------------ tables
+TABLE_MAX_BITS = 16
+
+
+def cache_dir() -> Path:
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return Path(base) / "fpsmt" / "tables"
+
+
+_tables: dict = {}
+
+
+def table(act, fmt: Format, progress=None) -> np.ndarray:
+    """(2^bits, 2) array of patterns: RNE(σ(x)) and RNE(σ'(x)) for every pattern x."""
+    if fmt.nbits > TABLE_MAX_BITS:
+        raise InputError(f"{fmt.name} has {fmt.nbits} bits: tables exist for formats of at most "
+                         f"{TABLE_MAX_BITS} bits")
+    key = (act.key, fmt.E, fmt.M)
+    if key in _tables:
+        return _tables[key]
+    path = cache_dir() / f"{act.key}-E{fmt.E}M{fmt.M}-{__version__}.npy"
+    if act.cacheable and path.is_file():
+        t = np.load(path)
+        _tables[key] = t
+        return t
+    n = 1 << fmt.nbits
+    t = np.zeros((n, 2), dtype=np.uint64)
+    for b in range(n):
+        if fmt.is_nan(b):
+            t[b] = fmt.nan_bits
+            continue
+        t[b, 0] = correctly_rounded(act, fmt, b, "value")
+        t[b, 1] = correctly_rounded(act, fmt, b, "derivative")
+        if progress and b % 4096 == 4095:
+            progress(b + 1, n)
+    if act.cacheable:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_name(path.name + f".{os.getpid()}.tmp.npy")
+        np.save(tmp, t)
+        os.replace(tmp, path)
+    _tables[key] = t
+    return t
