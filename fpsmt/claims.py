@@ -422,6 +422,17 @@ class Scope:
         self.lets[name] = x
         return x
 
+    # -- activations
+    def sigma(self, activation, x) -> F:
+        """σ_F(x), correctly rounded (``activation``: a name, ``FILE.py:NAME`` or an Activation)."""
+        from .activations import get_activation
+        return F(self, get_activation(activation).value(self.A, self.lift(x).v))
+
+    def sigma_prime(self, activation, x) -> F:
+        """σ'_F(x), correctly rounded, with the activation's kink convention."""
+        from .activations import get_activation
+        return F(self, get_activation(activation).derivative(self.A, self.lift(x).v))
+
     # -- networks
     def run(self, net, x, y=None, params=None, sem=None):
         """Run a network on floats ``x`` (list) with upstream gradients ``y``; symbolic

@@ -16,6 +16,7 @@ import z3
 
 from .arith import Z3Arith
 from .claims import Claim, FloatDomain
+from .activations.encode import lazy_variables, refine
 from .encoding import Encoding, conjunction, parts
 from .errors import FpsmtError, InputError
 from .formats import Format
@@ -59,7 +60,7 @@ class Result:
 
 def _render(constraints, A: Z3Arith) -> str:
     s = z3.Solver()
-    s.add(*constraints, *A.side)
+    s.add(*constraints, *A.side, *A.facts)
     return s.sexpr()
 
 
@@ -74,9 +75,14 @@ class Engine:
 
     def _query(self, claim, fmt, registry, build, fixed=None):
         enc = Encoding(claim, fmt, Z3Arith(fmt), fixed or {}, registry)
-        cond = conjunction(build)(enc)
-        return enc, Query(_render([cond.v[()]], enc.A),
-                          {n: enc.widths[n] for n in build.variables if n in enc.widths}, fmt)
+        enc.cond = conjunction(build)(enc).v[()]
+        return enc, self._render_query(enc, build)
+
+    @staticmethod
+    def _render_query(enc, build):
+        return Query(_render([enc.cond], enc.A),
+                     {n: enc.widths[n] for n in build.variables if n in enc.widths}, enc.fmt,
+                     lazy_variables(enc.A))
 
     def _statement(self, claim, fmt, registry):
         """The SMT-LIB 2 text that identifies a claim (for ∃∀: the witness constraints and the
@@ -153,6 +159,13 @@ class Engine:
             dt = time.perf_counter() - t0
             return q, Answer(got[0], got[1], "exhaustive", dt, per_solver={"exhaustive": round(dt, 3)})
         ans = solve_plan(q, plan, max(0.1, deadline - time.monotonic()))
+        rounds = 0
+        while ans.status == "sat" and enc.A.lazy and refine(enc.A, ans.model):
+            rounds += 1  # the model used a wrong activation value: add the true one, solve again
+            q = self._render_query(enc, build)
+            ans = solve_plan(q, plan, max(0.1, deadline - time.monotonic()))
+        if rounds:
+            self.progress(f"  {rounds} lazy refinement(s) of activation values")
         if ans.status == "unknown":
             got = decide(claim, fmt, conjunction(build), fixed or {}, free, registry)
             if got is not None:

@@ -83,7 +83,10 @@ def _erfc_cf(t):
 
 def _erf_point(p):
     if abs(p).b <= 2:
-        return _erf_taylor(p)
+        # one series at the midpoint, widened by |erf'| <= 2/sqrt(pi) times the radius
+        mid = iv.mpf(p.mid)
+        r = iv.mpf(p.delta) / 2
+        return _erf_taylor(mid) + iv.mpf([-1, 1]) * r * 2 / iv.sqrt(iv.pi)
     if p.a > 0:
         return 1 - _erfc_cf(p)
     return -(1 - _erfc_cf(-p))

@@ -133,6 +133,17 @@ def cache_dir() -> Path:
 _tables: dict = {}
 
 
+def _table_chunk(args):
+    act, fmt, lo, hi = args
+    part = np.zeros((hi - lo, 2), dtype=np.uint64)
+    for b in range(lo, hi):
+        if fmt.is_nan(b):
+            part[b - lo] = fmt.nan_bits
+        else:
+            part[b - lo] = (correctly_rounded(act, fmt, b, "value"), correctly_rounded(act, fmt, b, "derivative"))
+    return lo, part
+
+
 def table(act, fmt: Format, progress=None) -> np.ndarray:
     """(2^bits, 2) array of patterns: RNE(σ(x)) and RNE(σ'(x)) for every pattern x."""
     if fmt.nbits > TABLE_MAX_BITS:
@@ -148,14 +159,20 @@ def table(act, fmt: Format, progress=None) -> np.ndarray:
         return t
     n = 1 << fmt.nbits
     t = np.zeros((n, 2), dtype=np.uint64)
-    for b in range(n):
-        if fmt.is_nan(b):
-            t[b] = fmt.nan_bits
-            continue
-        t[b, 0] = correctly_rounded(act, fmt, b, "value")
-        t[b, 1] = correctly_rounded(act, fmt, b, "derivative")
-        if progress and b % 4096 == 4095:
-            progress(b + 1, n)
+    chunks = [(act, fmt, lo, min(n, lo + 4096)) for lo in range(0, n, 4096)]
+    workers = min(os.cpu_count() or 1, len(chunks))
+    if workers > 1:
+        import concurrent.futures as cf
+        import multiprocessing as mp
+        with cf.ProcessPoolExecutor(workers, mp_context=mp.get_context("fork")) as ex:
+            for done, (lo, part) in enumerate(ex.map(_table_chunk, chunks), start=1):
+                t[lo:lo + len(part)] = part
+                if progress:
+                    progress(min(n, done * 4096), n)
+    else:
+        for c in chunks:
+            lo, part = _table_chunk(c)
+            t[lo:lo + len(part)] = part
     if act.cacheable:
         path.parent.mkdir(parents=True, exist_ok=True)
         tmp = path.with_name(path.name + f".{os.getpid()}.tmp.npy")

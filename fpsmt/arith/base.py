@@ -56,6 +56,13 @@ class Arith(ABC):
     @abstractmethod
     def neg(self, a): ...
 
+    @abstractmethod
+    def div(self, a, b): ...
+
+    def activation(self, act, which: str, z):
+        """A correctly rounded activation (``which``: "value" or "derivative") at z."""
+        raise NotImplementedError
+
     def sub(self, a, b):
         """a ⊖ b, which IEEE-754 defines as a ⊕ (−b) (signs of zero included)."""
         return self.add(a, self.neg(b))

@@ -90,6 +90,14 @@ class FloatArrayArith(Arith):
     def neg(self, a):
         return np.negative(a)
 
+    def div(self, a, b):
+        with _errstate():
+            return self._round(np.divide(a, b))
+
+    def activation(self, act, which, z):
+        from ..activations.encode import concrete_activation
+        return concrete_activation(self, act, which, z)
+
     def lt(self, a, b):
         with _errstate():
             return np.less(a, b)
@@ -213,14 +221,25 @@ class HostArith(FloatArrayArith):
                 lsb = (u >> s) & np.uint32(1)
                 u2 = (u + ((np.uint32(1) << (s - np.uint32(1))) - np.uint32(1)) + lsb) & ~((np.uint32(1) << s) - np.uint32(1))
             return np.where(np.isnan(r), r, u2.view(np.float32))
+        return self._round_via(r, self.dtype)  # frexp / rint (ties to even) / ldexp, all exact
+
+    def div(self, a, b):
+        """Quotients are computed in float64 (whose range holds every quotient of the format,
+        with 2p + 2 <= 53 bits) and rounded once to the format."""
+        with _errstate():
+            q = np.divide(np.asarray(a, dtype=np.float64), np.asarray(b, dtype=np.float64))
+            return self._round_via(q, np.dtype(np.float64)).astype(self.dtype)
+
+    def _round_via(self, r, dtype):
+        f = self.fmt
         with _errstate():
             a = np.abs(r)
-            _, e = np.frexp(a)  # a = m * 2^e with m in [0.5, 1)
-            qe = np.maximum(e - 1, f.e_min) - f.M  # exponent of the format's ulp at a
-            out = np.ldexp(np.rint(np.ldexp(a, -qe)), qe)  # exact scaling; rint ties to even
-            out = np.where(out > self._Omega, self.dtype.type(np.inf), out)
+            _, e = np.frexp(a)
+            qe = np.maximum(e - 1, f.e_min) - f.M
+            out = np.ldexp(np.rint(np.ldexp(a, -qe)), qe)
+            out = np.where(out > dtype.type(f.Omega), dtype.type(np.inf), out)
             out = np.copysign(out, r)
-            return np.where(np.isfinite(r), out, r).astype(self.dtype, copy=False)
+            return np.where(np.isfinite(r), out, r).astype(dtype, copy=False)
 
     def const(self, bits):
         f = self.fmt

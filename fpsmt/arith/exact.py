@@ -49,6 +49,20 @@ def mul(fmt: Format, a: int, b: int) -> int:
     return fmt.round(q, negative_zero=neg)
 
 
+def div(fmt: Format, a: int, b: int) -> int:
+    if fmt.is_nan(a) or fmt.is_nan(b):
+        return fmt.nan_bits
+    neg_ = fmt.is_negative(a) != fmt.is_negative(b)
+    ia, ib, za, zb = fmt.is_inf(a), fmt.is_inf(b), fmt.is_zero(a), fmt.is_zero(b)
+    if (ia and ib) or (za and zb):
+        return fmt.nan_bits
+    if ia or zb:
+        return fmt.inf_bits(neg_)
+    if ib or za:
+        return fmt.zero_bits(neg_)
+    return fmt.round(fmt.to_fraction(a) / fmt.to_fraction(b), negative_zero=neg_)
+
+
 def neg(fmt: Format, a: int) -> int:
     return fmt.nan_bits if fmt.is_nan(a) else a ^ fmt.sign_bit
 
@@ -79,6 +93,7 @@ class ExactArith(Arith):
         self._add = np.frompyfunc(lambda a, b: add(f, a, b), 2, 1)
         self._mul = np.frompyfunc(lambda a, b: mul(f, a, b), 2, 1)
         self._neg = np.frompyfunc(lambda a: neg(f, a), 1, 1)
+        self._div = np.frompyfunc(lambda a, b: div(f, a, b), 2, 1)
         self._lt = np.frompyfunc(lambda a, b: lt(f, a, b), 2, 1)
         self._le = np.frompyfunc(lambda a, b: le(f, a, b), 2, 1)
         self._eq = np.frompyfunc(lambda a, b: eq(f, a, b), 2, 1)
@@ -108,6 +123,13 @@ class ExactArith(Arith):
 
     def neg(self, a):
         return np.asarray(self._neg(a), dtype=object)
+
+    def div(self, a, b):
+        return np.asarray(self._div(a, b), dtype=object)
+
+    def activation(self, act, which, z):
+        from ..activations.encode import concrete_activation
+        return concrete_activation(self, act, which, z)
 
     def lt(self, a, b):
         return self._b(self._lt(a, b))

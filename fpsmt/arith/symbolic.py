@@ -64,6 +64,9 @@ class Z3Arith(Arith):
         self._add = _vec(lambda a, b: z3.fpAdd(rm, a, b), 2)
         self._mul = _vec(lambda a, b: z3.fpMul(rm, a, b), 2)
         self._neg = _vec(z3.fpNeg, 1)
+        self._div = _vec(lambda a, b: z3.fpDiv(rm, a, b), 2)
+        self.lazy: list = []  # lazily refined activation applications (see activations.encode)
+        self.facts: list = []  # true facts about them, added as the solver needs them
         self._lt = _vec(z3.fpLT, 2)
         self._le = _vec(z3.fpLEQ, 2)
         self._eq = _vec(z3.fpEQ, 2)
@@ -113,6 +116,13 @@ class Z3Arith(Arith):
 
     def neg(self, a):
         return self._neg(a)
+
+    def div(self, a, b):
+        return self._div(a, b)
+
+    def activation(self, act, which, z):
+        from ..activations.encode import symbolic_activation
+        return symbolic_activation(self, act, which, z)
 
     def lt(self, a, b):
         return self._lt(a, b)

@@ -26,6 +26,7 @@ class Query:
     text: str  # SMT-LIB 2: declarations and assertions, no check-sat
     variables: dict  # name -> bit-vector width: what a model must give
     fmt: Format
+    extra: dict = field(default_factory=dict)  # further bit-vectors the model must give (not reported)
 
 
 @dataclass
@@ -84,7 +85,7 @@ def solve(q: Query, solver: str = "z3", timeout: float = 60.0, exclude=()) -> An
 
 def solve_plan(q: Query, plan: dict, timeout: float) -> Answer:
     t0 = time.perf_counter()
-    out = run_query(q.text, q.variables, plan, timeout,
+    out = run_query(q.text, {**q.variables, **q.extra}, plan, timeout,
                     decisive=lambda b, status, exp: status == "sat" or (status == "unsat" and not exp))
     wall = time.perf_counter() - t0
     per = {b: (round(a[3], 3) if a[0] != "unknown" else f"unknown: {a[2]}") for b, a in out.answers.items()}

@@ -1,0 +1,160 @@
+"""Correctly rounded activations in the executor and in SMT, soundly.
+
+Executor (:func:`concrete_activation`): a table lookup for formats of at most 16 bits,
+otherwise the Ziv loop per distinct input (memoised).
+
+Z3 (:func:`symbolic_activation`), chosen by format:
+
+* at most 16 bits — the complete table, encoded as a balanced decision tree over the
+  input's bit pattern whose leaves are the runs of equal outputs over consecutive
+  patterns (a monotone stretch of σ_F is one leaf per distinct output);
+* wider formats — an uninterpreted value: a fresh bit-vector ``r`` for σ_F(z), bound
+  only by true facts: NaN gives NaN, ±∞ give the limits, σ_F(±0) is known, σ_F lies
+  between its limits on a monotone σ, and two applications on one monotone piece are
+  ordered.  The engine adds exact values at the points a model touches, lazily
+  (:func:`refine`), until a model agrees with the true σ_F everywhere or the query is
+  UNSAT.  Every fact is true of σ_F, so UNSAT is never claimed for a property the true
+  σ violates; a SAT answer is reported only after the executor replays it.
+* ground arguments (constants) — the value itself.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import z3
+
+from .rounding import TABLE_MAX_BITS, correctly_rounded, table
+
+COLUMN = {"value": 0, "derivative": 1}
+_memo: dict = {}
+
+
+def _rounded(act, fmt, which, bits: int) -> int:
+    key = (act.real.key, fmt.E, fmt.M, which, bits)
+    v = _memo.get(key)
+    if v is None:
+        v = correctly_rounded(act.real, fmt, bits, which)
+        _memo[key] = v
+    return v
+
+
+def concrete_activation(A, act, which, z):
+    fmt = A.fmt
+    bits = np.asarray(A.to_bits(z))
+    if fmt.nbits <= TABLE_MAX_BITS:
+        col = table(act.real, fmt)[:, COLUMN[which]]
+        out = col[bits.astype(np.int64)]
+    else:
+        flat = bits.ravel()
+        uniq, inv = np.unique(flat, return_inverse=True)
+        vals = np.array([_rounded(act, fmt, which, int(b)) for b in uniq], dtype=fmt.uint_dtype)
+        out = vals[inv].reshape(bits.shape)
+    return A.const(out.astype(np.uint64) if fmt.nbits <= 64 else out)
+
+
+# ------------------------------------------------------------------ tables in SMT
+_trees: dict = {}
+
+
+def _runs(col):
+    change = np.nonzero(np.diff(col.astype(np.int64)))[0]
+    starts = np.concatenate([[0], change + 1])
+    ends = np.concatenate([change, [len(col) - 1]])
+    return starts, ends, col[starts]
+
+
+def table_tree(act, fmt, which):
+    """(placeholder bit-vector, decision tree over it) giving σ_F's pattern for each input pattern."""
+    key = (act.real.key, fmt.E, fmt.M, which)
+    if key in _trees:
+        return _trees[key]
+    n = fmt.nbits
+    col = table(act.real, fmt)[:, COLUMN[which]]
+    _, ends, vals = _runs(col)
+    b = z3.BitVec(f"table!{act.real.key}!{which}!{fmt.name}", n)
+
+    def build(lo, hi):  # runs lo..hi-1
+        if hi - lo == 1:
+            return z3.BitVecVal(int(vals[lo]), n)
+        mid = (lo + hi) // 2
+        return z3.If(z3.ULE(b, z3.BitVecVal(int(ends[mid - 1]), n)), build(lo, mid), build(mid, hi))
+    tree = build(0, len(vals))
+    _trees[key] = (b, tree, len(vals))
+    return _trees[key]
+
+
+# ------------------------------------------------------------------ the Z3 side
+def _limit_bits(fmt, act, which, sign):
+    from .rounding import _limit
+    v, d = act.real.limits[sign]
+    return _limit(fmt, v if which == "value" else d)
+
+
+def symbolic_activation(Z, act, which, z):
+    from ..arith.symbolic import _vec
+    return _vec(lambda t: _apply(Z, act, which, t), 1)(z)
+
+
+def _apply(Z, act, which, t):
+    fmt = Z.fmt
+    g = z3.simplify(t)
+    if z3.is_fp_value(g):  # a constant argument: the value itself
+        from ..arith.symbolic import fold_bits
+        return Z.const1(_rounded(act, fmt, which, fold_bits(fmt, g)))
+    bz = Z.bits_of(t)
+    if fmt.nbits <= TABLE_MAX_BITS:
+        b, tree, _ = table_tree(act, fmt, which)
+        return z3.fpBVToFP(z3.substitute(tree, (b, bz)), Z.sort)
+    # an uninterpreted value, refined lazily
+    r = z3.BitVec(f"{act.real.key}!{which}!{len(Z.lazy)}", fmt.nbits)
+    out = z3.fpBVToFP(r, Z.sort)
+    facts = [z3.Implies(z3.fpIsNaN(t), z3.fpIsNaN(out))]
+    for sign in (1, -1):
+        inf = z3.And(z3.fpIsInf(t), z3.fpIsNegative(t) if sign < 0 else z3.fpIsPositive(t))
+        facts.append(z3.Implies(inf, r == _limit_bits(fmt, act, which, sign)))
+    facts.append(z3.Implies(z3.fpIsZero(t), r == _rounded(act, fmt, which, 0)))
+    facts.append(z3.Implies(z3.Not(z3.fpIsNaN(t)), z3.Not(z3.fpIsNaN(out))) if _never_nan(act, which)
+                 else z3.BoolVal(True))
+    pieces = act.real.pieces if which == "value" else None
+    if pieces == [(None, None, 1)]:  # non-decreasing on the whole line: between the limits
+        lo, hi = _limit_bits(fmt, act, which, -1), _limit_bits(fmt, act, which, 1)
+        facts.append(z3.Implies(z3.Not(z3.fpIsNaN(t)),
+                                z3.And(z3.fpLEQ(Z.const1(lo), out), z3.fpLEQ(out, Z.const1(hi)))))
+        for (a2, w2, t2, _, out2) in Z.lazy:  # ordered against earlier applications
+            if a2.real.key == act.real.key and w2 == which:
+                facts.append(z3.Implies(z3.fpLEQ(t, t2), z3.fpLEQ(out, out2)))
+                facts.append(z3.Implies(z3.fpLEQ(t2, t), z3.fpLEQ(out2, out)))
+    Z.facts.extend(facts)
+    Z.lazy.append((act, which, t, (bz, r), out))
+    return out
+
+
+def _never_nan(act, which):
+    lim = act.real.limits
+    return all(lim[s][0 if which == "value" else 1] != "nan" for s in (1, -1))
+
+
+def lazy_variables(Z) -> dict:
+    """The bit-vectors a model must give for :func:`refine` (argument and result of each
+    lazy application)."""
+    out = {}
+    for _, _, _, (bz, r), _ in Z.lazy:
+        out[str(bz)] = Z.fmt.nbits
+        out[str(r)] = Z.fmt.nbits
+    return out
+
+
+def refine(Z, model: dict) -> int:
+    """Compare each lazy application with the true σ_F at the model's argument; add the
+    true value as a fact where they differ.  Returns how many facts were added."""
+    fmt = Z.fmt
+    added = 0
+    for act, which, _, (bz, r), _ in Z.lazy:
+        if str(bz) not in model or str(r) not in model:
+            continue
+        x = fmt.canonical(int(model[str(bz)]))
+        true = _rounded(act, fmt, which, x)
+        if fmt.canonical(int(model[str(r)])) != true:
+            Z.facts.append(z3.Implies(bz == x, r == true))
+            added += 1
+    return added
