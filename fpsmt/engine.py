@@ -162,10 +162,16 @@ class Engine:
         rounds = 0
         while ans.status == "sat" and enc.A.lazy and refine(enc.A, ans.model):
             rounds += 1  # the model used a wrong activation value: add the true one, solve again
+            if time.monotonic() >= deadline:
+                ans = Answer("unknown", None, "", ans.seconds, reason="time limit reached")
+                break
             q = self._render_query(enc, build)
             ans = solve_plan(q, plan, max(0.1, deadline - time.monotonic()))
         if rounds:
             self.progress(f"  {rounds} lazy refinement(s) of activation values")
+            if ans.status == "unknown":
+                ans.reason = (f"the lazily refined activation values did not settle within the time limit "
+                              f"({rounds} refinements); {ans.reason}")
         if ans.status == "unknown":
             got = decide(claim, fmt, conjunction(build), fixed or {}, free, registry)
             if got is not None:

@@ -56,30 +56,55 @@ def concrete_activation(A, act, which, z):
 _trees: dict = {}
 
 
-def _runs(col):
-    change = np.nonzero(np.diff(col.astype(np.int64)))[0]
-    starts = np.concatenate([[0], change + 1])
-    ends = np.concatenate([change, [len(col) - 1]])
-    return starts, ends, col[starts]
+def _suffix_run(col):
+    """For each index i, how many consecutive entries from i on equal col[i]."""
+    n = len(col)
+    change = np.nonzero(np.diff(col))[0]
+    ends = np.concatenate([change, [n - 1]])
+    run_end = np.repeat(ends, np.diff(np.concatenate([[-1], ends])))
+    return run_end - np.arange(n) + 1
+
+
+def segments(col):
+    """Cover the table by segments on which the output is constant, or is the input pattern
+    plus a constant (σ_F(x) = x near 0 for tanh, x/2 inside a binade for gelu…), greedily
+    taking the longer kind at each step.  Returns [(first, last, kind, constant)]."""
+    col = col.astype(np.int64)
+    n = len(col)
+    off = col - np.arange(n)
+    const_len, off_len = _suffix_run(col), _suffix_run(off)
+    out, i = [], 0
+    while i < n:
+        if off_len[i] > const_len[i]:
+            out.append((i, i + int(off_len[i]) - 1, "offset", int(off[i])))
+            i += int(off_len[i])
+        else:
+            out.append((i, i + int(const_len[i]) - 1, "const", int(col[i])))
+            i += int(const_len[i])
+    return out
 
 
 def table_tree(act, fmt, which):
-    """(placeholder bit-vector, decision tree over it) giving σ_F's pattern for each input pattern."""
+    """(placeholder bit-vector, decision tree over it, leaves) giving σ_F's pattern for each
+    input pattern."""
     key = (act.real.key, fmt.E, fmt.M, which)
     if key in _trees:
         return _trees[key]
     n = fmt.nbits
-    col = table(act.real, fmt)[:, COLUMN[which]]
-    _, ends, vals = _runs(col)
+    segs = segments(table(act.real, fmt)[:, COLUMN[which]])
     b = z3.BitVec(f"table!{act.real.key}!{which}!{fmt.name}", n)
 
-    def build(lo, hi):  # runs lo..hi-1
+    def leaf(seg):
+        _, _, kind, c = seg
+        return z3.BitVecVal(c, n) if kind == "const" else b + z3.BitVecVal(c % (1 << n), n)
+
+    def build(lo, hi):  # segments lo..hi-1
         if hi - lo == 1:
-            return z3.BitVecVal(int(vals[lo]), n)
+            return leaf(segs[lo])
         mid = (lo + hi) // 2
-        return z3.If(z3.ULE(b, z3.BitVecVal(int(ends[mid - 1]), n)), build(lo, mid), build(mid, hi))
-    tree = build(0, len(vals))
-    _trees[key] = (b, tree, len(vals))
+        return z3.If(z3.ULE(b, z3.BitVecVal(segs[mid - 1][1], n)), build(lo, mid), build(mid, hi))
+    tree = build(0, len(segs))
+    _trees[key] = (b, tree, len(segs))
     return _trees[key]
 
 
@@ -115,18 +140,48 @@ def _apply(Z, act, which, t):
     facts.append(z3.Implies(z3.fpIsZero(t), r == _rounded(act, fmt, which, 0)))
     facts.append(z3.Implies(z3.Not(z3.fpIsNaN(t)), z3.Not(z3.fpIsNaN(out))) if _never_nan(act, which)
                  else z3.BoolVal(True))
-    pieces = act.real.pieces if which == "value" else None
-    if pieces == [(None, None, 1)]:  # non-decreasing on the whole line: between the limits
-        lo, hi = _limit_bits(fmt, act, which, -1), _limit_bits(fmt, act, which, 1)
-        facts.append(z3.Implies(z3.Not(z3.fpIsNaN(t)),
-                                z3.And(z3.fpLEQ(Z.const1(lo), out), z3.fpLEQ(out, Z.const1(hi)))))
-        for (a2, w2, t2, _, out2) in Z.lazy:  # ordered against earlier applications
-            if a2.real.key == act.real.key and w2 == which:
-                facts.append(z3.Implies(z3.fpLEQ(t, t2), z3.fpLEQ(out, out2)))
-                facts.append(z3.Implies(z3.fpLEQ(t2, t), z3.fpLEQ(out2, out)))
+    pcs = _pieces(act, which)
+    for lo, hi, d in pcs:  # σ_F on a monotone piece lies between its values at the ends
+        inside = _inside(Z, t, lo, hi)
+        v_lo, v_hi = (Z.const1(_end_value(act, fmt, which, e, s)) for e, s in ((lo, -1), (hi, 1)))
+        small, big = (v_lo, v_hi) if d > 0 else (v_hi, v_lo)
+        facts.append(z3.Implies(inside, z3.And(z3.fpLEQ(small, out), z3.fpLEQ(out, big))))
+    sym = act.real.symmetry[COLUMN[which]]
+    for (a2, w2, t2, _, out2) in Z.lazy:  # related to earlier applications of the same function
+        if a2.real.key == act.real.key and w2 == which:
+            for lo, hi, d in pcs:
+                both = z3.And(_inside(Z, t, lo, hi), _inside(Z, t2, lo, hi))
+                first, second = (out, out2) if d > 0 else (out2, out)
+                facts.append(z3.Implies(z3.And(both, z3.fpLEQ(t, t2)), z3.fpLEQ(first, second)))
+                facts.append(z3.Implies(z3.And(both, z3.fpLEQ(t2, t)), z3.fpLEQ(second, first)))
+            if sym:  # σ_F(−x) = −σ_F(x) (odd) or σ_F(x) (even), exactly, since RNE is odd
+                facts.append(z3.Implies(z3.fpEQ(t2, z3.fpNeg(t)),
+                                        z3.fpEQ(out2, z3.fpNeg(out) if sym == "odd" else out)))
     Z.facts.extend(facts)
     Z.lazy.append((act, which, t, (bz, r), out))
     return out
+
+
+def _pieces(act, which):
+    return (act.real.pieces if which == "value" else act.real.prime_pieces) or []
+
+
+def _inside(Z, t, lo, hi):
+    c = [z3.Not(z3.fpIsNaN(t))]
+    if lo is not None:
+        c.append(z3.fpGEQ(t, Z.const1(Z.fmt.round(lo))))
+    if hi is not None:
+        c.append(z3.fpLEQ(t, Z.const1(Z.fmt.round(hi))))
+    return z3.And(*c)
+
+
+def _end_value(act, fmt, which, end, sign):
+    """σ_F at a piece's end (a float of the format), or the limit for an open end."""
+    if end is None:
+        return _limit_bits(fmt, act, which, sign)
+    b = fmt.round(end)
+    assert fmt.to_fraction(b) == end, "piece ends must be floats"
+    return _rounded(act, fmt, which, b)
 
 
 def _never_nan(act, which):
@@ -156,5 +211,14 @@ def refine(Z, model: dict) -> int:
         true = _rounded(act, fmt, which, x)
         if fmt.canonical(int(model[str(r)])) != true:
             Z.facts.append(z3.Implies(bz == x, r == true))
+            arg, out, v, xs = z3.fpBVToFP(bz, Z.sort), z3.fpBVToFP(r, Z.sort), Z.const1(true), Z.const1(x)
+            for lo, hi, d in _pieces(act, which):  # on x's piece, the value bounds a half-line each side
+                if fmt.is_finite(x) and (lo is None or fmt.to_fraction(x) >= lo) and \
+                        (hi is None or fmt.to_fraction(x) <= hi):
+                    inside = _inside(Z, arg, lo, hi)
+                    below, above = (z3.fpLEQ(out, v), z3.fpGEQ(out, v)) if d > 0 else \
+                        (z3.fpGEQ(out, v), z3.fpLEQ(out, v))
+                    Z.facts.append(z3.Implies(z3.And(inside, z3.fpLEQ(arg, xs)), below))
+                    Z.facts.append(z3.Implies(z3.And(inside, z3.fpGEQ(arg, xs)), above))
             added += 1
     return added

@@ -145,7 +145,11 @@ class RealActivation:
     name = ""
     limits: dict = {}
     pieces = None
+    #: monotone pieces of σ' (same form as ``pieces``), where known
+    prime_pieces = None
     piecewise_linear = False
+    #: symmetry of σ and of σ' ("odd", "even" or None); RNE is odd, so σ_F inherits it
+    symmetry = (None, None)
     cacheable = True  # tables may be kept on disk under :attr:`key`
 
     @property
@@ -335,6 +339,7 @@ class Sigmoid(RealActivation):
     name = "sigmoid"
     limits = {1: (Fraction(1), Fraction(0)), -1: (Fraction(0), Fraction(0))}
     pieces = [(None, None, 1)]
+    prime_pieces = [(None, Fraction(0), 1), (Fraction(0), None, -1)]  # σ' = s(1 − s) peaks at 0
 
     def f(self, x, m):
         return m.sigmoid(x)
@@ -351,8 +356,10 @@ class Sigmoid(RealActivation):
 
 class Tanh(RealActivation):
     name = "tanh"
+    symmetry = ("odd", "even")
     limits = {1: (Fraction(1), Fraction(0)), -1: (Fraction(-1), Fraction(0))}
     pieces = [(None, None, 1)]
+    prime_pieces = [(None, Fraction(0), 1), (Fraction(0), None, -1)]  # 1 − tanh² peaks at 0
 
     def f(self, x, m):
         return m.tanh(x)
@@ -384,6 +391,7 @@ class Softplus(RealActivation):
 
 class Sin(RealActivation):
     name = "sin"
+    symmetry = ("odd", "even")
     limits = {1: (NAN, NAN), -1: (NAN, NAN)}
 
     def f(self, x, m):
@@ -401,6 +409,7 @@ class Sin(RealActivation):
 
 class Cos(RealActivation):
     name = "cos"
+    symmetry = ("even", "odd")
     limits = {1: (NAN, NAN), -1: (NAN, NAN)}
 
     def f(self, x, m):
