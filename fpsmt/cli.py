@@ -147,6 +147,52 @@ def _print_results(results):
                                     for k, v in r.witness.items()))
 
 
+def cmd_activation_table(args):
+    import os
+    import numpy as np
+    from .activations import get_activation
+    from .activations.rounding import TABLE_MAX_BITS, table
+    from .formats import parse_format
+    fmt = parse_format(args.format)
+    act = get_activation(args.activation)
+    if act.real is None:
+        raise InputError(f"{act.name} has no real definition to tabulate")
+    if fmt.nbits > TABLE_MAX_BITS:
+        raise InputError(f"{fmt.name} has {fmt.nbits} bits: tables are for formats of at most {TABLE_MAX_BITS} bits")
+    _err(f"tabulating {act.name} in {fmt.name} ({1 << fmt.nbits} inputs) ...")
+    t = table(act.real, fmt, progress=lambda d, n: _err(f"  {d}/{n}"))
+    tmp = f"{args.out}.tmp"
+    with open(tmp, "w") as fh:
+        fh.write("x,sigma,sigma_prime\n")
+        fh.writelines(f"{fmt.hex(b)},{fmt.hex(int(t[b, 0]))},{fmt.hex(int(t[b, 1]))}\n" for b in range(1 << fmt.nbits))
+    os.replace(tmp, args.out)
+    _err(f"wrote {args.out}: {1 << fmt.nbits} rows (hex patterns; NaN as {fmt.hex(fmt.nan_bits)}), "
+         "every value decided by a rigorous Ziv loop")
+    return 0
+
+
+def cmd_activation_compare(args):
+    from .activations.compare import compare
+    from .activations import get_activation
+    from .formats import parse_format
+    fmt = parse_format(args.format)
+    act = get_activation(args.activation)
+    rows = compare(act, fmt, samples=args.samples, progress=_err)
+    if args.json:
+        _out(json.dumps(rows))
+        return 0
+    _out(f"{act.name} in {fmt.name}: correctly rounded values against other implementations "
+         f"({rows[0]['inputs'] if rows else 0} inputs)")
+    _out(f"{'implementation':<34} {'which':<11} {'mismatches':>10} {'worst ulps':>10}  worst input")
+    for r in rows:
+        _out(f"{r['implementation']:<34} {r['which']:<11} {r['mismatches']:>10} {r['worst_ulps']:>10}  "
+             f"{r['worst_input'] or '-'}")
+    for r in rows:
+        if r.get("note"):
+            _out(f"note: {r['implementation']}: {r['note']}")
+    return 0
+
+
 def cmd_paths(args):
     from .resources import FOLDERS, folder
     paths = {name: str(folder(name)) for name in FOLDERS}
@@ -203,6 +249,21 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--recheck", action="store_true", help="solve again even when the store has the answer")
     s.add_argument("--json", action="store_true", help="print JSON only on stdout")
     s.set_defaults(fn=cmd_prove)
+
+    s = sub.add_parser("activation", help="correctly rounded activations: tables and comparisons")
+    asub = s.add_subparsers(dest="action", metavar="ACTION", parser_class=_Parser)
+    asub.required = True
+    a = asub.add_parser("table", help="every input pattern of a format of <= 16 bits: x, σ_F(x), σ'_F(x)")
+    a.add_argument("--activation", required=True, help="name (relu, gelu, leaky_relu:0.2 …) or FILE.py:NAME")
+    a.add_argument("--format", required=True)
+    a.add_argument("--out", required=True, help="CSV file to write (header x,sigma,sigma_prime; hex)")
+    a.set_defaults(fn=cmd_activation_table)
+    a = asub.add_parser("compare", help="compare σ_F, σ'_F with NumPy/ml_dtypes (and PyTorch, JAX if installed)")
+    a.add_argument("--activation", required=True)
+    a.add_argument("--format", required=True)
+    a.add_argument("--samples", type=int, default=20000, help="random inputs for formats of more than 16 bits")
+    a.add_argument("--json", action="store_true", help="print JSON only on stdout")
+    a.set_defaults(fn=cmd_activation_compare)
 
     s = sub.add_parser("paths", help="where the shipped specs/, proofs/ and examples/ are")
     s.add_argument("--json", action="store_true", help="print JSON only on stdout")
