@@ -149,7 +149,6 @@ def _print_results(results):
 
 def cmd_activation_table(args):
     import os
-    import numpy as np
     from .activations import get_activation
     from .activations.rounding import TABLE_MAX_BITS, table
     from .formats import parse_format

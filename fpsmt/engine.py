@@ -295,23 +295,8 @@ def order_by_assumptions(claims: list) -> list:
 
 def load_claims(path: str) -> dict:
     """The claims a Python file defines: every module-level Claim, by name."""
-    import importlib.util
-    import sys
-    from pathlib import Path
-    p = Path(path)
-    if not p.is_file():
-        raise InputError(f"{path}: no such claim file")
-    mod_name = f"fpsmt_claims_{abs(hash(str(p.resolve())))}"
-    spec = importlib.util.spec_from_file_location(mod_name, p)
-    module = importlib.util.module_from_spec(spec)
-    try:
-        sys.modules[mod_name] = module
-        spec.loader.exec_module(module)
-    except InputError as e:
-        raise InputError(f"{path}: {e}") from None
-    except Exception as e:
-        msg = str(e).splitlines()[0] if str(e) else ""
-        raise InputError(f"{path} does not import: {type(e).__name__}: {msg}") from None
+    from .userfiles import import_file
+    module = import_file(path, "claim")
     claims = {}
     for value in vars(module).values():
         if isinstance(value, Claim):

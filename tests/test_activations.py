@@ -2,7 +2,6 @@
 encodings that agree with the table, user-defined activations."""
 
 import json
-import math
 import subprocess
 import sys
 import tempfile
@@ -16,7 +15,7 @@ import z3
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from fpsmt.activations import REGISTRY, get_activation
+from fpsmt.activations import get_activation
 from fpsmt.activations import encode
 from fpsmt.activations.realfun import BUILTIN
 from fpsmt.activations.rounding import correctly_rounded, table

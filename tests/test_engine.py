@@ -157,7 +157,7 @@ def test_prove_json(tmp_path):
 
 
 @pytest.mark.parametrize("args,word", [
-    (["prove", "nope.py", "--format", "bf16"], "no such claim file"),
+    (["prove", "nope.py", "--format", "bf16"], "claim file nope.py does not exist"),
     (["prove", str(EXAMPLES) + ":nope", "--format", "bf16"], "no claim named 'nope'"),
     (["prove", str(EXAMPLES), "--format", "bf16", "--solver", "yices"], "unknown solver"),
     (["prove", str(EXAMPLES), "--format", "float7"], "unknown format"),

@@ -19,14 +19,13 @@ for enclosures, so correctly rounded values are decided rigorously.  Optional:
 from __future__ import annotations
 
 import hashlib
-import importlib.util
-import sys
 from fractions import Fraction
 from pathlib import Path
 
 import mpmath
 
 from ..errors import InputError
+from ..userfiles import import_file
 from .realfun import IV, MP, RealActivation, iv
 
 MAX_SPLITS = 4000
@@ -155,17 +154,7 @@ def _initial_split(a, b):
 def load_user_activation(spec: str):
     from . import Rounded
     path, _, name = spec.rpartition(":")
-    p = Path(path)
-    if not p.is_file():
-        raise InputError(f"activation file {path} does not exist")
-    mod_name = f"fpsmt_activation_{abs(hash(str(p.resolve())))}"
-    s = importlib.util.spec_from_file_location(mod_name, p)
-    module = importlib.util.module_from_spec(s)
-    try:
-        sys.modules[mod_name] = module
-        s.loader.exec_module(module)
-    except Exception as e:
-        raise InputError(f"{path} does not import: {type(e).__name__}: {e}") from None
+    module = import_file(path, "activation")
     for need in (name, name + "_prime"):
         if not callable(getattr(module, need, None)):
             raise InputError(f"{path} does not define {need}(x, m)")

@@ -19,6 +19,19 @@ import numpy as np
 from ..formats import Format
 
 
+class NumpyBooleans:
+    """Booleans as NumPy bool arrays (the concrete interpretations)."""
+
+    def and_(self, a, b):
+        return np.logical_and(a, b)
+
+    def or_(self, a, b):
+        return np.logical_or(a, b)
+
+    def not_(self, a):
+        return np.logical_not(a)
+
+
 class Arith(ABC):
     """One interpretation of floating-point arithmetic in one format."""
 

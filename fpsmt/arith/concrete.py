@@ -22,7 +22,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..formats import Format
-from .base import Arith
+from .base import Arith, NumpyBooleans
 from .exact import ExactArith
 
 
@@ -53,7 +53,7 @@ def host_ok(fmt: Format) -> bool:
     return host_dtype(fmt) is not None
 
 
-class FloatArrayArith(Arith):
+class FloatArrayArith(NumpyBooleans, Arith):
     """Shared part of the float-array executors (values: NumPy float arrays)."""
 
     dtype: np.dtype
@@ -127,15 +127,6 @@ class FloatArrayArith(Arith):
 
     def where(self, cond, a, b):
         return np.where(cond, a, b).astype(self.dtype, copy=False)
-
-    def and_(self, a, b):
-        return np.logical_and(a, b)
-
-    def or_(self, a, b):
-        return np.logical_or(a, b)
-
-    def not_(self, a):
-        return np.logical_not(a)
 
     def fields(self, a):
         b = self.to_bits(a).astype(np.uint64)
@@ -213,7 +204,6 @@ class HostArith(FloatArrayArith):
 
     def _round(self, r):
         """Round host values (exact-enough results of one operation) to the format, RNE."""
-        f = self.fmt
         if self._truncated:
             u = r.view(np.uint32)
             s = self._shift

@@ -14,7 +14,7 @@ from fractions import Fraction
 import numpy as np
 
 from ..formats import Format
-from .base import Arith
+from .base import Arith, NumpyBooleans
 
 
 def _key(fmt: Format, x: int):
@@ -84,7 +84,7 @@ def exact_value(fmt: Format, x: int) -> Fraction:
     return fmt.to_fraction(x)
 
 
-class ExactArith(Arith):
+class ExactArith(NumpyBooleans, Arith):
     """The executor on exact rationals: object arrays of Python-int bit patterns."""
 
     def __init__(self, fmt: Format):
@@ -154,15 +154,6 @@ class ExactArith(Arith):
 
     def where(self, cond, a, b):
         return np.asarray(np.where(cond, a, b), dtype=object)
-
-    def and_(self, a, b):
-        return np.logical_and(a, b)
-
-    def or_(self, a, b):
-        return np.logical_or(a, b)
-
-    def not_(self, a):
-        return np.logical_not(a)
 
     def fields(self, a):
         f = self.fmt
