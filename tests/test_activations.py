@@ -311,3 +311,42 @@ def test_cli_compare_json():
 def test_cli_activation_bad_input(args, word):
     r = fpsmt(*args)
     assert r.returncode == 2 and word in r.stderr and "Traceback" not in r.stderr
+
+
+@pytest.mark.parametrize("fmt", SMALL, ids=str)
+@pytest.mark.parametrize("name", ["gelu", "swish", "mish", "sigmoid", "tanh", "elu", "softplus"])
+def test_monotone_pieces_hold_on_the_table(fmt, name):
+    """Every piece the encodings rely on is monotone in the table, over all its floats."""
+    from fpsmt.activations.rounding import value_pieces
+    act = BUILTIN[name]
+    pieces = value_pieces(act, fmt)
+    assert pieces, name
+    t = table(act, fmt)[:, 0]
+    finite = [b for b in range(1 << fmt.nbits) if fmt.is_finite(b)]
+    for lo, hi, d in pieces:
+        xs = sorted((b for b in finite if (lo is None or fmt.to_fraction(b) >= lo)
+                     and (hi is None or fmt.to_fraction(b) <= hi)), key=fmt.to_fraction)
+        ys = [fmt.to_fraction(int(t[b])) for b in xs]
+        assert all((y2 - y1) * d >= 0 for y1, y2 in zip(ys, ys[1:])), (name, lo, hi, d)
+
+
+def test_lazy_facts_decide_gelu_and_swish_in_float32():
+    from fpsmt.claims import Float, exists, forall
+    f = parse_format("float32")
+    claims = [exists("gelu_neg", {"x": Float(finite=True)}, such_that=lambda s: s.sigma("gelu", s.x) < -0.125),
+              forall("gelu_min", {"x": Float(finite=True)}, goal=lambda s: s.sigma("gelu", s.x) >= -0.25),
+              forall("swish_left", {"x": Float(finite=True)}, given=lambda s: s.x <= -2,
+                     goal=lambda s: s.sigma("swish", s.x) <= 0)]
+    results = {c.name: Engine(timeout=60).prove(c, f, {c.name: c}) for c in claims}
+    assert {k: r.status for k, r in results.items()} == dict.fromkeys(results, PROVED)
+    x = results["gelu_neg"].witness["x"]
+    assert f.to_fraction(correctly_rounded(BUILTIN["gelu"], f, x)) < Fraction(-1, 8)
+
+
+def test_compare_has_a_torch_row_when_torch_is_installed():
+    pytest.importorskip("torch")  # the optional extra fpsmt[torch]
+    from fpsmt.activations.compare import compare
+    rows = compare(get_activation("sigmoid"), parse_format("bfloat16"))
+    torch_rows = [r for r in rows if r["implementation"].startswith("torch")]
+    assert {r["which"] for r in torch_rows} == {"value", "derivative"}
+    assert all(r["inputs"] == 65282 for r in torch_rows)

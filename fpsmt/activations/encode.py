@@ -140,7 +140,7 @@ def _apply(Z, act, which, t):
     facts.append(z3.Implies(z3.fpIsZero(t), r == _rounded(act, fmt, which, 0)))
     facts.append(z3.Implies(z3.Not(z3.fpIsNaN(t)), z3.Not(z3.fpIsNaN(out))) if _never_nan(act, which)
                  else z3.BoolVal(True))
-    pcs = _pieces(act, which)
+    pcs = _pieces(act, which, fmt)
     for lo, hi, d in pcs:  # σ_F on a monotone piece lies between its values at the ends
         inside = _inside(Z, t, lo, hi)
         v_lo, v_hi = (Z.const1(_end_value(act, fmt, which, e, s)) for e, s in ((lo, -1), (hi, 1)))
@@ -162,8 +162,9 @@ def _apply(Z, act, which, t):
     return out
 
 
-def _pieces(act, which):
-    return (act.real.pieces if which == "value" else act.real.prime_pieces) or []
+def _pieces(act, which, fmt):
+    from .rounding import value_pieces
+    return value_pieces(act.real, fmt) if which == "value" else (act.real.prime_pieces or [])
 
 
 def _inside(Z, t, lo, hi):
@@ -212,7 +213,7 @@ def refine(Z, model: dict) -> int:
         if fmt.canonical(int(model[str(r)])) != true:
             Z.facts.append(z3.Implies(bz == x, r == true))
             arg, out, v, xs = z3.fpBVToFP(bz, Z.sort), z3.fpBVToFP(r, Z.sort), Z.const1(true), Z.const1(x)
-            for lo, hi, d in _pieces(act, which):  # on x's piece, the value bounds a half-line each side
+            for lo, hi, d in _pieces(act, which, fmt):  # on x's piece, the value bounds a half-line each side
                 if fmt.is_finite(x) and (lo is None or fmt.to_fraction(x) >= lo) and \
                         (hi is None or fmt.to_fraction(x) <= hi):
                     inside = _inside(Z, arg, lo, hi)

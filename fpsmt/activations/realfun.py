@@ -147,6 +147,10 @@ class RealActivation:
     pieces = None
     #: monotone pieces of σ' (same form as ``pieces``), where known
     prime_pieces = None
+    #: roughly where σ has its single critical point (σ non-increasing before it, non-decreasing
+    #: after it: a fact of analysis for gelu, swish, mish); located exactly per format by
+    #: :func:`fpsmt.activations.rounding.value_pieces`
+    turning = None
     piecewise_linear = False
     #: symmetry of σ and of σ' ("odd", "even" or None); RNE is odd, so σ_F inherits it
     symmetry = (None, None)
@@ -254,6 +258,7 @@ class Gelu(RealActivation):
 
     name = "gelu"
     limits = {1: (INF, Fraction(1)), -1: (Fraction(0), Fraction(0))}
+    turning = -0.7517916
 
     def Phi(self, x, m):
         return m.erfc(-x / m.sqrt(2)) / 2
@@ -302,6 +307,7 @@ class GeluTanh(RealActivation):
 class Swish(RealActivation):
     name = "swish"
     limits = {1: (INF, Fraction(1)), -1: (Fraction(0), Fraction(0))}
+    turning = -1.2784645
 
     def f(self, x, m):
         return x * m.sigmoid(x)
@@ -319,6 +325,7 @@ class Swish(RealActivation):
 class Mish(RealActivation):
     name = "mish"
     limits = {1: (INF, Fraction(1)), -1: (Fraction(0), Fraction(0))}
+    turning = -1.1923785
 
     def f(self, x, m):
         return x * m.tanh(m.log1p(m.exp(x)))

@@ -180,3 +180,56 @@ def table(act, fmt: Format, progress=None) -> np.ndarray:
         os.replace(tmp, path)
     _tables[key] = t
     return t
+
+
+# ------------------------------------------------------------ monotone pieces per format
+_pieces_cache: dict = {}
+
+
+def derivative_sign(act, fmt: Format, bits: int) -> int:
+    """The sign of σ'(x) at a float x, decided with rigorous enclosures (0 if it is 0 or
+    cannot be decided within the precision limit)."""
+    q = fmt.to_fraction(bits)
+    prec = fmt.M + 24
+    while prec <= 4096:
+        with ivprec(prec):
+            y = iv.mpf(act.fprime(iv.mpf(mpmath.mpf(q.numerator) / q.denominator), IV))
+        if y.a > 0:
+            return 1
+        if y.b < 0:
+            return -1
+        prec *= 2
+    return 0
+
+
+def value_pieces(act, fmt: Format):
+    """Monotone pieces of σ_F with exact float ends: the declared ``pieces``, or for an
+    activation with one critical point t* the two pieces (−∞, t_lo] (non-increasing) and
+    [t_hi, ∞) (non-decreasing), t_lo < t* < t_hi adjacent floats, located by bisection with
+    rigorous signs of σ'.  [] when nothing can be said."""
+    if act.pieces is not None:
+        return act.pieces
+    if act.turning is None:
+        return []
+    key = (act.key, fmt.E, fmt.M)
+    if key not in _pieces_cache:
+        _pieces_cache[key] = _locate(act, fmt)
+    return _pieces_cache[key]
+
+
+def _locate(act, fmt):
+    def ordinal(b):
+        return -(b & ~fmt.sign_bit) if b & fmt.sign_bit else b
+
+    def pattern(o):
+        return (-o) | fmt.sign_bit if o < 0 else o
+    lo, hi = ordinal(fmt.from_float(act.turning - 0.25)), ordinal(fmt.from_float(act.turning + 0.25))
+    if derivative_sign(act, fmt, pattern(lo)) >= 0 or derivative_sign(act, fmt, pattern(hi)) <= 0:
+        return []  # the format is too coarse to bracket the critical point there
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        s = derivative_sign(act, fmt, pattern(mid))
+        if s == 0:
+            return []
+        lo, hi = (mid, hi) if s < 0 else (lo, mid)
+    return [(None, fmt.to_fraction(pattern(lo)), -1), (fmt.to_fraction(pattern(hi)), None, 1)]
