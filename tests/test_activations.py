@@ -350,3 +350,11 @@ def test_compare_has_a_torch_row_when_torch_is_installed():
     torch_rows = [r for r in rows if r["implementation"].startswith("torch")]
     assert {r["which"] for r in torch_rows} == {"value", "derivative"}
     assert all(r["inputs"] == 65282 for r in torch_rows)
+
+
+def test_compare_has_a_jax_row_when_jax_is_installed():
+    pytest.importorskip("jax")
+    from fpsmt.activations.compare import compare
+    rows = compare(get_activation("tanh"), parse_format("bfloat16"))
+    jax_rows = [r for r in rows if r["implementation"].startswith("jax")]
+    assert {r["which"] for r in jax_rows} == {"value", "derivative"}

@@ -4,7 +4,8 @@ A report, not a test: for every input of a format of at most 16 bits (a random s
 otherwise) it counts where NumPy's formulas — evaluated in the format's own dtype
 (ml_dtypes computes each operation in float32 and rounds), and in float64 rounded once
 — differ from the correctly rounded values, and the worst distance in ulps.  PyTorch
-and JAX rows appear when those packages are installed.
+(autograd) and JAX (jax.grad) rows appear when those packages are installed, for the
+formats they have (float16, bfloat16, float32, float64).
 """
 
 from __future__ import annotations
@@ -135,4 +136,23 @@ def _framework_impls(act, fmt):
             y.backward(torch.ones_like(y))
             return y.detach().double().numpy(), t.grad.double().numpy()
         out.append((f"torch {torch.__version__} ({tdt}, autograd)", run))
+    try:
+        import jax
+        import jax.numpy as jnp
+    except ImportError:
+        jax = None
+    jfn = {"relu": "relu", "elu": "elu", "selu": "selu", "gelu": "gelu", "gelu_tanh": "gelu", "swish": "silu",
+           "sigmoid": "sigmoid", "tanh": "tanh", "softplus": "softplus", "leaky_relu": "leaky_relu"}.get(name)
+    if jax is not None and tdt and jfn:
+        def run_jax(x, jax=jax, jnp=jnp):
+            if tdt == "float64":
+                jax.config.update("jax_enable_x64", True)
+            f = getattr(jax.nn, jfn) if jfn != "tanh" else jnp.tanh
+            if name in ("gelu", "gelu_tanh"):
+                f = (lambda g, approx: (lambda t: g(t, approximate=approx)))(f, name == "gelu_tanh")
+            t = jnp.asarray(x, dtype=getattr(jnp, tdt))
+            y = f(t)
+            g = jax.vmap(jax.grad(f))(t)
+            return np.asarray(y, dtype=np.float64), np.asarray(g, dtype=np.float64)
+        out.append((f"jax {jax.__version__} ({tdt}, grad)", run_jax))
     return out
