@@ -275,6 +275,17 @@ class F:
     def is_normal(self):
         return self.is_finite() & (abs(self) >= self.s.min_normal)
 
+    def significand_odd(self) -> B:
+        """The last stored significand bit is 1 (an odd significand)."""
+        _, _, m = self.s.A.fields(self.v)
+        if self.s.A.concrete:
+            return B(self.s, np.asarray((np.asarray(m).astype(np.uint64) & np.uint64(1)) == 1))
+        import z3
+
+        from .arith.symbolic import obj
+        m = m[()] if isinstance(m, np.ndarray) else m
+        return B(self.s, obj(z3.Extract(0, 0, m) == 1))
+
     def exponent(self) -> "I":
         """e_x = floor(log2 |x|) for a normal x, read from the exponent field; e_min for
         subnormals and zeros (meaningless for infinities and NaN)."""

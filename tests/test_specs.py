@@ -1,0 +1,38 @@
+"""The specs shipped so far: theorem constants and Conditions 2 and 3 (issue 5 is open)."""
+
+import importlib
+
+import pytest
+
+from fpsmt.engine import PROVED, Engine
+from fpsmt.formats import parse_format, pow2
+
+conditions = importlib.import_module("fpsmt.specs.conditions")
+theorems = importlib.import_module("fpsmt.specs.theorems")
+
+
+def test_theorem_constants():
+    f32 = parse_format("float32")
+    c = theorems.constants("sigmoid", f32)
+    assert c.M_sigma == pow2(126) and c.H_sigma == pow2(22) and c.depth_3_2 == (567, 569)
+    r = theorems.constants("relu", parse_format("bfloat16"))
+    assert r.M_sigma == pow2(125) and r.H_sigma == parse_format("bfloat16").Omega and r.format_admissible
+    assert not theorems.constants("relu", parse_format("float16")).format_admissible
+
+
+@pytest.mark.parametrize("act", ["relu", "sigmoid", "tanh"])
+@pytest.mark.parametrize("fmt", ["float8_e4m3", "bfloat16"])
+def test_conditions_2_and_3_hold_with_replayed_witnesses(act, fmt):
+    f = parse_format(fmt)
+    for claim in (conditions.C2(act), conditions.C3(act)):
+        r = Engine(timeout=120).prove(claim, f, {claim.name: claim})
+        assert r.status == PROVED, (claim.name, r.reason)
+
+
+def test_a_constant_activation_fails_condition_2(tmp_path):
+    """σ ≡ 1: σ(δ0) = σ(δ1) always, so no witness exists (checked by enumeration too)."""
+    src = tmp_path / "const.py"
+    src.write_text("def one(x, m):\n    return m.mpf(1)\n\n\ndef one_prime(x, m):\n    return m.mpf(0)\n")
+    claim = conditions.C2(f"{src}:one")
+    f = parse_format("float8_e4m3")
+    assert Engine(timeout=60).prove(claim, f, {"C2": claim}).status == "REFUTED"
