@@ -104,6 +104,8 @@ class Claim:
     assumes: tuple = ()
     doc: str = ""
     formats: tuple | None = None  # formats the claim is stated for (None: any)
+    #: for a disjunction: {branch name: condition}; reports say which branch a witness takes
+    branches: dict | None = None
 
     def __post_init__(self):
         if self.kind not in ("exists", "forall", "exists_forall"):
@@ -136,9 +138,9 @@ class Claim:
         return self.formats is None or fmt.name in self.formats
 
 
-def exists(name, variables, such_that, *, assumes=(), doc="", formats=None) -> Claim:
+def exists(name, variables, such_that, *, assumes=(), doc="", formats=None, branches=None) -> Claim:
     return Claim(name, "exists", witness=dict(variables), such_that=such_that, assumes=assumes, doc=doc,
-                 formats=formats)
+                 formats=formats, branches=branches)
 
 
 def forall(name, variables, goal, *, given=None, assumes=(), doc="", formats=None) -> Claim:

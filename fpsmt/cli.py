@@ -192,6 +192,31 @@ def cmd_activation_compare(args):
     return 0
 
 
+def cmd_conditions(args):
+    from . import conditions, solve
+    from .engine import Engine
+    from .store import Store
+    if args.all:
+        acts, fmts = list(conditions.PAPER_ACTIVATIONS), list(conditions.ALL_FORMATS)
+    else:
+        if not args.activation or not args.format:
+            raise InputError("give --activation and --format, or --all")
+        acts, fmts = [args.activation], [f for fs in args.format for f in fs.split(",") if f]
+    store = Store(args.store)
+    eng = Engine(solver=args.solver, timeout=args.timeout, store=store, recheck=args.recheck, progress=_err)
+    try:
+        rows = conditions.run(eng, acts, fmts, spec=args.spec, progress=_err)
+    finally:
+        solve.shutdown()
+        store.close()
+    if args.json:
+        _out(json.dumps([{k: r[k] for k in ("activation", "format", "condition", "status", "branch", "witness",
+                                              "seconds")} for r in rows], ensure_ascii=False))
+    else:
+        _out(conditions.markdown(rows))
+    return 0
+
+
 def cmd_paths(args):
     from .resources import FOLDERS, folder
     paths = {name: str(folder(name)) for name in FOLDERS}
@@ -263,6 +288,21 @@ def build_parser() -> argparse.ArgumentParser:
     a.add_argument("--samples", type=int, default=20000, help="random inputs for formats of more than 16 bits")
     a.add_argument("--json", action="store_true", help="print JSON only on stdout")
     a.set_defaults(fn=cmd_activation_compare)
+
+    s = sub.add_parser("conditions", help="Conditions 1-3 of an activation per format (spec: specs/conditions.py)",
+                       description="Each condition of the spec file is decided per format: PROVED with replayed "
+                                   "witnesses (and, for a disjunction, its branch), REFUTED, or UNKNOWN with the "
+                                   "reason. The shipped spec has C2 and C3 so far.")
+    s.add_argument("--activation", help="name or FILE.py:NAME")
+    s.add_argument("--format", action="append", help="format(s); repeat or separate with commas")
+    s.add_argument("--all", action="store_true", help="the paper's six activations x seven formats")
+    s.add_argument("--spec", help="a spec file defining C1, C2, C3 (functions of the activation)")
+    s.add_argument("--solver", default="portfolio", help="z3, cvc5, bitwuzla, portfolio (default) or exhaustive")
+    s.add_argument("--timeout", type=float, default=120.0, help="wall-clock limit per condition, seconds")
+    s.add_argument("--store", default=None, help="results store (SQLite)")
+    s.add_argument("--recheck", action="store_true", help="solve again even when the store has the answer")
+    s.add_argument("--json", action="store_true", help="print JSON only on stdout")
+    s.set_defaults(fn=cmd_conditions)
 
     s = sub.add_parser("paths", help="where the shipped specs/, proofs/ and examples/ are")
     s.add_argument("--json", action="store_true", help="print JSON only on stdout")

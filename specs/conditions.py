@@ -61,5 +61,5 @@ def C3(activation):
                      abs(v) <= s.int_pow2(f.e_max))
     return exists(
         "C3", {"zeta": Float(finite=True, sign="+"), "x": Float(finite=True)},
-        such_that=lambda s: route1(s) | route2(s),
+        such_that=lambda s: route1(s) | route2(s), branches={"route 1": route1, "route 2": route2},
         doc="Condition 3 (BRIEF §6): route 1 or route 2; a third-party reading of the paper.")

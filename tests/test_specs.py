@@ -36,3 +36,51 @@ def test_a_constant_activation_fails_condition_2(tmp_path):
     claim = conditions.C2(f"{src}:one")
     f = parse_format("float8_e4m3")
     assert Engine(timeout=60).prove(claim, f, {"C2": claim}).status == "REFUTED"
+
+
+# ------------------------------------------------------------ fpsmt conditions
+import json  # noqa: E402
+import subprocess  # noqa: E402
+import sys  # noqa: E402
+import tempfile  # noqa: E402
+from pathlib import Path  # noqa: E402
+
+SCRIPT = Path(sys.executable).parent / "fpsmt"
+HERE = Path(__file__).resolve().parent
+
+
+def fpsmt(*args):
+    cmd = [str(SCRIPT)] if SCRIPT.exists() else [sys.executable, "-m", "fpsmt.cli"]
+    return subprocess.run([*cmd, *args], capture_output=True, text=True, cwd=tempfile.gettempdir())
+
+
+def test_conditions_json(tmp_path):
+    r = fpsmt("conditions", "--activation", "relu", "--format", "float8_e4m3", "--json",
+              "--store", str(tmp_path / "s.sqlite"))
+    assert r.returncode == 0, r.stderr
+    rows = json.loads(r.stdout)
+    assert [(x["condition"], x["status"]) for x in rows] == [("C2", "PROVED"), ("C3", "PROVED")]
+    for x in rows:
+        assert set(x) == {"activation", "format", "condition", "status", "branch", "witness", "seconds"}
+    assert rows[1]["branch"] in ("route 1", "route 2")
+    f = parse_format("float8_e4m3")
+    assert all(isinstance(v, int) or f.parse_hex(v) is not None for v in rows[0]["witness"].values())
+
+
+@pytest.mark.parametrize("args,word", [
+    (["--activation", "nope", "--format", "bf16"], "unknown activation"),
+    (["--activation", "relu", "--format", "float7"], "unknown format"),
+    (["--activation", str(HERE / "activations" / "overflow.py") + ":huge", "--format", "e4m3"], "not finite"),
+    (["--activation", "relu"], "--format"),
+])
+def test_conditions_bad_input(tmp_path, args, word):
+    r = fpsmt("conditions", *args, "--store", str(tmp_path / "s.sqlite"))
+    assert r.returncode == 2 and word in r.stderr and "Traceback" not in r.stderr
+
+
+def test_spec_without_conditions_is_refused(tmp_path):
+    spec = tmp_path / "empty_spec.py"
+    spec.write_text("X = 1\n")
+    r = fpsmt("conditions", "--activation", "relu", "--format", "e4m3", "--spec", str(spec),
+              "--store", str(tmp_path / "s.sqlite"))
+    assert r.returncode == 2 and "defines no condition" in r.stderr
