@@ -292,7 +292,7 @@ def build_parser() -> argparse.ArgumentParser:
     s = sub.add_parser("conditions", help="Conditions 1-3 of an activation per format (spec: specs/conditions.py)",
                        description="Each condition of the spec file is decided per format: PROVED with replayed "
                                    "witnesses (and, for a disjunction, its branch), REFUTED, or UNKNOWN with the "
-                                   "reason. The shipped spec has C2 and C3 so far.")
+                                   "reason. The shipped spec states C1 (a reconstruction), C2 and C3 of BRIEF §6.")
     s.add_argument("--activation", help="name or FILE.py:NAME")
     s.add_argument("--format", action="append", help="format(s); repeat or separate with commas")
     s.add_argument("--all", action="store_true", help="the paper's six activations x seven formats")

@@ -16,10 +16,55 @@ language; integers come from the format through the domains.  Read them beside B
   with an even significand, and σ finite with magnitude <= 2^e_max at −(ζ ⊕ |x|), 0 and
   ζ ⊕ |x|.  Route 2: |σ'(0)| >= 2^−p and σ finite with |σ(0)| <= 2^e_max ("bounded near
   0", read as at 0 — a reconstruction).
-* **C1** is not written yet (it is an ∃∀ statement; see the open issue).
+* **C1** (role: the network can distinguish inputs).  Not recovered verbatim: this is
+  BRIEF §6's best candidate, the CAV-2025 condition generalised with ε = 2^−M — a
+  *reconstruction*.  ∃ finite c1, c2, η with
+  (a) σ(c1) = 0; ε/2 + 2ε² <= |σ(c2)| <= 5/4 − 2ε; max(|c1|, |c2|) >= 2^(e_min+1); and
+      ∀ finite x between c1 and c2, σ(x) lies between σ(c1) and σ(c2);
+  (b) 2^(e_min+5) <= |η| <= 4 − 8ε; σ(η), σ(η⁺) finite with magnitudes in
+      [2^(e_min+5), 2^(e_max−6)·|η|]; σ(η) ≠ σ(η⁺); and ∀ finite x <= η, y >= η⁺:
+      σ(x) <= σ(η) < σ(η⁺) <= σ(y), or the mirror image (the direction is the one σ(η), σ(η⁺)
+      take).  The optional Lipschitz clause (c) is real-valued and not stated here.
+  The products 2^(e_max−6)·|η| are compared exactly: the float product is exact or
+  overflows, and an overflow makes the bound vacuous in both readings.
 """
 
-from fpsmt.claims import Float, Int, exists
+from fractions import Fraction
+
+from fpsmt.claims import Float, Int, exists, exists_forall
+
+
+def C1(activation):
+    def witness(s):
+        f = s.fmt
+        eps = Fraction(1, 2 ** f.M)
+        sc1, sc2 = s.sigma(activation, s.c1), s.sigma(activation, s.c2)
+        eta_up = s.eta.next_up()
+        se, su = s.sigma(activation, s.eta), s.sigma(activation, eta_up)
+        lo_b, hi_b = s.int_pow2(f.e_min + 5), s.int_pow2(f.e_max - 6) * abs(s.eta)
+        return [
+            sc1.eq(0), abs(sc2) >= s.const(eps / 2 + 2 * eps ** 2), abs(sc2) <= s.const(Fraction(5, 4) - 2 * eps),
+            (abs(s.c1) >= s.int_pow2(f.e_min + 1)) | (abs(s.c2) >= s.int_pow2(f.e_min + 1)),          # (a)
+            abs(s.eta) >= s.int_pow2(f.e_min + 5), abs(s.eta) <= s.const(4 - 8 * eps),
+            se.is_finite(), su.is_finite(), abs(se) >= lo_b, abs(su) >= lo_b, abs(se) <= hi_b,
+            abs(su) <= hi_b, se.ne(su), eta_up.is_finite(),                                            # (b)
+        ]
+
+    def forall_part(s):
+        sx, sy = s.sigma(activation, s.x), s.sigma(activation, s.y)
+        sc1, sc2 = s.sigma(activation, s.c1), s.sigma(activation, s.c2)
+        se, su = s.sigma(activation, s.eta), s.sigma(activation, s.eta.next_up())
+        between_x = ((s.c1 <= s.x) & (s.x <= s.c2)) | ((s.c2 <= s.x) & (s.x <= s.c1))
+        between_s = ((sc1 <= sx) & (sx <= sc2)) | ((sc2 <= sx) & (sx <= sc1))
+        up = (sx <= se) & (se < su) & (su <= sy)
+        down = (sx >= se) & (se > su) & (su >= sy)
+        sides = (s.x <= s.eta) & (s.y >= s.eta.next_up())
+        return [between_x.implies(between_s), sides.implies((se < su).implies(up) & (se > su).implies(down))]
+    return exists_forall(
+        "C1", {"c1": Float(finite=True), "c2": Float(finite=True), "eta": Float(finite=True, nonzero=True)},
+        {"x": Float(finite=True), "y": Float(finite=True)},
+        such_that=witness, goal=forall_part,
+        doc="Condition 1 (BRIEF §6), a reconstruction of the CAV-2025 condition with ε = 2^−M.")
 
 
 def C2(activation):

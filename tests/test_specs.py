@@ -1,4 +1,4 @@
-"""The specs shipped so far: theorem constants and Conditions 2 and 3 (issue 5 is open)."""
+"""The specs shipped so far: theorem constants and Conditions 1-3 (issue 5 is open)."""
 
 import importlib
 
@@ -27,6 +27,15 @@ def test_conditions_2_and_3_hold_with_replayed_witnesses(act, fmt):
     for claim in (conditions.C2(act), conditions.C3(act)):
         r = Engine(timeout=120).prove(claim, f, {claim.name: claim})
         assert r.status == PROVED, (claim.name, r.reason)
+
+
+@pytest.mark.parametrize("act", ["relu", "sigmoid"])
+@pytest.mark.parametrize("fmt", ["float8_e4m3", "bfloat16"])
+def test_condition_1_holds_by_the_exists_forall_loop(act, fmt):
+    claim = conditions.C1(act)
+    r = Engine(timeout=120).prove(claim, parse_format(fmt), {"C1": claim})
+    assert r.status == PROVED, r.reason
+    assert set(r.witness) == {"c1", "c2", "eta"}
 
 
 def test_a_constant_activation_fails_condition_2(tmp_path):
@@ -59,10 +68,10 @@ def test_conditions_json(tmp_path):
               "--store", str(tmp_path / "s.sqlite"))
     assert r.returncode == 0, r.stderr
     rows = json.loads(r.stdout)
-    assert [(x["condition"], x["status"]) for x in rows] == [("C2", "PROVED"), ("C3", "PROVED")]
+    assert [(x["condition"], x["status"]) for x in rows] == [("C1", "PROVED"), ("C2", "PROVED"), ("C3", "PROVED")]
     for x in rows:
         assert set(x) == {"activation", "format", "condition", "status", "branch", "witness", "seconds"}
-    assert rows[1]["branch"] in ("route 1", "route 2")
+    assert rows[2]["branch"] in ("route 1", "route 2")
     f = parse_format("float8_e4m3")
     assert all(isinstance(v, int) or f.parse_hex(v) is not None for v in rows[0]["witness"].values())
 
