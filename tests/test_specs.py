@@ -93,3 +93,48 @@ def test_spec_without_conditions_is_refused(tmp_path):
     r = fpsmt("conditions", "--activation", "relu", "--format", "e4m3", "--spec", str(spec),
               "--store", str(tmp_path / "s.sqlite"))
     assert r.returncode == 2 and "defines no condition" in r.stderr
+
+
+distinguishability = importlib.import_module("fpsmt.specs.distinguishability")
+
+
+@pytest.mark.parametrize("fmt", ["bfloat16", "float8_e4m3", "float32"])
+def test_relu_first_layer_distinguishes_the_domain(fmt):
+    f = parse_format(fmt)
+    c = distinguishability.relu_first_layer_distinguishes()
+    assert Engine(timeout=120).prove(c, f, {c.name: c}).status == PROVED
+    bad = distinguishability.single_relu_does_not_distinguish()
+    r = Engine(timeout=120).prove(bad, f, {bad.name: bad})
+    assert r.status == "REFUTED"
+    x, x2 = r.witness["x"], r.witness["x2"]  # two distinct points relu cannot tell apart: both <= 0
+    assert f.to_fraction(x) != f.to_fraction(x2) and f.to_fraction(x) <= 0 and f.to_fraction(x2) <= 0
+
+
+@pytest.mark.parametrize("fmt", ["float8_e4m3", "bfloat16"])
+def test_negative_control_identity(fmt):
+    """σ(x) = x.  Checked by hand: C1 holds (σ(0) = 0; the identity is monotone, so every
+    'between' and separation clause holds; c2 near 0.15 and η of moderate size satisfy the
+    magnitude bounds).  C2 fails: σ' ≡ 1 makes 2^η0 · |σ'(δ0)| = 2^η0 >= 2 > 1 = |σ'(δ1)| for
+    every η0 >= 1 — a linear activation can neither suppress nor amplify a gradient.  C3 holds
+    by route 2: |σ'(0)| = 1 >= 2^−p and σ(0) = 0."""
+    act = str(HERE / "activations" / "identity.py") + ":ident"
+    f = parse_format(fmt)
+    got = {c: Engine(timeout=120).prove(b(act), f, {c: b(act)}).status for c, b in conditions_builders()}
+    assert got == {"C1": PROVED, "C2": "REFUTED", "C3": PROVED}
+
+
+def test_negative_control_cosine():
+    """σ = cos.  Checked by hand: C1 fails: it needs σ(c1) = 0 exactly, and cos of a float is
+    never within half the smallest subnormal of 0 (its zeros π/2 + kπ are irrational and the
+    nearest floats leave |cos| far above that), so no witness exists — the tool answers
+    REFUTED with an unsat proof.  C2 holds (δ0 with σ'(δ0) = −sin δ0 small, δ1 where
+    |sin δ1| rounds to 1).  C3 fails route 2 (σ'(0) = −sin 0 = 0) but holds by route 1."""
+    f = parse_format("float8_e4m3")
+    rows = {c: Engine(timeout=120).prove(b("cos"), f, {c: b("cos")}) for c, b in conditions_builders()}
+    assert {c: r.status for c, r in rows.items()} == {"C1": "REFUTED", "C2": PROVED, "C3": PROVED}
+    from fpsmt.conditions import branch_of
+    assert branch_of(conditions.C3("cos"), f, rows["C3"].witness) == "route 1"
+
+
+def conditions_builders():
+    return [("C1", conditions.C1), ("C2", conditions.C2), ("C3", conditions.C3)]
