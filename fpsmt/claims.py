@@ -387,6 +387,24 @@ class Scope:
             raise InputError(f"constant {x!r} is not representable in {f.name}")
         return b
 
+    def ceil(self, q) -> F:
+        """The least float >= the exact rational q, so that ``v >= s.ceil(q)`` is ``v >= q``."""
+        f = self.fmt
+        q = Fraction(q)
+        b = f.round(q)
+        if f.is_finite(b) and f.to_fraction(b) < q:
+            b = f.next_up(b)
+        return F(self, self.A.const(b))
+
+    def floor(self, q) -> F:
+        """The greatest float <= q, so that ``v <= s.floor(q)`` is ``v <= q``."""
+        f = self.fmt
+        q = Fraction(q)
+        b = f.round(q)
+        if f.is_finite(b) and f.to_fraction(b) > q:
+            b = f.next_down(b)
+        return F(self, self.A.const(b))
+
     def lift(self, o) -> F:
         return o if isinstance(o, F) else self.const(o)
 

@@ -25,7 +25,8 @@ language; integers come from the format through the domains.  Read them beside B
       [2^(e_min+5), 2^(e_max−6)·|η|]; σ(η) ≠ σ(η⁺); and ∀ finite x <= η, y >= η⁺:
       σ(x) <= σ(η) < σ(η⁺) <= σ(y), or the mirror image (the direction is the one σ(η), σ(η⁺)
       take).  The optional Lipschitz clause (c) is real-valued and not stated here.
-  The products 2^(e_max−6)·|η| are compared exactly: the float product is exact or
+  Rational bounds are compared exactly (v >= q as v >= the least float >= q, and so on);
+  the products 2^(e_max−6)·|η| are compared exactly: the float product is exact or
   overflows, and an overflow makes the bound vacuous in both readings.
 """
 
@@ -43,9 +44,9 @@ def C1(activation):
         se, su = s.sigma(activation, s.eta), s.sigma(activation, eta_up)
         lo_b, hi_b = s.int_pow2(f.e_min + 5), s.int_pow2(f.e_max - 6) * abs(s.eta)
         return [
-            sc1.eq(0), abs(sc2) >= s.const(eps / 2 + 2 * eps ** 2), abs(sc2) <= s.const(Fraction(5, 4) - 2 * eps),
+            sc1.eq(0), abs(sc2) >= s.ceil(eps / 2 + 2 * eps ** 2), abs(sc2) <= s.floor(Fraction(5, 4) - 2 * eps),
             (abs(s.c1) >= s.int_pow2(f.e_min + 1)) | (abs(s.c2) >= s.int_pow2(f.e_min + 1)),          # (a)
-            abs(s.eta) >= s.int_pow2(f.e_min + 5), abs(s.eta) <= s.const(4 - 8 * eps),
+            abs(s.eta) >= s.int_pow2(f.e_min + 5), abs(s.eta) <= s.floor(4 - 8 * eps),
             se.is_finite(), su.is_finite(), abs(se) >= lo_b, abs(su) >= lo_b, abs(se) <= hi_b,
             abs(su) <= hi_b, se.ne(su), eta_up.is_finite(),                                            # (b)
         ]

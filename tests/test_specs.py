@@ -1,6 +1,7 @@
 """The specs shipped so far: theorem constants and Conditions 1-3 (issue 5 is open)."""
 
 import importlib
+from fractions import Fraction
 
 import pytest
 
@@ -138,3 +139,17 @@ def test_negative_control_cosine():
 
 def conditions_builders():
     return [("C1", conditions.C1), ("C2", conditions.C2), ("C3", conditions.C3)]
+
+
+def test_exact_rational_bounds():
+    """s.ceil / s.floor turn a comparison with a rational into one with a float, exactly."""
+    from fpsmt.claims import Float, forall
+    f = parse_format("float8_e3m4")
+    q = Fraction(5, 128)  # not a float of e3m4
+    c = forall("ceil", {"v": Float(finite=True)}, goal=lambda s: (s.v >= s.ceil(q)).implies(s.v >= s.floor(q)))
+    assert Engine(solver="exhaustive").prove(c, f, {"ceil": c}).status == PROVED
+    from fpsmt.arith import concrete
+    from fpsmt.claims import Scope
+    sc = Scope(concrete(f), f, {})
+    lo, hi = (f.to_fraction(int(sc.A.to_bits(x.v))) for x in (sc.floor(q), sc.ceil(q)))
+    assert lo < q < hi and f.next_up(f.round(lo)) == f.round(hi)
