@@ -42,11 +42,12 @@ def main():
         tp, sp = timed("portfolio", fmt, args.cap)
         tz, sz = timed("z3", fmt, args.cap)
         ratio = f"{tp / tz:.2f}" if tp is not None and tz else "-"
-        total_p += tp or 0
-        total_z += tz or 0
+        if tp is not None and tz is not None:  # the ratio compares formats both decided
+            total_p += tp
+            total_z += tz
         print(f"{fmt:<13} {tp if tp is None else round(tp, 1)!s:>12} {tz if tz is None else round(tz, 1)!s:>11} "
               f"{ratio:>7}  {sp} | {sz}", flush=True)
-    print(f"{'total':<13} {total_p:>12.1f} {total_z:>11.1f} {total_p / total_z if total_z else 0:>7.2f}")
+    print(f"{'total (both)':<13} {total_p:>12.1f} {total_z:>11.1f} {total_p / total_z if total_z else 0:>7.2f}")
     shutdown()
 
 
