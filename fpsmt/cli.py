@@ -8,6 +8,7 @@ With ``--json`` stdout holds JSON only; tables, progress and warnings go to stde
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import sys
 
@@ -93,27 +94,50 @@ def _parse_target(text):
     return resolve(path), (name or None)
 
 
-def cmd_prove(args):
+def _format_names(args):
+    """The formats of a repeatable ``--format`` option, commas allowed."""
+    return [f for fs in args.format or [] for f in fs.split(",") if f]
+
+
+@contextlib.contextmanager
+def _engine_session(args, **options):
+    """An engine on the results store of ``args``; solver workers and store closed at the end."""
     from . import solve
-    from .engine import Engine, load_claims, order_by_assumptions
-    from .formats import parse_format
+    from .engine import Engine
     from .store import Store
+    eng = Engine(solver=args.solver, timeout=args.timeout, recheck=args.recheck, progress=_err, **options)
+    eng.store = Store(args.store)
+    try:
+        yield eng
+    finally:
+        solve.shutdown()
+        eng.store.close()
+
+
+def _solver_options(parser, default_solver, what, default_timeout):
+    """The options every solving subcommand shares."""
+    parser.add_argument("--solver", default=default_solver,
+                        help=f"z3, cvc5, bitwuzla, portfolio or exhaustive (enumeration, small formats); "
+                             f"default {default_solver}")
+    parser.add_argument("--timeout", type=float, default=default_timeout,
+                        help=f"wall-clock limit per {what}, seconds (default {default_timeout:g})")
+    parser.add_argument("--store", default=None, help="results store (SQLite); default in the user cache folder")
+    parser.add_argument("--recheck", action="store_true", help="solve again even when the store has the answer")
+    parser.add_argument("--json", action="store_true", help="print JSON only on stdout")
+
+
+def cmd_prove(args):
+    from .engine import load_claims, order_by_assumptions
+    from .formats import parse_format
     path, name = _parse_target(args.target)
     claims = load_claims(path)
     if name is not None and name not in claims:
         raise InputError(f"{path}: no claim named {name!r} (defined: {', '.join(sorted(claims))})")
-    fmts = [parse_format(f) for fs in args.format for f in fs.split(",") if f]
-    if args.solver not in solve.SOLVERS:
-        raise InputError(f"unknown solver {args.solver!r}: use one of {', '.join(solve.SOLVERS)}")
-    if args.timeout <= 0:
-        raise InputError("--timeout must be positive")
-    store = Store(args.store)
-    eng = Engine(solver=args.solver, timeout=args.timeout, confirm=args.confirm, store=store,
-                 recheck=args.recheck, progress=_err)
+    fmts = [parse_format(f) for f in _format_names(args)]
     wanted = [claims[name]] if name else list(claims.values())
     todo = order_by_assumptions(wanted)
     results = []
-    try:
+    with _engine_session(args, confirm=args.confirm) as eng:
         for fmt in fmts:
             for c in todo:
                 if not c.applies_to(fmt):
@@ -124,9 +148,6 @@ def cmd_prove(args):
                 results.append(r)
                 _err(f"  {r.status}{' (cached)' if r.cached else ''} by {r.solver or '-'} in {r.seconds:.2f} s"
                      + (f": {r.reason}" if r.reason else ""))
-    finally:
-        solve.shutdown()
-        store.close()
     if args.json:
         _out(json.dumps([r.to_json() for r in results], ensure_ascii=False))
     else:
@@ -193,22 +214,16 @@ def cmd_activation_compare(args):
 
 
 def cmd_conditions(args):
-    from . import conditions, solve
-    from .engine import Engine
-    from .store import Store
+    from . import conditions
+    from .activations import PAPER_SIX
     if args.all:
-        acts, fmts = list(conditions.PAPER_ACTIVATIONS), list(conditions.ALL_FORMATS)
+        acts, fmts = list(PAPER_SIX), list(conditions.ALL_FORMATS)
     else:
         if not args.activation or not args.format:
             raise InputError("give --activation and --format, or --all")
-        acts, fmts = [args.activation], [f for fs in args.format for f in fs.split(",") if f]
-    store = Store(args.store)
-    eng = Engine(solver=args.solver, timeout=args.timeout, store=store, recheck=args.recheck, progress=_err)
-    try:
+        acts, fmts = [args.activation], _format_names(args)
+    with _engine_session(args) as eng:
         rows = conditions.run(eng, acts, fmts, spec=args.spec, progress=_err)
-    finally:
-        solve.shutdown()
-        store.close()
     if args.json:
         _out(json.dumps([{k: r[k] for k in ("activation", "format", "condition", "status", "branch", "witness",
                                               "seconds")} for r in rows], ensure_ascii=False))
@@ -266,12 +281,8 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("target", help="FILE.py or FILE.py:NAME (FILE may be example:claims.py)")
     s.add_argument("--format", required=True, action="append",
                    help="format(s); repeat or separate with commas")
-    s.add_argument("--solver", default="z3", help="z3 (default), cvc5, bitwuzla, portfolio, or exhaustive (enumeration, small formats)")
-    s.add_argument("--timeout", type=float, default=60.0, help="wall-clock limit per claim, seconds (default 60)")
+    _solver_options(s, "z3", "claim", 60.0)
     s.add_argument("--confirm", action="store_true", help="re-check every UNSAT answer with a second solver")
-    s.add_argument("--store", default=None, help="results store (SQLite); default in the user cache folder")
-    s.add_argument("--recheck", action="store_true", help="solve again even when the store has the answer")
-    s.add_argument("--json", action="store_true", help="print JSON only on stdout")
     s.set_defaults(fn=cmd_prove)
 
     s = sub.add_parser("activation", help="correctly rounded activations: tables and comparisons")
@@ -297,11 +308,7 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--format", action="append", help="format(s); repeat or separate with commas")
     s.add_argument("--all", action="store_true", help="the paper's six activations x seven formats")
     s.add_argument("--spec", help="a spec file defining C1, C2, C3 (functions of the activation)")
-    s.add_argument("--solver", default="portfolio", help="z3, cvc5, bitwuzla, portfolio (default) or exhaustive")
-    s.add_argument("--timeout", type=float, default=120.0, help="wall-clock limit per condition, seconds")
-    s.add_argument("--store", default=None, help="results store (SQLite)")
-    s.add_argument("--recheck", action="store_true", help="solve again even when the store has the answer")
-    s.add_argument("--json", action="store_true", help="print JSON only on stdout")
+    _solver_options(s, "portfolio", "condition", 120.0)
     s.set_defaults(fn=cmd_conditions)
 
     s = sub.add_parser("paths", help="where the shipped specs/, proofs/ and examples/ are")

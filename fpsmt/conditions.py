@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .activations import PAPER_SIX, get_activation
+from .activations import get_activation
 from .arith import concrete
 from .encoding import Encoding
 from .errors import InputError
@@ -101,5 +101,3 @@ def markdown(rows) -> str:
                    f"{r['branch'] or ''} | {wit} | {r['seconds']:.2f} |")
     return "\n".join(out)
 
-
-PAPER_ACTIVATIONS = PAPER_SIX

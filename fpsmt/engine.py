@@ -68,6 +68,11 @@ def _render(constraints, A: Z3Arith) -> str:
 class Engine:
     def __init__(self, *, solver="z3", timeout=60.0, confirm=False, store: Store | None = None, recheck=False,
                  max_rounds=64, progress=None):
+        from .solve import SOLVERS
+        if solver not in SOLVERS:
+            raise InputError(f"unknown solver {solver!r}: use one of {', '.join(SOLVERS)}")
+        if not timeout > 0:
+            raise InputError("--timeout must be positive")
         self.solver, self.timeout, self.confirm = solver, timeout, confirm
         self.store, self.recheck, self.max_rounds = store, recheck, max_rounds
         self.progress = progress or (lambda msg: None)

@@ -102,25 +102,6 @@ def correctly_rounded(act, fmt: Format, bits: int, which: str = "value") -> int:
                      f"within {MAX_PREC} bits (an exact midpoint the activation does not declare?)")
 
 
-def check_real(act, fmt: Format, x_bits: int):
-    """Evaluate σ and σ' once in mpmath.mp: refuse activations that return non-reals."""
-    q = fmt.to_fraction(x_bits)
-    for fn, nm in ((act.f, act.name), (act.fprime, act.name + "_prime")):
-        try:
-            v = fn(mpmath.mpf(q.numerator) / q.denominator, _mp_context())
-        except Exception as e:
-            raise InputError(f"activation {nm} fails at {fmt.describe(x_bits)}: {type(e).__name__}: {e}") from None
-        if not isinstance(v, (mpmath.mpf, int, float, Fraction)) or (isinstance(v, mpmath.mpf) and
-                                                                       not mpmath.isfinite(v)):
-            if not isinstance(v, mpmath.mpf):
-                raise InputError(f"activation {nm} returns a non-real ({type(v).__name__}) at {fmt.describe(x_bits)}")
-
-
-def _mp_context():
-    from .realfun import MP
-    return MP
-
-
 # ------------------------------------------------------------------ tables
 TABLE_MAX_BITS = 16
 

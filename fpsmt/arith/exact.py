@@ -79,11 +79,6 @@ def eq(fmt: Format, a: int, b: int) -> bool:
     return not (fmt.is_nan(a) or fmt.is_nan(b)) and _key(fmt, a) == _key(fmt, b)
 
 
-def exact_value(fmt: Format, x: int) -> Fraction:
-    """The exact value (raises for NaN and infinities)."""
-    return fmt.to_fraction(x)
-
-
 class ExactArith(NumpyBooleans, Arith):
     """The executor on exact rationals: object arrays of Python-int bit patterns."""
 
