@@ -567,7 +567,9 @@ class _SymInts:
         k = self._bv(k)
         C = lambda n: z3.BitVecVal(n, INT_BITS)  # noqa: E731
         normal = A._from_fields1(0, z3.Extract(f.E - 1, 0, k + C(f.bias)), 0)
-        sub_frac = z3.Extract(f.M - 1, 0, z3.BitVecVal(1, INT_BITS) << (k - C(f.e_min - f.M)))
+        width = max(INT_BITS, f.M + 1)  # the shift must reach bit M − 1 (float64: bit 51)
+        shift = z3.ZeroExt(width - INT_BITS, k - C(f.e_min - f.M))
+        sub_frac = z3.Extract(f.M - 1, 0, z3.BitVecVal(1, width) << shift)
         subnormal = A._from_fields1(0, 0, sub_frac)
         r = z3.If(k > C(f.e_max), A.const1(f.inf_bits()),
                   z3.If(k >= C(f.e_min), normal, z3.If(k >= C(f.e_min - f.M), subnormal, A.const1(0))))

@@ -8,6 +8,8 @@ the branch the witness takes.
 
 from __future__ import annotations
 
+import time
+
 import numpy as np
 
 from .activations import get_activation
@@ -65,6 +67,30 @@ def branch_of(claim, fmt, witness) -> str | None:
     return None
 
 
+def _hints(act, fmt, cname, claim, rows):
+    """Candidate witnesses: the same condition's witnesses in formats decided earlier in this
+    run, where every value is exact in ``fmt``; then one found among landmark inputs."""
+    from .crosscheck import suggest
+    out = []
+    for r in rows:
+        if (r["activation"], r["condition"], r["status"]) != (act.name, cname, "PROVED") or r["format"] == fmt.name:
+            continue
+        src = parse_format(r["format"])
+        h = {}
+        for n, v in r["witness"].items():
+            if isinstance(v, str):
+                q = src.to_fraction(src.parse_hex(v))
+                b = fmt.round(q, negative_zero=src.is_negative(src.parse_hex(v)))
+                if not fmt.is_finite(b) or fmt.to_fraction(b) != q:
+                    break
+                h[n] = b
+        else:
+            out.append(h)
+    if fmt.nbits > 16:  # narrow formats are solved fast without help
+        out.extend(suggest(act, fmt, cname))
+    return out
+
+
 def run(engine, activations, formats, spec=None, progress=None):
     """Decide every condition of the spec for each activation and format; rows as dicts."""
     builders = load_spec(spec)
@@ -81,11 +107,14 @@ def run(engine, activations, formats, spec=None, progress=None):
                 done += 1
                 if progress:
                     progress(f"[{done}/{total}] {cname} for {act.name} in {fmt.name} ...")
-                r = engine.prove(claim, fmt, {claim.name: claim})
+                t0 = time.perf_counter()
+                hints = _hints(act, fmt, cname, claim, rows) if spec is None else []
+                hint_seconds = time.perf_counter() - t0
+                r = engine.prove(claim, fmt, {claim.name: claim}, hints=hints)
                 witness = r.witness_json()
                 rows.append({"activation": act.name, "format": fmt.name, "condition": cname, "status": r.status,
                              "branch": branch_of(claim, fmt, r.witness) if r.status == "PROVED" else None,
-                             "witness": witness, "seconds": round(r.seconds, 3), "reason": r.reason,
+                             "witness": witness, "seconds": round(r.seconds + (0 if r.cached else hint_seconds), 3), "reason": r.reason,
                              "solver": r.solver, "decimal": {k: (fmt.describe(v) if k in r.float_vars else v)
                                                              for k, v in r.witness.items()}})
     return rows

@@ -100,7 +100,10 @@ class Engine:
         return q.text
 
     # -- the main entry
-    def prove(self, claim: Claim, fmt: Format, registry: dict) -> Result:
+    def prove(self, claim: Claim, fmt: Format, registry: dict, hints=()) -> Result:
+        """Decide ``claim`` in ``fmt``.  ``hints``: candidate witnesses (partial assignments of
+        the witness variables, bit patterns) tried first, each under a quarter of the time
+        limit; a hint only steers the search — what is returned is solved and replayed."""
         plan = None if self.solver == "exhaustive" else plan_for(self.solver, fmt)
         assumed = self._check_assumptions(claim, fmt, registry)
         text = self._statement(claim, fmt, registry)
@@ -121,8 +124,11 @@ class Engine:
                 return r
         t0 = time.perf_counter()
         deadline = time.monotonic() + self.timeout
-        if claim.kind == "exists_forall":
-            r = self._cegis(claim, fmt, registry, plan, deadline)
+        r, cexs = self._hinted(claim, fmt, registry, plan, deadline, hints)
+        if r is not None:
+            pass
+        elif claim.kind == "exists_forall":
+            r = self._cegis(claim, fmt, registry, plan, deadline, cexs)
         else:
             r = self._single(claim, fmt, registry, plan, deadline)
         r.seconds = time.perf_counter() - t0
@@ -232,9 +238,44 @@ class Engine:
         else:
             res.reason += "; not confirmed: no second solver decided"
 
-    # -- ∃∀ by counterexample-guided refinement
-    def _cegis(self, claim, fmt, registry, plan, deadline) -> Result:
+    # -- candidate witnesses first
+    def _hinted(self, claim, fmt, registry, plan, deadline, hints):
+        """(a PROVED result, or None; counterexamples found against the candidates)."""
         cexs: list = []
+        if claim.kind == "forall":
+            return None, cexs
+        first = "exists" if claim.kind == "exists" else "propose"
+        for hint in hints:
+            fixed = {n: int(v) for n, v in hint.items() if n in claim.witness}
+            if not fixed or time.monotonic() >= deadline:
+                continue
+            until = min(deadline, time.monotonic() + max(1.0, self.timeout / 4))
+            q, ans = self._ask(claim, fmt, registry, parts(claim, first, cexs), plan, until, fixed=fixed)
+            if ans.status != "sat":
+                continue
+            cand = self._replay(claim, fmt, registry, ans, first, fixed=fixed, cexs=cexs)
+            shown = ", ".join(f"{n}={show(claim, fmt, n, v)}" for n, v in fixed.items())
+            told = f"from the candidate {shown}"
+            if claim.kind == "exists":
+                return Result(claim.name, fmt, claim.kind, PROVED, cand, ans.solver, experimental=ans.experimental,
+                              per_solver=ans.per_solver, reason=f"witness replayed ({told})"), cexs
+            vbuild = parts(claim, "forall")
+            vq, vans = self._ask(claim, fmt, registry, vbuild, plan, until, fixed=cand)
+            if vans.status == "unsat":
+                res = Result(claim.name, fmt, claim.kind, PROVED, cand, vans.solver, experimental=vans.experimental,
+                             per_solver=vans.per_solver, confirmed_by=vans.confirmed_by,
+                             reason=f"witness replayed ({told}); its ∀ part unsat")
+                self._confirm(res, claim, fmt, registry, vbuild, vq, plan, deadline, fixed=cand)
+                return res, cexs
+            if vans.status == "sat":
+                cx = self._replay(claim, fmt, registry, vans, "refute", fixed=cand)
+                cexs.append({n: cx[n] for n in claim.universal})
+                self.progress(f"  candidate {shown} refuted")
+        return None, cexs
+
+    # -- ∃∀ by counterexample-guided refinement
+    def _cegis(self, claim, fmt, registry, plan, deadline, cexs=()) -> Result:
+        cexs: list = list(cexs)
         w, u = list(claim.witness), list(claim.universal)
         res = Result(claim.name, fmt, claim.kind, UNKNOWN)
         for rnd in range(1, self.max_rounds + 1):

@@ -1,4 +1,4 @@
-"""Conditions 1–3 on an activation, as claims (BRIEF §6).  Work in progress: C2 and C3.
+"""Conditions 1–3 on an activation, as claims (BRIEF §6).
 
 Every statement is built per activation by a function returning a claim of the claim
 language; integers come from the format through the domains.  Read them beside BRIEF §6.

@@ -231,3 +231,17 @@ def test_killed_run_leaves_the_store_consistent(tmp_path):
 
 def teardown_module():
     shutdown()
+
+
+@pytest.mark.parametrize("fmt", ["float64", "bfloat16"])
+def test_int_pow2_reaches_subnormals_of_wide_formats(fmt):
+    """2^k of an Int variable, symbolic: the subnormal branch shifts up to bit M − 1 (51 in
+    float64, wider than the 32-bit integers); every k of the subnormal and normal range."""
+    from fpsmt.claims import Int, forall
+    f = parse_format(fmt)
+    c = forall("pow2", {"k": Int(f.e_min - f.M, f.e_max)},
+               goal=lambda s: (s.k.pow2() > 0) & s.k.pow2().is_finite()
+               & (s.k >= f.e_min).implies(s.k.pow2().exponent().eq(s.k))
+               & (s.k < f.e_min).implies(s.k.pow2().is_subnormal()))
+    r = Engine(timeout=120).prove(c, f, {"pow2": c})
+    assert r.status == "PROVED", r.reason

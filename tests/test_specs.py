@@ -1,4 +1,4 @@
-"""The specs shipped so far: theorem constants and Conditions 1-3 (issue 5 is open)."""
+"""The shipped specs: theorem constants, Conditions 1-3, distinguishability."""
 
 import importlib
 from fractions import Fraction
@@ -153,3 +153,17 @@ def test_exact_rational_bounds():
     sc = Scope(concrete(f), f, {})
     lo, hi = (f.to_fraction(int(sc.A.to_bits(x.v))) for x in (sc.floor(q), sc.ceil(q)))
     assert lo < q < hi and f.next_up(f.round(lo)) == f.round(hi)
+
+
+
+def test_lazy_activation_queries_parse_in_bitwuzla():
+    """Regression: a one-argument `and` in the lazy facts (a monotone piece unbounded on
+    one side) made Bitwuzla's parser fail ("got 1") on every float32 query with sigmoid."""
+    bitwuzla = pytest.importorskip("bitwuzla")
+    from fpsmt.encoding import parts
+    f = parse_format("float32")
+    for act in ("sigmoid", "gelu", "tanh"):
+        claim = conditions.C2(act)
+        _, q = Engine()._query(claim, f, {"C2": claim}, parts(claim, "exists"))
+        tm = bitwuzla.TermManager()
+        bitwuzla.Parser(tm, bitwuzla.Options()).parse(q.text, True, False)  # parse only; raises on error

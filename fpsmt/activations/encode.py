@@ -173,7 +173,7 @@ def _inside(Z, t, lo, hi):
         c.append(z3.fpGEQ(t, Z.const1(Z.fmt.round(lo))))
     if hi is not None:
         c.append(z3.fpLEQ(t, Z.const1(Z.fmt.round(hi))))
-    return z3.And(*c)
+    return c[0] if len(c) == 1 else z3.And(*c)  # Bitwuzla's parser refuses a one-argument `and`
 
 
 def _end_value(act, fmt, which, end, sign):
