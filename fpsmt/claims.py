@@ -448,6 +448,16 @@ class Scope:
         a, b = self.lift(a), self.lift(b)
         return F(self, self.A.where(c.v, a.v, b.v))
 
+    def iwhere(self, c: B, a, b) -> I:
+        """The integer ``a`` where ``c`` holds, else ``b`` (ints or :class:`I`)."""
+        a, b = (x.v if isinstance(x, I) else self.int_const(int(x)) for x in (a, b))
+        if self.A.concrete:
+            return I(self, np.where(np.asarray(c.v), a, b))
+        import z3
+        ops = _SymInts(self)
+        cv = c.v[()] if isinstance(c.v, np.ndarray) else c.v
+        return I(self, z3.If(cv, ops._bv(a), ops._bv(b)))
+
     def let(self, name, x: F) -> F:
         """Name an intermediate value: replay compares it between solver and executor."""
         self.lets[name] = x
@@ -465,9 +475,11 @@ class Scope:
         return F(self, get_activation(activation).derivative(self.A, self.lift(x).v))
 
     # -- networks
-    def run(self, net, x, y=None, params=None, sem=None):
+    def run(self, net, x, y=None, params=None, sem=None, trace=False):
         """Run a network on floats ``x`` (list) with upstream gradients ``y``; symbolic
-        parameters from ``params`` ({name: F}).  Returns (outputs, gradient) as lists of F."""
+        parameters from ``params`` ({name: F}).  Returns (outputs, gradient) as lists of F;
+        with ``trace``, also per layer (pre-activations, outputs, gradients w.r.t. outputs),
+        each a list of F per neuron — for staged proofs about blocks inside a network."""
         from .network import PAPER, run
         X = np.stack([self.lift(v).v for v in x], axis=-1)
         Y = None if y is None else np.stack([self.lift(v).v for v in y], axis=-1)
@@ -475,7 +487,12 @@ class Scope:
         t = run(self.A, net, X, Y, P, sem or PAPER)
         out = [F(self, t.out[..., i]) for i in range(net.n_out)]
         grad = None if t.grad is None else [F(self, t.grad[..., j]) for j in range(net.n_in)]
-        return out, grad
+        if not trace:
+            return out, grad
+
+        def cols(v):
+            return None if v is None else [F(self, v[..., i]) for i in range(np.shape(v)[-1])]
+        return out, grad, ([cols(v) for v in t.pre], [cols(v) for v in t.post], [cols(v) for v in t.upstream])
 
     # -- assumed claims
     def instance(self, claim_name, **terms) -> B:

@@ -10,7 +10,9 @@ from __future__ import annotations
 import argparse
 import contextlib
 import json
+import os
 import sys
+from pathlib import Path
 
 from . import __version__
 from .errors import InputError, ReplayMismatch
@@ -232,6 +234,38 @@ def cmd_conditions(args):
     return 0
 
 
+def cmd_reproduce(args):
+    from . import reproduce
+    from .formats import parse_format
+    lemmas = [n for ns in args.lemma or [] for n in ns.split(",") if n] or list(reproduce.LEMMAS)
+    for n in lemmas:
+        if n not in reproduce.LEMMAS:
+            raise InputError(f"unknown lemma {n!r}: use one of {', '.join(reproduce.LEMMAS)}")
+    fmts = _format_names(args) or list(reproduce.DEFAULT_FORMATS)
+    for f in fmts:
+        parse_format(f)
+    variants = [args.variant] if args.variant else ["released", "repaired"]
+    for v in variants:
+        if v not in ("released", "repaired"):
+            raise InputError(f"unknown variant {v!r}: use released or repaired")
+    with _engine_session(args, confirm=args.confirm) as eng:
+        rows = reproduce.run(eng, lemmas, variants, fmts, progress=_err)
+    report = reproduce.markdown(rows)
+    path = Path(args.report)
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(report, encoding="utf-8")
+    os.replace(tmp, path)
+    _err(report)
+    _err(f"fpsmt: report written to {path}")
+    missing = sorted({r["lemma"] for r in rows if r["status"] == "MISSING"})
+    if missing:
+        _err(f"fpsmt: warning: no proof yet for {', '.join(missing)} (rows marked MISSING)")
+    if args.json:
+        _out(json.dumps([{k: r[k] for k in ("lemma", "variant", "format", "status", "statement", "counterexample",
+                                              "solver", "seconds")} for r in rows], ensure_ascii=False))
+    return 0
+
+
 def cmd_paths(args):
     from .resources import FOLDERS, folder
     paths = {name: str(folder(name)) for name in FOLDERS}
@@ -310,6 +344,19 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--spec", help="a spec file defining C1, C2, C3 (functions of the activation)")
     _solver_options(s, "portfolio", "condition", 120.0)
     s.set_defaults(fn=cmd_conditions)
+
+    s = sub.add_parser("reproduce", help="the ReLU construction lemmas (proofs/) per format, released and repaired",
+                       description="Each lemma of proofs/ is stated for all its parameters and discharged per "
+                                   "format: PROVED, REFUTED with a replayed counterexample, or UNKNOWN with the "
+                                   "reason. A markdown report goes to --report and to stderr.")
+    s.add_argument("--format", action="append", help="format(s); repeat or separate with commas "
+                                                     "(default bfloat16,float32)")
+    s.add_argument("--lemma", action="append", help="lemma name(s); default all")
+    s.add_argument("--variant", help="released or repaired (default both)")
+    s.add_argument("--report", default="fpsmt-reproduce.md", help="markdown report file (default fpsmt-reproduce.md)")
+    s.add_argument("--confirm", action="store_true", help="confirm UNSAT answers with a second solver")
+    _solver_options(s, "portfolio", "claim", 600.0)
+    s.set_defaults(fn=cmd_reproduce)
 
     s = sub.add_parser("paths", help="where the shipped specs/, proofs/ and examples/ are")
     s.add_argument("--json", action="store_true", help="print JSON only on stdout")

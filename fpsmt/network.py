@@ -220,18 +220,26 @@ class Trace:
     grad: object
     pre: list
     post: list
+    upstream: list = field(default_factory=list)  # per layer: the gradient w.r.t. its output (D^AD only)
 
 
 def _values(A, entries, params):
-    """Interpretation values for a list of patterns / Params."""
+    """Interpretation values for a list of patterns / Params: shape (n,), or (batch…, n)
+    when a parameter has one value per sample (e.g. enumerated by the exhaustive solver)."""
     bits = [0 if isinstance(e, Param) else e for e in entries]
     vals = np.array(A.const(np.asarray(bits, dtype=np.uint64 if A.fmt.nbits <= 64 else object)), copy=True)
+    found = {}
     for k, e in enumerate(entries):
         if isinstance(e, Param):
             if params is None or e.name not in params:
                 raise InputError(f"parameter {e.name!r} has no value")
             v = params[e.name]
-            vals[k] = v[()] if isinstance(v, np.ndarray) and v.ndim == 0 else v
+            found[k] = v[()] if isinstance(v, np.ndarray) and v.ndim == 0 else v
+    batch = np.broadcast_shapes(*[np.shape(v) for v in found.values()]) if found else ()
+    if batch:
+        vals = np.array(np.broadcast_to(vals, batch + vals.shape), copy=True)
+    for k, v in found.items():
+        vals[..., k] = v
     return vals
 
 
@@ -241,7 +249,7 @@ def _fold(A, pattern: Pattern, W, v, product, sem: Semantics):
     start = A.fmt.zero_bits(sem.fold_init == "first")  # −0 is ⊕'s identity
     S = np.array(A.full(shape, start), copy=True)
     for k, (rows, cols, entry) in enumerate(pattern.positions):
-        prod = product(v[..., cols], W[entry])
+        prod = product(v[..., cols], W[..., entry])
         if k == 0 and sem.fold_init == "first":
             S[..., rows] = prod
         else:
@@ -269,12 +277,14 @@ def run(A, net: Network, x, y=None, params=None, sem: Semantics = PAPER) -> Trac
         pre.append(z)
         post.append(h)
     grad = None
+    upstream = [None] * len(net.layers)
     if y is not None:
         if np.shape(y)[-1] != net.n_out:
             raise InputError(f"network has {net.n_out} outputs, got {np.shape(y)[-1]} upstream gradients")
         g = y
-        for layer, W, z, a in reversed(list(zip(net.layers, weights, pre, post))):
+        for k, layer, W, z, a in reversed(list(zip(range(len(pre)), net.layers, weights, pre, post))):
+            upstream[k] = g
             g = sem.backward_formula(layer.act)(A, layer.act, g, z, a)
             g = _fold(A, layer.backward_pattern, W, g, lambda gs, ws: A.mul(gs, ws), sem)
         grad = g
-    return Trace(h, grad, pre, post)
+    return Trace(h, grad, pre, post, upstream)

@@ -1,0 +1,97 @@
+"""``fpsmt reproduce``: the ReLU construction lemmas (``proofs/``), per format and variant.
+
+A proof file defines ``LEMMA``, a :class:`Lemma`: for each variant (``released``,
+``repaired``) a function ``fmt -> (claims, statement)`` giving the claims to discharge in
+order (stages first, the lemma last: the last one's status is the row's) and a one-line
+statement of exactly what the last claim says, with every range.  Rows are PROVED,
+REFUTED (with the counterexample, replayed) or UNKNOWN (with the reason).
+"""
+
+from __future__ import annotations
+
+import importlib
+from dataclasses import dataclass, field
+from typing import Callable
+
+from .errors import InputError
+from .formats import Format, parse_format
+
+LEMMAS = ("step_indicator_ge", "step_indicator_le", "zero_indicator", "point_indicator", "cancellation_block",
+          "multiplication_transfer", "zero_gradient_atom", "gradient_atom", "boxplus_neutrality",
+          "theorem_3_1_relu")
+DEFAULT_FORMATS = ("bfloat16", "float32")
+
+
+@dataclass
+class Lemma:
+    name: str
+    paper: str  # where the paper states it
+    variants: dict = field(default_factory=dict)  # variant -> fmt -> (claims, statement)
+    formats: Callable | None = None  # fmt -> why it does not apply, or None
+
+    def build(self, variant, fmt):
+        if variant not in self.variants:
+            return None
+        return self.variants[variant](fmt)
+
+
+def load(name) -> Lemma:
+    if name not in LEMMAS:
+        raise InputError(f"unknown lemma {name!r}: use one of {', '.join(LEMMAS)}")
+    try:
+        module = importlib.import_module(f"fpsmt.proofs.{name}")
+    except ModuleNotFoundError:
+        return None
+    return getattr(module, "LEMMA", None)
+
+
+def run(engine, lemmas, variants, formats, progress=None):
+    """Rows (dicts) for every lemma x variant x format; lemmas without a proof file yet
+    give a row with status MISSING so that nothing is silently left out."""
+    rows = []
+    fmts = [parse_format(f) for f in formats]
+    loaded = {n: load(n) for n in lemmas}
+    for name in lemmas:
+        lemma = loaded[name]
+        for variant in variants:
+            for fmt in fmts:
+                rows.append(_row(engine, name, lemma, variant, fmt, progress))
+    return rows
+
+
+def _row(engine, name, lemma, variant, fmt: Format, progress):
+    base = {"lemma": name, "variant": variant, "format": fmt.name, "counterexample": None, "solver": None,
+            "seconds": 0.0}
+    if lemma is None:
+        return {**base, "status": "MISSING", "statement": "no proof file in this version of fpsmt"}
+    built = lemma.build(variant, fmt)
+    if built is None:
+        return {**base, "status": "MISSING", "statement": f"no {variant} variant is stated for this lemma"}
+    claims, statement = built
+    registry = {c.name: c for c in claims}
+    total = 0.0
+    if progress:
+        progress(f"{name} ({variant}) in {fmt.name} ...")
+    for claim in claims:
+        r = engine.prove(claim, fmt, registry)
+        total += r.seconds
+        if r.status != "PROVED" or claim is claims[-1]:
+            break
+    cx = r.witness_json() if r.status == "REFUTED" and r.witness else None
+    if r.status != "PROVED" and claim is not claims[-1]:
+        statement = f"stage {claim.name} is {r.status}: {statement}"
+    if progress:
+        progress(f"  {r.status} in {total:.1f} s" + (f": {r.reason}" if r.status == "UNKNOWN" else ""))
+    return {**base, "status": r.status, "statement": statement, "counterexample": cx, "solver": r.solver or None,
+            "seconds": round(total, 3), "reason": r.reason, "cached": r.cached}
+
+
+def markdown(rows) -> str:
+    out = ["# fpsmt reproduce: the ReLU construction lemmas", "",
+           "| lemma | variant | format | status | statement | counterexample | solver | seconds |",
+           "| --- | --- | --- | --- | --- | --- | --- | --- |"]
+    for r in rows:
+        cx = ", ".join(f"{k}={v}" for k, v in (r["counterexample"] or {}).items())
+        out.append(f"| {r['lemma']} | {r['variant']} | {r['format']} | {r['status']} | {r['statement']} | "
+                   f"{cx} | {r['solver'] or ''} | {r['seconds']:.2f} |")
+    return "\n".join(out) + "\n"

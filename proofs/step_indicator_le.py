@@ -1,0 +1,11 @@
+"""Step indicator 1[x <= z], the mirror of 1[x >= z] (BRIEF §5.1: the released block
+starts with ReLU(x ⊖ 2^e_z) and has its own B1, B2, S).
+
+released — BRIEF §5.1's mirrored block, z != 0 (both signs).
+repaired — fpsmt.construct.step_le: the repaired 1[x >= z] block at −z fed −x, with
+D^AD = ±0 for every finite upstream gradient.  The statements: proofs/_common.py.
+"""
+
+from fpsmt.proofs._common import step_lemma
+
+LEMMA = step_lemma("le")

@@ -1,0 +1,30 @@
+"""The indicator of z = 0, 1[x = 0] (x = −0 included): z = 0 lies in X but BRIEF §5.1's
+released formulas need a_z and e_z, which 0 does not have.
+
+released — the released point-indicator formulas evaluated at z = +0 as they stand
+(exponent field e_min, significand 0): what the released maths computes there.
+repaired — fpsmt.construct.point at z = +0 (z = 0 is an ordinary z of the repaired step
+indicators: z⁻ = −ω, d = ω); D^AD = ±0 for every finite y.
+"""
+
+from fpsmt import construct as C
+from fpsmt.claims import Float, forall
+from fpsmt.proofs._common import X, indicator, xdesc
+from fpsmt.reproduce import Lemma
+
+
+def _lemma(variant):
+    def build(fmt):
+        def goal(s):
+            net, P = C.point(s, s.const(0), variant)
+            out, grad = s.run(net, [s.x], [s.y], params=P)
+            want = [out[0].same(indicator(s, s.x.eq(0)))]
+            return want + ([grad[0].eq(0)] if variant == C.REPAIRED else [])
+        c = forall(f"zero_indicator.{variant}", {"x": X(), "y": Float(finite=True)}, goal=goal)
+        extra = " and D^AD(y) = ±0" if variant == C.REPAIRED else ""
+        return [c], f"for all x in {xdesc(fmt)} and every finite upstream y: out = 1[x = 0] (1 or +0){extra}"
+    return build
+
+
+LEMMA = Lemma("zero_indicator", "BRIEF §5.1 (z = 0 is in X)",
+              {"released": _lemma(C.RELEASED), "repaired": _lemma(C.REPAIRED)})
