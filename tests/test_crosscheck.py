@@ -130,7 +130,7 @@ def test_a_wrong_witness_is_caught():
     assert cc.check_witness("relu", f, "C2", swapped, values=V)[0]
     assert cc.check_witness("relu", f, "C2", {**good, "eta1": good["eta1"] + 200}, values=V)[0]
     c1 = cc.decide("relu", f, "C1", V).witness
-    assert cc.check_witness("relu", f, "C1", {**c1, "c1": f.one_bits()}, values=V)[0]
+    assert cc.check_witness("relu", f, "C1", {**c1, "c1": f.one_bits}, values=V)[0]
 
 
 def test_forall_clause_sees_a_single_bad_input():
