@@ -161,3 +161,19 @@ def test_reproduce_bad_input(tmp_path, args, word):
     r = fpsmt("reproduce", *args, "--store", str(tmp_path / "s.sqlite"), "--report", str(tmp_path / "r.md"))
     assert r.returncode == 2 and word in r.stderr and "Traceback" not in r.stderr
     assert not (tmp_path / "r.md").exists()
+
+
+def test_trace_gives_each_layers_upstream_gradient():
+    """s.run(..., trace=True): the gradient reaching the last layer is y itself, and the
+    one reaching layer k's output is what layer k+1's backward step received."""
+    from fpsmt.claims import Scope
+    f = parse_format("bfloat16")
+    A = executor(f)
+    s = Scope(A, f, {})
+    net = C.concrete(C.point, f, f.from_float(1.5))
+    out, grad, (pre, post, up) = s.run(net, [s.const(1.5)], [s.const(-3.0)], trace=True)
+    assert len(pre) == len(post) == len(up) == net.depth
+    assert int(A.to_bits(up[-1][0].v)) == f.from_float(-3.0)
+    assert [int(A.to_bits(v.v)) for v in post[4]] == [f.one_bits, f.one_bits]  # 1[x >= z], 1[x <= z] at x = z
+    assert [int(A.to_bits(v.v)) for v in up[4]] == [f.from_float(-3.0)] * 2  # y ⊗ 1 into both step blocks
+    assert int(A.to_bits(out[0].v)) == f.one_bits and f.to_fraction(int(A.to_bits(grad[0].v))) == 0
