@@ -42,6 +42,8 @@ from __future__ import annotations
 
 from fractions import Fraction
 
+import numpy as np
+
 from .errors import InputError
 from .network import Layer, Network, Param
 
@@ -58,10 +60,6 @@ def _layer(rows_cols_weights, n_out, n_in, bias, act="relu"):
     rows = [r for r, _, _ in rows_cols_weights]
     cols = [c for _, c, _ in rows_cols_weights]
     return Layer(n_out, n_in, rows, cols, [w for _, _, w in rows_cols_weights], bias, act)
-
-
-def _bits(fmt, x):
-    return fmt.round(Fraction(x)) if not isinstance(x, Param) else x
 
 
 NEG0 = "neg0"  # marker: the −0 bias (⊕'s identity: "no bias")
@@ -86,15 +84,10 @@ def true_exponent(s, z):
     return e
 
 
-def pow2_exponent(s, d):
-    """log2 d for a positive power of two d (subnormal ω included)."""
-    return true_exponent(s, d)
-
-
 def _scale_to_one(s, d):
     """(s1, s2), powers of two with s1·d <= 1 exact and s2·(s1·d) = 1: 1/d in two factors."""
     f = s.fmt
-    j = pow2_exponent(s, d)
+    j = true_exponent(s, d)  # d is a power of two
     big = -j > f.e_max
     s1 = s.where(big, (-j - f.e_max).pow2(), 1)
     s2 = s.where(big, s.int_pow2(f.e_max), (-j).pow2())
@@ -102,7 +95,7 @@ def _scale_to_one(s, d):
 
 
 # ------------------------------------------------------------------ repaired step indicators
-def _step_layers(fmt, tag, sign, width, col, row_base=0):
+def _step_layers(fmt, tag, sign, col, row_base=0):
     """The five layers of a repaired step indicator as (entries, bias) per layer, for
     stacking several side by side; ``col`` is the input column, ``row_base`` its row."""
     r = row_base
@@ -123,17 +116,18 @@ def _step_params(s, tag, z):
 
 
 def _stack(fmt, parts, n_in, last_act="identity"):
-    """Side-by-side blocks of equal depth: parts = [(layers, ...)] -> Network layers."""
+    """Side-by-side blocks of equal depth, each a list of (entries, bias) per layer, into
+    Network layers; a layer's width is the number of biases its blocks give."""
     depth = len(parts[0])
-    width = len(parts)
     layers = []
     for k in range(depth):
         entries, bias = [], []
         for layer in (p[k] for p in parts):
             entries += layer[0]
             bias += layer[1]
-        layers.append(_layer(_w(fmt, entries), width, n_in if k == 0 else width, _b(fmt, bias),
+        layers.append(_layer(_w(fmt, entries), len(bias), n_in, _b(fmt, bias),
                              "relu" if k < depth - 1 or last_act == "relu" else last_act))
+        n_in = len(bias)
     return layers
 
 
@@ -144,7 +138,7 @@ def step_ge(s, z, variant=REPAIRED):
     if variant == RELEASED:
         return released_step(s, z, "ge")
     f = s.fmt
-    net = Network(f, _stack(f, [_step_layers(f, "ge", 1, 1, 0)], 1, last_act="relu"))
+    net = Network(f, _stack(f, [_step_layers(f, "ge", 1, 0)], 1, last_act="relu"))
     return net, _step_params(s, "ge", z)
 
 
@@ -154,7 +148,7 @@ def step_le(s, z, variant=REPAIRED):
     if variant == RELEASED:
         return released_step(s, z, "le")
     f = s.fmt
-    net = Network(f, _stack(f, [_step_layers(f, "le", -1, 1, 0)], 1, last_act="relu"))
+    net = Network(f, _stack(f, [_step_layers(f, "le", -1, 0)], 1, last_act="relu"))
     return net, _step_params(s, "le", -z)
 
 
@@ -162,7 +156,7 @@ def step_pair(s, z):
     """[1[x >= z], 1[x <= z]] side by side (5 layers, width 2): the first layers of the
     repaired point indicator and zero-gradient atom."""
     f = s.fmt
-    layers = _stack(f, [_step_layers(f, "ge", 1, 2, 0, 0), _step_layers(f, "le", -1, 2, 0, 1)], 1, last_act="relu")
+    layers = _stack(f, [_step_layers(f, "ge", 1, 0, 0), _step_layers(f, "le", -1, 0, 1)], 1, last_act="relu")
     return Network(f, layers), {**_step_params(s, "ge", z), **_step_params(s, "le", -z)}
 
 
@@ -230,7 +224,7 @@ def _released_step_params(s, tag, z, kind):
             f"{tag}_S": S, f"{tag}_negS": -S}
 
 
-def _released_step_layers(tag, w_in, col, row):
+def _released_step_layers(tag, col, row):
     """3 layers; width 2 in the middle (h1, h2).  Rows: ``row`` (g), ``2row, 2row+1`` (h)."""
     return [
         ([(row, col, Param(f"{tag}_w"))], [Param(f"{tag}_b0")]),
@@ -253,30 +247,17 @@ def _released_step_any_sign(s, tag, z, kind):
     return params
 
 
-def _released_net_layers(fmt, parts, n_in, widths, last_act):
-    layers = []
-    for k in range(3):
-        entries, bias = [], []
-        for part in parts:
-            entries += part[k][0]
-            bias += part[k][1]
-        n_out = widths[k]
-        layers.append(_layer(_w(fmt, entries), n_out, n_in if k == 0 else widths[k - 1], _b(fmt, bias),
-                             "relu" if k < 2 or last_act == "relu" else last_act))
-    return layers
-
-
 def released_step(s, z, kind):
     f = s.fmt
-    layers = _released_net_layers(f, [_released_step_layers(kind, None, 0, 0)], 1, [1, 2, 1], "relu")
+    layers = _stack(f, [_released_step_layers(kind, 0, 0)], 1, "relu")
     return Network(f, layers), _released_step_any_sign(s, kind, z, kind)
 
 
 def released_point(s, z):
     """ReLU(step_z(x) − step_(z⁺)(x)) (4 layers)."""
     f = s.fmt
-    parts = [_released_step_layers("at", None, 0, 0), _released_step_layers("up", None, 0, 1)]
-    layers = _released_net_layers(f, parts, 1, [2, 4, 2], "relu")
+    parts = [_released_step_layers("at", 0, 0), _released_step_layers("up", 0, 1)]
+    layers = _stack(f, parts, 1, "relu")
     layers.append(_layer(_w(f, [(0, 0, 1), (0, 1, -1)]), 1, 2, _b(f, [NEG0]), "relu"))
     params = {**_released_step_any_sign(s, "at", z, "ge"), **_released_step_any_sign(s, "up", z.next_up(), "ge")}
     return Network(f, layers), params
@@ -286,8 +267,7 @@ def released_point_derivative(s, z):
     """The D^AD of the released point indicator at x = z, upstream 1 (BRIEF §5.1):
     2^(p − e_z) for normal z not a power of two, 2^(p + 1 − e_z) for a power of two."""
     f = s.fmt
-    e = true_exponent(s, z)
-    a = (abs(z) * (-e - f.M).pow2()) * s.int_pow2(f.M)
+    e, a = _released_fields(s, abs(z))[:2]
     return s.where(a.eq(1), (-e + f.M + 1).pow2(), (-e + f.M).pow2())
 
 
@@ -340,7 +320,6 @@ def concrete(builder, fmt, *args, **kw):
     block parameters (bit patterns, or numbers exactly representable in ``fmt``)."""
     from .arith import concrete as executor
     from .claims import F, Scope
-    import numpy as np
     A = executor(fmt)
     s = Scope(A, fmt, {})
 

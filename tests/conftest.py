@@ -35,3 +35,14 @@ def finite_bits(fmt):
 
 def uarr(fmt, values):
     return np.asarray(values, dtype=np.uint64 if fmt.nbits <= 64 else object)
+
+
+def fpsmt(*args, **kw):
+    """Run the installed console script as a user would (from a neutral folder)."""
+    import subprocess
+    import sys
+    import tempfile
+    from pathlib import Path
+    script = Path(sys.executable).parent / "fpsmt"
+    cmd = [str(script)] if script.exists() else [sys.executable, "-m", "fpsmt.cli"]
+    return subprocess.run([*cmd, *args], capture_output=True, text=True, cwd=tempfile.gettempdir(), **kw)

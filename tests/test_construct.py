@@ -7,11 +7,7 @@ X at a set of z that includes the extremes, and for every z at a set of x.
 """
 
 import json
-import subprocess
-import sys
-import tempfile
 from fractions import Fraction
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -124,12 +120,7 @@ def test_concrete_networks_have_no_params():
 
 
 # ------------------------------------------------------------------ fpsmt reproduce
-SCRIPT = Path(sys.executable).parent / "fpsmt"
-
-
-def fpsmt(*args):
-    cmd = [str(SCRIPT)] if SCRIPT.exists() else [sys.executable, "-m", "fpsmt.cli"]
-    return subprocess.run([*cmd, *args], capture_output=True, text=True, cwd=tempfile.gettempdir())
+from conftest import fpsmt  # noqa: E402
 
 
 def test_reproduce_json_and_report(tmp_path):
