@@ -106,6 +106,9 @@ class Claim:
     formats: tuple | None = None  # formats the claim is stated for (None: any)
     #: for a disjunction: {branch name: condition}; reports say which branch a witness takes
     branches: dict | None = None
+    #: decide by enumeration in the executor before asking a solver, when the space of the
+    #: variables is small enough (e.g. one float over one binade of float32)
+    enumerate: bool = False
 
     def __post_init__(self):
         if self.kind not in ("exists", "forall", "exists_forall"):
@@ -143,9 +146,9 @@ def exists(name, variables, such_that, *, assumes=(), doc="", formats=None, bran
                  formats=formats, branches=branches)
 
 
-def forall(name, variables, goal, *, given=None, assumes=(), doc="", formats=None) -> Claim:
+def forall(name, variables, goal, *, given=None, assumes=(), doc="", formats=None, enumerate=False) -> Claim:
     return Claim(name, "forall", universal=dict(variables), given=given, goal=goal, assumes=assumes, doc=doc,
-                 formats=formats)
+                 formats=formats, enumerate=enumerate)
 
 
 def exists_forall(name, witness, universal, goal, *, such_that=None, given=None, assumes=(), doc="",
@@ -219,6 +222,12 @@ class F:
 
     def __rmul__(self, o):
         return F(self.s, self.s.A.mul(self._o(o), self.v))
+
+    def __truediv__(self, o):
+        return F(self.s, self.s.A.div(self.v, self._o(o)))
+
+    def __rtruediv__(self, o):
+        return F(self.s, self.s.A.div(self._o(o), self.v))
 
     def __neg__(self):
         return F(self.s, self.s.A.neg(self.v))

@@ -335,3 +335,358 @@ def concrete(builder, fmt, *args, **kw):
         layers.append(Layer(L.n_out, L.n_in, L.rows, L.cols, [sub(w) for w in L.weights],
                             [sub(b) for b in L.bias], L.activation))
     return Network(fmt, layers)
+
+
+# ------------------------------------------------------------------ named-neuron plans
+class _Plan:
+    """A network written neuron by neuron: each layer is a list of ``(name, [(source,
+    weight), …], bias)``; a row's terms are summed in the order of the previous layer's
+    neurons (the fold is over columns), so the order a layer lists its neurons in is the
+    summation order of every row of the next layer."""
+
+    def __init__(self, fmt, inputs=("x",)):
+        self.fmt = fmt
+        self.names = [list(inputs)]
+        self.layers = []
+
+    def add(self, neurons):
+        self.layers.append(list(neurons))
+        self.names.append([n for n, _, _ in neurons])
+        if len(set(self.names[-1])) != len(self.names[-1]):
+            raise ValueError("duplicate neuron name in a layer")
+
+    def copy(self, names):
+        """Neurons carried one layer on: relu(1 ⊗ a) = a for a >= 0 (exact)."""
+        return [(n, [(n, 1)], NEG0) for n in names]
+
+    def network(self, last_act="identity"):
+        f = self.fmt
+        layers = []
+        for k, neurons in enumerate(self.layers):
+            col = {n: j for j, n in enumerate(self.names[k])}
+            entries = [(i, col[src], w) for i, (_, ins, _) in enumerate(neurons) for src, w in ins]
+            act = "relu" if k < len(self.layers) - 1 else last_act
+            layers.append(_layer(_w(f, entries), len(neurons), len(col), _b(f, [b for _, _, b in neurons]), act))
+        return Network(f, layers)
+
+
+# ------------------------------------------------------------------ multiplication transfer
+def significand(s, x):
+    """(|x| / 2^e_x, e_x) for finite nonzero x: a float in [1, 2) (exact) and the true
+    exponent (subnormals included).  Two exact scalings, as 2^(−e_x) may not be finite."""
+    e = true_exponent(s, x)
+    ax = abs(x)
+    q = step_cap(s.fmt)
+    return s.where(e >= 0, ax * (-e).pow2(), (ax * s.int_pow2(q)) * (-e - q).pow2()), e
+
+
+def step_cap(fmt):
+    """q = min(p, e_max): the largest power-of-two weight 2^q of a chain (2^p itself is not
+    finite where e_max < p, e.g. float8_e3m4); 1 − 2^q is exact."""
+    return min(fmt.M, fmt.e_max)
+
+
+def transfer_slots(fmt):
+    """(U_h, U_g): the number of power-of-two weights (each at most 2^q, :func:`step_cap`)
+    that carry any |h| up to [1, 2) and 1 up to any |g|."""
+    q = step_cap(fmt)
+    return -(-(fmt.M - fmt.e_min) // q), -(-fmt.e_max // q)
+
+
+def normalize_weights(s, h):
+    """Backward weights carrying h (finite, nonzero) to sign(h)·1 exactly: ``w_out`` (a
+    power of two <= 1, the output weight: it meets every upstream gradient), ``ups``
+    (powers of two <= 2^q, :func:`step_cap`), then ``sig`` (two weights in (1/2, 1]).  Every product is exact
+    but the significand step: m ⊗ w = 1 for w ∈ {RN(1/m), its neighbours} when such a w
+    exists, else m ⊗ w = 1 + 2^−p (always reachable) and then ⊗ (1 − 2^(−p−1)) = 1."""
+    f = s.fmt
+    p = step_cap(f)
+    e = true_exponent(s, h)
+    w_out = s.iwhere(e > 0, -e, 0).pow2()
+    rem = s.iwhere(e < 0, -e, 0)
+    ups = []
+    m = abs(h) * w_out
+    for _ in range(transfer_slots(f)[0]):
+        k = s.iwhere(rem > p, p, rem)
+        ups.append(k.pow2())
+        rem = rem - k
+        m = m * ups[-1]
+
+    return w_out, ups, significand_weights(s, m)
+
+
+def significand_weights(s, m):
+    """Two weights a, b in (1/2, 1] with (m ⊗ a) ⊗ b = 1 for m in [1, 2): a = RN(1/m) or a
+    neighbour of it when one hits 1 (then b = 1), else a with m ⊗ a = 1 + 2^−p (always
+    reachable) and b = 1 − 2^(−p−1)."""
+    p = s.fmt.M
+
+    def hit(t):
+        c = s.lift(t) / m
+        lo, hi = c.next_down(), c.next_up()
+        return s.where((m * c).eq(t), c, s.where((m * lo).eq(t), lo, hi)), s.any((m * c).eq(t), (m * lo).eq(t),
+                                                                                  (m * hi).eq(t))
+    t1 = 1 + s.int_pow2(-p)
+    direct, ok = hit(1)
+    via, _ = hit(t1)
+    return [s.where(ok, direct, via), s.where(ok, 1, 1 - s.int_pow2(-p - 1))]
+
+
+def target_weights(s, g, sign):
+    """Backward weights carrying ``sign``·1 (sign ±1) to g (finite, nonzero) exactly:
+    ``sgn`` (±1), g's significand m_g ∈ [1, 2), then ``exps`` powers of two: up to 2^q each
+    for e_g > 0, or one 2^e_g (exact, also into the subnormals) for e_g < 0."""
+    f = s.fmt
+    p = step_cap(f)
+    m, e = significand(s, g)
+    sgn = s.where(_same_sign(s, g, sign), 1, -1)
+    rem = s.iwhere(e > 0, e, 0)
+    exps = []
+    for j in range(transfer_slots(f)[1]):
+        k = s.iwhere(rem > p, p, rem)
+        if j == 0:
+            k = s.iwhere(e < 0, e, k)
+        exps.append(k.pow2())
+        rem = rem - s.iwhere(e < 0, 0, k)
+    return sgn, m, exps
+
+
+def _same_sign(s, a, b):
+    return (a.is_negative() & b.is_negative()) | (~a.is_negative() & ~b.is_negative())
+
+
+def transfer_weights(s, h, g):
+    """The whole backward chain h → g: (w_out, [weights after it in backward order])."""
+    w_out, ups, sig = normalize_weights(s, h)
+    sgn, m, exps = target_weights(s, g, h)
+    return w_out, ups + sig + [sgn, m] + exps
+
+
+# ------------------------------------------------------------------ gradient atom (repaired)
+def shrink_count(fmt):
+    """Reset layers that take the gate's forward value d = z − z⁻ (a power of two up to
+    2^(e_max − 2 − p)) to exactly 1: each divides by 2^(p+1) while d > 2^q, the last sets 1."""
+    p, q = fmt.M, step_cap(fmt)
+    top = fmt.e_max - 2 - p
+    return max(0, -(-(top - q) // (p + 1))) + 1
+
+
+def reset_bias(s, P):
+    """The bias that resets a chain neuron whose weighted input is P (a power of two, or a
+    chain weight times 1): 1 ⊖ P where |P| <= 2^q (the neuron is then exactly 1), else
+    −P⁻ (the neuron is then P − P⁻, P's spacing below: 2^(p+1) times smaller)."""
+    return s.where(abs(P) <= s.int_pow2(step_cap(s.fmt)), 1 - P, -(P.next_down()))
+
+
+def gradient_atom(s, z, h, g, variant=REPAIRED):
+    """Lemma 3.5's atom: value +0 on X; at x = z, D^AD(h) = g; elsewhere D^AD(y) = ±0 for
+    every |y| <= Ω (h ≠ 0, |h| <= Ω, g ≠ 0 finite).  See :func:`repaired_gradient_atom`."""
+    _check_variant(variant)
+    if variant == RELEASED:
+        return released_gradient_atom(s, z, h, g)
+    return repaired_gradient_atom(s, z, h, g)
+
+
+def repaired_gradient_atom(s, z, h, g):
+    """The repaired gradient atom (depth 7 + shrinks + chain + 1; :func:`gradient_atom_depth`).
+
+    * layers 1–5: the step pair 1[x >= z], 1[x <= z]; T = relu(x ⊖ z⁻) (the first neuron of
+      1[x >= z]) is carried along: d = z − z⁻ at x = z, 0 for x < z, at most 2^(e_max−1).
+    * layer 6: killers G1 = relu(C ⊖ C·1[x>=z]) (C for x < z), G2 likewise for x > z, with
+      C = 2^e_max; both are exactly 0 at x = z, where their ReLU is dead (pre-activation 0).
+    * layer 7: the gate Q = relu(T − G1 − G2): d at x = z, dead elsewhere.
+    * chain: R = relu(c ⊗ R_prev − G1 − G2 ⊕ B) per weight c, first the shrinks (c = 1)
+      that take d to 1, then the transfer weights (:func:`transfer_weights`, input side
+      first); every bias B resets the neuron to exactly 1 at x = z (:func:`reset_bias`),
+      and is <= 2 <= C, so every chain neuron is dead at x ≠ z.
+    * last hidden layer also holds N = relu(−G1 − G2 ⊕ w_out) (w_out at x = z, dead elsewhere).
+    * output: w_out ⊗ R_last ⊕ (−1) ⊗ N: w_out ⊖ w_out = +0 at z, ±0 elsewhere.
+
+    At x = z the backward pass meets w_out (<= 1), the transfer weights (h becomes g,
+    exactly), then weights 1 down to x; every side branch (killers, N, the indicators)
+    has a finite upstream and dies at a ReLU whose pre-activation is exactly 0.  At x ≠ z
+    it meets w_out or −1 (finite for |y| <= Ω) and dies at R_last or N.
+    """
+    f = s.fmt
+    P = gate_plan(f)
+    params = {**_step_params(s, "ge", z), **_step_params(s, "le", -z)}
+    w_out, chain = transfer_weights(s, h, g)
+    weights = [None] * shrink_count(f) + list(reversed(chain))  # forward order
+    F_ = z - z.next_down()  # the gate's value at x = z
+    for i, c in enumerate(weights):
+        Pin = F_ if c is None else c * F_
+        B = reset_bias(s, Pin)
+        params[f"c{i}"], params[f"B{i}"] = (s.const(1) if c is None else c), B
+        F_ = Pin + B
+        P.add(chain_layer(f"c{i}", f"B{i}", with_n=i == len(weights) - 1))
+    params["w_out"] = w_out
+    P.add(OUTPUT_LAYER)
+    return P.network(), params
+
+
+def killer_constant(fmt):
+    """C = 2^e_max: above every T = x ⊖ z⁻ of X (at most 2^(e_max−1)) and every chain bias."""
+    return Fraction(2) ** fmt.e_max
+
+
+def gate_plan(fmt):
+    """Layers 1–7 of the repaired gradient atom (a :class:`_Plan` on input x): the step
+    pair, and beside it T = relu(x ⊖ z⁻) carried by copies (its own neuron, so that the
+    step blocks are exactly the step-indicator lemmas' networks); layer 6 the killers G1,
+    G2; layer 7 the gate R = relu(T − G1 − G2).  Layer 6 lists ``T, G1, G2`` and layer 7
+    ``R, G1, G2``: the column order of the next layers' sums."""
+    P = _Plan(fmt)
+    ge, le = _step_layers(fmt, "ge", 1, 0), _step_layers(fmt, "le", -1, 0)
+    srcs = {"ge": "x", "le": "x"}
+    for k in range(5):
+        layer = []
+        for tag, (entries, bias) in (("ge", ge[k]), ("le", le[k])):
+            layer.append((f"{tag}{k}", [(srcs[tag], w) for _, _, w in entries], bias[0]))
+            srcs[tag] = f"{tag}{k}"
+        layer.append(("T", [("x", 1)], Param("ge_nzm")) if k == 0 else ("T", [("T", 1)], NEG0))
+        P.add(layer)
+    for layer in gate_top(fmt):
+        P.add(layer)
+    return P
+
+
+def gate_top(fmt):
+    """Layers 6 and 7 of the gate on columns (ge, le, T) = layer 5's (ge4, le4, T)."""
+    C = killer_constant(fmt)
+    return ([("T", [("T", 1)], NEG0), ("G1", [("ge4", -C)], C), ("G2", [("le4", -C)], C)],
+            [("R", [("T", 1), ("G1", -1), ("G2", -1)], NEG0), ("G1", [("G1", 1)], NEG0), ("G2", [("G2", 1)], NEG0)])
+
+
+def chain_layer(c, B, with_n=False):
+    """One chain layer on columns (R, G1, G2): R = relu(c ⊗ R ⊕ (−1)⊗G1 ⊕ (−1)⊗G2 ⊕ B), the
+    killers carried; ``with_n`` adds N = relu((−1)⊗G1 ⊕ (−1)⊗G2 ⊕ w_out) (the last one)."""
+    layer = [("R", [("R", Param(c)), ("G1", -1), ("G2", -1)], Param(B)),
+             ("G1", [("G1", 1)], NEG0), ("G2", [("G2", 1)], NEG0)]
+    if with_n:
+        layer.append(("N", [("G1", -1), ("G2", -1)], Param("w_out")))
+    return layer
+
+
+OUTPUT_LAYER = [("out", [("R", Param("w_out")), ("N", -1)], NEG0)]
+
+
+def gradient_atom_depth(fmt):
+    U_h, U_g = transfer_slots(fmt)
+    return 7 + shrink_count(fmt) + U_h + 2 + 2 + U_g + 1
+
+
+# ------------------------------------------------------------------ ⊞
+def _renamed(net, params, prefix):
+    """The network with every Param renamed ``prefix + name`` (and its params dict)."""
+    if not prefix:
+        return net, dict(params)
+    ren = lambda e: Param(prefix + e.name) if isinstance(e, Param) else e  # noqa: E731
+    layers = [Layer(L.n_out, L.n_in, L.rows, L.cols, [ren(w) for w in L.weights], [ren(b) for b in L.bias],
+                    L.activation) for L in net.layers]
+    return Network(net.fmt, layers), {prefix + k: v for k, v in params.items()}
+
+
+def _padded(net, depth):
+    """``net`` made ``depth`` layers deep by copies of its last hidden layer, inserted before
+    the output layer: relu(1 ⊗ a) = a for a >= 0.  Values are unchanged; so is D^AD, up to
+    the sign of zeros (a copy multiplies by ReLU'(a) = 0 only where a = 0, where a's own
+    ReLU' was 0 already)."""
+    extra = depth - net.depth
+    if extra <= 0:
+        return net
+    if net.depth < 2:
+        raise InputError("a one-layer network has no hidden layer to carry")
+    f = net.fmt
+    n = net.layers[-2].n_out
+    copy = _layer([(i, i, f.round(Fraction(1))) for i in range(n)], n, n, [f.sign_bit] * n)
+    return Network(f, net.layers[:-1] + [copy] * extra + net.layers[-1:])
+
+
+def boxplus(parts):
+    """⊞ of ``parts`` = [(network, params), …] (each one input, one output whose bias is
+    −0): side by side on the shared input, padded to equal depth (:func:`_padded`), and one
+    output row that sums every part's output terms left to right, **in the order of the
+    parts** (the theorem puts f2's atoms before f1's).  Params are prefixed ``p{i}_``."""
+    if not parts:
+        raise InputError("⊞ of no networks")
+    f = parts[0][0].fmt
+    depth = max(n.depth for n, _ in parts)
+    nets, params = [], {}
+    for i, (net, P) in enumerate(parts):
+        if net.n_in != 1 or net.n_out != 1:
+            raise InputError("⊞ joins networks of one input and one output")
+        if net.layers[-1].bias[0] != f.sign_bit:
+            raise InputError("⊞ needs each part's output bias to be −0")
+        net, P = _renamed(net, P, f"p{i}_" if len(parts) > 1 else "")
+        nets.append(_padded(net, depth))
+        params.update(P)
+    layers = []
+    for k in range(depth):
+        Ls = [n.layers[k] for n in nets]
+        last = k == depth - 1
+        rows, cols, ws, bias = [], [], [], []
+        r0 = c0 = 0
+        for L in Ls:
+            rows += [0 if last else r0 + r for r in L.rows.tolist()]
+            cols += [(0 if k == 0 else c0) + c for c in L.cols.tolist()]
+            ws += list(L.weights)
+            bias += list(L.bias)
+            r0 += L.n_out
+            c0 += L.n_in
+        if last:
+            order = sorted(range(len(ws)), key=lambda j: cols[j])  # already in part order
+            rows, cols, ws, bias = [rows[j] for j in order], [cols[j] for j in order], [ws[j] for j in order], [f.sign_bit]
+        layers.append(Layer(1 if last else r0, 1 if k == 0 else c0, rows, cols, ws, bias,
+                            Ls[0].activation))
+    return Network(f, layers), params
+
+
+# ------------------------------------------------------------------ released gradient atom
+def released_gradient_atom(s, z, h, g):
+    """BRIEF §5.1: ``relu(v ⊗ relu((1/d) ⊗ Ind_z(x)))`` beside a released zero-gradient atom
+    of value −v/d, summed (d: the released point indicator's D^AD at z).  The authors
+    take v = the target gradient at upstream 1; for an upstream h this block is used with
+    v = g ⊘ h (the natural reading: AD gives y ⊗ v)."""
+    f = s.fmt
+    pnet, params = released_point(s, z)
+    d = released_point_derivative(s, z)
+    v = g / h
+    layers = list(pnet.layers) + [
+        _layer(_w(f, [(0, 0, Param("inv_d"))]), 1, 1, _b(f, [NEG0])),
+        _layer(_w(f, [(0, 0, Param("v"))]), 1, 1, _b(f, [NEG0])),
+        _layer(_w(f, [(0, 0, 1)]), 1, 1, _b(f, [NEG0]), "identity")]
+    for L in layers[:-1]:
+        L.activation = "relu"
+    branch_a = Network(f, layers)
+    params.update(inv_d=1 / d, v=v)
+    zga, zp = released_zero_gradient_atom(s, z, -(v / d))
+    return boxplus([(branch_a, params), (zga, zp)])
+
+
+# ------------------------------------------------------------------ Theorem 3.1 (ReLU, d = 1)
+def theorem_network(fmt, points):
+    """f = f2 ⊞ f1 for targets on a finite domain: ``points`` = [(z, f*, h*, g*), …] as bit
+    patterns (distinct z in X, |h*| <= Ω, g* = 0 where h* = 0).  f2 is the ⊞ of the
+    repaired gradient atoms of the points with g* ≠ 0, f1 the ⊞ of the repaired
+    zero-gradient atoms of every point; f2's terms come first in the output row
+    (proofs/boxplus_neutrality.py, proofs/theorem_3_1_relu.py)."""
+    if not points:
+        raise InputError("the domain is empty")
+    top = Fraction(2) ** (fmt.e_max - 2)
+    seen = set()
+    for z, v, h, g in points:
+        at = f"at x = {fmt.show(z)}"
+        for what, b in (("x", z), ("f*", v), ("h*", h), ("g*", g)):
+            if not fmt.is_finite(b):
+                raise InputError(f"{at}: {what} = {fmt.show(b)} is not finite")
+        if abs(fmt.to_fraction(z)) > top:
+            raise InputError(f"{at}: x is outside X = [-2^{fmt.e_max - 2}, 2^{fmt.e_max - 2}]")
+        if fmt.to_fraction(z) in seen:
+            raise InputError(f"{at}: x appears twice (+0 and -0 are one point)")
+        seen.add(fmt.to_fraction(z))
+        if fmt.is_zero(h) and not fmt.is_zero(g):
+            raise InputError(f"{at}: h* = 0 but g* = {fmt.show(g)}: a zero upstream gradient gives a zero gradient")
+    f2 = [(concrete(gradient_atom, fmt, z, h, g), {}) for z, _, h, g in points if not fmt.is_zero(g)]
+    f1 = [(concrete(zero_gradient_atom, fmt, z, v), {}) for z, v, _, _ in points]
+    net, _ = boxplus(f2 + f1)
+    return net

@@ -169,6 +169,12 @@ class Engine:
                                  f"{fmt.name} is too large to enumerate")
             dt = time.perf_counter() - t0
             return q, Answer(got[0], got[1], "exhaustive", dt, per_solver={"exhaustive": round(dt, 3)})
+        if claim.enumerate:
+            t0 = time.perf_counter()
+            got = decide(claim, fmt, conjunction(build), fixed or {}, free, registry)
+            if got is not None:
+                dt = time.perf_counter() - t0
+                return q, Answer(got[0], got[1], "exhaustive", dt, per_solver={"exhaustive": round(dt, 3)})
         ans = solve_plan(q, plan, max(0.1, deadline - time.monotonic()))
         rounds = 0
         while ans.status == "sat" and enc.A.lazy and refine(enc.A, ans.model):
@@ -243,7 +249,7 @@ class Engine:
         """(a PROVED result, or None; counterexamples found against the candidates)."""
         cexs: list = []
         if claim.kind == "forall":
-            return None, cexs
+            return self._hinted_counterexample(claim, fmt, registry, plan, deadline, hints), cexs
         first = "exists" if claim.kind == "exists" else "propose"
         for hint in hints:
             fixed = {n: int(v) for n, v in hint.items() if n in claim.witness}
@@ -272,6 +278,24 @@ class Engine:
                 cexs.append({n: cx[n] for n in claim.universal})
                 self.progress(f"  candidate {shown} refuted")
         return None, cexs
+
+    def _hinted_counterexample(self, claim, fmt, registry, plan, deadline, hints):
+        """For a ∀ claim, a hint is a candidate counterexample: its variables fixed, the rest
+        solved (a quarter of the time limit each).  A REFUTED result (replayed) or None."""
+        build = parts(claim, "forall")
+        for hint in hints:
+            fixed = {n: int(v) for n, v in hint.items() if n in claim.universal}
+            if not fixed or time.monotonic() >= deadline:
+                continue
+            until = min(deadline, time.monotonic() + max(1.0, self.timeout / 4))
+            _, ans = self._ask(claim, fmt, registry, build, plan, until, fixed=fixed)
+            if ans.status == "sat":
+                shown = ", ".join(f"{n}={show(claim, fmt, n, v)}" for n, v in fixed.items())
+                res = Result(claim.name, fmt, claim.kind, REFUTED, solver=ans.solver, experimental=ans.experimental,
+                             per_solver=ans.per_solver, reason=f"counterexample replayed (from the candidate {shown})")
+                res.witness = self._replay(claim, fmt, registry, ans, "forall", fixed=fixed)
+                return res
+        return None
 
     # -- ∃∀ by counterexample-guided refinement
     def _cegis(self, claim, fmt, registry, plan, deadline, cexs=()) -> Result:

@@ -25,6 +25,32 @@ def _float_values(fmt):
     return np.asarray(pats, dtype=np.uint64)
 
 
+def _range_values(fmt, dom):
+    """The patterns of a float variable with a finite ``range`` (a superset: the domain
+    constraint is part of the enumerated condition), or None when it is too large.  The
+    patterns of [lo, hi] are one run per sign, so wide formats enumerate narrow ranges."""
+    from fractions import Fraction
+    ends = []
+    for b in (dom.lo, dom.hi):
+        b = b(fmt) if callable(b) else b
+        if b is None or (isinstance(b, float) and b != b):
+            return None
+        pat = fmt.parse_hex(b) if isinstance(b, str) else fmt.round(Fraction(b))
+        if not fmt.is_finite(pat):
+            return None
+        ends.append(fmt.to_fraction(pat))
+    lo, hi = ends
+    runs = []
+    if hi >= 0:  # +0 … the positive end
+        a = fmt.round(max(lo, Fraction(0)))
+        runs.append((a & ~fmt.sign_bit, fmt.round(hi)))
+    if lo <= 0:  # the negative patterns, sign bit set: magnitudes up to |lo|
+        runs.append((fmt.sign_bit | (fmt.round(-min(hi, Fraction(0))) & ~fmt.sign_bit), fmt.round(lo)))
+    if sum(b - a + 1 for a, b in runs) > LIMIT:
+        return None
+    return np.concatenate([np.arange(a, b + 1, dtype=np.uint64) for a, b in runs])
+
+
 def space(claim, fmt, free):
     """The values each free variable ranges over, or None when the space is too large."""
     axes = []
@@ -33,8 +59,11 @@ def space(claim, fmt, free):
         dom = claim.variables[name]
         if isinstance(dom, FloatDomain):
             if fmt.nbits > 16:
-                return None
-            ax = _float_values(fmt)
+                ax = _range_values(fmt, dom) if dom.lo is not None and dom.hi is not None else None
+                if ax is None:
+                    return None
+            else:
+                ax = _float_values(fmt)
         else:
             lo, hi = (b(fmt) if callable(b) else b for b in (dom.lo, dom.hi))
             ax = np.arange(int(lo), int(hi) + 1, dtype=np.int64)

@@ -1,9 +1,13 @@
 """``fpsmt reproduce``: the ReLU construction lemmas (``proofs/``), per format and variant.
 
 A proof file defines ``LEMMA``, a :class:`Lemma`: for each variant (``released``,
-``repaired``) a function ``fmt -> (claims, statement)`` giving the claims to discharge in
-order (stages first, the lemma last: the last one's status is the row's) and a one-line
-statement of exactly what the last claim says, with every range.  Rows are PROVED,
+``repaired``) a function ``fmt -> (claims, statement[, hints])`` giving the claims to
+discharge in order (stages first; the row is PROVED only when every claim is, and shows
+the first claim that is not), a one-line statement of exactly what is proved, with every
+range, and optionally candidate counterexamples per claim name (partial assignments of
+bit patterns, e.g. where BRIEF §5.1 predicts a break): the engine tries each with those
+variables fixed and solves the rest — a hint only steers, a REFUTED row is still a
+solved, replayed counterexample.  Rows are PROVED,
 REFUTED (with the counterexample, replayed) or UNKNOWN (with the reason).
 """
 
@@ -67,14 +71,15 @@ def _row(engine, name, lemma, variant, fmt: Format, progress):
     built = lemma.build(variant, fmt)
     if built is None:
         return {**base, "status": "MISSING", "statement": f"no {variant} variant is stated for this lemma"}
-    claims, statement = built
+    claims, statement = built[:2]
+    hints = built[2] if len(built) > 2 else {}  # claim name -> candidate counterexamples (steer only)
     registry = {c.name: c for c in claims}
     total = 0.0
     if progress:
         progress(f"{name} ({variant}) in {fmt.name} ...")
     for claim in claims:
-        r = engine.prove(claim, fmt, registry)
-        total += r.seconds
+        r = engine.prove(claim, fmt, registry, hints=hints.get(claim.name, ()))
+        total += 0.0 if r.cached else r.seconds  # a stage shared with an earlier row costs nothing again
         if r.status != "PROVED" or claim is claims[-1]:
             break
     cx = r.witness_json() if r.status == "REFUTED" and r.witness else None

@@ -32,10 +32,33 @@ def _lemma(variant):
             return [out[0].same(indicator(s, on)), on.implies(grad[0].same(s.y * s.const(scale))),
                     (~on).implies(grad[0].eq(0))]
         c = forall(f"cancellation_block.{variant}", {"s": Float(range=(0, top)), "y": Float(finite=True)}, goal=goal)
+        hints = {}
+        if variant == C.RELEASED and fmt.nbits <= 16:
+            first = first_failure(fmt)
+            if first is not None:
+                hints = {c.name: [{"s": first, "y": fmt.round(1)}]}
         rng = "every s >= 0 of X" if variant == C.RELEASED else f"0 <= s <= 2^{fmt.e_max - fmt.M}"
         return [c], (f"one block, for {rng} and every finite y: out = 1[s >= 1/2] (1 or +0); D^AD(y) = "
-                     f"y * 2^{fmt.M - fmt.e_max} (rounded) where s >= 1/2, ±0 elsewhere")
+                     f"y * 2^{fmt.M - fmt.e_max} (rounded) where s >= 1/2, ±0 elsewhere"), hints
     return build
+
+
+def first_failure(fmt):
+    """The least s >= 0 of X where one block's value is not 1[s >= 1/2] (executor, every s;
+    formats of at most 16 bits), or None: the released row's hint."""
+    import numpy as np
+
+    from fpsmt.arith import concrete
+    from fpsmt.claims import Scope
+    from fpsmt.network import run
+    A = concrete(fmt)
+    net, _ = C.cancellation(Scope(A, fmt, {}), 1)
+    top = x_ends(fmt)[1]
+    ss = np.asarray([b for b in range(top + 1) if fmt.is_finite(b)], dtype=np.uint64)
+    out = np.ravel(A.to_bits(run(A, net, A.const(ss)[:, None]).out))
+    want = np.where([fmt.to_fraction(int(b)) >= Fraction(1, 2) for b in ss], fmt.round(1), 0)
+    bad = np.nonzero(out != want)[0]
+    return int(ss[bad[0]]) if len(bad) else None
 
 
 LEMMA = Lemma("cancellation_block", "BRIEF §5.1 (gradient suppression by rounding)",

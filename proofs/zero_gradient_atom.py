@@ -7,30 +7,58 @@ backward pass meets v first: for |v| > 1 and y near Ω, y ⊗ v = ∞ and ∞ �
 repaired — fpsmt.construct.zero_gradient_atom (8 layers, no cancellation block): the
 value comes from a bias gated by two ReLUs whose pre-activation is exactly 0 where the
 gradient must die, and no weight of magnitude > 1 is met while the gradient is alive;
-so it holds for every finite v and every finite y.
+so it holds for every finite v and every finite y.  Proved in stages: the step
+indicators 1[x >= z], 1[x <= z] (their lemmas: exact 0/1 values, D^AD = ±0 for every
+finite upstream), and ``top``, layers 6–8 as a network on (1[x >= z], 1[x <= z]) for the
+three cases x = z (1, 1), x < z (0, 1), x > z (1, 0): out = v, ±0, ±0, with finite
+gradients into the indicators, for every finite v and y.  Joined: layer 1's gradient
+w.r.t. x is a sum of the two blocks' ±0 (boxplus_neutrality's ``zeros``).
 """
 
 from fpsmt import construct as C
 from fpsmt.claims import Float, forall
 from fpsmt.proofs._common import X, xdesc
-from fpsmt.reproduce import Lemma
+from fpsmt.network import Network
+from fpsmt.reproduce import Lemma, load
 
 
-def _lemma(variant):
-    def build(fmt):
-        def goal(s):
-            net, P = C.zero_gradient_atom(s, s.z, s.v, variant)
-            out, grad = s.run(net, [s.x], [s.y], params=P)
-            at = s.x.eq(s.z)
-            return [at.implies(out[0].same(s.v)), (~at).implies(out[0].eq(0)), grad[0].eq(0)]
-        c = forall(f"zero_gradient_atom.{variant}",
-                   {"z": X(nonzero=variant == C.RELEASED), "x": X(), "v": Float(finite=True), "y": Float(finite=True)},
-                   goal=goal)
-        zs = "z != 0 in X" if variant == C.RELEASED else "z in X"
-        return [c], (f"for all {zs}, x in {xdesc(fmt)}, every finite v and every finite y (|y| <= Omega): "
-                     "out = v at x = z (bit for bit) and ±0 elsewhere, D^AD(y) = ±0")
-    return build
+def _statement(fmt, variant):
+    zs = "z != 0 in X" if variant == C.RELEASED else "z in X"
+    return (f"for all {zs}, x in {xdesc(fmt)}, every finite v and every finite y (|y| <= Omega): "
+            "out = v at x = z (bit for bit) and ±0 elsewhere, D^AD(y) = ±0")
 
 
-LEMMA = Lemma("zero_gradient_atom", "Lemma 3.4 (BRIEF §5, §5.1)",
-              {"released": _lemma(C.RELEASED), "repaired": _lemma(C.REPAIRED)})
+def released(fmt):
+    def goal(s):
+        net, P = C.zero_gradient_atom(s, s.z, s.v, C.RELEASED)
+        out, grad = s.run(net, [s.x], [s.y], params=P)
+        at = s.x.eq(s.z)
+        return [at.implies(out[0].same(s.v)), (~at).implies(out[0].eq(0)), grad[0].eq(0)]
+    c = forall("zero_gradient_atom.released",
+               {"z": X(nonzero=True), "x": X(), "v": Float(finite=True), "y": Float(finite=True)}, goal=goal)
+    # BRIEF §5.1: the backward pass meets v first; |v| > 1 and y = Ω overflow, and
+    # ∞ ⊗ ReLU'(0) = NaN where the indicator is off
+    hint = {"z": fmt.round(1), "x": fmt.round(0), "v": fmt.round(4), "y": fmt.max_bits}
+    return [c], _statement(fmt, C.RELEASED), {c.name: [hint]}
+
+
+def top_claim(fmt):
+    def goal(s):
+        net, P = C.zero_gradient_atom(s, s.const(1), s.v)  # layers 6–8 do not depend on z
+        top = Network(s.fmt, net.layers[5:])
+        res = []
+        for (ge, le), want in (((1, 1), s.v), ((0, 1), None), ((1, 0), None)):
+            out, grad = s.run(top, [ge, le], [s.y], params=P)
+            res += [out[0].same(want) if want is not None else out[0].is_zero()] + [g.is_finite() for g in grad]
+        return res
+    return forall("zero_gradient_atom.top", {"v": Float(finite=True), "y": Float(finite=True)}, goal=goal)
+
+
+def repaired(fmt):
+    steps = [c for k in ("ge", "le") for c in load(f"step_indicator_{k}").build(C.REPAIRED, fmt)[0]]
+    return steps + [top_claim(fmt)], (_statement(fmt, C.REPAIRED) + "; proved in stages (the two step indicators, "
+                                      "the top layers for the three cases) joined as written in "
+                                      "proofs/zero_gradient_atom.py")
+
+
+LEMMA = Lemma("zero_gradient_atom", "Lemma 3.4 (BRIEF §5, §5.1)", {"released": released, "repaired": repaired})

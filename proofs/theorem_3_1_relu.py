@@ -1,0 +1,55 @@
+"""Theorem 3.1 for ReLU on a 1-D domain (paper Theorem 3.1; BRIEF §4, §5), from the atoms.
+
+Statement.  Let D ⊆ X = [−2^(e_max−2), 2^(e_max−2)] be a set of floats (distinct as
+numbers: +0 and −0 are one point), f*: D → finite floats, h*: D → floats with
+|h*| <= H_σ = Ω, g*: D → finite floats with h*(x) = 0 ⇒ g*(x) = 0.  The network
+
+    f = f2 ⊞ f1,  f2 = ⊞_{z ∈ D, g*(z) ≠ 0} GA(z, h*(z), g*(z)),  f1 = ⊞_{z ∈ D} ZGA(z, f*(z))
+
+(fpsmt.construct.theorem_network: repaired gradient atoms, then repaired zero-gradient
+atoms, padded to the gradient atom's depth) satisfies, for every x ∈ D,
+f(x) = f*(x) and D^AD_(f,x)(h*(x)) = g*(x), where a zero target is met by +0 or −0
+(proofs/boxplus_neutrality.py shows why no network of this form can do better).
+
+Argument.  Fix x ∈ D and write y = h*(x).
+1. Every atom is a network of its own on the shared input; ⊞ only pads (exact copies,
+   boxplus docstring) and merges the output rows.  So each atom's hidden values are
+   those of the atom alone, and so are its upstream gradients: in the output layer
+   each hidden neuron's upstream is y ⊗ (its own weight) — no sums across atoms.
+2. Values (zero_gradient_atom, gradient_atom): the ZGA of x gives f*(x), every other
+   ZGA ±0; the GA of x (if any) gives the pair w_out, −w_out (= +0 as a sum), every other
+   GA a pair of zeros.  With f2's terms first, boxplus_neutrality's ``zeros``, ``pair``,
+   ``enter`` and ``stay`` give f(x) = f*(x).
+3. Gradients: every ZGA gives D^AD = ±0 for every finite upstream, every GA of z ≠ x
+   gives ±0 for every |y| <= Ω, and the GA of x gives g*(x) for upstream h*(x)
+   (a point with g*(x) = 0 has no GA).  Layer 1's gradient w.r.t. x is the
+   left-to-right sum over all atoms' rows: zeros and at most one g*(x), so ``times``,
+   ``zeros``, ``enter`` and ``stay`` give D^AD(h*(x)) = g*(x).
+Depth: the gradient atom's (gradient_atom statement); the paper's L >= 7 is not
+matched — the repaired transfer chain needs its length (see the session notes and
+fpsmt.construct).  Width: about 3 per gradient atom and 2–3 per zero-gradient atom.
+
+The claims discharged here are the floating-point parts: every stage of the two atoms'
+lemmas and the ⊞ steps; the row is PROVED only when all of them are.
+"""
+
+from fpsmt import construct as C
+from fpsmt.reproduce import Lemma, load
+
+
+def repaired(fmt):
+    claims, seen = [], set()
+    for name in ("zero_gradient_atom", "gradient_atom", "boxplus_neutrality"):
+        for c in load(name).build(C.REPAIRED, fmt)[0]:
+            if c.name not in seen:
+                seen.add(c.name)
+                claims.append(c)
+    return claims, (
+        f"for every domain D of distinct floats in X = [-2^{fmt.e_max - 2}, 2^{fmt.e_max - 2}], every finite f*, "
+        "every h* with |h*| <= Omega and every finite g* with g* = 0 where h* = 0: the network f2 ⊞ f1 of "
+        f"fpsmt.construct.theorem_network (depth {C.gradient_atom_depth(fmt)}) has f(x) = f*(x) and D^AD(h*(x)) = "
+        "g*(x) at every x of D (a zero target met by +0 or -0); proved as the stages of zero_gradient_atom, "
+        "gradient_atom and boxplus_neutrality, joined by the argument in proofs/theorem_3_1_relu.py")
+
+
+LEMMA = Lemma("theorem_3_1_relu", "Theorem 3.1 (BRIEF §4, §5)", {"repaired": repaired})
