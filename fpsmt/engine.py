@@ -9,6 +9,7 @@ answer with a second solver, and (7) records the decided result in the store.
 
 from __future__ import annotations
 
+import dataclasses
 import time
 from dataclasses import dataclass, field
 
@@ -111,6 +112,13 @@ class Engine:
         versions = solver_versions(plan) if plan is not None else "exhaustive"
         key = result_key(text, fmt.name, self.solver, versions)
         float_vars = tuple(n for n, d in claim.variables.items() if isinstance(d, FloatDomain))
+        memo = getattr(self, "_memo", None)
+        if memo is None:
+            memo = self._memo = {}
+        if key in memo and not self.recheck:  # the same statement decided earlier in this run
+            r = dataclasses.replace(memo[key], cached=True)
+            self.results[(claim.name, fmt.name)] = r
+            return r
         if self.store is not None and not self.recheck:
             row = self.store.get(key)
             if row is not None:
@@ -140,6 +148,8 @@ class Engine:
                            detail={"reason": r.reason, "experimental": r.experimental, "rounds": r.rounds,
                                    "confirmed_by": r.confirmed_by, "requested_solver": self.solver})
         self.results[(claim.name, fmt.name)] = r
+        if r.status != UNKNOWN:
+            memo[key] = r
         return r
 
     def _check_assumptions(self, claim, fmt, registry):

@@ -55,3 +55,25 @@ def step_lemma(kind):
                      "and D^AD(y) = ±0")
     return Lemma(name, "BRIEF §5.1 (point indicators of Lemma 3.4)", {"released": released, "repaired": repaired})
 
+
+
+def steps_and_top(fmt, name, top_net, cases, extra=None):
+    """Stages for a repaired block that is the step pair then ``top_net`` (layers 6… as a
+    network on (1[x >= z], 1[x <= z])): the two step-indicator lemmas, and one claim that
+    runs ``top_net`` on the three cases x = z (1, 1), x < z (0, 1), x > z (1, 0), with
+    every finite upstream y: ``cases[(ge, le)](s, out)`` gives the goals on the outputs;
+    the gradients into the indicators must be finite (the step lemmas then give ±0).
+    ``extra``: more variables of the top claim (name -> domain)."""
+    from fpsmt import construct as C
+    from fpsmt.claims import forall
+    from fpsmt.reproduce import load
+    steps = [c for k in ("ge", "le") for c in load(f"step_indicator_{k}").build(C.REPAIRED, fmt)[0]]
+
+    def goal(s):
+        net, P = top_net(s)
+        res = []
+        for ins, want in cases.items():
+            out, grad = s.run(net, list(ins), [s.y], params=P)
+            res += list(want(s, out)) + [g.is_finite() for g in grad]
+        return res
+    return steps + [forall(f"{name}.top", {**(extra or {}), "y": Float(finite=True)}, goal=goal)]

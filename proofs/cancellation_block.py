@@ -15,8 +15,9 @@ The repaired construction does not use this block (fpsmt.construct docstring).
 from fractions import Fraction
 
 from fpsmt import construct as C
-from fpsmt.claims import Float, forall
+from fpsmt.claims import Float, Int, forall
 from fpsmt.proofs._common import indicator, x_ends
+from fpsmt.network import Network
 from fpsmt.reproduce import Lemma
 
 
@@ -38,9 +39,73 @@ def _lemma(variant):
             if first is not None:
                 hints = {c.name: [{"s": first, "y": fmt.round(1)}]}
         rng = "every s >= 0 of X" if variant == C.RELEASED else f"0 <= s <= 2^{fmt.e_max - fmt.M}"
+        if variant == C.REPAIRED:
+            return staged(fmt), (f"one block, for {rng} and every finite y: out = 1[s >= 1/2] (1 or +0); D^AD(y) = "
+                                 f"y * 2^{fmt.M - fmt.e_max} (rounded) where s >= 1/2, ±0 elsewhere; proved per stage "
+                                 "index (the invariant in proofs/cancellation_block.py) and for the gradient's path"), {}
         return [c], (f"one block, for {rng} and every finite y: out = 1[s >= 1/2] (1 or +0); D^AD(y) = "
                      f"y * 2^{fmt.M - fmt.e_max} (rounded) where s >= 1/2, ±0 elsewhere"), hints
     return build
+
+
+def _multiple(s, t, j):
+    """t >= 0 is a multiple of 2^j (an Int j with j + p <= e_max): t >= 2^(j+p) (its ulp is
+    then at least 2^j), or adding and removing C = 2^(j+p) leaves it unchanged."""
+    C_ = (j + s.fmt.M).pow2()
+    return (t >= C_) | (((t + C_) - C_).eq(t))
+
+
+def staged(fmt):
+    """The repaired block by stages.  The row ``s ⊕ a_p ⊖ a_p ⊕ … ⊖ a_emax`` (a_k = (2^k)⁺)
+    runs t_p = (s ⊕ a_p) ⊖ a_p, t_k = (t_(k−1) ⊕ a_k) ⊖ a_k.  Invariant after stage k:
+    t_k = +0, or t_k is a multiple of 2^(k−p) in [2^(k−p), T], T = 2^(e_max−p).
+    ``entry``: s < 1/2 gives +0, s in [1/2, T] an integer in [1, T]; ``stage``: the
+    invariant carries from k − 1 to k, for every k in (p, e_max]; so t_emax is +0 or a
+    multiple of T in [T, T], i.e. T exactly; ``exit``: relu(t) ⊗ 2^(p−e_max) is 1[t = T].
+    ``gradient``: the block's D^AD is ((((y ⊗ 2^(p−e_max)) ⊗ ReLU'(r)) ⊗ 1) ⊗ ReLU'(s)) ⊗ 1 for
+    the row's value r (nothing else reaches s: the constants have no input weight), which
+    with r = T > 0 exactly where s >= 1/2 and u ⊗ 1 = u is y ⊗ 2^(p−e_max) there, ±0 elsewhere."""
+    p = fmt.M
+    T = Fraction(2) ** (fmt.e_max - p)
+    Tx = fmt.hex(fmt.round(T))
+
+    def entry(s):
+        a = s.int_pow2(p).next_up()
+        t = (s.s + a) - a
+        return [(s.s < 0.5).implies(t.same(0)),
+                (s.s >= 0.5).implies((t >= 1) & (t <= s.const(Tx)) & _multiple(s, t, s.iwhere(s.true(), 0, 0)))]
+
+    def stage(s):
+        k = s.k
+        a = k.pow2().next_up()
+        t = (s.t + a) - a
+        return [s.t.eq(0).implies(t.same(0)),
+                (~s.t.eq(0)).implies((t >= (k - p).pow2()) & (t <= s.const(Tx)) & _multiple(s, t, k - p))]
+
+    def stage_given(s):
+        lo = (s.k - 1 - p).pow2()
+        return s.t.same(0) | ((s.t >= lo) & (s.t <= s.const(Tx)) & _multiple(s, s.t, s.k - 1 - p))
+
+    def exit_(s):
+        net, _ = C.cancellation(s, 1)
+        top = Network(s.fmt, net.layers[2:])  # relu(r) then ⊗ 2^(p − e_max)
+        out, _ = s.run(top, [s.t])
+        return out[0].same(s.where(s.t.eq(s.const(Tx)), 1, 0))
+
+    def gradient(s):
+        net, _ = C.cancellation(s, 1)
+        out, grad, (pre, _, _) = s.run(net, [s.s], [s.y], trace=True)
+        scale = s.const(fmt.hex(fmt.round(1 / T)))
+        path = ((((s.y * scale) * s.sigma_prime("relu", pre[1][0])) * 1) * s.sigma_prime("relu", pre[0][0])) * 1
+        return [(~path.is_zero()).implies(grad[0].same(path)), path.is_zero().implies(grad[0].is_zero())]
+
+    rng = {"s": Float(range=(0, Tx))}
+    return [forall("cancellation_block.entry", rng, goal=entry),
+            forall("cancellation_block.stage", {"k": Int(p + 1, fmt.e_max), "t": Float(range=(0, Tx))},
+                   goal=stage, given=stage_given),
+            forall("cancellation_block.exit", {"t": Float(range=(0, Tx))}, goal=exit_,
+                   given=lambda s: s.t.same(0) | s.t.eq(s.const(Tx))),
+            forall("cancellation_block.gradient", {**rng, "y": Float(finite=True)}, goal=gradient)]
 
 
 def first_failure(fmt):

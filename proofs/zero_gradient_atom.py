@@ -17,9 +17,9 @@ w.r.t. x is a sum of the two blocks' ±0 (boxplus_neutrality's ``zeros``).
 
 from fpsmt import construct as C
 from fpsmt.claims import Float, forall
-from fpsmt.proofs._common import X, xdesc
+from fpsmt.proofs._common import X, steps_and_top, xdesc
 from fpsmt.network import Network
-from fpsmt.reproduce import Lemma, load
+from fpsmt.reproduce import Lemma
 
 
 def _statement(fmt, variant):
@@ -42,21 +42,17 @@ def released(fmt):
     return [c], _statement(fmt, C.RELEASED), {c.name: [hint]}
 
 
-def top_claim(fmt):
-    def goal(s):
-        net, P = C.zero_gradient_atom(s, s.const(1), s.v)  # layers 6–8 do not depend on z
-        top = Network(s.fmt, net.layers[5:])
-        res = []
-        for (ge, le), want in (((1, 1), s.v), ((0, 1), None), ((1, 0), None)):
-            out, grad = s.run(top, [ge, le], [s.y], params=P)
-            res += [out[0].same(want) if want is not None else out[0].is_zero()] + [g.is_finite() for g in grad]
-        return res
-    return forall("zero_gradient_atom.top", {"v": Float(finite=True), "y": Float(finite=True)}, goal=goal)
+def top(s):
+    net, P = C.zero_gradient_atom(s, s.const(1), s.v)  # layers 6–8 do not depend on z
+    return Network(s.fmt, net.layers[5:]), P
+
+
+CASES = {(1, 1): lambda s, out: [out[0].same(s.v)], (0, 1): lambda s, out: [out[0].is_zero()],
+         (1, 0): lambda s, out: [out[0].is_zero()]}
 
 
 def repaired(fmt):
-    steps = [c for k in ("ge", "le") for c in load(f"step_indicator_{k}").build(C.REPAIRED, fmt)[0]]
-    return steps + [top_claim(fmt)], (_statement(fmt, C.REPAIRED) + "; proved in stages (the two step indicators, "
+    return steps_and_top(fmt, "zero_gradient_atom", top, CASES, {"v": Float(finite=True)}), (_statement(fmt, C.REPAIRED) + "; proved in stages (the two step indicators, "
                                       "the top layers for the three cases) joined as written in "
                                       "proofs/zero_gradient_atom.py")
 

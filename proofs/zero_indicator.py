@@ -4,12 +4,13 @@ released formulas need a_z and e_z, which 0 does not have.
 released — the released point-indicator formulas evaluated at z = +0 as they stand
 (exponent field e_min, significand 0): what the released maths computes there.
 repaired — fpsmt.construct.point at z = +0 (z = 0 is an ordinary z of the repaired step
-indicators: z⁻ = −ω, d = ω); D^AD = ±0 for every finite y.
+indicators: z⁻ = −ω, d = ω); D^AD = ±0 for every finite y; proved by the point
+indicator's stages.
 """
 
 from fpsmt import construct as C
 from fpsmt.claims import Float, forall
-from fpsmt.proofs._common import X, indicator, xdesc
+from fpsmt.proofs._common import X, indicator, steps_and_top, xdesc
 from fpsmt.reproduce import Lemma
 
 
@@ -26,5 +27,12 @@ def _lemma(variant):
     return build
 
 
-LEMMA = Lemma("zero_indicator", "BRIEF §5.1 (z = 0 is in X)",
-              {"released": _lemma(C.RELEASED), "repaired": _lemma(C.REPAIRED)})
+def repaired(fmt):
+    """Staged as the point indicator (the step lemmas hold for every z, z = 0 included)."""
+    from fpsmt.proofs.point_indicator import CASES, top
+    return steps_and_top(fmt, "point_indicator", top, CASES), (
+        f"for all x in {xdesc(fmt)} and every finite upstream y: out = 1[x = 0] (1 or +0) and D^AD(y) = ±0; "
+        "proved as the point indicator's stages (the step indicators hold for every z of X, z = 0 included)")
+
+
+LEMMA = Lemma("zero_indicator", "BRIEF §5.1 (z = 0 is in X)", {"released": _lemma(C.RELEASED), "repaired": repaired})

@@ -26,7 +26,7 @@ FAST = ["step_indicator_ge", "step_indicator_le", "zero_indicator", "cancellatio
 
 def _status(name, variant, fmt, solver):
     f = parse_format(fmt)
-    claims, _ = load(name).build(variant, f)
+    claims = load(name).build(variant, f)[0]
     eng = Engine(solver=solver, timeout=300)
     registry = {c.name: c for c in claims}
     for c in claims:  # stages first; the lemma is the last claim
