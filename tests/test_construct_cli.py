@@ -1,0 +1,73 @@
+"""``fpsmt construct``: targets in, a verified Theorem 3.1 network out (CSV and Python
+targets, bad targets rejected with one line and exit 2)."""
+
+import json
+
+import pytest
+from conftest import fpsmt
+
+from fpsmt.formats import parse_format
+from fpsmt.netio import load_network
+
+
+def _csv(tmp_path, rows, fmt="bfloat16"):
+    f = parse_format(fmt)
+    p = tmp_path / "t.csv"
+    lines = ["x,f,h,g"] + [",".join(f.hex(f.from_float(v)) if not isinstance(v, str) else v for v in r)
+                           for r in rows]
+    p.write_text("\n".join(lines) + "\n")
+    return p
+
+
+ROWS = [(-1.5, -3.0, 2.0, -0.25), (0.0, 1e30, -1e-30, 7.0), (0.5, -0.0, 0.0, 0.0), (1.0, 2.5, -3e38, 1e-38),
+        (2.0, -7.0, 1.0, 0.0)]
+
+
+@pytest.mark.parametrize("fmt", ["bfloat16", "float32"])
+def test_construct_csv_targets_bit_exact(tmp_path, fmt):
+    rows = ROWS if fmt == "bfloat16" else ROWS[:3] + [(1.0, 2.5, -3e38, 1e-38)]
+    out = tmp_path / "net.json"
+    r = fpsmt("construct", "--targets", str(_csv(tmp_path, rows, fmt)), "--format", fmt, "--out", str(out), "--json")
+    assert r.returncode == 0, r.stderr
+    doc = json.loads(r.stdout)
+    assert doc["verified"] == doc["points"] == len(rows) and doc["mismatches"] == []
+    assert doc["gradient_atoms"] == sum(1 for x in rows if x[3] != 0)
+    net = load_network(out)
+    assert net.depth == doc["depth"] and out.stat().st_size == doc["bytes"]
+
+
+def test_construct_python_targets(tmp_path):
+    p = tmp_path / "t.py"
+    p.write_text("import math\n"
+                 "def domain(): return [i / 4 - 2 for i in range(16)] + ['0x0001']\n"
+                 "def f_star(x): return round(math.sin(x), 3)\n"
+                 "def h_star(x): return -1.0 if x < 0 else 0.5\n"
+                 "def g_star(x): return -math.cos(x)\n")
+    r = fpsmt("construct", "--targets", str(p), "--format", "bfloat16", "--out", str(tmp_path / "n.json"), "--json")
+    assert r.returncode == 0, r.stderr
+    assert json.loads(r.stdout)["verified"] == 17
+
+
+@pytest.mark.parametrize("rows,word", [
+    ([(1.0, 2.0, 0.0, 1.0)], "h* = 0"),
+    ([(1.0, 2.0, 1.0, 1.0), (1.0, 3.0, 1.0, 1.0)], "twice"),
+    ([(0.0, 2.0, 1.0, 1.0), ("0x8000", "0x3f80", "0x3f80", "0x3f80")], "twice"),
+    ([(1e38, 2.0, 1.0, 1.0)], "outside X"),
+    ([(1.0, "0x7fc0", "0x3f80", "0x3f80")], "not finite"),
+    ([(1.0, 2.0, "0x7f80", "0x3f80")], "not finite"),
+])
+def test_construct_rejects_bad_targets(tmp_path, rows, word):
+    out = tmp_path / "n.json"
+    r = fpsmt("construct", "--targets", str(_csv(tmp_path, rows)), "--format", "bfloat16", "--out", str(out))
+    assert r.returncode == 2 and word in r.stderr and "Traceback" not in r.stderr
+    assert len(r.stderr.strip().splitlines()) == 1 and not out.exists()
+
+
+def test_construct_bad_header_and_missing_file(tmp_path):
+    p = tmp_path / "t.csv"
+    p.write_text("a,b,c,d\n0x0,0x0,0x0,0x0\n")
+    r = fpsmt("construct", "--targets", str(p), "--format", "bfloat16", "--out", str(tmp_path / "n.json"))
+    assert r.returncode == 2 and "header" in r.stderr
+    r = fpsmt("construct", "--targets", str(tmp_path / "nope.csv"), "--format", "bfloat16", "--out",
+              str(tmp_path / "n.json"))
+    assert r.returncode == 2 and "does not exist" in r.stderr
