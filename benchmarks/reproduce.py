@@ -24,7 +24,12 @@ def timed(solver, fmt, cap, lemmas):
         rows = run(Engine(solver=solver, timeout=cap), lemmas, ["released", "repaired"], [fmt])
     except InputError as e:
         return None, str(e)
-    return time.perf_counter() - t0, "".join(SHORT[r["status"]] for r in rows)
+    took = time.perf_counter() - t0
+    for r in rows:
+        why = f"  ({r.get('reason', '')[:90]})" if r["status"] == "UNKNOWN" else ""
+        print(f"  {solver:<9} {fmt:<9} {r['lemma']:<24} {r['variant']:<8} {r['status']:<8} {r['seconds']:>8.1f} s{why}",
+              flush=True)
+    return took, "".join(SHORT[r["status"]] for r in rows)
 
 
 def main():

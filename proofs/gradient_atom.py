@@ -216,7 +216,10 @@ def repaired(fmt):
 
 
 def released(fmt):
-    return [_direct(C.RELEASED)], _statement(fmt, "z != 0 in X")
+    c = _direct(C.RELEASED)
+    # BRIEF §5.1: a negative v is zeroed by the outer ReLU (the gradient at z is ±0, not g)
+    hint = {"z": fmt.round(1), "x": fmt.round(1), "h": fmt.round(1), "g": fmt.round(-1), "y": fmt.round(1)}
+    return [c], _statement(fmt, "z != 0 in X"), {c.name: [hint]}
 
 
 LEMMA = Lemma("gradient_atom", "Lemma 3.5 (BRIEF §5, §5.1)", {"released": released, "repaired": repaired})
