@@ -490,8 +490,8 @@ class Scope:
         with ``trace``, also per layer (pre-activations, outputs, gradients w.r.t. outputs),
         each a list of F per neuron — for staged proofs about blocks inside a network."""
         from .network import PAPER, run
-        X = np.stack([self.lift(v).v for v in x], axis=-1)
-        Y = None if y is None else np.stack([self.lift(v).v for v in y], axis=-1)
+        X = _stack([self.lift(v).v for v in x])
+        Y = None if y is None else _stack([self.lift(v).v for v in y])
         P = None if params is None else {k: self.lift(v).v for k, v in params.items()}
         t = run(self.A, net, X, Y, P, sem or PAPER)
         out = [F(self, t.out[..., i]) for i in range(net.n_out)]
@@ -540,6 +540,13 @@ class Scope:
         e = e[()] if isinstance(e, np.ndarray) else e
         ew = z3.ZeroExt(INT_BITS - f.E, e)
         return I(self, z3.If(ew == 0, z3.BitVecVal(1, INT_BITS), ew) - z3.BitVecVal(f.bias, INT_BITS))
+
+
+def _stack(vals):
+    """Values of one shape along a new last axis; constants (shape ()) broadcast to the
+    variables' shape (the executor enumerates a claim's variables as arrays)."""
+    shape = np.broadcast_shapes(*[np.shape(v) for v in vals])
+    return np.stack([np.broadcast_to(v, shape) for v in vals], axis=-1)
 
 
 def _flat(bs):

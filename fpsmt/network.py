@@ -245,7 +245,7 @@ def _values(A, entries, params):
 
 def _fold(A, pattern: Pattern, W, v, product, sem: Semantics):
     """Sum over each row of ``product(v[..., j], W[entry])`` in column order, exactly."""
-    shape = np.shape(v)[:-1] + (pattern.n_rows,)
+    shape = np.broadcast_shapes(np.shape(v)[:-1], np.shape(W)[:-1]) + (pattern.n_rows,)  # per-sample W
     start = A.fmt.zero_bits(sem.fold_init == "first")  # −0 is ⊕'s identity
     S = np.array(A.full(shape, start), copy=True)
     for k, (rows, cols, entry) in enumerate(pattern.positions):

@@ -1,0 +1,74 @@
+"""Build and verify the Theorem 3.1 network (``fpsmt construct``) for growing domains.
+
+For each size: N bfloat16 points spread over X, f* = sin x, h* = 1, g* = −cos x (the
+misleading gradient), all rounded to the format.  Each size runs in a fresh process so
+that its peak memory (max RSS) is its own.  Prints build and verification seconds, peak
+memory, file size and how each grows against the previous size.
+
+    python benchmarks/construct.py [--sizes 100,1000,5000] [--format bfloat16]
+"""
+
+import argparse
+import json
+import math
+import subprocess
+import sys
+import tempfile
+
+CHILD = r"""
+import json, math, resource, sys, time
+from fractions import Fraction
+from fpsmt import construct, netio, targets
+from fpsmt.formats import parse_format
+fmt, n, out = parse_format(sys.argv[1]), int(sys.argv[2]), sys.argv[3]
+top = 2.0 ** (fmt.e_max - 2)
+seen, points = set(), []
+for i in range(n):
+    x = fmt.round(Fraction(-3.0 + 6.0 * i / max(n - 1, 1)))
+    if fmt.to_fraction(x) in seen:
+        continue
+    seen.add(fmt.to_fraction(x))
+    xf = float(fmt.to_fraction(x))
+    r = lambda v: fmt.round(Fraction(v))
+    points.append((x, r(math.sin(xf)), r(1.0), r(-math.cos(xf))))
+t0 = time.perf_counter()
+net = construct.theorem_network(fmt, points)
+size = netio.save_network(net, out)
+t1 = time.perf_counter()
+bad = targets.verify(fmt, netio.load_network(out), points)
+t2 = time.perf_counter()
+print(json.dumps({"points": len(points), "build": t1 - t0, "verify": t2 - t1, "bytes": size, "depth": net.depth,
+                  "params": net.n_parameters(), "bad": len(bad),
+                  "peak_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}))
+"""
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--sizes", default="100,1000,5000")
+    ap.add_argument("--format", default="bfloat16")
+    args = ap.parse_args()
+    print(f"fpsmt construct in {args.format}: f* = sin x, h* = 1, g* = -cos x on N points of [-3, 3]")
+    print(f"{'N':>6} {'build s':>8} {'verify s':>9} {'peak MB':>8} {'file MB':>8} {'depth':>6} {'params':>9} "
+          f"{'bad':>4}  growth vs previous (N, time, memory, file)")
+    prev = None
+    for n in (int(v) for v in args.sizes.split(",")):
+        with tempfile.TemporaryDirectory() as d:
+            r = subprocess.run([sys.executable, "-c", CHILD, args.format, str(n), f"{d}/net.json"],
+                               capture_output=True, text=True)
+        if r.returncode:
+            print(f"{n:>6} failed: {r.stderr.strip().splitlines()[-1] if r.stderr else r.returncode}")
+            continue
+        m = json.loads(r.stdout)
+        t = m["build"] + m["verify"]
+        grow = ""
+        if prev:
+            grow = (f"x{m['points'] / prev['points']:.1f}, x{t / (prev['build'] + prev['verify']):.1f}, "
+                    f"x{m['peak_mb'] / prev['peak_mb']:.1f}, x{m['bytes'] / prev['bytes']:.1f}")
+        print(f"{m['points']:>6} {m['build']:>8.2f} {m['verify']:>9.2f} {m['peak_mb']:>8.0f} {m['bytes'] / 2**20:>8.1f} "
+              f"{m['depth']:>6} {m['params']:>9} {m['bad']:>4}  {grow}", flush=True)
+        prev = m
+
+
+if __name__ == "__main__":
+    main()
