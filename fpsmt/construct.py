@@ -36,6 +36,13 @@ Two variants:
       alive, so D^AD = ±0 for every finite y and every finite v — no cancellation blocks.
     * the cancellation block is the released block with its s-range stated (proved, not
       assumed); the repaired construction does not need it.
+    * gradient atom (value +0; D^AD(h) = g at x = z, ±0 elsewhere for |y| <= Ω): a gate
+      alive only at x = z, then a chain whose every neuron is reset to exactly 1 at x = z
+      by its bias, so the backward pass can multiply h by the transfer weights
+      (:func:`transfer_weights`) while no forward value grows; see
+      :func:`repaired_gradient_atom`.  Depth 7 + shrinks + chain + 1 (65 in bfloat16, 30
+      in float32): each weight is at most 2^min(p, e_max), the output weight at most 1.
+    * ⊞ (:func:`boxplus`) and the Theorem 3.1 network (:func:`theorem_network`).
 """
 
 from __future__ import annotations
