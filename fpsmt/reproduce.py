@@ -97,6 +97,7 @@ def markdown(rows) -> str:
            "| --- | --- | --- | --- | --- | --- | --- | --- |"]
     for r in rows:
         cx = ", ".join(f"{k}={v}" for k, v in (r["counterexample"] or {}).items())
-        out.append(f"| {r['lemma']} | {r['variant']} | {r['format']} | {r['status']} | {r['statement']} | "
+        statement = r["statement"].replace("|", "\\|")  # |h| in a statement must not end the cell
+        out.append(f"| {r['lemma']} | {r['variant']} | {r['format']} | {r['status']} | {statement} | "
                    f"{cx} | {r['solver'] or ''} | {r['seconds']:.2f} |")
     return "\n".join(out) + "\n"
