@@ -2,9 +2,6 @@
 encodings that agree with the table, user-defined activations."""
 
 import json
-import subprocess
-import sys
-import tempfile
 from fractions import Fraction
 from pathlib import Path
 
@@ -272,12 +269,7 @@ def test_unknown_activation():
 
 
 # ------------------------------------------------------------ CLI
-SCRIPT = Path(sys.executable).parent / "fpsmt"
-
-
-def fpsmt(*args):
-    cmd = [str(SCRIPT)] if SCRIPT.exists() else [sys.executable, "-m", "fpsmt.cli"]
-    return subprocess.run([*cmd, *args], capture_output=True, text=True, cwd=tempfile.gettempdir())
+from conftest import fpsmt  # noqa: E402
 
 
 def test_cli_table(tmp_path):

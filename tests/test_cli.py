@@ -2,26 +2,19 @@
 
 import json
 import os
-import subprocess
-import sys
-import tempfile
 from pathlib import Path
 
 import pytest
+from conftest import fpsmt as run_fpsmt
 
 from fpsmt.formats import parse_format
 
 ENV = dict(os.environ, PYTHONDONTWRITEBYTECODE="1")
 
 
-SCRIPT = Path(sys.executable).parent / "fpsmt"
-
-
 def fpsmt(*args, timeout=300):
-    """Run the installed console script as a user would (from a neutral folder)."""
-    cmd = [str(SCRIPT)] if SCRIPT.exists() else [sys.executable, "-m", "fpsmt.cli"]
-    return subprocess.run([*cmd, *args], capture_output=True, text=True, timeout=timeout, env=ENV,
-                          cwd=tempfile.gettempdir())
+    """The shared runner (conftest), with a time limit and without bytecode files."""
+    return run_fpsmt(*args, timeout=timeout, env=ENV)
 
 
 def test_eval_builtin_example():

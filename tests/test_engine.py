@@ -139,9 +139,7 @@ def test_confirm_rechecks_unsat_with_a_second_solver():
 SCRIPT = Path(sys.executable).parent / "fpsmt"
 
 
-def fpsmt(*args, **kw):
-    cmd = [str(SCRIPT)] if SCRIPT.exists() else [sys.executable, "-m", "fpsmt.cli"]
-    return subprocess.run([*cmd, *args], capture_output=True, text=True, cwd=tempfile.gettempdir(), **kw)
+from conftest import fpsmt  # noqa: E402
 
 
 def test_prove_json(tmp_path):

@@ -50,18 +50,11 @@ def test_a_constant_activation_fails_condition_2(tmp_path):
 
 # ------------------------------------------------------------ fpsmt conditions
 import json  # noqa: E402
-import subprocess  # noqa: E402
-import sys  # noqa: E402
-import tempfile  # noqa: E402
 from pathlib import Path  # noqa: E402
 
-SCRIPT = Path(sys.executable).parent / "fpsmt"
+from conftest import fpsmt  # noqa: E402
+
 HERE = Path(__file__).resolve().parent
-
-
-def fpsmt(*args):
-    cmd = [str(SCRIPT)] if SCRIPT.exists() else [sys.executable, "-m", "fpsmt.cli"]
-    return subprocess.run([*cmd, *args], capture_output=True, text=True, cwd=tempfile.gettempdir())
 
 
 def test_conditions_json(tmp_path):
