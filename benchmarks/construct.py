@@ -10,7 +10,6 @@ memory, file size and how each grows against the previous size.
 
 import argparse
 import json
-import math
 import subprocess
 import sys
 import tempfile

@@ -345,6 +345,11 @@ def concrete(builder, fmt, *args, **kw):
 
 
 # ------------------------------------------------------------------ named-neuron plans
+def carried(names):
+    """Neurons carried one layer on: relu(1 ⊗ a) = a for a >= 0 (exact)."""
+    return [(n, [(n, 1)], NEG0) for n in names]
+
+
 class _Plan:
     """A network written neuron by neuron: each layer is a list of ``(name, [(source,
     weight), …], bias)``; a row's terms are summed in the order of the previous layer's
@@ -361,10 +366,6 @@ class _Plan:
         self.names.append([n for n, _, _ in neurons])
         if len(set(self.names[-1])) != len(self.names[-1]):
             raise ValueError("duplicate neuron name in a layer")
-
-    def copy(self, names):
-        """Neurons carried one layer on: relu(1 ⊗ a) = a for a >= 0 (exact)."""
-        return [(n, [(n, 1)], NEG0) for n in names]
 
     def network(self, last_act="identity"):
         f = self.fmt
@@ -407,18 +408,17 @@ def normalize_weights(s, h):
     but the significand step: m ⊗ w = 1 for w ∈ {RN(1/m), its neighbours} when such a w
     exists, else m ⊗ w = 1 + 2^−p (always reachable) and then ⊗ (1 − 2^(−p−1)) = 1."""
     f = s.fmt
-    p = step_cap(f)
+    q = step_cap(f)
     e = true_exponent(s, h)
     w_out = s.iwhere(e > 0, -e, 0).pow2()
     rem = s.iwhere(e < 0, -e, 0)
     ups = []
     m = abs(h) * w_out
     for _ in range(transfer_slots(f)[0]):
-        k = s.iwhere(rem > p, p, rem)
+        k = s.iwhere(rem > q, q, rem)
         ups.append(k.pow2())
         rem = rem - k
         m = m * ups[-1]
-
     return w_out, ups, significand_weights(s, m)
 
 
@@ -444,13 +444,13 @@ def target_weights(s, g, sign):
     ``sgn`` (±1), g's significand m_g ∈ [1, 2), then ``exps`` powers of two: up to 2^q each
     for e_g > 0, or one 2^e_g (exact, also into the subnormals) for e_g < 0."""
     f = s.fmt
-    p = step_cap(f)
+    q = step_cap(f)
     m, e = significand(s, g)
     sgn = s.where(_same_sign(s, g, sign), 1, -1)
     rem = s.iwhere(e > 0, e, 0)
     exps = []
     for j in range(transfer_slots(f)[1]):
-        k = s.iwhere(rem > p, p, rem)
+        k = s.iwhere(rem > q, q, rem)
         if j == 0:
             k = s.iwhere(e < 0, e, k)
         exps.append(k.pow2())
@@ -518,14 +518,8 @@ def repaired_gradient_atom(s, z, h, g):
     P = gate_plan(f)
     params = {**_step_params(s, "ge", z), **_step_params(s, "le", -z)}
     w_out, chain = transfer_weights(s, h, g)
-    weights = [None] * shrink_count(f) + list(reversed(chain))  # forward order
-    F_ = z - z.next_down()  # the gate's value at x = z
-    for i, c in enumerate(weights):
-        Pin = F_ if c is None else c * F_
-        B = reset_bias(s, Pin)
-        params[f"c{i}"], params[f"B{i}"] = (s.const(1) if c is None else c), B
-        F_ = Pin + B
-        P.add(chain_layer(f"c{i}", f"B{i}", with_n=i == len(weights) - 1))
+    weights = [s.const(1)] * shrink_count(f) + list(reversed(chain))  # forward order
+    params.update(reset_chain(s, P, z - z.next_down(), weights, with_n=True))  # the gate gives d at x = z
     params["w_out"] = w_out
     P.add(OUTPUT_LAYER)
     return P.network(), params
@@ -550,25 +544,43 @@ def gate_plan(fmt):
         for tag, (entries, bias) in (("ge", ge[k]), ("le", le[k])):
             layer.append((f"{tag}{k}", [(srcs[tag], w) for _, _, w in entries], bias[0]))
             srcs[tag] = f"{tag}{k}"
-        layer.append(("T", [("x", 1)], Param("ge_nzm")) if k == 0 else ("T", [("T", 1)], NEG0))
+        layer.append(t_carry(k))
         P.add(layer)
     for layer in gate_top(fmt):
         P.add(layer)
     return P
 
 
+def t_carry(k):
+    """T in layer k + 1 of the gate: relu(x ⊖ z⁻) in layer 1 (the bias of 1[x >= z]'s first
+    neuron), then carried."""
+    return ("T", [("x", 1)], Param("ge_nzm")) if k == 0 else carried(["T"])[0]
+
+
+def reset_chain(s, P, F, weights, with_n=False):
+    """Add one :func:`chain_layer` per weight to the plan P, input side first; each bias
+    resets its neuron (:func:`reset_bias`) given the value F entering the chain at x = z.
+    Returns the layers' params (c_i, B_i)."""
+    params = {}
+    for i, c in enumerate(weights):
+        Pin = c * F
+        params[f"c{i}"], params[f"B{i}"] = c, reset_bias(s, Pin)
+        F = Pin + params[f"B{i}"]
+        P.add(chain_layer(f"c{i}", f"B{i}", with_n=with_n and i == len(weights) - 1))
+    return params
+
+
 def gate_top(fmt):
     """Layers 6 and 7 of the gate on columns (ge, le, T) = layer 5's (ge4, le4, T)."""
     C = killer_constant(fmt)
-    return ([("T", [("T", 1)], NEG0), ("G1", [("ge4", -C)], C), ("G2", [("le4", -C)], C)],
-            [("R", [("T", 1), ("G1", -1), ("G2", -1)], NEG0), ("G1", [("G1", 1)], NEG0), ("G2", [("G2", 1)], NEG0)])
+    return ([t_carry(5), ("G1", [("ge4", -C)], C), ("G2", [("le4", -C)], C)],
+            [("R", [("T", 1), ("G1", -1), ("G2", -1)], NEG0)] + carried(["G1", "G2"]))
 
 
 def chain_layer(c, B, with_n=False):
     """One chain layer on columns (R, G1, G2): R = relu(c ⊗ R ⊕ (−1)⊗G1 ⊕ (−1)⊗G2 ⊕ B), the
     killers carried; ``with_n`` adds N = relu((−1)⊗G1 ⊕ (−1)⊗G2 ⊕ w_out) (the last one)."""
-    layer = [("R", [("R", Param(c)), ("G1", -1), ("G2", -1)], Param(B)),
-             ("G1", [("G1", 1)], NEG0), ("G2", [("G2", 1)], NEG0)]
+    layer = [("R", [("R", Param(c)), ("G1", -1), ("G2", -1)], Param(B))] + carried(["G1", "G2"])
     if with_n:
         layer.append(("N", [("G1", -1), ("G2", -1)], Param("w_out")))
     return layer
@@ -641,8 +653,7 @@ def boxplus(parts):
             r0 += L.n_out
             c0 += L.n_in
         if last:
-            order = sorted(range(len(ws)), key=lambda j: cols[j])  # already in part order
-            rows, cols, ws, bias = [rows[j] for j in order], [cols[j] for j in order], [ws[j] for j in order], [f.sign_bit]
+            bias = [f.sign_bit]  # one row: the parts' terms in column order, i.e. part order
         layers.append(Layer(1 if last else r0, 1 if k == 0 else c0, rows, cols, ws, bias,
                             Ls[0].activation))
     return Network(f, layers), params
@@ -662,8 +673,6 @@ def released_gradient_atom(s, z, h, g):
         _layer(_w(f, [(0, 0, Param("inv_d"))]), 1, 1, _b(f, [NEG0])),
         _layer(_w(f, [(0, 0, Param("v"))]), 1, 1, _b(f, [NEG0])),
         _layer(_w(f, [(0, 0, 1)]), 1, 1, _b(f, [NEG0]), "identity")]
-    for L in layers[:-1]:
-        L.activation = "relu"
     branch_a = Network(f, layers)
     params.update(inv_d=1 / d, v=v)
     zga, zp = released_zero_gradient_atom(s, z, -(v / d))

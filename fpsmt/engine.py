@@ -78,6 +78,7 @@ class Engine:
         self.store, self.recheck, self.max_rounds = store, recheck, max_rounds
         self.progress = progress or (lambda msg: None)
         self.results: dict = {}  # (claim, format) -> Result of this run
+        self._memo: dict = {}  # result key -> decided Result of this run (a statement is solved once)
 
     def _query(self, claim, fmt, registry, build, fixed=None):
         enc = Encoding(claim, fmt, Z3Arith(fmt), fixed or {}, registry)
@@ -112,11 +113,8 @@ class Engine:
         versions = solver_versions(plan) if plan is not None else "exhaustive"
         key = result_key(text, fmt.name, self.solver, versions)
         float_vars = tuple(n for n, d in claim.variables.items() if isinstance(d, FloatDomain))
-        memo = getattr(self, "_memo", None)
-        if memo is None:
-            memo = self._memo = {}
-        if key in memo and not self.recheck:  # the same statement decided earlier in this run
-            r = dataclasses.replace(memo[key], cached=True)
+        if key in self._memo and not self.recheck:  # the same statement decided earlier in this run
+            r = dataclasses.replace(self._memo[key], cached=True)
             self.results[(claim.name, fmt.name)] = r
             return r
         if self.store is not None and not self.recheck:
@@ -149,7 +147,7 @@ class Engine:
                                    "confirmed_by": r.confirmed_by, "requested_solver": self.solver})
         self.results[(claim.name, fmt.name)] = r
         if r.status != UNKNOWN:
-            memo[key] = r
+            self._memo[key] = r
         return r
 
     def _check_assumptions(self, claim, fmt, registry):

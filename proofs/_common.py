@@ -57,6 +57,13 @@ def step_lemma(kind):
 
 
 
+def step_claims(fmt):
+    """The repaired step-indicator lemmas' claims (stages of every block built on them)."""
+    from fpsmt import construct as C
+    from fpsmt.reproduce import load
+    return [c for k in ("ge", "le") for c in load(f"step_indicator_{k}").build(C.REPAIRED, fmt)[0]]
+
+
 def steps_and_top(fmt, name, top_net, cases, extra=None):
     """Stages for a repaired block that is the step pair then ``top_net`` (layers 6… as a
     network on (1[x >= z], 1[x <= z])): the two step-indicator lemmas, and one claim that
@@ -64,10 +71,7 @@ def steps_and_top(fmt, name, top_net, cases, extra=None):
     every finite upstream y: ``cases[(ge, le)](s, out)`` gives the goals on the outputs;
     the gradients into the indicators must be finite (the step lemmas then give ±0).
     ``extra``: more variables of the top claim (name -> domain)."""
-    from fpsmt import construct as C
     from fpsmt.claims import forall
-    from fpsmt.reproduce import load
-    steps = [c for k in ("ge", "le") for c in load(f"step_indicator_{k}").build(C.REPAIRED, fmt)[0]]
 
     def goal(s):
         net, P = top_net(s)
@@ -76,4 +80,4 @@ def steps_and_top(fmt, name, top_net, cases, extra=None):
             out, grad = s.run(net, list(ins), [s.y], params=P)
             res += list(want(s, out)) + [g.is_finite() for g in grad]
         return res
-    return steps + [forall(f"{name}.top", {**(extra or {}), "y": Float(finite=True)}, goal=goal)]
+    return step_claims(fmt) + [forall(f"{name}.top", {**(extra or {}), "y": Float(finite=True)}, goal=goal)]

@@ -49,9 +49,10 @@ def _lemma(variant):
 
 
 def _multiple(s, t, j):
-    """t >= 0 is a multiple of 2^j (an Int j with j + p <= e_max): t >= 2^(j+p) (its ulp is
-    then at least 2^j), or adding and removing C = 2^(j+p) leaves it unchanged."""
-    C_ = (j + s.fmt.M).pow2()
+    """t >= 0 is a multiple of 2^j (an Int of the scope, or an int, with j + p <= e_max):
+    t >= 2^(j+p) (its ulp is then at least 2^j), or adding and removing C = 2^(j+p) leaves
+    it unchanged."""
+    C_ = s.int_pow2(j + s.fmt.M) if isinstance(j, int) else (j + s.fmt.M).pow2()
     return (t >= C_) | (((t + C_) - C_).eq(t))
 
 
@@ -73,7 +74,7 @@ def staged(fmt):
         a = s.int_pow2(p).next_up()
         t = (s.s + a) - a
         return [(s.s < 0.5).implies(t.same(0)),
-                (s.s >= 0.5).implies((t >= 1) & (t <= s.const(Tx)) & _multiple(s, t, s.iwhere(s.true(), 0, 0)))]
+                (s.s >= 0.5).implies((t >= 1) & (t <= s.const(Tx)) & _multiple(s, t, 0))]
 
     def stage(s):
         k = s.k

@@ -49,9 +49,9 @@ from fractions import Fraction
 
 from fpsmt import construct as C
 from fpsmt.claims import Float, Int, forall
-from fpsmt.proofs._common import X, xdesc
+from fpsmt.proofs._common import X, step_claims, xdesc
 from fpsmt.proofs.multiplication_transfer import normalize_claims, target_claim
-from fpsmt.reproduce import Lemma, load
+from fpsmt.reproduce import Lemma
 
 def _in_k(s, c):
     return c.eq(-1) | ((c > 0) & (c <= s.int_pow2(C.step_cap(s.fmt))))
@@ -62,17 +62,12 @@ def _killers(s):
     return [(s.const(0), C_, s.const(0)), (s.const(0), s.const(0), C_)]
 
 
-def _zero(x):
-    return x.is_zero()
-
-
 def gate_t_claim(fmt):
     def goal(s):
         from fpsmt.construct import _Plan
         P = _Plan(s.fmt)
-        P.add([("T", [("x", 1)], C.Param("ge_nzm"))])
-        for _ in range(5):
-            P.add([("T", [("T", 1)], C.NEG0)])
+        for k in range(6):  # T through layers 1–6, as the gate carries it
+            P.add([C.t_carry(k)])
         params = C._step_params(s, "ge", s.z)
         out, grad = s.run(P.network(last_act="relu"), [s.x], [s.u], params=params)
         T = out[0]
@@ -146,13 +141,8 @@ def shrinks_claim(fmt):
     def goal(s):
         from fpsmt.construct import _Plan
         P = _Plan(s.fmt, inputs=("R", "G1", "G2"))
-        F = s.z - s.z.next_down()
-        d = F
-        params = {}
-        for i in range(C.shrink_count(s.fmt)):
-            params[f"c{i}"], params[f"B{i}"] = s.const(1), C.reset_bias(s, F)
-            F = F + params[f"B{i}"]
-            P.add(C.chain_layer(f"c{i}", f"B{i}"))
+        d = s.z - s.z.next_down()
+        params = C.reset_chain(s, P, d, [s.const(1)] * C.shrink_count(s.fmt))
         out, _ = s.run(P.network(last_act="relu"), [d, 0, 0], params=params)
         return out[0].same(1)
     return forall("gradient_atom.shrinks", {"z": X()}, goal=goal)
@@ -164,7 +154,7 @@ def kill_claim(fmt):
         res = []
         for ins in _killers(s):
             out, grad = s.run(net, list(ins), [s.uR, s.u1 * 0, s.u2 * 0], params={"c": s.c, "B": s.B})
-            res += [o.same(i) for o, i in zip(out, ins)] + [_zero(g) for g in grad]
+            res += [o.same(i) for o, i in zip(out, ins)] + [g.is_zero() for g in grad]
         return res
     fin = Float(finite=True)
     return forall("gradient_atom.kill", {"c": fin, "B": fin, "uR": fin, "u1": fin, "u2": fin}, goal=goal,
@@ -182,7 +172,7 @@ def output_claim(fmt):
                grad[2].is_finite()]
         for ins in _killers(s):
             out, grad = s.run(net, list(ins), [s.y], params=P)
-            res += [_zero(out[0])] + [_zero(g) for g in grad]
+            res += [out[0].is_zero()] + [g.is_zero() for g in grad]
         return res
     return forall("gradient_atom.output", {"c": Float(finite=True), "k": Int(lambda f: -f.e_max, 0),
                                            "y": Float(finite=True)}, goal=goal, given=lambda s: _in_k(s, s.c))
@@ -193,7 +183,7 @@ def _direct(variant):
         net, P = C.gradient_atom(s, s.z, s.h, s.g, variant)
         at = s.x.eq(s.z)
         out, grad = s.run(net, [s.x], [s.where(at, s.h, s.y)], params=P)
-        return [_zero(out[0]), at.implies(grad[0].same(s.g)), (~at).implies(_zero(grad[0]))]
+        return [out[0].is_zero(), at.implies(grad[0].same(s.g)), (~at).implies(grad[0].is_zero())]
     fin = Float(finite=True)
     return forall(f"gradient_atom.{variant}",
                   {"z": X(nonzero=variant == C.RELEASED), "x": X(), "h": Float(finite=True, nonzero=True),
@@ -206,8 +196,7 @@ def _statement(fmt, zs):
 
 
 def repaired(fmt):
-    steps = [c for k in ("ge", "le") for c in load(f"step_indicator_{k}").build(C.REPAIRED, fmt)[0]]
-    stages = steps + [gate_t_claim(fmt), gate_top_claim(fmt), layer_claim(fmt), shrink_claim(fmt), shrinks_claim(fmt), kill_claim(fmt),
+    stages = step_claims(fmt) + [gate_t_claim(fmt), gate_top_claim(fmt), layer_claim(fmt), shrink_claim(fmt), shrinks_claim(fmt), kill_claim(fmt),
               output_claim(fmt)] + normalize_claims(fmt) + [target_claim(fmt)]
     how = (f"; depth {C.gradient_atom_depth(fmt)}, proved in stages (the step indicators, T, the gate's top, a "
            f"chain layer for every weight the chain can hold, shrinks, killed layers, output, transfer) joined by "

@@ -46,3 +46,11 @@ def fpsmt(*args, **kw):
     script = Path(sys.executable).parent / "fpsmt"
     cmd = [str(script)] if script.exists() else [sys.executable, "-m", "fpsmt.cli"]
     return subprocess.run([*cmd, *args], capture_output=True, text=True, cwd=tempfile.gettempdir(), **kw)
+
+
+def x_domain(fmt):
+    """Every float of X = [−2^(e_max−2), 2^(e_max−2)] (ReLU's domain of Theorem 3.1), as patterns."""
+    from fractions import Fraction
+    top = Fraction(2) ** (fmt.e_max - 2)
+    return np.asarray([b for b in range(1 << fmt.nbits) if fmt.is_finite(b) and abs(fmt.to_fraction(b)) <= top],
+                      dtype=np.uint64)

@@ -9,17 +9,13 @@ import pytest
 
 from fpsmt import construct as C
 from fpsmt.arith import concrete as executor
-from fpsmt.claims import Scope
+from fpsmt.claims import F, Scope
 from fpsmt.engine import Engine
 from fpsmt.formats import parse_format
 from fpsmt.network import run
 from fpsmt.reproduce import load
 
-
-def _x_domain(f):
-    top = Fraction(2) ** (f.e_max - 2)
-    return np.asarray([b for b in range(1 << f.nbits) if f.is_finite(b) and abs(f.to_fraction(b)) <= top],
-                      dtype=np.uint64)
+from conftest import x_domain as _x_domain
 
 
 def _num(f, b):
@@ -90,8 +86,6 @@ def test_transfer_every_h_every_g_8_bit():
     nz = [b for b in range(256) if f.is_finite(b) and not f.is_zero(b)]
     hh, gg = (np.asarray(v, dtype=np.uint64).ravel() for v in np.meshgrid(nz, nz))
     s = Scope(A, f, {})
-    h, g = (s.lift(s.const(0)) for _ in range(2))
-    from fpsmt.claims import F
     h, g = F(s, A.const(hh)), F(s, A.const(gg))
     w_out, chain = C.transfer_weights(s, h, g)
     v = h * w_out
@@ -105,7 +99,6 @@ def test_transfer_every_h_every_g_8_bit():
 def test_transfer_float32_significand_step_is_exact_where_sampled():
     f = parse_format("float32")
     A = executor(f)
-    from fpsmt.claims import F
     s = Scope(A, f, {})
     ms = np.arange(0x3F800000, 0x40000000, 997, dtype=np.uint64)
     m = F(s, A.const(ms))

@@ -46,10 +46,7 @@ def test_repaired_lemmas_8_bit_enumeration_agrees_with_smt(name, fmt):
     assert by_smt.status == expect, by_smt.reason
 
 
-def _x_domain(f):
-    top = Fraction(2) ** (f.e_max - 2)
-    return np.asarray([b for b in range(1 << f.nbits) if f.is_finite(b) and abs(f.to_fraction(b)) <= top],
-                      dtype=np.uint64)
+from conftest import x_domain as _x_domain  # noqa: E402
 
 
 def _run(f, net, xs, y_bits):
