@@ -199,10 +199,9 @@ def _released_fields(s, z):
     """For z > 0: (e_z, a_z, c_z, u0, ũ0, c̃, k) of BRIEF §5.1 (true exponent for subnormals)."""
     f = s.fmt
     p, e0 = f.M, 2 ** (f.E - 2) - 1
-    e = true_exponent(s, z)
+    a, e = significand(s, z)  # a_z in [1, 2), e_z
     sub = z.is_subnormal()
     cz = s.iwhere(sub, -e + f.e_min, 0)
-    a = (z * (-e - p).pow2()) * s.int_pow2(p)  # a_z in [1, 2): two exact scalings (2^−e may overflow)
     u0 = (cz - p).pow2()
     smallest = z.eq(s.omega)
     tilde = a.eq(1) & ~smallest
