@@ -1,6 +1,7 @@
 """Build and verify the Theorem 3.1 network (``fpsmt construct``) for growing domains.
 
-For each size: N bfloat16 points spread over X, f* = sin x, h* = 1, g* = −cos x (the
+For each size: N floats of the format in [−3, 3], evenly spaced in their order (so denser
+near 0: bfloat16 has only 64 floats in [2, 3]), f* = sin x, h* = 1, g* = −cos x (the
 misleading gradient), all rounded to the format.  Each size runs in a fresh process so
 that its peak memory (max RSS) is its own.  Prints build and verification seconds, peak
 memory, file size and how each grows against the previous size.
@@ -20,16 +21,14 @@ from fractions import Fraction
 from fpsmt import construct, netio, targets
 from fpsmt.formats import parse_format
 fmt, n, out = parse_format(sys.argv[1]), int(sys.argv[2]), sys.argv[3]
-top = 2.0 ** (fmt.e_max - 2)
-seen, points = set(), []
-for i in range(n):
-    x = fmt.round(Fraction(-3.0 + 6.0 * i / max(n - 1, 1)))
-    if fmt.to_fraction(x) in seen:
-        continue
-    seen.add(fmt.to_fraction(x))
-    xf = float(fmt.to_fraction(x))
-    r = lambda v: fmt.round(Fraction(v))
-    points.append((x, r(math.sin(xf)), r(1.0), r(-math.cos(xf))))
+three = fmt.round(Fraction(3))
+grid = [fmt.sign_bit | b for b in range(three, 0, -1)] + list(range(0, three + 1))  # [-3, 3] in order
+pick = sorted({round(i * (len(grid) - 1) / max(n - 1, 1)) for i in range(n)})
+r = lambda v: fmt.round(Fraction(v))
+points = []
+for i in pick:
+    xf = float(fmt.to_fraction(grid[i]))
+    points.append((grid[i], r(math.sin(xf)), r(1.0), r(-math.cos(xf))))
 t0 = time.perf_counter()
 net = construct.theorem_network(fmt, points)
 size = netio.save_network(net, out)
@@ -47,7 +46,7 @@ def main():
     ap.add_argument("--sizes", default="100,1000,5000")
     ap.add_argument("--format", default="bfloat16")
     args = ap.parse_args()
-    print(f"fpsmt construct in {args.format}: f* = sin x, h* = 1, g* = -cos x on N points of [-3, 3]")
+    print(f"fpsmt construct in {args.format}: f* = sin x, h* = 1, g* = -cos x on N floats of [-3, 3]")
     print(f"{'N':>6} {'build s':>8} {'verify s':>9} {'peak MB':>8} {'file MB':>8} {'depth':>6} {'params':>9} "
           f"{'bad':>4}  growth vs previous (N, time, memory, file)")
     prev = None

@@ -701,7 +701,51 @@ def theorem_network(fmt, points):
         seen.add(fmt.to_fraction(z))
         if fmt.is_zero(h) and not fmt.is_zero(g):
             raise InputError(f"{at}: h* = 0 but g* = {fmt.show(g)}: a zero upstream gradient gives a zero gradient")
-    f2 = [(concrete(gradient_atom, fmt, z, h, g), {}) for z, _, h, g in points if not fmt.is_zero(g)]
-    f1 = [(concrete(zero_gradient_atom, fmt, z, v), {}) for z, v, _, _ in points]
-    net, _ = boxplus(f2 + f1)
-    return net
+    depth = gradient_atom_depth(fmt)
+    ga = [(z, h, g) for z, _, h, g in points if not fmt.is_zero(g)]
+    kinds = [_copies(repaired_gradient_atom, fmt, list(zip(*ga)), depth)] if ga else []
+    kinds.append(_copies(zero_gradient_atom, fmt, [[z for z, *_ in points], [v for _, v, *_ in points]], depth))
+    return _boxplus_copies(fmt, kinds)
+
+
+def _copies(builder, fmt, args, depth):
+    """The builder's network for many parameter tuples at once (``args``: one list of bit
+    patterns per argument): the template (with Params), padded to ``depth``
+    (:func:`_padded`), and per layer its weights (copies × entries) and biases (copies ×
+    neurons) as bit patterns — the same bits as :func:`concrete` gives copy by copy (the
+    test suite compares them)."""
+    from .arith import concrete as executor
+    from .claims import F, Scope
+    A = executor(fmt)
+    s = Scope(A, fmt, {})
+    n = len(args[0])
+    net, params = builder(s, *(F(s, A.const(np.asarray(a, dtype=np.uint64))) for a in args))
+    values = {k: np.broadcast_to(np.ravel(A.to_bits(v.v)).astype(np.uint64), (n,)) for k, v in params.items()}
+    column = lambda e: values[e.name] if isinstance(e, Param) else np.full(n, e, dtype=np.uint64)  # noqa: E731
+    net = _padded(net, depth)
+    return net, [(np.stack([column(w) for w in L.weights], axis=1).reshape(n, len(L.weights)),
+                  np.stack([column(b) for b in L.bias], axis=1)) for L in net.layers]
+
+
+def _boxplus_copies(fmt, kinds):
+    """:func:`boxplus` of every copy of each kind (:func:`_copies`), kind after kind, built
+    with array operations: the same network as ⊞ of the copies one by one."""
+    layers = []
+    depth = kinds[0][0].depth
+    for k in range(depth):
+        last = k == depth - 1
+        rows, cols, ws, bias = [], [], [], []
+        r0 = c0 = 0
+        for net, values in kinds:
+            L, (W, B) = net.layers[k], values[k]
+            i = np.arange(len(W))[:, None]
+            rows.append(np.zeros(W.size, dtype=np.int64) if last else (r0 + i * L.n_out + L.rows[None, :]).ravel())
+            cols.append(L.cols[None, :].repeat(len(W), 0).ravel() if k == 0 else (c0 + i * L.n_in + L.cols[None, :]).ravel())
+            ws.append(W.ravel())
+            bias.append(B.ravel())
+            r0 += len(W) * L.n_out
+            c0 += len(W) * L.n_in
+        bias = [fmt.sign_bit] if last else np.concatenate(bias).tolist()
+        layers.append(Layer(1 if last else r0, 1 if k == 0 else c0, np.concatenate(rows), np.concatenate(cols),
+                            np.concatenate(ws).tolist(), bias, kinds[0][0].layers[k].activation))
+    return Network(fmt, layers)

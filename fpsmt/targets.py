@@ -89,8 +89,9 @@ def _from_python(p, fmt):
 def verify(fmt, net, points):
     """Run the network at every domain point with upstream h*(x): the points where the
     value or D^AD differs from the targets (a zero target met by either zero).  Block
-    aware (:func:`blockwise`): each ⊞ part runs alone on all points."""
+    aware (:func:`fpsmt.blockrun.blockwise`)."""
     from .arith import concrete
+    from .blockrun import blockwise
     A = concrete(fmt)
     xs = np.asarray([p[0] for p in points], dtype=np.uint64)
     ys = np.asarray([p[2] for p in points], dtype=np.uint64)
@@ -101,105 +102,6 @@ def verify(fmt, net, points):
             bad.append({"x": fmt.hex(p[0]), "f": fmt.hex(int(o)), "f_target": fmt.hex(p[1]),
                         "grad": fmt.hex(int(d)), "g_target": fmt.hex(p[3])})
     return bad
-
-
-def _blocks(net):
-    """The hidden neurons of each block of a network whose hidden layers are block diagonal
-    on one shared input: [[indices in hidden layer k] for k …] per block, or None."""
-    L = net.layers
-    parent = {}
-
-    def find(a):
-        while parent.setdefault(a, a) != a:
-            parent[a] = parent[parent[a]]
-            a = parent[a]
-        return a
-    for k in range(len(L) - 1):
-        for i in range(L[k].n_out):
-            find((k, i))
-    for k in range(1, len(L) - 1):
-        for r, c in zip(L[k].rows.tolist(), L[k].cols.tolist()):
-            parent[find((k, r))] = find((k - 1, c))
-    groups = {}
-    for node in list(parent):
-        groups.setdefault(find(node), []).append(node)
-    blocks = []
-    for nodes in groups.values():
-        per = [sorted(i for k2, i in nodes if k2 == k) for k in range(len(L) - 1)]
-        if any(not p for p in per):
-            return None
-        blocks.append(per)
-    return sorted(blocks, key=lambda b: b[0][0])
-
-
-def blockwise(A, net, x, y):
-    """Value and D^AD of a one-input, one-output network at inputs ``x`` (shape (n,)) with
-    upstream ``y`` — the same bits as :func:`fpsmt.network.run` (the test suite compares
-    them), computed per block: each block runs alone on every point, its output terms
-    w ⊗ a and its layer-1 row terms are then summed left to right across blocks in the
-    network's order, with the absent entries' zero term and the bias as the IR does.
-    Cost: the blocks' sizes times the points, not the whole width squared."""
-    from .network import Layer, Network, run
-    L = net.layers
-    blocks = _blocks(net) if net.n_in == 1 and net.n_out == 1 and len(L) >= 2 else None
-    if blocks is None:
-        return _whole(A, net, x, y)
-    out_l = L[-1]
-    terms_v, terms_g, absent_v = [], [], []
-    for per in blocks:
-        layers = []
-        for k in range(len(L) - 1):
-            Lk = L[k]
-            rows = {r: n for n, r in enumerate(per[k])}
-            cols = {c: n for n, c in enumerate(per[k - 1])} if k else {0: 0}
-            keep = [e for e in range(len(Lk.weights)) if int(Lk.rows[e]) in rows]
-            layers.append(Layer(len(rows), len(cols), [rows[int(Lk.rows[e])] for e in keep],
-                                [cols[int(Lk.cols[e])] for e in keep], [Lk.weights[e] for e in keep],
-                                [Lk.bias[r] for r in per[k]], Lk.activation))
-        last = {c: n for n, c in enumerate(per[-1])}
-        mine = [e for e in range(len(out_l.weights)) if int(out_l.cols[e]) in last]
-        if not mine:  # a block that does not reach the output: evaluate the whole network
-            return _whole(A, net, x, y)
-        layers.append(Layer(len(mine), len(last), list(range(len(mine))), [last[int(out_l.cols[e])] for e in mine],
-                            [out_l.weights[e] for e in mine], [A.fmt.sign_bit] * len(mine), "identity"))
-        t = run(A, Network(A.fmt, layers), x[:, None], np.repeat(y[:, None], len(mine), axis=1))
-        for n, e in enumerate(mine):
-            terms_v.append((int(out_l.cols[e]), t.out[:, n]))
-        used = {int(out_l.cols[e]) for e in mine}
-        absent_v += [t.post[-2][:, last[c]] for c in per[-1] if c not in used]
-        L0 = layers[0]
-        g_pre = A.mul(t.upstream[0], L0.act.derivative(A, t.pre[0]))
-        W0 = {int(r): w for r, w in zip(L0.rows.tolist(), L0.weights)}
-        for n, r in enumerate(per[0]):
-            if n in W0:
-                terms_g.append((r, A.mul(g_pre[:, n], A.const(np.asarray(W0[n], dtype=np.uint64)))))
-            else:
-                return _whole(A, net, x, y)
-    out = _sum(A, [v for _, v in sorted(terms_v, key=lambda t: t[0])], absent_v)
-    out = A.add(out, A.const(np.asarray(out_l.bias[0], dtype=np.uint64)))
-    grad = _sum(A, [g for _, g in sorted(terms_g, key=lambda t: t[0])], [])
-    return out, grad
-
-
-def _whole(A, net, x, y):
-    from .network import run
-    t = run(A, net, x[:, None], y[:, None])
-    return t.out[:, 0], t.grad[:, 0]
-
-
-def _sum(A, terms, absent):
-    """Left to right from the first term; then the absent entries' term (+0 ⊗ a for each
-    absent column a: NaN if some a is not finite, −0 if every a is negative-signed, else +0)."""
-    S = terms[0]
-    for t in terms[1:]:
-        S = A.add(S, t)
-    if absent:
-        V = np.stack(absent, axis=-1)
-        nf = ~np.asarray(A.is_finite(V))
-        neg = np.asarray(A.signbit(V))
-        Z = np.where(nf.any(-1), A.fmt.nan_bits, np.where(neg.all(-1), A.fmt.sign_bit, 0))
-        S = A.add(S, A.const(Z.astype(np.uint64)))
-    return S
 
 
 def _meets(fmt, got, want):

@@ -153,6 +153,23 @@ def test_theorem_network_is_bit_exact(fmt, n):
     assert net.depth == C.gradient_atom_depth(f)
 
 
+@pytest.mark.parametrize("fmt,n", [("bfloat16", 30), ("float32", 12), ("float8_e4m3", 30), ("float8_e3m4", 12)])
+def test_theorem_network_is_the_boxplus_of_its_atoms(fmt, n):
+    """theorem_network builds all atoms at once with array operations: it must be exactly
+    the ⊞ of the atoms built one by one."""
+    f = parse_format(fmt)
+    pts = _theorem_points(f, n, 5)
+    ref, _ = C.boxplus([(C.concrete(C.gradient_atom, f, z, h, g), {}) for z, _, h, g in pts if not f.is_zero(g)]
+                       + [(C.concrete(C.zero_gradient_atom, f, z, v), {}) for z, v, _, _ in pts])
+    net = C.theorem_network(f, pts)
+    assert net.depth == ref.depth
+    for L, R in zip(net.layers, ref.layers):
+        assert (L.n_out, L.n_in, L.activation) == (R.n_out, R.n_in, R.activation)
+        assert L.rows.tolist() == R.rows.tolist() and L.cols.tolist() == R.cols.tolist()
+        assert [int(w) for w in L.weights] == [int(w) for w in R.weights]
+        assert [int(b) for b in L.bias] == [int(b) for b in R.bias]
+
+
 def test_boxplus_pads_and_orders():
     f = parse_format("float32")
     a = C.concrete(C.zero_gradient_atom, f, f.from_float(1.0), f.from_float(2.0))

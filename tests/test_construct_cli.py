@@ -82,7 +82,7 @@ def test_blockwise_evaluation_equals_the_whole_network(fmt, n):
     from fpsmt import construct as C
     from fpsmt.arith import concrete
     from fpsmt.network import run
-    from fpsmt.targets import blockwise
+    from fpsmt.blockrun import blockwise
     f = parse_format(fmt)
     A = concrete(f)
     pts = _theorem_points(f, n, 4)
