@@ -33,7 +33,7 @@ t0 = time.perf_counter()
 net = construct.theorem_network(fmt, points)
 size = netio.save_network(net, out)
 t1 = time.perf_counter()
-bad = targets.verify(fmt, netio.load_network(out), points)
+bad, _, _ = targets.verify(fmt, netio.load_network(out), points)
 t2 = time.perf_counter()
 print(json.dumps({"points": len(points), "build": t1 - t0, "verify": t2 - t1, "bytes": size, "depth": net.depth,
                   "params": net.n_parameters(), "bad": len(bad),

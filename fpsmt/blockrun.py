@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .network import PAPER, Layer, Network, _fold, paper_backward, run
+from .network import PAPER, Layer, _fold, paper_backward, run
 
 CHUNK = 1 << 20  # (block, point) pairs evaluated at once
 
@@ -74,8 +74,8 @@ def _blocks(net):
 
 
 def _block_networks(net, blocks, sign_bit):
-    """Each block alone (list, in block order): ``(network, output columns, unread)`` —
-    its hidden layers, then one output row per output entry that reads it (bias −0,
+    """Each block alone (list, in block order): ``(layers, output columns, unread)`` — its
+    layers as ``(n_out, n_in, rows, cols, weights, bias, activation)``: its hidden layers, then one output row per output entry that reads it (bias −0,
     identity) in column order; the entries' columns; the block's last-layer neurons the
     output row does not read.  None for a block that does not reach the output or whose
     first-layer neuron does not read x."""
@@ -103,24 +103,24 @@ def _block_networks(net, blocks, sign_bit):
         for k in range(len(L) - 1):
             Lk, es = L[k], per_layer[k][b]
             cols = local[k - 1][Lk.cols[es]] if k else Lk.cols[es]
-            layers.append(Layer(len(per[k]), len(per[k - 1]) if k else 1, local[k][Lk.rows[es]], cols,
-                                [Lk.weights[e] for e in es], [Lk.bias[r] for r in per[k]], Lk.activation))
+            layers.append((len(per[k]), len(per[k - 1]) if k else 1, local[k][Lk.rows[es]], cols,
+                           [Lk.weights[e] for e in es], [Lk.bias[r] for r in per[k]], Lk.activation))
         es = per_layer[-1][b]
-        if len(layers[0].rows) != layers[0].n_out or not len(es):
+        if len(layers[0][2]) != layers[0][0] or not len(es):
             out.append(None)
             continue
         out_l = L[-1]
         es = es[np.argsort(out_l.cols[es], kind="stable")]
         cols = out_l.cols[es]
-        layers.append(Layer(len(es), len(per[-1]), np.arange(len(es)), local[-1][cols],
-                            [out_l.weights[e] for e in es], [sign_bit] * len(es), "identity"))
+        layers.append((len(es), len(per[-1]), np.arange(len(es)), local[-1][cols],
+                       [out_l.weights[e] for e in es], [sign_bit] * len(es), "identity"))
         unread = sorted(set(range(len(per[-1]))) - set(local[-1][cols].tolist()))
-        out.append((Network(net.fmt, layers), cols.tolist(), unread))
+        out.append((layers, cols.tolist(), unread))
     return out
 
 
-def _shape(bnet):
-    return tuple((L.n_out, L.n_in, L.rows.tobytes(), L.cols.tobytes(), L.activation) for L in bnet.layers)
+def _shape(layers):
+    return tuple((n_out, n_in, rows.tobytes(), cols.tobytes(), act) for n_out, n_in, rows, cols, _, _, act in layers)
 
 
 def blockwise(A, net, x, y, sem=PAPER):
@@ -188,18 +188,17 @@ def _expand(values, starts, total):
     return np.repeat(values, np.diff(np.append(starts, total)), axis=0)
 
 
-def _run_group(A, nets, x, y, sem, absent_cols):
+def _run_group(A, specs, x, y, sem, absent_cols):
     """Blocks of one shape on every point.  Returns the output terms (G, n, m), the
     last hidden layer's values of the columns in ``absent_cols`` per block (as a list
     of (n, width) arrays) and the first layer's gradient terms (G, n, n1):
     (upstream ⊗ σ'(pre)) ⊗ w for each first-layer neuron, in row order."""
-    G, n = len(nets), len(np.ravel(x))
+    G, n = len(specs), len(np.ravel(x))
     total = G * n
-    layers = nets[0].layers
-    Wb = [np.array([[int(w) for w in net.layers[k].weights] for net in nets], dtype=np.uint64).reshape(G, -1)
-          for k in range(len(layers))]
-    Bb = [np.array([[int(b) for b in net.layers[k].bias] for net in nets], dtype=np.uint64).reshape(G, -1)
-          for k in range(len(layers))]
+    layers = [Layer(n_out, n_in, rows, cols, [0] * len(rows), [0] * n_out, act)
+              for n_out, n_in, rows, cols, _, _, act in specs[0]]  # the shape; values below
+    Wb = [np.array([spec[k][4] for spec in specs], dtype=np.uint64).reshape(G, -1) for k in range(len(layers))]
+    Bb = [np.array([spec[k][5] for spec in specs], dtype=np.uint64).reshape(G, -1) for k in range(len(layers))]
     xb = np.ravel(A.to_bits(x)).astype(np.uint64)
     yb = np.ravel(A.to_bits(y)).astype(np.uint64)
     # ---- forward, merging equal states
@@ -228,7 +227,9 @@ def _run_group(A, nets, x, y, sem, absent_cols):
     g = A.const(np.repeat(np.tile(yb, G)[:, None], m, axis=1))
     for k in range(len(layers) - 1, -1, -1):
         fstarts, fblock, z, a = fwd[k]
-        u = np.union1d(bstarts, fstarts)
+        mark = np.zeros(total, dtype=bool)
+        mark[bstarts] = mark[fstarts] = True
+        u = np.flatnonzero(mark)  # both run partitions at once
         fi = np.searchsorted(fstarts, u, side="right") - 1
         bi = np.searchsorted(bstarts, u, side="right") - 1
         g = g[bi]

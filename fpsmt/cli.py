@@ -266,20 +266,113 @@ def cmd_reproduce(args):
     return 0
 
 
+def _torch_check(fmt, net, points):
+    import time
+
+    from . import targets, torch_export
+    t0 = time.perf_counter()
+    _err(f"  PyTorch: running the network at {len(points)} points (scalar module, then nn.Linear stack) ...")
+    rep = torch_export.compare(fmt, net, points, targets.meets)
+    rep["seconds"] = round(time.perf_counter() - t0, 3)
+    for key, what in (("scalar", "scalar operations in the paper's order, torch.autograd"),
+                      ("linear", "plain nn.Linear/nn.ReLU stack, same weights")):
+        r = rep[key]
+        if "skipped" in r:
+            _err(f"  torch {rep['torch']} {rep['dtype']}, {what}: skipped ({r['skipped']})")
+            continue
+        _err(f"  torch {rep['torch']} {rep['dtype']}, {what}: {r['bit_exact']}/{r['points']} points bit-exact "
+             f"({r['value_differs']} values and {r['grad_differs']} gradients differ)")
+        for d in r["differences"][:5]:
+            _err(f"    x = {d['x']}: f = {d['f']} (target {d['f_target']}), D^AD = {d['grad']} "
+                 f"(target {d['g_target']}): {d['why']}")
+    if fmt.name in ("bfloat16", "float16"):
+        _err(f"  note: PyTorch's CPU kernels compute {fmt.name} operations in float32 and round once per "
+             "operation (exact for one + or ×); its matmul accumulates a whole row in float32 before rounding")
+    return rep
+
+
+def _matplotlib():
+    try:
+        import matplotlib
+    except ImportError:
+        raise InputError("--plot needs matplotlib: pip install 'fpsmt[examples]'") from None
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    return plt
+
+
+def _plot(args, fmt, points, f_got, g_got, depth, n_bad):
+    """Two panels: the network's value against f*, and its D^AD against g* and, when the
+    targets file defines ``df_star(x)``, the true derivative of f*."""
+    from .resources import resolve
+    from .targets import true_derivative
+    plt = _matplotlib()
+    num = lambda b: float(fmt.to_fraction(int(b))) if fmt.is_finite(int(b)) else float("nan")  # noqa: E731
+    xs = [num(p[0]) for p in points]
+    fig, (ax1, ax2) = plt.subplots(2, 1, figsize=(8, 7), sharex=True)
+    ax1.plot(xs, [num(p[1]) for p in points], "-", color="0.6", lw=3, label="target f*(x)")
+    ax1.plot(xs, [num(v) for v in f_got], ".", ms=3, color="C0", label="network f(x)")
+    ax1.set_ylabel("value")
+    ax1.legend(loc="best")
+    df = true_derivative(resolve(args.targets), xs)
+    if df is not None:
+        ax2.plot(xs, df, "-", color="0.6", lw=3, label="true derivative of f*")
+    ax2.plot(xs, [num(p[3]) for p in points], "--", color="C1", lw=1, label="target gradient g*(x)")
+    ax2.plot(xs, [num(v) for v in g_got], ".", ms=3, color="C3", label="reverse-mode AD of the network, D^AD(h*)")
+    ax2.set_xlabel("x")
+    ax2.set_ylabel("gradient")
+    ax2.legend(loc="best")
+    exact = "every point bit-exact" if not n_bad else f"{n_bad} points NOT bit-exact"
+    fig.suptitle(f"fpsmt construct: {len(points)} points in {fmt.name}, ReLU network of depth {depth}, {exact}",
+                 fontsize=10)
+    fig.tight_layout()
+    path = Path(args.plot)
+    tmp = path.with_name(path.name + ".tmp.png")
+    fig.savefig(tmp, dpi=110)
+    os.replace(tmp, path)
+    _err(f"  plot written to {path}")
+    return str(path)
+
+
+def _certify(args, fmt):
+    """The repaired lemmas the construction rests on, from the results store (proved now
+    where missing): per lemma its status and the store keys of its claims."""
+    from . import reproduce
+    _err(f"  certificates: the repaired lemmas of {', '.join(reproduce.CONSTRUCTION)} in {fmt.name} "
+         f"(from the store {args.store or 'default'}, proved where missing) ...")
+    with _engine_session(args) as eng:
+        rows = reproduce.run(eng, list(reproduce.CONSTRUCTION), ["repaired"], [fmt.name], progress=_err)
+    certs = [{k: r.get(k) for k in ("lemma", "status", "statement", "seconds", "reason", "keys")} for r in rows]
+    for c in certs:
+        _err(f"    {c['lemma']}: {c['status']}" + (f" ({c['reason']})" if c["status"] != "PROVED" else "")
+             + f", {len(c['keys'] or [])} store entries")
+    ok = all(c["status"] == "PROVED" for c in certs)
+    _err("  certified: every lemma the network rests on is PROVED for all its parameters" if ok else
+         "  NOT certified: " + ", ".join(f"{c['lemma']} is {c['status']}" for c in certs if c["status"] != "PROVED"))
+    return certs, ok
+
+
 def cmd_construct(args):
     import time
 
     from . import construct, netio, targets
     from .formats import parse_format
+    from .resources import resolve
     fmt = parse_format(args.format)
-    points = targets.load_targets(args.targets, fmt)
+    if args.torch:
+        from . import torch_export
+        torch_export.check_format(fmt)
+        torch_export.torch_module()
+    points = targets.load_targets(resolve(args.targets), fmt)
+    if args.plot:
+        _matplotlib()
     t0 = time.perf_counter()
     net = construct.theorem_network(fmt, points)
     built = time.perf_counter() - t0
     out = Path(args.out)
     size = netio.save_network(net, out)
     t1 = time.perf_counter()
-    bad = targets.verify(fmt, netio.load_network(out), points)  # the network as written
+    bad, f_got, g_got = targets.verify(fmt, netio.load_network(out), points)  # the network as written
     checked = time.perf_counter() - t1
     n_ga = sum(1 for p in points if not fmt.is_zero(p[3]))
     summary = {"format": fmt.name, "points": len(points), "gradient_atoms": n_ga, "depth": net.depth,
@@ -295,6 +388,12 @@ def cmd_construct(args):
     for b in bad[:10]:
         _err(f"  MISMATCH at x = {b['x']}: f = {b['f']} (target {b['f_target']}), "
              f"D^AD = {b['grad']} (target {b['g_target']})")
+    if args.plot:
+        summary["plot"] = _plot(args, fmt, points, f_got, g_got, net.depth, len(bad))
+    if args.torch and not bad:
+        summary["torch"] = _torch_check(fmt, netio.load_network(out), points)
+    if args.certify and not bad:
+        summary["certificates"], summary["certified"] = _certify(args, fmt)
     if args.json:
         _out(json.dumps(summary))
     return 1 if bad else 0
@@ -400,7 +499,15 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--targets", required=True, help="CSV (x,f,h,g) or Python file")
     s.add_argument("--format", required=True, help="the floating-point format")
     s.add_argument("--out", required=True, help="network JSON to write")
-    s.add_argument("--json", action="store_true", help="print the summary as JSON only on stdout")
+    s.add_argument("--torch", action="store_true",
+                   help="also run the network in PyTorch (extra fpsmt[torch]): as scalar operations in the paper's "
+                        "order with torch.autograd, and as a plain nn.Linear stack; compare with the targets")
+    s.add_argument("--certify", action="store_true",
+                   help="also link the certificates of the lemmas the network rests on (fpsmt reproduce's repaired "
+                        "rows) from the results store, proving them first where missing")
+    s.add_argument("--plot", default=None, metavar="PNG",
+                   help="draw the network's value and D^AD against the targets (needs matplotlib: fpsmt[examples])")
+    _solver_options(s, "portfolio", "claim (with --certify)", 600.0)
     s.set_defaults(fn=cmd_construct)
 
     s = sub.add_parser("paths", help="where the shipped specs/, proofs/ and examples/ are")

@@ -24,6 +24,11 @@ LEMMAS = ("step_indicator_ge", "step_indicator_le", "zero_indicator", "point_ind
           "multiplication_transfer", "zero_gradient_atom", "gradient_atom", "boxplus_neutrality",
           "theorem_3_1_relu")
 DEFAULT_FORMATS = ("bfloat16", "float32")
+# What the network of ``fpsmt construct`` rests on (its repaired variants): the blocks it
+# is made of, the transfer its gradient atoms use, ⊞ and the composition.  The zero and
+# cancellation lemmas are not used (the point indicator covers z = 0).
+CONSTRUCTION = ("step_indicator_ge", "step_indicator_le", "point_indicator", "multiplication_transfer",
+                "zero_gradient_atom", "gradient_atom", "boxplus_neutrality", "theorem_3_1_relu")
 
 
 @dataclass
@@ -75,10 +80,12 @@ def _row(engine, name, lemma, variant, fmt: Format, progress):
     hints = built[2] if len(built) > 2 else {}  # claim name -> candidate counterexamples (steer only)
     registry = {c.name: c for c in claims}
     total = 0.0
+    keys = []  # the results-store key of every claim decided for this row
     if progress:
         progress(f"{name} ({variant}) in {fmt.name} ...")
     for claim in claims:
         r = engine.prove(claim, fmt, registry, hints=hints.get(claim.name, ()))
+        keys.append({"claim": claim.name, "status": r.status, "key": r.key or None})
         total += 0.0 if r.cached else r.seconds  # a stage shared with an earlier row costs nothing again
         if r.status != "PROVED" or claim is claims[-1]:
             break
@@ -88,7 +95,7 @@ def _row(engine, name, lemma, variant, fmt: Format, progress):
     if progress:
         progress(f"  {r.status} in {total:.1f} s" + (f": {r.reason}" if r.status == "UNKNOWN" else ""))
     return {**base, "status": r.status, "statement": statement, "counterexample": cx, "solver": r.solver or None,
-            "seconds": round(total, 3), "reason": r.reason, "cached": r.cached}
+            "seconds": round(total, 3), "reason": r.reason, "cached": r.cached, "keys": keys}
 
 
 def markdown(rows) -> str:

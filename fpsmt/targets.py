@@ -86,25 +86,38 @@ def _from_python(p, fmt):
     return out
 
 
+def true_derivative(path, xs):
+    """``df_star(x)`` at each x when the targets are a Python file that defines it (for
+    plots only), else None."""
+    p = Path(path)
+    if p.suffix != ".py":
+        return None
+    from .userfiles import import_file
+    fn = getattr(import_file(p, "targets"), "df_star", None)
+    return [float(fn(x)) for x in xs] if callable(fn) else None
+
+
 def verify(fmt, net, points):
-    """Run the network at every domain point with upstream h*(x): the points where the
-    value or D^AD differs from the targets (a zero target met by either zero).  Block
-    aware (:func:`fpsmt.blockrun.blockwise`)."""
+    """Run the network at every domain point with upstream h*(x): ``(bad, f, grad)`` —
+    the points where the value or D^AD differs from the targets (a zero target met by
+    either zero), and the values and D^AD computed (bit patterns).  Block aware
+    (:func:`fpsmt.blockrun.blockwise`)."""
     from .arith import concrete
     from .blockrun import blockwise
     A = concrete(fmt)
     xs = np.asarray([p[0] for p in points], dtype=np.uint64)
     ys = np.asarray([p[2] for p in points], dtype=np.uint64)
     out, grad = blockwise(A, net, A.const(xs), A.const(ys))
+    evaluated = (np.ravel(A.to_bits(out)), np.ravel(A.to_bits(grad)))
     bad = []
-    for p, o, d in zip(points, np.ravel(A.to_bits(out)), np.ravel(A.to_bits(grad))):
-        if not (_meets(fmt, int(o), p[1]) and _meets(fmt, int(d), p[3])):
+    for p, o, d in zip(points, *evaluated):
+        if not (meets(fmt, int(o), p[1]) and meets(fmt, int(d), p[3])):
             bad.append({"x": fmt.hex(p[0]), "f": fmt.hex(int(o)), "f_target": fmt.hex(p[1]),
                         "grad": fmt.hex(int(d)), "g_target": fmt.hex(p[3])})
-    return bad
+    return bad, *evaluated
 
 
-def _meets(fmt, got, want):
+def meets(fmt, got, want):
     if fmt.is_zero(want):
         return fmt.is_zero(got)
     return got == want

@@ -112,7 +112,7 @@ def _theorem_points(f, n, seed):
 
     def rnd(ok):
         while True:
-            b = int(rng.integers(0, 1 << f.nbits))
+            b = int(rng.integers(0, (1 << f.nbits) - 1, dtype=np.uint64, endpoint=True))
             if f.is_finite(b) and ok(b):
                 return b
     zs = []
