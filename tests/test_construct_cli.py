@@ -94,3 +94,92 @@ def test_blockwise_evaluation_equals_the_whole_network(fmt, n):
     out, grad = blockwise(A, net, A.const(xs), A.const(ys))
     assert (np.ravel(A.to_bits(t.out)) == np.ravel(A.to_bits(out))).all()
     assert (np.ravel(A.to_bits(t.grad)) == np.ravel(A.to_bits(grad))).all()
+
+
+@pytest.mark.parametrize("fmt", ["bfloat16", "float32"])
+def test_construct_example_sin_with_misleading_gradient(tmp_path, fmt):
+    """The shipped example: 500 points, f* = sin x, g* = −cos x, every point bit-exact."""
+    r = fpsmt("construct", "--targets", "example:sin_misleading.py", "--format", fmt, "--out",
+              str(tmp_path / "n.json"), "--json")
+    assert r.returncode == 0, r.stderr
+    doc = json.loads(r.stdout)
+    assert doc["points"] == doc["verified"] == doc["gradient_atoms"] == 500 and doc["mismatches"] == []
+
+
+@pytest.mark.parametrize("fmt", ["bfloat16", "float32", "float64", "float16"])
+def test_construct_torch_scalar_module_is_bit_exact(tmp_path, fmt):
+    """--torch: the module of scalar operations, differentiated by torch.autograd, meets
+    every target bit for bit; the nn.Linear stack is reported point by point."""
+    pytest.importorskip("torch")  # the optional extra fpsmt[torch]
+    rows = [r for r in ROWS if fmt != "float16" or abs(r[1]) < 6e4 and abs(r[2]) < 6e4 and abs(r[3]) < 6e4]
+    rows = [r for r in rows if fmt not in ("float32", "float16") or abs(r[2]) < 3e38]
+    r = fpsmt("construct", "--targets", str(_csv(tmp_path, rows, fmt)), "--format", fmt, "--out",
+              str(tmp_path / "n.json"), "--torch", "--json")
+    assert r.returncode == 0, r.stderr
+    t = json.loads(r.stdout)["torch"]
+    assert t["dtype"] == fmt and t["scalar"]["bit_exact"] == t["scalar"]["points"] == len(rows)
+    lin = t["linear"]
+    assert lin["bit_exact"] + len(lin["differences"]) == lin["points"] == len(rows)
+    assert "nn.Linear" in r.stderr and "Traceback" not in r.stderr
+
+
+def test_construct_torch_refuses_formats_without_torch_arithmetic(tmp_path):
+    r = fpsmt("construct", "--targets", str(_csv(tmp_path, ROWS[:1], "float8_e4m3")), "--format", "float8_e4m3",
+              "--out", str(tmp_path / "n.json"), "--torch")
+    assert r.returncode == 2 and len(r.stderr.strip().splitlines()) == 1 and "float8_e4m3" in r.stderr
+    assert not (tmp_path / "n.json").exists()
+
+
+def test_torch_scalar_module_agrees_with_the_executor_off_the_domain():
+    """The scalar module is the IR's arithmetic: at inputs that are not domain points
+    (every atom off its point) its value and autograd gradient equal the executor's."""
+    torch = pytest.importorskip("torch")
+    import numpy as np
+    from test_atoms import _theorem_points
+
+    from fpsmt import construct as C
+    from fpsmt import torch_export as T
+    from fpsmt.arith import concrete
+    from fpsmt.network import run
+    f = parse_format("bfloat16")
+    A = concrete(f)
+    pts = _theorem_points(f, 12, 9)
+    net = C.theorem_network(f, pts)
+    rng = np.random.default_rng(3)
+    xs = np.asarray([int(b) for b in rng.integers(0, 1 << 16, 300) if f.is_finite(int(b))
+                     and abs(f.to_fraction(int(b))) <= 2 ** (f.e_max - 2)], dtype=np.uint64)
+    ys = np.full(len(xs), f.from_float(-3.0), dtype=np.uint64)
+    out, grad = T.run(T.scalar_network(net), f, xs, ys)
+    t = run(A, net, A.const(xs)[:, None], A.const(ys)[:, None])
+    num = lambda b: f.to_fraction(int(b))  # noqa: E731  (zeros of either sign: relu's backward selects)
+    assert [num(v) for v in out] == [num(v) for v in np.ravel(A.to_bits(t.out))]
+    assert [num(v) for v in grad] == [num(v) for v in np.ravel(A.to_bits(t.grad))]
+    assert torch.is_grad_enabled()
+
+
+def test_construct_certify_links_proved_lemmas(tmp_path):
+    """--certify proves the repaired lemmas the network rests on (float8_e4m3: seconds),
+    records them in the store, and links them again without solving on a second run."""
+    store = tmp_path / "store.sqlite"
+    args = ["construct", "--targets", str(_csv(tmp_path, [(0.5, 2.0, 1.0, -3.0), (1.0, -1.0, 2.0, 0.25)],
+                                               "float8_e4m3")),
+            "--format", "float8_e4m3", "--out", str(tmp_path / "n.json"), "--certify", "--store", str(store), "--json"]
+    r = fpsmt(*args)
+    assert r.returncode == 0, r.stderr
+    doc = json.loads(r.stdout)
+    assert doc["certified"] is True
+    from fpsmt.reproduce import CONSTRUCTION
+    assert [c["lemma"] for c in doc["certificates"]] == list(CONSTRUCTION)
+    assert all(c["status"] == "PROVED" and c["keys"] and all(k["key"] for k in c["keys"]) for c in doc["certificates"])
+    again = json.loads(fpsmt(*args).stdout)
+    assert again["certified"] is True and all(c["seconds"] == 0 for c in again["certificates"])
+    assert [c["keys"] for c in again["certificates"]] == [c["keys"] for c in doc["certificates"]]
+
+
+def test_construct_plot(tmp_path):
+    pytest.importorskip("matplotlib")  # the optional extra fpsmt[examples]
+    png = tmp_path / "p.png"
+    r = fpsmt("construct", "--targets", str(_csv(tmp_path, ROWS)), "--format", "bfloat16", "--out",
+              str(tmp_path / "n.json"), "--plot", str(png))
+    assert r.returncode == 0, r.stderr
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
