@@ -7,6 +7,8 @@ that its peak memory (max RSS) is its own.  Prints build and verification second
 memory, file size and how each grows against the previous size.
 
     python benchmarks/construct.py [--sizes 100,1000,5000] [--format bfloat16]
+
+Last, the budget line: 24 points in float32, build and verify.
 """
 
 import argparse
@@ -22,13 +24,14 @@ from fpsmt import construct, netio, targets
 from fpsmt.formats import parse_format
 fmt, n, out = parse_format(sys.argv[1]), int(sys.argv[2]), sys.argv[3]
 three = fmt.round(Fraction(3))
-grid = [fmt.sign_bit | b for b in range(three, 0, -1)] + list(range(0, three + 1))  # [-3, 3] in order
-pick = sorted({round(i * (len(grid) - 1) / max(n - 1, 1)) for i in range(n)})
+size = 2 * three + 1  # the floats of [-3, 3] in order: -3 ... -min, +0, min ... 3 (index i)
+at = lambda i: fmt.sign_bit | (three - i) if i < three else i - three
+pick = sorted({round(i * (size - 1) / max(n - 1, 1)) for i in range(n)})
 r = lambda v: fmt.round(Fraction(v))
 points = []
 for i in pick:
-    xf = float(fmt.to_fraction(grid[i]))
-    points.append((grid[i], r(math.sin(xf)), r(1.0), r(-math.cos(xf))))
+    xf = float(fmt.to_fraction(at(i)))
+    points.append((at(i), r(math.sin(xf)), r(1.0), r(-math.cos(xf))))
 t0 = time.perf_counter()
 net = construct.theorem_network(fmt, points)
 size = netio.save_network(net, out)
@@ -51,13 +54,9 @@ def main():
           f"{'bad':>4}  growth vs previous (N, time, memory, file)")
     prev = None
     for n in (int(v) for v in args.sizes.split(",")):
-        with tempfile.TemporaryDirectory() as d:
-            r = subprocess.run([sys.executable, "-c", CHILD, args.format, str(n), f"{d}/net.json"],
-                               capture_output=True, text=True)
-        if r.returncode:
-            print(f"{n:>6} failed: {r.stderr.strip().splitlines()[-1] if r.stderr else r.returncode}")
+        m = _child(args.format, n)
+        if m is None:
             continue
-        m = json.loads(r.stdout)
         t = m["build"] + m["verify"]
         grow = ""
         if prev:
@@ -66,6 +65,19 @@ def main():
         print(f"{m['points']:>6} {m['build']:>8.2f} {m['verify']:>9.2f} {m['peak_mb']:>8.0f} {m['bytes'] / 2**20:>8.1f} "
               f"{m['depth']:>6} {m['params']:>9} {m['bad']:>4}  {grow}", flush=True)
         prev = m
+    m = _child("float32", 24)
+    if m:
+        print(f"float32, {m['points']} points: build {m['build']:.2f} s + verify {m['verify']:.2f} s = "
+              f"{m['build'] + m['verify']:.2f} s (goal: well under a minute), {m['bad']} mismatches")
+
+
+def _child(fmt, n):
+    with tempfile.TemporaryDirectory() as d:
+        r = subprocess.run([sys.executable, "-c", CHILD, fmt, str(n), f"{d}/net.json"], capture_output=True, text=True)
+    if r.returncode:
+        print(f"{n:>6} failed: {r.stderr.strip().splitlines()[-1] if r.stderr else r.returncode}")
+        return None
+    return json.loads(r.stdout)
 
 
 if __name__ == "__main__":

@@ -352,6 +352,18 @@ def _certify(args, fmt):
     return certs, ok
 
 
+def _runs(values):
+    """``[5, 5, 5, 3]`` as ``5 (3 layers), 3``: a long list of layer widths in one short line."""
+    out, i = [], 0
+    while i < len(values):
+        j = i
+        while j < len(values) and values[j] == values[i]:
+            j += 1
+        out.append(f"{values[i]} ({j - i} layers)" if j - i > 1 else str(values[i]))
+        i = j
+    return ", ".join(out)
+
+
 def cmd_construct(args):
     import time
 
@@ -377,11 +389,12 @@ def cmd_construct(args):
     n_ga = sum(1 for p in points if not fmt.is_zero(p[3]))
     summary = {"format": fmt.name, "points": len(points), "gradient_atoms": n_ga, "depth": net.depth,
                "paper_depth": 7, "max_width": max(L.n_out for L in net.layers),
+               "widths": [L.n_out for L in net.layers],
                "parameters": net.n_parameters(), "bytes": size, "out": str(out),
                "verified": len(points) - len(bad), "mismatches": bad,
                "seconds": {"build": round(built, 3), "verify": round(checked, 3)}}
     _err(f"fpsmt: {len(points)} points in {fmt.name}: {n_ga} gradient atoms, {len(points)} zero-gradient atoms")
-    _err(f"  depth {net.depth} (the paper: L >= 7), widest layer {summary['max_width']}, "
+    _err(f"  depth {net.depth} (the paper: L >= 7), widths {_runs(summary['widths'])}, "
          f"{summary['parameters']} parameters, {size} bytes -> {out}")
     _err(f"  verified in the executor: {summary['verified']}/{len(points)} points bit-exact "
          f"(value and D^AD(h*(x)); a zero target met by either zero); build {built:.2f} s, verify {checked:.2f} s")
