@@ -2,8 +2,8 @@
 
 A proof file defines ``LEMMA``, a :class:`Lemma`: for each variant (``released``,
 ``repaired``) a function ``fmt -> (claims, statement[, hints])`` giving the claims to
-discharge in order (stages first; the row is PROVED only when every claim is, and shows
-the first claim that is not), a one-line statement of exactly what is proved, with every
+discharge in order (stages first; the row is PROVED only when every claim is; a REFUTED
+stage ends the row, an UNKNOWN one does not — the row then names every UNKNOWN stage), a one-line statement of exactly what is proved, with every
 range, and optionally candidate counterexamples per claim name (partial assignments of
 bit patterns, e.g. where BRIEF §5.1 predicts a break): the engine tries each with those
 variables fixed and solves the rest — a hint only steers, a REFUTED row is still a
@@ -83,19 +83,29 @@ def _row(engine, name, lemma, variant, fmt: Format, progress):
     keys = []  # the results-store key of every claim decided for this row
     if progress:
         progress(f"{name} ({variant}) in {fmt.name} ...")
+    unknown = []  # (claim, result) of the stages left UNKNOWN; the others are still decided
     for claim in claims:
         r = engine.prove(claim, fmt, registry, hints=hints.get(claim.name, ()))
         keys.append({"claim": claim.name, "status": r.status, "key": r.key or None})
         total += 0.0 if r.cached else r.seconds  # a stage shared with an earlier row costs nothing again
-        if r.status != "PROVED" or claim is claims[-1]:
+        if r.status == "REFUTED":
             break
+        if r.status == "UNKNOWN":
+            unknown.append((claim, r))
+    if r.status != "REFUTED" and unknown:
+        claim, r = unknown[0]
     cx = r.witness_json() if r.status == "REFUTED" and r.witness else None
-    if r.status != "PROVED" and claim is not claims[-1]:
-        statement = f"stage {claim.name} is {r.status}: {statement}"
+    if r.status == "REFUTED" and len(claims) > 1:
+        statement = f"stage {claim.name} is REFUTED: {statement}"
+    elif r.status == "UNKNOWN" and (len(claims) > 1):
+        names = ", ".join(c.name for c, _ in unknown)
+        statement = (f"stage{'s' if len(unknown) > 1 else ''} {names} {'are' if len(unknown) > 1 else 'is'} "
+                     f"UNKNOWN, the other {len(claims) - len(unknown)} PROVED: {statement}")
+    reason = "; ".join(f"{c.name}: {u.reason}" for c, u in unknown) if r.status == "UNKNOWN" else r.reason
     if progress:
-        progress(f"  {r.status} in {total:.1f} s" + (f": {r.reason}" if r.status == "UNKNOWN" else ""))
+        progress(f"  {r.status} in {total:.1f} s" + (f": {reason}" if r.status == "UNKNOWN" else ""))
     return {**base, "status": r.status, "statement": statement, "counterexample": cx, "solver": r.solver or None,
-            "seconds": round(total, 3), "reason": r.reason, "cached": r.cached, "keys": keys}
+            "seconds": round(total, 3), "reason": reason, "cached": r.cached, "keys": keys}
 
 
 def markdown(rows) -> str:

@@ -21,8 +21,11 @@ in stages, each for all of its parameters:
   stage index of the chain at once: the transfer stages show every chain weight is in K.
 * ``shrink``: one reset layer of weight 1 on a power of two F = 2^k in the gate's range
   [ω, 2^(e_max − 2 − p)]: F ↦ 1 if F <= 2^q, else F's spacing below it (a power of two
-  2^(p+1) times smaller); gradient u_R exactly; and ``shrinks``: for all z in X the
-  shrink layers as built take d to exactly 1.
+  2^(p+1) times smaller); gradient u_R exactly; ``spacing``: for every z in X,
+  d = z − z⁻ is a power of two 2^k with e_min − p <= k <= e_max − 2 − p; and ``shrinks``:
+  for every such k the shrink layers as built take 2^k to exactly 1 (an integer
+  variable: decided by enumeration, about 2,100 values in float64) — together: the
+  shrinks take d to 1 for every z.
 * ``kill``: one chain layer, any c in K, any finite bias B <= 2: (0, C, 0) ↦ (0, C, 0)
   and (0, 0, C) ↦ (0, 0, C), and zero upstreams on the killers give zero gradients.
 * ``output``: the last chain layer (with N) and the output layer, for every c in K,
@@ -137,15 +140,24 @@ def shrink_claim(fmt):
                                            "uR": fin, "u1": fin, "u2": fin}, goal=goal)
 
 
+def spacing_claim(fmt):
+    def goal(s):
+        d = s.z - s.z.next_down()
+        e = C.true_exponent(s, d)
+        return [d > 0, d.same(e.pow2()), e >= s.fmt.e_min - s.fmt.M, e <= s.fmt.e_max - 2 - s.fmt.M]
+    return forall("gradient_atom.spacing", {"z": X()}, goal=goal)
+
+
 def shrinks_claim(fmt):
     def goal(s):
         from fpsmt.construct import _Plan
         P = _Plan(s.fmt, inputs=("R", "G1", "G2"))
-        d = s.z - s.z.next_down()
+        d = s.k.pow2()
         params = C.reset_chain(s, P, d, [s.const(1)] * C.shrink_count(s.fmt))
         out, _ = s.run(P.network(last_act="relu"), [d, 0, 0], params=params)
         return out[0].same(1)
-    return forall("gradient_atom.shrinks", {"z": X()}, goal=goal)
+    return forall("gradient_atom.shrinks", {"k": Int(lambda f: f.e_min - f.M, lambda f: f.e_max - 2 - f.M)},
+                  goal=goal, enumerate=True)
 
 
 def kill_claim(fmt):
@@ -196,7 +208,8 @@ def _statement(fmt, zs):
 
 
 def repaired(fmt):
-    stages = step_claims(fmt) + [gate_t_claim(fmt), gate_top_claim(fmt), layer_claim(fmt), shrink_claim(fmt), shrinks_claim(fmt), kill_claim(fmt),
+    stages = step_claims(fmt) + [gate_t_claim(fmt), gate_top_claim(fmt), layer_claim(fmt), shrink_claim(fmt), spacing_claim(fmt),
+              shrinks_claim(fmt), kill_claim(fmt),
               output_claim(fmt)] + normalize_claims(fmt) + [target_claim(fmt)]
     how = (f"; depth {C.gradient_atom_depth(fmt)}, proved in stages (the step indicators, T, the gate's top, a "
            f"chain layer for every weight the chain can hold, shrinks, killed layers, output, transfer) joined by "
