@@ -63,9 +63,14 @@ def staged(fmt):
     ``entry``: s < 1/2 gives +0, s in [1/2, T] an integer in [1, T]; ``stage``: the
     invariant carries from k − 1 to k, for every k in (p, e_max]; so t_emax is +0 or a
     multiple of T in [T, T], i.e. T exactly; ``exit``: relu(t) ⊗ 2^(p−e_max) is 1[t = T].
-    ``gradient``: the block's D^AD is ((((y ⊗ 2^(p−e_max)) ⊗ ReLU'(r)) ⊗ 1) ⊗ ReLU'(s)) ⊗ 1 for
-    the row's value r (nothing else reaches s: the constants have no input weight), which
-    with r = T > 0 exactly where s >= 1/2 and u ⊗ 1 = u is y ⊗ 2^(p−e_max) there, ±0 elsewhere."""
+    ``gradient``: D^AD reads the forward pass only through σ'(pre) (fpsmt.network: the
+    backward step is g ⊗ σ'(z), then sums of g ⊗ w), and the only pre-activations on the
+    path to s are s itself and the row's value r (the constants have no input weight); by
+    the invariant r = T > 0 exactly where s >= 1/2 and r = +0 elsewhere, so D^AD at any s
+    of [0, T] equals D^AD at s = 0, 1/4 or 1 (σ'(s), σ'(r) = (0, 0), (1, 0), (1, 1)).  The
+    stage proves, for every finite y, at those three s: σ'(s) and σ'(r) as said, and D^AD =
+    ((((y ⊗ 2^(p−e_max)) ⊗ σ'(r)) ⊗ 1) ⊗ σ'(s)) ⊗ 1 (up to the sign of a zero): y ⊗ 2^(p−e_max)
+    where s >= 1/2, ±0 elsewhere."""
     p = fmt.M
     T = Fraction(2) ** (fmt.e_max - p)
     Tx = fmt.hex(fmt.round(T))
@@ -95,10 +100,14 @@ def staged(fmt):
 
     def gradient(s):
         net, _ = C.cancellation(s, 1)
-        out, grad, (pre, _, _) = s.run(net, [s.s], [s.y], trace=True)
         scale = s.const(fmt.hex(fmt.round(1 / T)))
-        path = ((((s.y * scale) * s.sigma_prime("relu", pre[1][0])) * 1) * s.sigma_prime("relu", pre[0][0])) * 1
-        return [(~path.is_zero()).implies(grad[0].same(path)), path.is_zero().implies(grad[0].is_zero())]
+        res = []
+        for sv, rho, sig in ((0, 0, 0), (0.25, 0, 1), (1, 1, 1)):  # s = 0, 0 < s < 1/2, s >= 1/2
+            out, grad, (pre, _, _) = s.run(net, [s.const(sv)], [s.y], trace=True)
+            path = ((((s.y * scale) * rho) * 1) * sig) * 1
+            res += [s.sigma_prime("relu", pre[1][0]).same(rho), s.sigma_prime("relu", pre[0][0]).same(sig),
+                    (~path.is_zero()).implies(grad[0].same(path)), path.is_zero().implies(grad[0].is_zero())]
+        return res
 
     rng = {"s": Float(range=(0, Tx))}
     return [forall("cancellation_block.entry", rng, goal=entry),
@@ -106,7 +115,7 @@ def staged(fmt):
                    goal=stage, given=stage_given),
             forall("cancellation_block.exit", {"t": Float(range=(0, Tx))}, goal=exit_,
                    given=lambda s: s.t.same(0) | s.t.eq(s.const(Tx))),
-            forall("cancellation_block.gradient", {**rng, "y": Float(finite=True)}, goal=gradient)]
+            forall("cancellation_block.gradient", {"y": Float(finite=True)}, goal=gradient)]
 
 
 def first_failure(fmt):
