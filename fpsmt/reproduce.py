@@ -37,6 +37,7 @@ class Lemma:
     paper: str  # where the paper states it
     variants: dict = field(default_factory=dict)  # variant -> fmt -> (claims, statement)
     formats: Callable | None = None  # fmt -> why it does not apply, or None
+    extra: Callable | None = None  # fmt -> [(variant, claims, statement)]: more rows of this lemma
 
     def build(self, variant, fmt):
         if variant not in self.variants:
@@ -65,15 +66,18 @@ def run(engine, lemmas, variants, formats, progress=None):
         for variant in variants:
             for fmt in fmts:
                 rows.append(_row(engine, name, lemma, variant, fmt, progress))
+                for v, claims, statement in (lemma.extra(fmt) if lemma and lemma.extra else []):
+                    if v == variant:
+                        rows.append(_row(engine, name, lemma, variant, fmt, progress, (claims, statement)))
     return rows
 
 
-def _row(engine, name, lemma, variant, fmt: Format, progress):
+def _row(engine, name, lemma, variant, fmt: Format, progress, built=None):
     base = {"lemma": name, "variant": variant, "format": fmt.name, "counterexample": None, "solver": None,
             "seconds": 0.0}
     if lemma is None:
         return {**base, "status": "MISSING", "statement": "no proof file in this version of fpsmt"}
-    built = lemma.build(variant, fmt)
+    built = built or lemma.build(variant, fmt)
     if built is None:
         return {**base, "status": "MISSING", "statement": f"no {variant} variant is stated for this lemma"}
     claims, statement = built[:2]

@@ -136,5 +136,55 @@ def first_failure(fmt):
     return int(ss[bad[0]]) if len(bad) else None
 
 
+def blocks_needed(fmt):
+    """The least n with Ω · 2^(n(p − e_max)) at most half the least subnormal: n blocks
+    should round every upstream |y| <= Ω times |v| <= 1 to zero (a prediction; the rows
+    decide it).  None where a block cannot work (e_max <= p)."""
+    if fmt.e_max <= fmt.M:
+        return None
+    n = 1
+    while fmt.Omega * Fraction(2) ** (n * (fmt.M - fmt.e_max)) > Fraction(2) ** (fmt.e_min - fmt.M - 1):
+        n += 1
+    return n
+
+
+def suppression_claim(fmt, n):
+    """n blocks then a weight v (the released zero-gradient atom after its indicator): for
+    s in {0, 1}, every v with |v| <= 1 and every finite y (|y| <= Ω): out = v ⊗ s and the
+    gradient w.r.t. s is ±0."""
+    from fpsmt.network import Layer
+
+    def goal(s):
+        layers = C.cancellation_layers(s.fmt, n)
+        layers.append(Layer(1, 1, [0], [0], [C.Param("v")], [s.fmt.sign_bit], "identity"))
+        net = Network(s.fmt, layers)
+        res = []
+        for sv in (0, 1):
+            out, grad = s.run(net, [s.const(sv)], [s.y], params={"v": s.v})
+            res += [out[0].eq(s.v * sv), grad[0].is_zero()]
+        return res
+    return forall(f"cancellation_block.suppression_{n}", {"v": Float(range=(-1, 1)), "y": Float(finite=True)},
+                  goal=goal, enumerate=True)
+
+
+def block_rows(fmt):
+    """The smallest repair of the released zero-gradient atom's block count, as two rows:
+    n − 1 blocks (released: expected REFUTED) and n blocks (repaired: expected PROVED),
+    for float16 and the 8-bit formats (BRIEF §5.1: float16 needs nine blocks for y = Ω;
+    the released atom has three)."""
+    n = blocks_needed(fmt)
+    if n is None or fmt.nbits > 16 or fmt.E > 5:
+        return []
+    rows = []
+    for variant, k in ((C.RELEASED, n - 1), (C.REPAIRED, n)):
+        if k < 1:
+            continue
+        rows.append((variant, [suppression_claim(fmt, k)], (
+            f"{k} cancellation block{'s' if k > 1 else ''} then a weight v (the released zero-gradient atom after its "
+            f"indicator; {n} predicted as the least that works, the released atom has 3): for s in {{0, 1}}, every "
+            f"|v| <= 1 and every finite y (|y| <= Omega): out = v * s and the gradient w.r.t. s is ±0")))
+    return rows
+
+
 LEMMA = Lemma("cancellation_block", "BRIEF §5.1 (gradient suppression by rounding)",
-              {"released": _lemma(C.RELEASED), "repaired": _lemma(C.REPAIRED)})
+              {"released": _lemma(C.RELEASED), "repaired": _lemma(C.REPAIRED)}, extra=block_rows)

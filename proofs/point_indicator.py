@@ -27,8 +27,12 @@ def released(fmt):
         return [out[0].same(indicator(s, s.x.eq(s.z))),
                 s.x.eq(s.z).implies(grad[0].eq(d) & d.is_finite())]
     c = forall("point_indicator.released", {"z": X(nonzero=True), "x": X()}, goal=goal)
+    # Candidate breaks (they only steer the search): the smallest subnormal (BRIEF: tiny z),
+    # and the largest float below 2 (found here in bfloat16: value 1, but D^AD 0 at z).
+    below_two = fmt.next_down(fmt.round(2))
+    hints = [{"z": 1, "x": 1}, {"z": below_two, "x": below_two}]
     return [c], (f"for all z in {xdesc(fmt)} with z != 0 and all x in X: out = 1[x = z] (1 or +0), and at x = z "
-                 "D^AD(1) = 2^(p - e_z) (2^(p + 1 - e_z) for a power of two), finite")
+                 "D^AD(1) = 2^(p - e_z) (2^(p + 1 - e_z) for a power of two), finite"), {c.name: hints}
 
 
 def top(s):

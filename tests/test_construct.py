@@ -142,6 +142,21 @@ def test_reproduce_released_atom_is_refuted_with_a_counterexample(tmp_path):
     assert row["status"] == "REFUTED" and set(row["counterexample"]) == {"z", "x", "v", "y"}
 
 
+@pytest.mark.parametrize("fmt,n", [("float8_e4m3", 5), ("float8_e5m2", 3)])
+def test_reproduce_block_count_rows(tmp_path, fmt, n):
+    """The smallest repair of the released zero-gradient atom's block count: n − 1 blocks
+    REFUTED with a replayed counterexample, n blocks PROVED (all (v, y) enumerated)."""
+    from fpsmt.proofs.cancellation_block import blocks_needed
+    assert blocks_needed(parse_format(fmt)) == n
+    r = fpsmt("reproduce", "--format", fmt, "--lemma", "cancellation_block", "--json",
+              "--store", str(tmp_path / "s.sqlite"), "--report", str(tmp_path / "r.md"))
+    assert r.returncode == 0, r.stderr
+    rows = [x for x in json.loads(r.stdout) if "cancellation blocks then" in x["statement"]]
+    assert [(x["variant"], x["status"], x["statement"].split(" ")[0]) for x in rows] == [
+        ("released", "REFUTED", str(n - 1)), ("repaired", "PROVED", str(n))]
+    assert set(rows[0]["counterexample"]) == {"v", "y"}
+
+
 @pytest.mark.parametrize("args,word", [
     (["--lemma", "nope"], "unknown lemma"), (["--variant", "both"], "unknown variant"),
     (["--format", "float7"], "unknown format")])
