@@ -78,7 +78,7 @@ class Engine:
         self.store, self.recheck, self.max_rounds = store, recheck, max_rounds
         self.progress = progress or (lambda msg: None)
         self.results: dict = {}  # (claim, format) -> Result of this run
-        self._memo: dict = {}  # result key -> decided Result of this run (a statement is solved once)
+        self._memo: dict = {}  # result key -> Result of this run (a statement is asked once)
 
     def _query(self, claim, fmt, registry, build, fixed=None):
         enc = Encoding(claim, fmt, Z3Arith(fmt), fixed or {}, registry)
@@ -113,7 +113,7 @@ class Engine:
         versions = solver_versions(plan) if plan is not None else "exhaustive"
         key = result_key(text, fmt.name, self.solver, versions)
         float_vars = tuple(n for n, d in claim.variables.items() if isinstance(d, FloatDomain))
-        if key in self._memo and not self.recheck:  # the same statement decided earlier in this run
+        if key in self._memo and not self.recheck:  # the same statement asked earlier in this run
             r = dataclasses.replace(self._memo[key], cached=True)
             self.results[(claim.name, fmt.name)] = r
             return r
@@ -146,8 +146,7 @@ class Engine:
                            detail={"reason": r.reason, "experimental": r.experimental, "rounds": r.rounds,
                                    "confirmed_by": r.confirmed_by, "requested_solver": self.solver})
         self.results[(claim.name, fmt.name)] = r
-        if r.status != UNKNOWN:
-            self._memo[key] = r
+        self._memo[key] = r  # UNKNOWN too: the same solvers and time limit would not do better in this run
         return r
 
     def _check_assumptions(self, claim, fmt, registry):
