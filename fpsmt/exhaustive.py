@@ -44,9 +44,9 @@ def _range_values(fmt, dom):
     if hi >= 0:  # +0 … the positive end
         a = fmt.round(max(lo, Fraction(0)))
         runs.append((a & ~fmt.sign_bit, fmt.round(hi)))
-    if lo <= 0:  # the negative patterns, sign bit set: magnitudes up to |lo|
-        runs.append((fmt.sign_bit | (fmt.round(-min(hi, Fraction(0))) & ~fmt.sign_bit), fmt.round(lo)))
-    if sum(b - a + 1 for a, b in runs) > LIMIT:
+    if lo <= 0:  # the negative patterns, sign bit set: −0 or −|hi| … −|lo| (−0 alone when lo = 0)
+        runs.append((fmt.sign_bit | fmt.round(-min(hi, Fraction(0))), fmt.sign_bit | fmt.round(-lo)))
+    if sum(max(0, b - a + 1) for a, b in runs) > LIMIT:
         return None
     return np.concatenate([np.arange(a, b + 1, dtype=np.uint64) for a, b in runs])
 

@@ -243,3 +243,22 @@ def test_int_pow2_reaches_subnormals_of_wide_formats(fmt):
                & (s.k < f.e_min).implies(s.k.pow2().is_subnormal()))
     r = Engine(timeout=120).prove(c, f, {"pow2": c})
     assert r.status == "PROVED", r.reason
+
+
+def test_range_values_of_wide_and_narrow_ranges():
+    """The patterns a ranged float enumerates: a superset of the range, every pattern once;
+    None (not a crash) where the range is too large — float64's [0, 2^1021] was once
+    counted with a negative run and allocated."""
+    from fpsmt.claims import Float
+    from fpsmt.exhaustive import _range_values
+    from fpsmt.formats import parse_format
+    f = parse_format("bfloat16")
+    for lo, hi in ((0, 1), (-1, 1), (-2, -1), (1, 2), (0, 0)):
+        got = _range_values(f, Float(range=(lo, hi)))
+        assert len(set(got.tolist())) == len(got)
+        inside = {b for b in range(1 << 16) if f.is_finite(b) and lo <= f.to_fraction(b) <= hi}
+        assert inside <= set(got.tolist()) and all(f.is_finite(int(b)) for b in got)
+        assert len(got) == len(inside)
+    for name in ("float64", "float32"):
+        g = parse_format(name)
+        assert _range_values(g, Float(range=(0, g.hex(g.max_bits)))) is None
