@@ -134,7 +134,8 @@ def blockwise(A, net, x, y, sem=PAPER):
     if not parts or any(p is None for p in parts) or sem.fold_init != "first":
         return _whole(A, net, x, y, sem)
     columns = [c for _, cols, _ in parts for c in cols]
-    if columns != sorted(columns):  # the output row would not sum the blocks in block order
+    rows = [r for per in blocks for r in per[0]]
+    if columns != sorted(columns) or rows != sorted(rows):  # the sums would not meet the blocks in block order
         return _whole(A, net, x, y, sem)
     out_l = L[-1]
     n = len(np.ravel(x))

@@ -183,3 +183,26 @@ def test_construct_plot(tmp_path):
               str(tmp_path / "n.json"), "--plot", str(png))
     assert r.returncode == 0, r.stderr
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_blockwise_keeps_the_irs_order_when_blocks_interleave():
+    """Blocks whose first-layer rows interleave (not a ⊞ network): the gradient's sum over
+    rows must keep the row order, so the evaluation equals the whole-network run."""
+    import numpy as np
+
+    from fpsmt.arith import concrete
+    from fpsmt.blockrun import _blocks, blockwise
+    from fpsmt.network import Layer, Network, run
+    f = parse_format("float32")
+    A = concrete(f)
+    one, big = f.from_float(1.0), f.from_float(2.0 ** 30)
+    net = Network(f, [Layer(3, 1, [0, 1, 2], [0, 0, 0], [big, one, f.sign_bit | big], [0, 0, 0], "relu"),
+                      Layer(2, 3, [0, 0, 1], [0, 2, 1], [one, one, one], [f.sign_bit] * 2, "relu"),
+                      Layer(1, 2, [0, 0], [0, 1], [one, one], [f.sign_bit], "identity")])
+    assert _blocks(net) == [[[0, 2], [0]], [[1], [1]]]
+    xs = A.const(np.asarray([f.from_float(v) for v in (1.0, -1.0, 3.0, 1e-30)], dtype=np.uint64))
+    ys = A.const(np.asarray([f.from_float(v) for v in (1.0, -2.0, 1e-30, 3.0)], dtype=np.uint64))
+    t = run(A, net, xs[:, None], ys[:, None])
+    out, grad = blockwise(A, net, xs, ys)
+    assert (np.ravel(A.to_bits(t.out)) == np.ravel(A.to_bits(out))).all()
+    assert (np.ravel(A.to_bits(t.grad)) == np.ravel(A.to_bits(grad))).all()
