@@ -196,7 +196,9 @@ def test_blockwise_keeps_the_irs_order_when_blocks_interleave():
     f = parse_format("float32")
     A = concrete(f)
     one, big = f.from_float(1.0), f.from_float(2.0 ** 30)
-    net = Network(f, [Layer(3, 1, [0, 1, 2], [0, 0, 0], [big, one, f.sign_bit | big], [0, 0, 0], "relu"),
+    # at 0 < x < 2^10 all three rows are alive: row order gives (2^30·u ⊕ u') ⊖ 2^30·u, block order (2^30·u ⊖ 2^30·u) ⊕ u'
+    net = Network(f, [Layer(3, 1, [0, 1, 2], [0, 0, 0], [big, one, f.sign_bit | big], [0, 0, f.from_float(2.0 ** 40)],
+                            "relu"),
                       Layer(2, 3, [0, 0, 1], [0, 2, 1], [one, one, one], [f.sign_bit] * 2, "relu"),
                       Layer(1, 2, [0, 0], [0, 1], [one, one], [f.sign_bit], "identity")])
     assert _blocks(net) == [[[0, 2], [0]], [[1], [1]]]
