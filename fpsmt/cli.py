@@ -287,7 +287,8 @@ def _torch_check(fmt, net, points):
                  f"(target {d['g_target']}): {d['why']}")
     if fmt.name in ("bfloat16", "float16"):
         _err(f"  note: PyTorch's CPU kernels compute {fmt.name} operations in float32 and round once per "
-             "operation (exact for one + or ×); its matmul accumulates a whole row in float32 before rounding")
+             "operation (exact for one + or ×); its matmul accumulates a row in higher precision and rounds "
+             "once (in bfloat16 [256, 1, 1]·[1, 1, 1] gives 258, left-to-right rounding 256)")
     return rep
 
 
