@@ -638,24 +638,8 @@ def boxplus(parts):
         net, P = _renamed(net, P, f"p{i}_" if len(parts) > 1 else "")
         nets.append(_padded(net, depth))
         params.update(P)
-    layers = []
-    for k in range(depth):
-        Ls = [n.layers[k] for n in nets]
-        last = k == depth - 1
-        rows, cols, ws, bias = [], [], [], []
-        r0 = c0 = 0
-        for L in Ls:
-            rows += [0 if last else r0 + r for r in L.rows.tolist()]
-            cols += [(0 if k == 0 else c0) + c for c in L.cols.tolist()]
-            ws += list(L.weights)
-            bias += list(L.bias)
-            r0 += L.n_out
-            c0 += L.n_in
-        if last:
-            bias = [f.sign_bit]  # one row: the parts' terms in column order, i.e. part order
-        layers.append(Layer(1 if last else r0, 1 if k == 0 else c0, rows, cols, ws, bias,
-                            Ls[0].activation))
-    return Network(f, layers), params
+    one = lambda entries: np.array([list(entries)], dtype=object)  # noqa: E731  (one copy; ints and Params)
+    return _boxplus_copies(f, [(n, [(one(L.weights), one(L.bias)) for L in n.layers]) for n in nets]), params
 
 
 # ------------------------------------------------------------------ released gradient atom
@@ -728,8 +712,11 @@ def _copies(builder, fmt, args, depth):
 
 
 def _boxplus_copies(fmt, kinds):
-    """:func:`boxplus` of every copy of each kind (:func:`_copies`), kind after kind, built
-    with array operations: the same network as ⊞ of the copies one by one."""
+    """The layers of ⊞ (:func:`boxplus`) for ``kinds`` = [(template network, per layer
+    (weights: copies × entries, biases: copies × neurons)), …]: every copy of every kind
+    side by side, kind after kind, and one output row summing their terms in that order;
+    built with array operations.  :func:`_copies` makes a kind of many copies, boxplus a
+    kind of one copy per part."""
     layers = []
     depth = kinds[0][0].depth
     for k in range(depth):
