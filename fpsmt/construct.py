@@ -310,14 +310,18 @@ def cancellation(s, blocks=1, variant=REPAIRED):
     return Network(s.fmt, layers), {}
 
 
+def suppression_layers(fmt, blocks):
+    """``blocks`` cancellation blocks then the weight Param("v"): the released zero-gradient
+    atom after its indicator."""
+    return cancellation_layers(fmt, blocks) + [_layer(_w(fmt, [(0, 0, Param("v"))]), 1, 1, _b(fmt, [NEG0]),
+                                                      "identity")]
+
+
 def released_zero_gradient_atom(s, z, v, blocks=3):
     """Point indicator → ``blocks`` cancellation blocks → weight v (BRIEF §5.1)."""
-    f = s.fmt
     pnet, params = released_point(s, z)
-    layers = list(pnet.layers) + cancellation_layers(f, blocks)
-    layers.append(_layer(_w(f, [(0, 0, Param("v"))]), 1, 1, _b(f, [NEG0]), "identity"))
     params["v"] = v
-    return Network(f, layers), params
+    return Network(s.fmt, list(pnet.layers) + suppression_layers(s.fmt, blocks)), params
 
 
 # ------------------------------------------------------------------ concrete networks

@@ -151,15 +151,11 @@ def blocks_needed(fmt):
 
 
 def suppression_claim(fmt, n):
-    """n blocks then a weight v (the released zero-gradient atom after its indicator): for
+    """n blocks then a weight v (:func:`fpsmt.construct.suppression_layers`): for
     s in {0, 1}, every v with |v| <= 1 and every finite y (|y| <= Ω): out = v ⊗ s and the
     gradient w.r.t. s is ±0."""
-    from fpsmt.network import Layer
-
     def goal(s):
-        layers = C.cancellation_layers(s.fmt, n)
-        layers.append(Layer(1, 1, [0], [0], [C.Param("v")], [s.fmt.sign_bit], "identity"))
-        net = Network(s.fmt, layers)
+        net = Network(s.fmt, C.suppression_layers(s.fmt, n))
         res = []
         for sv in (0, 1):
             out, grad = s.run(net, [s.const(sv)], [s.y], params={"v": s.v})
