@@ -385,7 +385,8 @@ def cmd_construct(args):
     out = Path(args.out)
     size = netio.save_network(net, out)
     t1 = time.perf_counter()
-    bad, f_got, g_got = targets.verify(fmt, netio.load_network(out), points)  # the network as written
+    written = netio.load_network(out)  # verified and exported as written, not as built
+    bad, f_got, g_got = targets.verify(fmt, written, points)
     checked = time.perf_counter() - t1
     n_ga = sum(1 for p in points if not fmt.is_zero(p[3]))
     summary = {"format": fmt.name, "points": len(points), "gradient_atoms": n_ga, "depth": net.depth,
@@ -405,7 +406,7 @@ def cmd_construct(args):
     if args.plot:
         summary["plot"] = _plot(args, fmt, points, f_got, g_got, net.depth, len(bad))
     if args.torch and not bad:
-        summary["torch"] = _torch_check(fmt, netio.load_network(out), points)
+        summary["torch"] = _torch_check(fmt, written, points)
     if args.certify and not bad:
         summary["certificates"], summary["certified"] = _certify(args, fmt)
     if args.json:

@@ -101,7 +101,7 @@ def _row(engine, name, lemma, variant, fmt: Format, progress, built=None):
     cx = r.witness_json() if r.status == "REFUTED" and r.witness else None
     if r.status == "REFUTED" and len(claims) > 1:
         statement = f"stage {claim.name} is REFUTED: {statement}"
-    elif r.status == "UNKNOWN" and (len(claims) > 1):
+    elif r.status == "UNKNOWN" and len(claims) > 1:
         names = ", ".join(c.name for c, _ in unknown)
         statement = (f"stage{'s' if len(unknown) > 1 else ''} {names} {'are' if len(unknown) > 1 else 'is'} "
                      f"UNKNOWN, the other {len(claims) - len(unknown)} PROVED: {statement}")
