@@ -68,17 +68,17 @@ def _blocks(net):
     if any(len(np.unique(lab)) != len(roots) for lab in labels):
         return None
     order = [np.argsort(lab, kind="stable") for lab in labels]
-    cuts = [np.searchsorted(lab[o], roots) for lab, o in zip(labels, order)]
-    return [[o[c[i]:c[i + 1]].tolist() if i + 1 < len(roots) else o[c[i]:].tolist()
-             for o, c in zip(order, cuts)] for i in range(len(roots))]
+    cuts = [np.append(np.searchsorted(lab[o], roots), len(lab)) for lab, o in zip(labels, order)]
+    return [[o[c[i]:c[i + 1]].tolist() for o, c in zip(order, cuts)] for i in range(len(roots))]
 
 
 def _block_networks(net, blocks, sign_bit):
     """Each block alone (list, in block order): ``(layers, output columns, unread)`` — its
-    layers as ``(n_out, n_in, rows, cols, weights, bias, activation)``: its hidden layers, then one output row per output entry that reads it (bias −0,
-    identity) in column order; the entries' columns; the block's last-layer neurons the
-    output row does not read.  None for a block that does not reach the output or whose
-    first-layer neuron does not read x."""
+    layers as ``(n_out, n_in, rows, cols, weights, bias, activation)``: its hidden layers,
+    then one output row per output entry that reads it (bias −0, identity) in column
+    order; the entries' columns; the block's last-layer neurons the output row does not
+    read.  None for a block that does not reach the output or whose first-layer neuron
+    does not read x."""
     L = net.layers
     nb = len(blocks)
     owner, local = [], []
@@ -191,8 +191,8 @@ def _expand(values, starts, total):
 
 def _run_group(A, specs, x, y, sem, absent_cols):
     """Blocks of one shape on every point.  Returns the output terms (G, n, m), the
-    last hidden layer's values of the columns in ``absent_cols`` per block (as a list
-    of (n, width) arrays) and the first layer's gradient terms (G, n, n1):
+    last hidden layer's values (G, n, width), or None when no block has a column the
+    output row does not read (``absent_cols``), and the first layer's gradient terms (G, n, n1):
     (upstream ⊗ σ'(pre)) ⊗ w for each first-layer neuron, in row order."""
     G, n = len(specs), len(np.ravel(x))
     total = G * n
@@ -242,8 +242,7 @@ def _run_group(A, specs, x, y, sem, absent_cols):
             W0 = A.const(Wb[0][fblock[fi]])
             order = np.argsort(layer.rows, kind="stable")  # entry of each first-layer neuron
             terms = A.mul(g, W0[:, order])
-            return out, [post[b] for b in range(G)] if post is not None else [None] * G, \
-                _expand(terms, u, total).reshape(G, n, -1)
+            return out, post, _expand(terms, u, total).reshape(G, n, -1)
         W = A.const(Wb[k][fblock[fi]])
         g = _fold(A, layer.backward_pattern, W, g, lambda gs, ws: A.mul(gs, ws), sem)
         bstarts = u

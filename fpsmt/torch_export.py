@@ -28,8 +28,7 @@ import numpy as np
 from .errors import InputError
 from .formats import Format
 
-_DTYPES = {"float64": ("float64", np.int64), "float32": ("float32", np.int32), "float16": ("float16", np.int16),
-           "bfloat16": ("bfloat16", np.int16)}
+FORMATS = ("float64", "float32", "float16", "bfloat16")  # each is also the name of its torch dtype
 DENSE_LIMIT = 3 << 30  # bytes of dense matrices :func:`linear_stack` is willing to allocate
 
 
@@ -42,23 +41,21 @@ def torch_module():
 
 
 def check_format(fmt: Format):
-    if fmt.name not in _DTYPES:
+    if fmt.name not in FORMATS:
         raise InputError(f"PyTorch has no IEEE arithmetic for {fmt.name}; --torch takes "
-                         f"{', '.join(_DTYPES)}")
+                         f"{', '.join(FORMATS)}")
 
 
 def to_tensor(fmt: Format, bits):
     torch = torch_module()
-    name, idt = _DTYPES[fmt.name]
-    b = np.asarray(bits, dtype=np.uint64).astype(idt.__name__.replace("int", "uint")).view(idt)
-    return torch.from_numpy(np.ascontiguousarray(b)).view(getattr(torch, name))
+    b = np.asarray(bits, dtype=np.uint64).astype(f"uint{fmt.nbits}").view(f"int{fmt.nbits}")
+    return torch.from_numpy(np.ascontiguousarray(b)).view(getattr(torch, fmt.name))
 
 
 def to_bits(fmt: Format, t):
     torch = torch_module()
-    _, idt = _DTYPES[fmt.name]
-    ints = {np.int16: torch.int16, np.int32: torch.int32, np.int64: torch.int64}[idt]
-    b = t.detach().contiguous().view(ints).numpy().view(idt.__name__.replace("int", "uint")).astype(np.uint64)
+    b = t.detach().contiguous().view(getattr(torch, f"int{fmt.nbits}")).numpy().view(f"uint{fmt.nbits}")
+    b = b.astype(np.uint64)
     nan = np.isnan(t.detach().to(torch.float64).numpy())
     return np.where(nan, np.uint64(fmt.nan_bits), b)
 
@@ -115,9 +112,8 @@ def linear_stack(net):
     the reason when the dense matrices would exceed :data:`DENSE_LIMIT` bytes."""
     torch = torch_module()
     check_format(net.fmt)
-    name, idt = _DTYPES[net.fmt.name]
-    dtype = getattr(torch, name)
-    need = sum(L.n_out * L.n_in for L in net.layers) * np.dtype(idt).itemsize
+    dtype = getattr(torch, net.fmt.name)
+    need = sum(L.n_out * L.n_in for L in net.layers) * net.fmt.nbits // 8
     if need > DENSE_LIMIT:
         return None, f"dense weights would take {need / 2**30:.1f} GiB (limit {DENSE_LIMIT / 2**30:.0f} GiB)"
     mods = []
@@ -153,7 +149,7 @@ def compare(fmt: Format, net, points, meets):
     torch = torch_module()
     xs = np.asarray([p[0] for p in points], dtype=np.uint64)
     ys = np.asarray([p[2] for p in points], dtype=np.uint64)
-    report = {"torch": str(torch.__version__), "dtype": _DTYPES[fmt.name][0]}
+    report = {"torch": str(torch.__version__), "dtype": fmt.name}
     runs = [("scalar", scalar_network(net), False)]
     stack, why = linear_stack(net)
     runs.append(("linear", stack, True))
