@@ -107,7 +107,8 @@ class Claim:
     #: for a disjunction: {branch name: condition}; reports say which branch a witness takes
     branches: dict | None = None
     #: decide by enumeration in the executor before asking a solver, when the space of the
-    #: variables is small enough (e.g. one float over one binade of float32)
+    #: variables is small enough (up to ``exhaustive.CLAIM_LIMIT`` points, e.g. one float over
+    #: one binade of float32, or every (z, x) pair of a 16-bit format)
     enumerate: bool = False
 
     def __post_init__(self):
@@ -565,11 +566,26 @@ class _ConcreteInts:
         return np.asarray({"lt": a < b, "le": a <= b, "eq": a == b}[op])
 
     def pow2(self, k):
+        """2^k rounded to the format (+inf above e_max, +0 below half the least
+        subnormal), by one table of the format's powers of two indexed with k."""
         f = self.s.fmt
-        one = np.vectorize(lambda k: f.inf_bits() if int(k) > f.e_max else
-                          f.round(pow2(int(k))) if int(k) > f.e_min - f.M - 2 else 0, otypes=[object])
-        bits = one(np.asarray(k))
-        return self.s.A.const(bits if f.nbits > 64 else bits.astype(np.uint64))
+        lo = f.e_min - f.M - 1
+        table = _pow2_table(f, lo)
+        k = np.asarray(k)
+        i = np.clip(k.astype(object if k.dtype == object else np.int64) - (lo - 1), 0, len(table) - 1)
+        return self.s.A.const(table[i.astype(np.int64)])
+
+
+_POW2 = {}
+
+
+def _pow2_table(f, lo):
+    """[0, 2^lo, …, 2^e_max, +inf] as patterns (index 0: every k below lo)."""
+    t = _POW2.get(f)
+    if t is None:
+        t = _POW2[f] = np.asarray([0] + [f.round(pow2(k)) for k in range(lo, f.e_max + 1)]
+                                  + [f.inf_bits()], dtype=object if f.nbits > 64 else np.uint64)
+    return t
 
 
 class _SymInts:

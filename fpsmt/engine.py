@@ -22,7 +22,7 @@ from .encoding import Encoding, conjunction, parts
 from .errors import FpsmtError, InputError
 from .formats import Format
 from .replay import replay_model, show
-from .exhaustive import decide
+from .exhaustive import CLAIM_LIMIT, TimeUp, decide
 from .solve import Answer, Query, plan_for, solve_plan, solver_versions
 from .store import Store, result_key, statement_hash
 
@@ -168,20 +168,12 @@ class Engine:
     def _ask(self, claim, fmt, registry, build, plan, deadline, fixed=None) -> tuple:
         enc, q = self._query(claim, fmt, registry, build, fixed)
         free = list(q.variables)
-        if plan is None:  # --solver exhaustive
-            t0 = time.perf_counter()
-            got = decide(claim, fmt, conjunction(build), fixed or {}, free, registry)
-            if got is None:
-                return q, Answer("unknown", None, "exhaustive", 0.0, reason=f"the space of {', '.join(free)} in "
-                                 f"{fmt.name} is too large to enumerate")
-            dt = time.perf_counter() - t0
-            return q, Answer(got[0], got[1], "exhaustive", dt, per_solver={"exhaustive": round(dt, 3)})
-        if claim.enumerate:
-            t0 = time.perf_counter()
-            got = decide(claim, fmt, conjunction(build), fixed or {}, free, registry)
-            if got is not None:
-                dt = time.perf_counter() - t0
-                return q, Answer(got[0], got[1], "exhaustive", dt, per_solver={"exhaustive": round(dt, 3)})
+        if plan is None or claim.enumerate:  # --solver exhaustive, or a claim that asks for it
+            ans = self._enumerate(claim, fmt, registry, build, fixed, free, deadline)
+            if ans is not None or plan is None:
+                return q, ans or Answer("unknown", None, "exhaustive", 0.0, reason=(
+                    f"the space of {', '.join(free)} in {fmt.name} is too large to enumerate "
+                    f"(more than 2^{CLAIM_LIMIT.bit_length() - 1} points)"))
         ans = solve_plan(q, plan, max(0.1, deadline - time.monotonic()))
         rounds = 0
         while ans.status == "sat" and enc.A.lazy and refine(enc.A, ans.model):
@@ -208,6 +200,20 @@ class Engine:
                 return q, Answer(got[0], got[1], "exhaustive", ans.seconds, False,
                                  f"decided by enumeration ({ans.reason})", ans.per_solver)
         return q, ans
+
+    def _enumerate(self, claim, fmt, registry, build, fixed, free, deadline):
+        """The answer of enumerating the query's space in the executor (UNKNOWN at the
+        deadline), or None when the space is too large."""
+        t0 = time.perf_counter()
+        try:
+            got = decide(claim, fmt, conjunction(build), fixed or {}, free, registry, CLAIM_LIMIT, self.progress,
+                         deadline)
+        except TimeUp as e:
+            return Answer("unknown", None, "exhaustive", time.perf_counter() - t0, reason=str(e))
+        if got is None:
+            return None
+        dt = time.perf_counter() - t0
+        return Answer(got[0], got[1], "exhaustive", dt, per_solver={"exhaustive": round(dt, 3)})
 
     # -- ∃ and ∀
     def _single(self, claim, fmt, registry, plan, deadline) -> Result:

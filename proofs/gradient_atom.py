@@ -27,7 +27,8 @@ in stages, each for all of its parameters:
   variable: decided by enumeration, about 2,100 values in float64) — together: the
   shrinks take d to 1 for every z.
 * ``kill``: one chain layer, any c in K, any finite bias B <= 2: (0, C, 0) ↦ (0, C, 0)
-  and (0, 0, C) ↦ (0, 0, C), and zero upstreams on the killers give zero gradients.
+  and (0, 0, C) ↦ (0, 0, C), and zero upstreams (+0 or −0) on the killers give zero
+  gradients, whatever the finite upstream on R.
 * ``output``: the last chain layer (with N) and the output layer, for every c in K,
   every w_out = 2^k in (0, 1] and every finite y: (1, 0, 0) ↦ out = +0 with gradient
   ((y ⊗ w_out) ⊗ ReLU'(pre)) ⊗ c = (y ⊗ w_out) ⊗ c w.r.t. R (pre > 0, as in ``layer``); (0, C, 0) and (0, 0, C) ↦ out = ±0 with zero gradients.
@@ -165,11 +166,11 @@ def kill_claim(fmt):
         net = _layer_net(s.fmt)
         res = []
         for ins in _killers(s):
-            out, grad = s.run(net, list(ins), [s.uR, s.u1 * 0, s.u2 * 0], params={"c": s.c, "B": s.B})
+            out, grad = s.run(net, list(ins), [s.uR, s.o1, s.o2], params={"c": s.c, "B": s.B})
             res += [o.same(i) for o, i in zip(out, ins)] + [g.is_zero() for g in grad]
         return res
-    fin = Float(finite=True)
-    return forall("gradient_atom.kill", {"c": fin, "B": fin, "uR": fin, "u1": fin, "u2": fin}, goal=goal,
+    fin, zero = Float(finite=True), Float(range=(0, 0))  # IEEE comparison: +0 and −0
+    return forall("gradient_atom.kill", {"c": fin, "B": fin, "uR": fin, "o1": zero, "o2": zero}, goal=goal,
                   given=lambda s: _in_k(s, s.c) & (s.B <= 2))
 
 

@@ -19,9 +19,7 @@ from fpsmt.formats import parse_format
 from fpsmt.network import run
 from fpsmt.reproduce import load
 
-# point_indicator is left out: enumerating its three variables exhausts memory at the
-# exhaustive back end's chunk size (a known problem, see the session note)
-FAST = ["step_indicator_ge", "step_indicator_le", "zero_indicator", "cancellation_block"]
+FAST = ["step_indicator_ge", "step_indicator_le", "zero_indicator", "point_indicator", "cancellation_block"]
 
 
 def _status(name, variant, fmt, solver):

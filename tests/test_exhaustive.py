@@ -1,0 +1,107 @@
+"""The enumeration back end: pieces as open meshes, threads, the first hit, powers of two."""
+
+import itertools
+from fractions import Fraction
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from fpsmt import exhaustive as E
+from fpsmt.arith import concrete
+from fpsmt.claims import Float, Int, Scope, forall
+from fpsmt.encoding import conjunction, parts
+from fpsmt.formats import parse_format, pow2
+
+
+@settings(max_examples=60, deadline=None)
+@given(lens=st.lists(st.integers(1, 7), min_size=0, max_size=4), chunk=st.integers(1, 40))
+def test_pieces_cover_the_space_once_in_order(lens, chunk):
+    axes = [np.arange(n, dtype=np.uint64) * 10 + i for i, n in enumerate(lens)]
+    names = [f"v{i}" for i in range(len(lens))]
+    old, E.CHUNK = E.CHUNK, chunk
+    try:
+        seen = []
+        for values, shape in E._chunks(names, axes):
+            cols = [np.broadcast_to(values[n], shape).ravel() for n in names]
+            seen += list(zip(*[c.tolist() for c in cols])) if names else [()]
+    finally:
+        E.CHUNK = old
+    assert seen == list(itertools.product(*[a.tolist() for a in axes]))
+
+
+def _first_by_brute_force(f, names, holds):
+    pats = [b for b in range(1 << f.nbits) if not f.is_nan(b) or b == f.nan_bits]
+    for combo in itertools.product(pats, repeat=len(names)):
+        if holds(*combo):
+            return dict(zip(names, combo))
+    return None
+
+
+@pytest.mark.parametrize("chunk,workers", [(1 << 20, 2), (1000, 3), (7, 1)])
+def test_first_counterexample_is_the_first_in_order_whatever_the_pieces(chunk, workers, monkeypatch):
+    """(a ⊕ b) ⊖ b = a fails; enumeration must return the lexicographically first failure
+    (an exact-rational brute force finds it independently), for any piece size and threads."""
+    from fpsmt.arith import exact
+    f = parse_format("float8_e4m3")
+    monkeypatch.setattr(E, "CHUNK", chunk)
+    monkeypatch.setattr(E, "WORKERS", workers)
+    c = forall("undo", {"a": Float(finite=True), "b": Float(finite=True)}, goal=lambda s: ((s.a + s.b) - s.b).same(s.a))
+    got = E.decide(c, f, conjunction(parts(c, "forall")), {}, ["a", "b"])
+
+    def fails(a, b):
+        if not (f.is_finite(a) and f.is_finite(b)):
+            return False
+        return exact.add(f, exact.add(f, a, b), b ^ f.sign_bit) != a
+    assert got == ("sat", _first_by_brute_force(f, ["a", "b"], fails))
+
+
+def test_a_true_claim_is_unsat_and_a_too_large_space_is_refused():
+    f = parse_format("float8_e5m2")
+    c = forall("comm", {"a": Float(), "b": Float()}, goal=lambda s: (s.a + s.b).same(s.b + s.a))
+    assert E.decide(c, f, conjunction(parts(c, "forall")), {}, ["a", "b"]) == ("unsat", None)
+    assert E.decide(c, f, conjunction(parts(c, "forall")), {}, ["a", "b"], limit=1000) is None
+
+
+def test_int_and_float_axes_mix():
+    f = parse_format("float8_e4m3")
+    c = forall("scale", {"k": Int(-3, 3), "a": Float(range=(1, 2))},
+               goal=lambda s: ((s.a * s.k.pow2()) * (-s.k).pow2()).same(s.a))
+    assert E.decide(c, f, conjunction(parts(c, "forall")), {}, ["k", "a"]) == ("unsat", None)
+
+
+@pytest.mark.parametrize("fmt", ["float8_e4m3", "float8_e5m2", "bfloat16", "float16", "float32", "float64",
+                                 "e15m112"])
+def test_pow2_table_is_2_to_the_k_rounded(fmt):
+    """The executor's 2^k (one table lookup) against exact rounding of 2^k, for every k
+    from below the zero threshold to above overflow."""
+    f = parse_format(fmt)
+    A = concrete(f)
+    s = Scope(A, f, {})
+    lo, hi = f.e_min - f.M - 3, f.e_max + 3
+    if f.nbits > 64:
+        ks = np.array([lo, lo + 1, lo + 2, f.e_min, 0, f.e_max, hi], dtype=object)
+    else:
+        ks = np.arange(lo, hi + 1, dtype=np.int64)
+    got = np.ravel(A.to_bits(s.pow2(ks).v))
+    for k, b in zip(ks, got):
+        want = f.inf_bits() if k > f.e_max else f.round(pow2(int(k)))
+        assert int(b) == want, (fmt, k)
+    assert f.round(Fraction(1, 2) * pow2(f.e_min - f.M)) == 0  # the tie below the least subnormal
+
+
+def test_enumeration_stops_at_the_deadline_with_unknown(tmp_path):
+    import time
+
+    from fpsmt.engine import UNKNOWN, Engine
+    from fpsmt.store import Store
+    f = parse_format("float8_e4m3")
+    c = forall("comm3", {"a": Float(), "b": Float(), "c": Float()},
+               goal=lambda s: ((s.a + s.b) + s.c).same((s.b + s.a) + s.c), enumerate=True)
+    with pytest.raises(E.TimeUp, match="time limit reached after enumerating"):
+        E.decide(c, f, conjunction(parts(c, "forall")), {}, ["a", "b", "c"], deadline=time.monotonic() - 1)
+    store = Store(tmp_path / "s.sqlite")
+    r = Engine(solver="exhaustive", timeout=1e-3, store=store).prove(c, f, {c.name: c})
+    assert r.status == UNKNOWN and "time limit reached after enumerating" in r.reason
+    assert store.con.execute("SELECT COUNT(*) FROM results").fetchone()[0] == 0
