@@ -155,12 +155,11 @@ class FloatArrayArith(NumpyBooleans, Arith):
         """As :meth:`Arith.absent_zero_sum`, by counting: absent = all − present."""
         nonfinite = ~np.isfinite(v)
         nonneg = ~np.signbit(v)
-        shape = v.shape[:-1] + (pattern.n_rows,)
-        pnf = np.zeros(shape, dtype=np.int64)
-        ppos = np.zeros(shape, dtype=np.int64)
+        inc = np.zeros((v.shape[-1], pattern.n_rows), dtype=np.float32)  # present (column, row) pairs
         for rows, cols, _ in pattern.positions:
-            pnf[..., rows] += nonfinite[..., cols]
-            ppos[..., rows] += nonneg[..., cols]
+            np.add.at(inc, (cols, rows), 1)
+        pnf = nonfinite.astype(np.float32) @ inc  # counts: small integers, exact in float32
+        ppos = nonneg.astype(np.float32) @ inc
         rows = pattern.absent_rows
         anf = nonfinite.sum(-1, keepdims=True) - pnf[..., rows]
         apos = nonneg.sum(-1, keepdims=True) - ppos[..., rows]
@@ -201,6 +200,7 @@ class HostArith(FloatArrayArith):
         self._shift = np.uint32(23 - fmt.M)
         self._Omega = host.type(fmt.Omega)
         self._min_normal = host.type(fmt.min_normal)
+        self._table = None  # the value of every pattern, for formats of up to 16 bits
 
     def _round(self, r):
         """Round host values (exact-enough results of one operation) to the format, RNE."""
@@ -232,10 +232,17 @@ class HostArith(FloatArrayArith):
             return np.where(np.isfinite(r), out, r).astype(dtype, copy=False)
 
     def const(self, bits):
-        f = self.fmt
         b = self._check(bits)
         if self._truncated:
             return np.asarray((b.astype(np.uint32) << self._shift).view(np.float32))
+        if self.fmt.nbits <= 16:  # every pattern decoded once: one lookup
+            if self._table is None:
+                self._table = self._decode(np.arange(1 << self.fmt.nbits, dtype=np.uint64))
+            return np.asarray(self._table[b.astype(np.intp)])
+        return self._decode(b)
+
+    def _decode(self, b):
+        f = self.fmt
         s = (b >> np.uint64(f.E + f.M)) & np.uint64(1)
         be = ((b >> np.uint64(f.M)) & np.uint64(f.exp_all_ones)).astype(np.int64)
         fr = (b & np.uint64(f.frac_mask)).astype(self.dtype)
