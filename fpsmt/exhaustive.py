@@ -76,16 +76,19 @@ def space(claim, fmt, free, limit=LIMIT):
     for name in free:
         dom = claim.variables[name]
         if isinstance(dom, FloatDomain):
-            if fmt.nbits > 16:
-                ax = _range_values(fmt, dom, limit) if dom.lo is not None and dom.hi is not None else None
+            if fmt.nbits > 16:  # sized before it is built: what is left of the limit, one axis at most LIMIT
+                ax = (_range_values(fmt, dom, min(LIMIT, limit // total))
+                      if dom.lo is not None and dom.hi is not None else None)
                 if ax is None:
                     return None
             else:
                 ax = _float_values(fmt)
             ax = _in_domain(fmt, name, dom, ax)
         else:
-            lo, hi = (b(fmt) if callable(b) else b for b in (dom.lo, dom.hi))
-            ax = np.arange(int(lo), int(hi) + 1, dtype=np.int64)
+            lo, hi = (int(b(fmt) if callable(b) else b) for b in (dom.lo, dom.hi))
+            if total * (hi - lo + 1) > limit:
+                return None
+            ax = np.arange(lo, hi + 1, dtype=np.int64)
         total *= len(ax)
         if total > limit:
             return None

@@ -105,3 +105,24 @@ def test_enumeration_stops_at_the_deadline_with_unknown(tmp_path):
     r = Engine(solver="exhaustive", timeout=1e-3, store=store).prove(c, f, {c.name: c})
     assert r.status == UNKNOWN and "time limit reached after enumerating" in r.reason
     assert store.con.execute("SELECT COUNT(*) FROM results").fetchone()[0] == 0
+
+
+def test_a_wide_space_is_refused_before_anything_is_built(monkeypatch):
+    """float32's X has about 2^32 patterns per variable: below CLAIM_LIMIT alone, far above
+    it as a pair.  space() must refuse without building an axis of more than LIMIT values
+    (a regression: it once built a 32 GB axis first)."""
+    from fpsmt.proofs._common import X
+    built = []
+    real = np.arange
+
+    def counting(*a, **k):
+        r = real(*a, **k)
+        built.append(r.size)
+        return r
+    monkeypatch.setattr(E.np, "arange", counting)
+    f = parse_format("float32")
+    c = forall("pair", {"z": X(), "x": X()}, goal=lambda s: s.x.same(s.x))
+    assert E.space(c, f, ["z", "x"], E.CLAIM_LIMIT) is None
+    assert max(built, default=0) <= E.LIMIT
+    c = forall("huge", {"k": Int(-(1 << 19), 1 << 19), "j": Int(-(1 << 19), 1 << 19)}, goal=lambda s: s.k.eq(s.k))
+    assert E.space(c, f, ["k", "j"], 1 << 20) is None
