@@ -114,11 +114,11 @@ class Pattern:
             cols_idx = slice(int(ck[0]), int(ck[0]) + 1) if len(ck) and (ck == ck[0]).all() else ck
             self.positions.append((rows_idx, cols_idx, order[sel]))
         self.absent_rows = np.nonzero(counts < n_cols)[0]
-        self._present = (r, c)
+        self.present = (r, c)  # the (row, column) of every entry, sorted by row then column
 
     def absent_cols(self):
         """For each row with absent entries, the list of its absent columns."""
-        r, c = self._present
+        r, c = self.present
         present = [set() for _ in range(self.n_rows)]
         for i, j in zip(r.tolist(), c.tolist()):
             present[i].add(j)

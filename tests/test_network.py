@@ -12,6 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from fpsmt.arith import ExactArith, Z3Arith, concrete, fold_bits
+from fpsmt.formats import parse_format
 from fpsmt.network import PAPER, Layer, Network, Param, Semantics, run
 
 from conftest import NAMED_FORMATS, bits, uarr
@@ -181,3 +182,23 @@ def test_symbolic_params_need_values_in_the_executor():
         run(A, net, A.const(uarr(f, [[0x3f80]])))
     t = run(A, net, A.const(uarr(f, [[0x4000]])), params={"w": A.const(uarr(f, 0x4000))})
     assert int(A.to_bits(t.out).ravel()[0]) == 0x4080
+
+
+@pytest.mark.parametrize("fmt", ["float64", "bfloat16", "float8_e4m3"])
+def test_absent_entries_count_per_row_and_column(fmt):
+    """A layer whose rows each have one entry, in different columns (the pattern's first
+    position is every row, with a column per row): the sum of the absent +0 terms must be
+    counted per (row, column) pair.  Backward at upstream (1, 1): column 0 receives
+    1 ⊗ (+0, absent) ⊕ 1 ⊗ (−0) = +0, as the dense layer gives.  (A regression: counting
+    by position once credited a row with every column of its position.)"""
+    f = parse_format(fmt)
+
+    def net(rows, cols, weights):
+        return Network(f, [Layer(n_out=2, n_in=2, rows=np.array(rows), cols=np.array(cols), weights=weights,
+                                 bias=[0, 0], activation="identity")])
+    A = concrete(f)
+    one = A.const(np.full((1, 2), f.one_bits, dtype=np.uint64))
+    sparse = net([0, 1], [1, 0], [0, f.sign_bit])
+    dense = net([0, 0, 1, 1], [0, 1, 0, 1], [0, 0, f.sign_bit, 0])
+    gs, gd = (np.asarray(A.to_bits(run(A, n, one, one).grad)).tolist() for n in (sparse, dense))
+    assert gs == gd == [[0, 0]]

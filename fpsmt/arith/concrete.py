@@ -155,9 +155,9 @@ class FloatArrayArith(NumpyBooleans, Arith):
         """As :meth:`Arith.absent_zero_sum`, by counting: absent = all − present."""
         nonfinite = ~np.isfinite(v)
         nonneg = ~np.signbit(v)
-        inc = np.zeros((v.shape[-1], pattern.n_rows), dtype=np.float32)  # present (column, row) pairs
-        for rows, cols, _ in pattern.positions:
-            np.add.at(inc, (cols, rows), 1)
+        r, c = pattern.present
+        inc = np.zeros((v.shape[-1], pattern.n_rows), dtype=np.float32)
+        np.add.at(inc, (c, r), 1)
         pnf = nonfinite.astype(np.float32) @ inc  # counts: small integers, exact in float32
         ppos = nonneg.astype(np.float32) @ inc
         rows = pattern.absent_rows
