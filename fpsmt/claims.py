@@ -572,7 +572,7 @@ class _ConcreteInts:
         lo = f.e_min - f.M - 1
         table = _pow2_table(f, lo)
         k = np.asarray(k)
-        i = np.clip(k.astype(object if k.dtype == object else np.int64) - (lo - 1), 0, len(table) - 1)
+        i = np.clip((k if k.dtype == object else k.astype(np.int64)) - (lo - 1), 0, len(table) - 1)
         return self.s.A.const(table[i.astype(np.int64)])
 
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 import os
 import time
 from collections import deque
+from contextlib import closing
 from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
@@ -131,38 +132,32 @@ def decide(claim, fmt, condition, fixed: dict, free: list, registry=None, limit=
 
     total = int(np.prod([len(a) for a in axes])) if axes else 1
     report = _Progress(progress if total > REPORT_FROM else None, total, free, fmt)
-    with ThreadPoolExecutor(WORKERS) as pool:
-        pending, chunks = deque(), _chunks(free, axes)
-        try:
-            for chunk in chunks:
-                pending.append((pool.submit(piece, chunk), int(np.prod(chunk[1]))))
-                if len(pending) < 2 * WORKERS:
-                    continue
-                first = _next_hit(pending, report, deadline, total)
-                if first is not None:
-                    return _found(claim, free, first)
-            while pending:
-                first = _next_hit(pending, report, deadline, total)
-                if first is not None:
-                    return _found(claim, free, first)
-        finally:
-            for f, _ in pending:
-                f.cancel()
+    with ThreadPoolExecutor(WORKERS) as pool, closing(_in_order(pool, piece, _chunks(free, axes))) as results:
+        for future, shape in results:
+            first = future.result()
+            report.done(int(np.prod(shape)))
+            if first is not None:
+                return "sat", {name: first[name] & ((1 << INT_BITS) - 1)
+                               if not isinstance(claim.variables[name], FloatDomain) else first[name] for name in free}
+            if deadline is not None and time.monotonic() > deadline:
+                raise TimeUp(report.seen / total)
     return "unsat", None
 
 
-def _next_hit(pending, report, deadline, total):
-    future, size = pending.popleft()
-    first = future.result()
-    report.done(size)
-    if first is None and deadline is not None and time.monotonic() > deadline:
-        raise TimeUp(report.seen / total)
-    return first
-
-
-def _found(claim, free, first):
-    return "sat", {name: first[name] & ((1 << INT_BITS) - 1)
-                   if not isinstance(claim.variables[name], FloatDomain) else first[name] for name in free}
+def _in_order(pool, piece, chunks):
+    """(future of ``piece(chunk)``, the chunk's shape) for every chunk, in order, with at
+    most 2 · WORKERS pieces submitted ahead; closing it cancels those not started."""
+    pending = deque()
+    try:
+        for chunk in chunks:
+            pending.append((pool.submit(piece, chunk), chunk[1]))
+            if len(pending) >= 2 * WORKERS:
+                yield pending.popleft()
+        while pending:
+            yield pending.popleft()
+    finally:
+        for f, _ in pending:
+            f.cancel()
 
 
 class _Progress:

@@ -17,6 +17,11 @@ def X(**kw):
     return Float(range=(lambda f: f.hex(x_ends(f)[0]), lambda f: f.hex(x_ends(f)[1])), **kw)
 
 
+def zero():
+    """+0 or −0 (a closed range [0, 0] under IEEE comparison)."""
+    return Float(range=(0, 0))
+
+
 def xdesc(fmt):
     return f"X = [-2^{fmt.e_max - 2}, 2^{fmt.e_max - 2}]"
 

@@ -30,11 +30,8 @@ changed by the repair).
 """
 
 from fpsmt.claims import Float, forall
+from fpsmt.proofs._common import zero as _zero
 from fpsmt.reproduce import Lemma
-
-
-def _zero():
-    return Float(range=(0, 0))  # IEEE comparison: +0 and −0
 
 
 def _claims(fmt):

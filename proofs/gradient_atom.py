@@ -53,7 +53,7 @@ from fractions import Fraction
 
 from fpsmt import construct as C
 from fpsmt.claims import Float, Int, forall
-from fpsmt.proofs._common import X, step_claims, xdesc
+from fpsmt.proofs._common import X, step_claims, xdesc, zero
 from fpsmt.proofs.multiplication_transfer import normalize_claims, target_claim
 from fpsmt.reproduce import Lemma
 
@@ -169,8 +169,8 @@ def kill_claim(fmt):
             out, grad = s.run(net, list(ins), [s.uR, s.o1, s.o2], params={"c": s.c, "B": s.B})
             res += [o.same(i) for o, i in zip(out, ins)] + [g.is_zero() for g in grad]
         return res
-    fin, zero = Float(finite=True), Float(range=(0, 0))  # IEEE comparison: +0 and −0
-    return forall("gradient_atom.kill", {"c": fin, "B": fin, "uR": fin, "o1": zero, "o2": zero}, goal=goal,
+    fin = Float(finite=True)
+    return forall("gradient_atom.kill", {"c": fin, "B": fin, "uR": fin, "o1": zero(), "o2": zero()}, goal=goal,
                   given=lambda s: _in_k(s, s.c) & (s.B <= 2))
 
 
