@@ -70,6 +70,13 @@ class Encoding:
                              "expected a claim boolean (comparisons, .eq(), & | ~)")
         return r
 
+    def conjuncts(self, fn) -> list:
+        """The conditions ``fn`` states, one boolean each (a list stays a list)."""
+        if fn is None:
+            return []
+        r = fn(self.scope)
+        return [self.part(lambda _: c) for c in (r if isinstance(r, (list, tuple)) else [r])]
+
     def _instance(self, scope, name, terms) -> B:
         if name not in self.claim.assumes:
             raise InputError(f"claim {self.claim.name} uses {name!r} without listing it in assumes")
@@ -111,6 +118,8 @@ def parts(claim, part, cexs=()):
             return conds
         return {"domains": enc.domains(u), "given": enc.part(claim.given), "not goal": ~enc.part(claim.goal)}
     build.variables = w if part in ("exists", "propose") else u
+    if part not in ("exists", "propose"):  # each is necessary for the query (lets an enumeration narrow its axes)
+        build.hypotheses = lambda enc: enc.conjuncts(claim.given)
     return build
 
 
@@ -122,4 +131,5 @@ def conjunction(build):
             out = c if out is None else out & c
         return out
     cond.variables = build.variables
+    cond.hypotheses = getattr(build, "hypotheses", None)
     return cond

@@ -120,6 +120,10 @@ def decide(claim, fmt, condition, fixed: dict, free: list, registry=None, limit=
         return None
     filler = {n: 0 for n in claim.variables}  # variables this query does not mention
     A = concrete(fmt)
+    axes = _narrow(claim, fmt, A, getattr(condition, "hypotheses", None), {**filler, **fixed}, free, axes,
+                   registry or {})
+    if any(len(a) == 0 for a in axes):
+        return "unsat", None
 
     def piece(chunk):
         values, shape = chunk
@@ -142,6 +146,35 @@ def decide(claim, fmt, condition, fixed: dict, free: list, registry=None, limit=
             if deadline is not None and time.monotonic() > deadline:
                 raise TimeUp(report.seen / total)
     return "unsat", None
+
+
+def _narrow(claim, fmt, A, hypotheses, base, free, axes, registry):
+    """``axes`` with each variable's axis cut to the values that satisfy the hypotheses
+    depending on that variable alone (e.g. ``c in K``): the points dropped fail the
+    condition, and the order of those kept is unchanged, so the first hit is the same.
+    A hypothesis's dependencies are read from the shape of its value on an open mesh of
+    two values per axis (the executor computes elementwise, so a value that never met a
+    variable's array is independent of it)."""
+    if hypotheses is None or not free or any(len(a) == 0 for a in axes):
+        return axes
+    k = len(free)
+    probe = {}
+    for i, (name, ax) in enumerate(zip(free, axes)):
+        dims = [1] * k
+        dims[i] = min(2, len(ax))
+        probe[name] = ax[:dims[i]].reshape(dims)
+    shapes = [np.shape(np.asarray(h.v)) for h in hypotheses(Encoding(claim, fmt, A, {**base, **probe}, registry))]
+    axes = list(axes)
+    for j, shape in enumerate(shapes):
+        deps = [i for i in range(len(shape)) if shape[i] > 1] if len(shape) == k else []
+        if len(deps) != 1:
+            continue
+        i = deps[0]
+        values = {name: (axes[i] if m == i else ax[:1]) for m, (name, ax) in enumerate(zip(free, axes))}
+        keep = np.broadcast_to(np.asarray(hypotheses(Encoding(claim, fmt, A, {**base, **values}, registry))[j].v),
+                               axes[i].shape)
+        axes[i] = axes[i][keep]
+    return axes
 
 
 def _in_order(pool, piece, chunks):

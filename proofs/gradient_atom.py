@@ -171,7 +171,7 @@ def kill_claim(fmt):
         return res
     fin = Float(finite=True)
     return forall("gradient_atom.kill", {"c": fin, "B": fin, "uR": fin, "o1": zero(), "o2": zero()}, goal=goal,
-                  given=lambda s: _in_k(s, s.c) & (s.B <= 2))
+                  given=lambda s: [_in_k(s, s.c), s.B <= 2])
 
 
 def output_claim(fmt):

@@ -126,3 +126,37 @@ def test_a_wide_space_is_refused_before_anything_is_built(monkeypatch):
     assert max(built, default=0) <= E.LIMIT
     c = forall("huge", {"k": Int(-(1 << 19), 1 << 19), "j": Int(-(1 << 19), 1 << 19)}, goal=lambda s: s.k.eq(s.k))
     assert E.space(c, f, ["k", "j"], 1 << 20) is None
+
+
+@pytest.mark.parametrize("chunk", [1 << 20, 37])
+def test_hypotheses_on_one_variable_narrow_its_axis_and_keep_the_first_hit(chunk, monkeypatch):
+    """A hypothesis on one variable (a > 1) cuts that variable's axis before anything is
+    enumerated; one on two variables (a < b) is left to the pieces.  The first
+    counterexample is the same as a brute force over the whole space finds."""
+    from fpsmt.arith import exact
+    f = parse_format("float8_e4m3")
+    monkeypatch.setattr(E, "CHUNK", chunk)
+    c = forall("undo_given", {"a": Float(finite=True), "b": Float(finite=True)},
+               given=lambda s: [s.a > 1, s.a < s.b], goal=lambda s: ((s.a + s.b) - s.b).same(s.a))
+    cond = conjunction(parts(c, "forall"))
+    axes = E.space(c, f, ["a", "b"])
+    narrowed = E._narrow(c, f, concrete(f), cond.hypotheses, {}, ["a", "b"], axes, {})
+    assert narrowed[0].tolist() == [a for a in axes[0].tolist() if f.to_fraction(a) > 1]
+    assert narrowed[1].tolist() == axes[1].tolist()
+
+    def fails(a, b):
+        if not (f.is_finite(a) and f.is_finite(b)):
+            return False
+        if not 1 < f.to_fraction(a) < f.to_fraction(b):
+            return False
+        return exact.add(f, exact.add(f, a, b), b ^ f.sign_bit) != a
+    assert E.decide(c, f, cond, {}, ["a", "b"]) == ("sat", _first_by_brute_force(f, ["a", "b"], fails))
+
+
+def test_a_hypothesis_false_everywhere_leaves_nothing_to_enumerate():
+    f = parse_format("float8_e5m2")
+    c = forall("vacuous", {"a": Float(finite=True), "b": Float()}, given=lambda s: s.a.is_nan(),
+               goal=lambda s: s.a.eq(s.b))
+    cond = conjunction(parts(c, "forall"))
+    assert E._narrow(c, f, concrete(f), cond.hypotheses, {}, ["a", "b"], E.space(c, f, ["a", "b"]), {})[0].size == 0
+    assert E.decide(c, f, cond, {}, ["a", "b"]) == ("unsat", None)
