@@ -19,21 +19,30 @@ from fpsmt.formats import parse_format
 from fpsmt.network import run
 from fpsmt.reproduce import LEMMAS
 
-def _rows(name, variant, fmt, solver):
+def _rows(name, variant, fmt, solver, store=None):
     from fpsmt.reproduce import run
-    return run(Engine(solver=solver, timeout=7200), [name], [variant], [fmt])
+    return run(Engine(solver=solver, timeout=7200, store=store), [name], [variant], [fmt])
+
+
+@pytest.fixture(scope="module")
+def stage_store(tmp_path_factory):
+    """One results store for the module's runs: a stage shared by two lemmas (the
+    theorem re-uses the gradient atom's) is decided once per back end, as in
+    ``fpsmt reproduce``."""
+    from fpsmt.store import Store
+    return Store(tmp_path_factory.mktemp("stages") / "results.sqlite")
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("fmt", ["float8_e4m3", "float8_e3m4", "float8_e5m2"])
 @pytest.mark.parametrize("variant", ["released", "repaired"])
 @pytest.mark.parametrize("name", LEMMAS)
-def test_every_lemma_8_bit_enumeration_agrees_with_smt(name, variant, fmt):
+def test_every_lemma_8_bit_enumeration_agrees_with_smt(name, variant, fmt, stage_store):
     """Every lemma row (and the block-count rows) decided by enumerating every stage's
     whole space in the executor, against the solvers.  The gradient atom's gate_top and
     layer stages (four floats each) take the longest: tens of minutes per format."""
-    by_enum = _rows(name, variant, fmt, "exhaustive")
-    by_smt = _rows(name, variant, fmt, "portfolio")
+    by_enum = _rows(name, variant, fmt, "exhaustive", stage_store)
+    by_smt = _rows(name, variant, fmt, "portfolio", stage_store)
     for e, s in zip(by_enum, by_smt):
         assert e["status"] != "UNKNOWN", e["reason"]
         assert e["status"] == s["status"], (e, s)
