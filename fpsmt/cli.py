@@ -261,8 +261,9 @@ def cmd_reproduce(args):
     if missing:
         _err(f"fpsmt: warning: no proof yet for {', '.join(missing)} (rows marked MISSING)")
     if args.json:
-        _out(json.dumps([{k: r[k] for k in ("lemma", "variant", "format", "status", "statement", "counterexample",
-                                              "solver", "seconds")} for r in rows], ensure_ascii=False))
+        fields = ("lemma", "variant", "format", "status", "statement", "counterexample", "solver", "seconds")
+        fields += ("confirmed",) if args.confirm else ()  # {"stages", "by", "unconfirmed"}: see reproduce
+        _out(json.dumps([{k: r.get(k) for k in fields} for r in rows], ensure_ascii=False))
     return 0
 
 

@@ -23,7 +23,7 @@ from .errors import FpsmtError, InputError
 from .formats import Format
 from .replay import replay_model, show
 from .exhaustive import CLAIM_LIMIT, TimeUp, decide
-from .solve import Answer, Query, plan_for, solve_plan, solver_versions
+from .solve import Answer, Query, plan_for, second_opinion, solve_plan, solver_versions
 from .store import Store, result_key, statement_hash
 
 PROVED, REFUTED, UNKNOWN = "PROVED", "REFUTED", "UNKNOWN"
@@ -126,6 +126,8 @@ class Engine:
                            row["detail"].get("experimental", False), [a["claim"] for a in row["assumed"]],
                            row["detail"].get("rounds", 0), row["detail"].get("confirmed_by", ""),
                            row["seconds"], key, float_vars)
+                if self.confirm and not r.confirmed_by:
+                    self._confirm_stored(r, claim, fmt, registry)
                 self.results[(claim.name, fmt.name)] = r
                 return r
         t0 = time.perf_counter()
@@ -236,14 +238,20 @@ class Engine:
     def _confirm(self, res: Result, claim, fmt, registry, build, q: Query, plan, deadline, fixed=None):
         if not self.confirm or res.confirmed_by:
             return
-        try:
+        try:  # an experimental mode may check a decisive back end's UNSAT, never one of its own kind
             others = plan_for("portfolio", fmt, exclude=(res.solver,))
-            others = {b: e for b, e in others.items() if not e}
+            if res.experimental:
+                others = {b: e for b, e in others.items() if not e}
         except InputError:
             others = {}
         if others:
-            ans = solve_plan(q, others, max(self.timeout, deadline - time.monotonic()))
-            status, who, model = ans.status, ans.solver, ans.model
+            ans = second_opinion(q, others, max(self.timeout, deadline - time.monotonic()))
+            status, model = ans.status, ans.model
+            who = ans.solver + (" (experimental)" if ans.experimental else "")
+            if ans.status == "unknown" and res.solver != "exhaustive":
+                got = decide(claim, fmt, conjunction(build), fixed or {}, list(q.variables), registry)
+                if got is not None:
+                    status, who, model = got[0], "exhaustive", got[1]
         else:
             got = decide(claim, fmt, conjunction(build), fixed or {}, list(q.variables), registry)
             status, who, model = (got[0], "exhaustive", got[1]) if got else ("unknown", "", None)
@@ -256,6 +264,23 @@ class Engine:
                                          for k, v in (model or {}).items() if k in q.variables))
         else:
             res.reason += "; not confirmed: no second solver decided"
+
+    def _confirm_stored(self, r: Result, claim, fmt, registry):
+        """--confirm on an answer read from the store that was not confirmed when found:
+        the UNSAT query behind it is rebuilt and checked now (the row is updated)."""
+        if claim.kind == "forall" and r.status == PROVED:
+            build, fixed = parts(claim, "forall"), None
+        elif claim.kind == "exists_forall" and r.status == PROVED:
+            build, fixed = parts(claim, "forall"), {n: v for n, v in r.witness.items() if n in claim.witness}
+        elif claim.kind == "exists" and r.status == REFUTED:
+            build, fixed = parts(claim, "exists"), None
+        else:  # a REFUTED ∃∀ rests on the refutations of its run, which the store does not keep
+            r.reason += "; not confirmed: the store keeps no query to check again"
+            return
+        _, q = self._query(claim, fmt, registry, build, fixed)
+        self._confirm(r, claim, fmt, registry, build, q, None, time.monotonic() + self.timeout, fixed)
+        if r.confirmed_by and self.store is not None:
+            self.store.confirm(r.key, r.confirmed_by)
 
     # -- candidate witnesses first
     def _hinted(self, claim, fmt, registry, plan, deadline, hints):

@@ -90,7 +90,8 @@ def _row(engine, name, lemma, variant, fmt: Format, progress, built=None):
     unknown = []  # (claim, result) of the stages left UNKNOWN; the others are still decided
     for claim in claims:
         r = engine.prove(claim, fmt, registry, hints=hints.get(claim.name, ()))
-        keys.append({"claim": claim.name, "status": r.status, "key": r.key or None})
+        keys.append({"claim": claim.name, "status": r.status, "key": r.key or None,
+                     "confirmed_by": r.confirmed_by or None})
         total += 0.0 if r.cached else r.seconds  # a stage shared with an earlier row costs nothing again
         if r.status == "REFUTED":
             break
@@ -108,17 +109,41 @@ def _row(engine, name, lemma, variant, fmt: Format, progress, built=None):
     reason = "; ".join(f"{c.name}: {u.reason}" for c, u in unknown) if r.status == "UNKNOWN" else r.reason
     if progress:
         progress(f"  {r.status} in {total:.1f} s" + (f": {reason}" if r.status == "UNKNOWN" else ""))
-    return {**base, "status": r.status, "statement": statement, "counterexample": cx, "solver": r.solver or None,
-            "seconds": round(total, 3), "reason": reason, "cached": r.cached, "keys": keys}
+    row = {**base, "status": r.status, "statement": statement, "counterexample": cx, "solver": r.solver or None,
+           "seconds": round(total, 3), "reason": reason, "cached": r.cached, "keys": keys}
+    if engine.confirm:
+        row["confirmed"] = _confirmation(claims, keys, engine)
+    return row
+
+
+def _confirmation(claims, keys, engine):
+    """Which of the row's UNSAT answers a second back end confirmed (--confirm): the
+    stages PROVED (∀, ∃∀) or REFUTED (∃) by an UNSAT, by whom, and those left unconfirmed."""
+    kinds = {c.name: c.kind for c in claims}
+    unsat = [k for k in keys if k["status"] == ("REFUTED" if kinds[k["claim"]] == "exists" else "PROVED")
+             or (kinds[k["claim"]] == "exists_forall" and k["status"] == "REFUTED")]
+    return {"stages": len(unsat), "by": sorted({k["confirmed_by"] for k in unsat if k["confirmed_by"]}),
+            "unconfirmed": [k["claim"] for k in unsat if not k["confirmed_by"]]}
+
+
+def _confirmed_cell(c) -> str:
+    if not c["stages"]:
+        return ""  # no UNSAT answer in the row (e.g. refuted at its first stage)
+    done = c["stages"] - len(c["unconfirmed"])
+    cell = f"{done}/{c['stages']}" + (f" by {', '.join(c['by'])}" if c["by"] else "")
+    return cell + (f"; not: {', '.join(c['unconfirmed'])}" if c["unconfirmed"] else "")
 
 
 def markdown(rows) -> str:
+    confirm = any("confirmed" in r for r in rows)  # --confirm: a column of UNSAT answers confirmed
     out = ["# fpsmt reproduce: the ReLU construction lemmas", "",
-           "| lemma | variant | format | status | statement | counterexample | solver | seconds |",
-           "| --- | --- | --- | --- | --- | --- | --- | --- |"]
+           "| lemma | variant | format | status | statement | counterexample | solver | seconds |"
+           + (" confirmed |" if confirm else ""),
+           "| --- | --- | --- | --- | --- | --- | --- | --- |" + (" --- |" if confirm else "")]
     for r in rows:
         cx = ", ".join(f"{k}={v}" for k, v in (r["counterexample"] or {}).items())
         statement = r["statement"].replace("|", "\\|")  # |h| in a statement must not end the cell
         out.append(f"| {r['lemma']} | {r['variant']} | {r['format']} | {r['status']} | {statement} | "
-                   f"{cx} | {r['solver'] or ''} | {r['seconds']:.2f} |")
+                   f"{cx} | {r['solver'] or ''} | {r['seconds']:.2f} |"
+                   + (f" {_confirmed_cell(r['confirmed']) if r.get('confirmed') else ''} |" if confirm else ""))
     return "\n".join(out) + "\n"

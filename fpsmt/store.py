@@ -104,6 +104,14 @@ class Store:
                  __version__, json.dumps(seconds), total_seconds, zlib.compress(smt2.encode()),
                  json.dumps(assumed), json.dumps(detail), time.time()))
 
+    def confirm(self, key, who: str):
+        """Record that ``who`` confirmed the stored answer ``key``."""
+        with self.con:
+            row = self.con.execute("SELECT detail FROM results WHERE key = ?", (key,)).fetchone()
+            if row is not None:
+                self.con.execute("UPDATE results SET detail = ? WHERE key = ?",
+                                 (json.dumps({**json.loads(row[0]), "confirmed_by": who}), key))
+
     def smt2(self, key) -> str | None:
         row = self.con.execute("SELECT smt2 FROM results WHERE key = ?", (key,)).fetchone()
         return zlib.decompress(row[0]).decode() if row else None

@@ -175,6 +175,19 @@ def test_reproduce_json_and_report(tmp_path):
     assert "| step_indicator_ge | repaired | float8_e4m3 | PROVED" in report.read_text()
 
 
+def test_reproduce_confirm_reports_which_unsat_answers_a_second_back_end_checked(tmp_path):
+    report = tmp_path / "r.md"
+    r = fpsmt("reproduce", "--format", "float8_e4m3", "--lemma", "zero_indicator", "--confirm", "--json",
+              "--store", str(tmp_path / "s.sqlite"), "--report", str(report))
+    assert r.returncode == 0, r.stderr
+    released, repaired = json.loads(r.stdout)
+    assert released["status"] == "REFUTED" and released["confirmed"]["stages"] == 0
+    assert repaired["status"] == "PROVED" and repaired["confirmed"]["stages"] >= 1
+    assert repaired["confirmed"]["unconfirmed"] == [] and repaired["confirmed"]["by"]
+    n = repaired["confirmed"]["stages"]
+    assert f"| {n}/{n} by " in report.read_text() and "confirmed |" in report.read_text()
+
+
 def test_reproduce_released_atom_is_refuted_with_a_counterexample(tmp_path):
     r = fpsmt("reproduce", "--format", "float8_e4m3", "--lemma", "zero_gradient_atom", "--variant", "released",
               "--json", "--store", str(tmp_path / "s.sqlite"), "--report", str(tmp_path / "r.md"))

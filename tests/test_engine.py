@@ -135,6 +135,23 @@ def test_confirm_rechecks_unsat_with_a_second_solver():
     assert res["mul_one_identity"].status == PROVED and res["mul_one_identity"].confirmed_by == "exhaustive"
 
 
+def test_confirm_in_bfloat16_uses_cvc5_experimental_mode_and_reaches_stored_answers(tmp_path):
+    """A Z3 UNSAT in bfloat16 is checked by cvc5's experimental FP mode (the only other
+    back end that takes the format); an answer stored without --confirm is checked when
+    --confirm asks for it later, and the store records who confirmed it."""
+    ok, experimental, _ = accepts("cvc5", 8, 7)
+    if not (ok and experimental):
+        pytest.skip("this cvc5 build does not take bfloat16 in its experimental mode")
+    store = Store(tmp_path / "s.sqlite")
+    first = prove_all(EXAMPLES, "bfloat16", "z3", store=store, timeout=60)["mul_one_identity"]
+    assert first.status == PROVED and not first.confirmed_by
+    again = prove_all(EXAMPLES, "bfloat16", "z3", store=store, confirm=True, timeout=60)["mul_one_identity"]
+    assert again.cached and again.confirmed_by == "cvc5 (experimental)"
+    assert store.get(again.key)["detail"]["confirmed_by"] == "cvc5 (experimental)"
+    fresh = prove_all(EXAMPLES, "bfloat16", "z3", confirm=True, timeout=60)["mul_one_identity"]
+    assert fresh.status == PROVED and fresh.confirmed_by == "cvc5 (experimental)"
+
+
 # ------------------------------------------------------------ the CLI
 SCRIPT = Path(sys.executable).parent / "fpsmt"
 

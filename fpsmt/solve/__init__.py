@@ -83,23 +83,42 @@ def solve(q: Query, solver: str = "z3", timeout: float = 60.0, exclude=()) -> An
     return solve_plan(q, plan, timeout)
 
 
-def solve_plan(q: Query, plan: dict, timeout: float) -> Answer:
+def _race(q: Query, plan: dict, timeout: float, decisive):
+    """(the pool's outcome, wall seconds, seconds or fate per back end)."""
     t0 = time.perf_counter()
-    out = run_query(q.text, {**q.variables, **q.extra}, plan, timeout,
-                    decisive=lambda b, status, exp: status == "sat" or (status == "unsat" and not exp))
+    out = run_query(q.text, {**q.variables, **q.extra}, plan, timeout, decisive=decisive)
     wall = time.perf_counter() - t0
     per = {b: (round(a[3], 3) if a[0] != "unknown" else f"unknown: {a[2]}") for b, a in out.answers.items()}
     per.update({b: "timeout" for b in out.timed_out})
     per.update({b: "cancelled" for b in out.cancelled})
+    return out, wall, per
+
+
+def _undecided(out, wall, per, timeout) -> Answer:
+    reasons = [f"{b}: {a[2] or a[0]}" for b, a in out.answers.items()]
+    reasons += [f"{b}: no answer within {timeout:.3g} s" for b in out.timed_out]
+    return Answer("unknown", None, "", wall, False, "; ".join(reasons) or "no answer", per)
+
+
+def solve_plan(q: Query, plan: dict, timeout: float) -> Answer:
+    out, wall, per = _race(q, plan, timeout, lambda b, status, exp: status == "sat" or (status == "unsat" and not exp))
     for b, (status, model, reason, secs) in out.answers.items():
         if status == "sat" or (status == "unsat" and not plan[b]):
             return Answer(status, model, b, wall, plan[b], "", per)
     exp_unsat = [b for b, a in out.answers.items() if a[0] == "unsat"]
     if exp_unsat:
         return _confirm_experimental(q, exp_unsat[0], plan, wall, per, timeout - wall)
-    reasons = [f"{b}: {a[2] or a[0]}" for b, a in out.answers.items()]
-    reasons += [f"{b}: no answer within {timeout:.3g} s" for b in out.timed_out]
-    return Answer("unknown", None, "", wall, False, "; ".join(reasons) or "no answer", per)
+    return _undecided(out, wall, per, timeout)
+
+
+def second_opinion(q: Query, plan: dict, timeout: float) -> Answer:
+    """The first answer any of ``plan``'s back ends decides, experimental modes included:
+    the check of an UNSAT another back end found (a wrong PROVED would need both wrong)."""
+    out, wall, per = _race(q, plan, timeout, lambda b, status, exp: status in ("sat", "unsat"))
+    for b, (status, model, reason, secs) in out.answers.items():
+        if status in ("sat", "unsat"):
+            return Answer(status, model, b, wall, plan[b], "", per)
+    return _undecided(out, wall, per, timeout)
 
 
 def _confirm_experimental(q: Query, who: str, plan: dict, wall: float, per: dict, left: float) -> Answer:
