@@ -244,17 +244,15 @@ class Engine:
                 others = {b: e for b, e in others.items() if not e}
         except InputError:
             others = {}
+        status, who, model = "unknown", "", None
         if others:
             ans = second_opinion(q, others, max(self.timeout, deadline - time.monotonic()))
             status, model = ans.status, ans.model
             who = ans.solver + (" (experimental)" if ans.experimental else "")
-            if ans.status == "unknown" and res.solver != "exhaustive":
-                got = decide(claim, fmt, conjunction(build), fixed or {}, list(q.variables), registry)
-                if got is not None:
-                    status, who, model = got[0], "exhaustive", got[1]
-        else:
+        if status == "unknown" and res.solver != "exhaustive":  # enumeration, where the space is small enough
             got = decide(claim, fmt, conjunction(build), fixed or {}, list(q.variables), registry)
-            status, who, model = (got[0], "exhaustive", got[1]) if got else ("unknown", "", None)
+            if got is not None:
+                status, who, model = got[0], "exhaustive", got[1]
         if status == "unsat":
             res.confirmed_by = who
         elif status == "sat":

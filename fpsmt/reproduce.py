@@ -112,11 +112,11 @@ def _row(engine, name, lemma, variant, fmt: Format, progress, built=None):
     row = {**base, "status": r.status, "statement": statement, "counterexample": cx, "solver": r.solver or None,
            "seconds": round(total, 3), "reason": reason, "cached": r.cached, "keys": keys}
     if engine.confirm:
-        row["confirmed"] = _confirmation(claims, keys, engine)
+        row["confirmed"] = _confirmation(claims, keys)
     return row
 
 
-def _confirmation(claims, keys, engine):
+def _confirmation(claims, keys):
     """Which of the row's UNSAT answers a second back end confirmed (--confirm): the
     stages PROVED (∀, ∃∀) or REFUTED (∃) by an UNSAT, by whom, and those left unconfirmed."""
     kinds = {c.name: c.kind for c in claims}
