@@ -245,14 +245,14 @@ class Engine:
         except InputError:
             others = {}
         status, who, model = "unknown", "", None
-        if others:
-            ans = second_opinion(q, others, max(self.timeout, deadline - time.monotonic()))
-            status, model = ans.status, ans.model
-            who = ans.solver + (" (experimental)" if ans.experimental else "")
-        if status == "unknown" and res.solver != "exhaustive":  # enumeration, where the space is small enough
+        if res.solver != "exhaustive":  # enumeration first where the space is small: seconds, and no solver involved
             got = decide(claim, fmt, conjunction(build), fixed or {}, list(q.variables), registry)
             if got is not None:
                 status, who, model = got[0], "exhaustive", got[1]
+        if status == "unknown" and others:
+            ans = second_opinion(q, others, max(self.timeout, deadline - time.monotonic()))
+            status, model = ans.status, ans.model
+            who = ans.solver + (" (experimental)" if ans.experimental else "")
         if status == "unsat":
             res.confirmed_by = who
         elif status == "sat":

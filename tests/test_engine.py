@@ -136,20 +136,26 @@ def test_confirm_rechecks_unsat_with_a_second_solver():
 
 
 def test_confirm_in_bfloat16_uses_cvc5_experimental_mode_and_reaches_stored_answers(tmp_path):
-    """A Z3 UNSAT in bfloat16 is checked by cvc5's experimental FP mode (the only other
-    back end that takes the format); an answer stored without --confirm is checked when
+    """A Z3 UNSAT over a space too large to enumerate is checked, in bfloat16, by cvc5's
+    experimental FP mode (the only other back end that takes the format); one over a
+    small space is enumerated first.  An answer stored without --confirm is checked when
     --confirm asks for it later, and the store records who confirmed it."""
+    from fpsmt.claims import Float, forall
     ok, experimental, _ = accepts("cvc5", 8, 7)
     if not (ok and experimental):
         pytest.skip("this cvc5 build does not take bfloat16 in its experimental mode")
+    f = parse_format("bfloat16")
+    comm = forall("comm", {"a": Float(), "b": Float()}, goal=lambda s: (s.a + s.b).same(s.b + s.a))  # 2^32 points
     store = Store(tmp_path / "s.sqlite")
-    first = prove_all(EXAMPLES, "bfloat16", "z3", store=store, timeout=60)["mul_one_identity"]
+    first = Engine(solver="z3", store=store, timeout=60).prove(comm, f, {"comm": comm})
     assert first.status == PROVED and not first.confirmed_by
-    again = prove_all(EXAMPLES, "bfloat16", "z3", store=store, confirm=True, timeout=60)["mul_one_identity"]
+    again = Engine(solver="z3", store=store, confirm=True, timeout=60).prove(comm, f, {"comm": comm})
     assert again.cached and again.confirmed_by == "cvc5 (experimental)"
     assert store.get(again.key)["detail"]["confirmed_by"] == "cvc5 (experimental)"
-    fresh = prove_all(EXAMPLES, "bfloat16", "z3", confirm=True, timeout=60)["mul_one_identity"]
+    fresh = Engine(solver="z3", confirm=True, timeout=60).prove(comm, f, {"comm": comm})
     assert fresh.status == PROVED and fresh.confirmed_by == "cvc5 (experimental)"
+    one = prove_all(EXAMPLES, "bfloat16", "z3", confirm=True, timeout=60)["mul_one_identity"]  # 2^16 points
+    assert one.status == PROVED and one.confirmed_by == "exhaustive"
 
 
 # ------------------------------------------------------------ the CLI
