@@ -250,6 +250,37 @@ def test_killed_run_leaves_the_store_consistent(tmp_path):
     assert r.returncode == 0 and [x["cached"] for x in json.loads(r.stdout)] == [False, True, False, False]
 
 
+@pytest.mark.parametrize("backend", ["cvc5", "bitwuzla", "z3"])
+def test_a_solver_busy_in_a_query_dies_with_its_killed_parent(backend):
+    """cvc5's and Bitwuzla's bindings hold the GIL while solving, so a worker cannot
+    watch its parent from a thread; the kernel must kill it (a regression: orphaned
+    workers went on solving after ``fpsmt`` was killed)."""
+    from fpsmt.solve.backends import installed
+    if not installed(backend):
+        pytest.skip(f"{backend} is not installed")
+    cmd = [str(SCRIPT)] if SCRIPT.exists() else [sys.executable, "-m", "fpsmt.cli"]
+    p = subprocess.Popen([*cmd, "prove", str(HERE / "claims" / "hard.py"), "--format", "float64",
+                          "--solver", backend, "--timeout", "300"],
+                         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=tempfile.gettempdir())
+    busy, deadline = [], time.monotonic() + 60
+    while time.monotonic() < deadline and not busy:  # a child using the CPU: the worker solving
+        time.sleep(0.3)
+        for c in _children(p.pid):
+            try:
+                fields = Path(f"/proc/{c}/stat").read_text().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            if int(fields[11]) + int(fields[12]) > 20:  # utime + stime, clock ticks
+                busy.append(c)
+    assert busy, "no solver worker started working"
+    os.kill(p.pid, signal.SIGKILL)
+    p.wait()
+    time.sleep(1.5)
+    alive = [w for w in busy if Path(f"/proc/{w}").exists() and
+             Path(f"/proc/{w}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"]
+    assert not alive, f"{backend} worker {alive} outlived its parent"
+
+
 def teardown_module():
     shutdown()
 

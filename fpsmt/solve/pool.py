@@ -4,14 +4,19 @@ Each back end runs in its own long-lived worker process (started on first use). 
 query is sent to one or more workers; the caller waits on their pipes with a
 wall-clock deadline.  A worker that exceeds the deadline, or that is still busy when
 another back end has answered, is killed (Z3's own timeout does not always fire on
-FP problems) and restarted on next use.  Workers exit by themselves when the parent
-process dies, so a killed ``fpsmt`` leaves no solver running.
+FP problems) and restarted on next use.  Workers die with the parent process, so a
+killed ``fpsmt`` leaves no solver running: on Linux the kernel kills them
+(``PR_SET_PDEATHSIG``; cvc5's and Bitwuzla's Python bindings hold the GIL while they
+solve, so no thread of the worker could notice in time), elsewhere a thread watches
+the parent between queries.
 """
 
 from __future__ import annotations
 
 import multiprocessing as mp
 import os
+import signal
+import sys
 import threading
 import time
 from dataclasses import dataclass, field
@@ -27,7 +32,22 @@ def _watch_parent(parent_pid):
             os._exit(0)
 
 
+def _die_with_parent(parent_pid):
+    """Ask the kernel to SIGKILL this process when its parent goes (Linux), then check
+    the parent did not go before the request was made."""
+    if sys.platform.startswith("linux"):
+        try:
+            import ctypes
+            libc = ctypes.CDLL(None, use_errno=True)
+            libc.prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+        except (OSError, AttributeError):
+            pass
+    if os.getppid() != parent_pid:
+        os._exit(0)
+
+
 def _serve(conn, backend, parent_pid):
+    _die_with_parent(parent_pid)
     threading.Thread(target=_watch_parent, args=(parent_pid,), daemon=True).start()
     while True:
         try:
