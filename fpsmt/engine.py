@@ -13,6 +13,7 @@ import dataclasses
 import time
 from dataclasses import dataclass, field
 
+import numpy as np
 import z3
 
 from .arith import Z3Arith
@@ -22,7 +23,7 @@ from .encoding import Encoding, conjunction, parts
 from .errors import FpsmtError, InputError
 from .formats import Format
 from .replay import replay_model, show
-from .exhaustive import CLAIM_LIMIT, TimeUp, decide
+from .exhaustive import CLAIM_LIMIT, TimeUp, decide, space
 from .solve import Answer, Query, plan_for, second_opinion, solve_plan, solver_versions
 from .store import Store, result_key, statement_hash
 
@@ -201,6 +202,11 @@ class Engine:
                                      confirmed_by="exhaustive")
                 return q, Answer(got[0], got[1], "exhaustive", ans.seconds, False,
                                  f"decided by enumeration ({ans.reason})", ans.per_solver)
+            axes = space(claim, fmt, free, CLAIM_LIMIT)
+            if axes is not None:  # too large to enumerate on the way, not for the enumeration back end
+                n = int(np.prod([len(a) for a in axes], dtype=object))
+                ans.reason += (f"; --solver exhaustive decides it by enumeration (at most {n:.3g} points; "
+                               "give it a --timeout to match)")
         return q, ans
 
     def _enumerate(self, claim, fmt, registry, build, fixed, free, deadline):

@@ -45,6 +45,12 @@ def test_every_lemma_8_bit_enumeration_agrees_with_smt(name, variant, fmt, stage
     by_smt = _rows(name, variant, fmt, "portfolio", stage_store)
     for e, s in zip(by_enum, by_smt):
         assert e["status"] != "UNKNOWN", e["reason"]
+        if s["status"] == "UNKNOWN":
+            # float8_e5m2: only cvc5's experimental mode takes it; an UNSAT of it that no other
+            # back end can confirm, on a space too large to enumerate on the way, stays UNKNOWN
+            assert "cannot confirm" in s["reason"] and "--solver exhaustive decides it" in s["reason"], s
+            assert e["status"] == "PROVED", (e, s)
+            continue
         assert e["status"] == s["status"], (e, s)
         if e["status"] == "REFUTED":
             assert e["counterexample"]  # replayed by the engine
