@@ -278,8 +278,10 @@ class Engine:
             build, fixed = parts(claim, "forall"), {n: v for n, v in r.witness.items() if n in claim.witness}
         elif claim.kind == "exists" and r.status == REFUTED:
             build, fixed = parts(claim, "exists"), None
-        else:  # a REFUTED ∃∀ rests on the refutations of its run, which the store does not keep
+        elif claim.kind == "exists_forall" and r.status == REFUTED:  # its UNSAT rests on that run's refutations
             r.reason += "; not confirmed: the store keeps no query to check again"
+            return
+        else:  # a replayed model (witness or counterexample): nothing to confirm
             return
         _, q = self._query(claim, fmt, registry, build, fixed)
         self._confirm(r, claim, fmt, registry, build, q, None, time.monotonic() + self.timeout, fixed)

@@ -8,7 +8,9 @@ FP problems) and restarted on next use.  Workers die with the parent process, so
 killed ``fpsmt`` leaves no solver running: on Linux the kernel kills them
 (``PR_SET_PDEATHSIG``; cvc5's and Bitwuzla's Python bindings hold the GIL while they
 solve, so no thread of the worker could notice in time), elsewhere a thread watches
-the parent between queries.
+the parent between queries.  The kernel ties a worker to the thread that started it:
+one started from a short-lived thread dies with that thread and is restarted on next
+use.
 """
 
 from __future__ import annotations
