@@ -30,6 +30,12 @@ from .store import Store, result_key, statement_hash
 PROVED, REFUTED, UNKNOWN = "PROVED", "REFUTED", "UNKNOWN"
 
 
+def rests_on_unsat(kind: str, status: str) -> bool:
+    """Whether a claim of ``kind`` gets ``status`` from an UNSAT answer (what --confirm
+    checks), rather than from a replayed model: ∀ PROVED, ∃ REFUTED, ∃∀ either."""
+    return status == (REFUTED if kind == "exists" else PROVED) or (kind == "exists_forall" and status == REFUTED)
+
+
 @dataclass
 class Result:
     claim: str
@@ -238,10 +244,10 @@ class Engine:
             res.status = REFUTED if claim.kind == "exists" else PROVED
             res.reason = "no witness exists (unsat)" if claim.kind == "exists" else "negation unsat"
             res.confirmed_by = ans.confirmed_by
-            self._confirm(res, claim, fmt, registry, build, q, plan, deadline)
+            self._confirm(res, claim, fmt, registry, build, q, deadline)
         return res
 
-    def _confirm(self, res: Result, claim, fmt, registry, build, q: Query, plan, deadline, fixed=None):
+    def _confirm(self, res: Result, claim, fmt, registry, build, q: Query, deadline, fixed=None):
         if not self.confirm or res.confirmed_by:
             return
         try:  # an experimental mode may check a decisive back end's UNSAT, never one of its own kind
@@ -272,19 +278,17 @@ class Engine:
     def _confirm_stored(self, r: Result, claim, fmt, registry):
         """--confirm on an answer read from the store that was not confirmed when found:
         the UNSAT query behind it is rebuilt and checked now (the row is updated)."""
-        if claim.kind == "forall" and r.status == PROVED:
-            build, fixed = parts(claim, "forall"), None
-        elif claim.kind == "exists_forall" and r.status == PROVED:
-            build, fixed = parts(claim, "forall"), {n: v for n, v in r.witness.items() if n in claim.witness}
-        elif claim.kind == "exists" and r.status == REFUTED:
-            build, fixed = parts(claim, "exists"), None
-        elif claim.kind == "exists_forall" and r.status == REFUTED:  # its UNSAT rests on that run's refutations
+        if not rests_on_unsat(claim.kind, r.status):  # a replayed model (witness or counterexample)
+            return
+        if claim.kind == "exists_forall" and r.status == REFUTED:  # its UNSAT rests on that run's refutations
             r.reason += "; not confirmed: the store keeps no query to check again"
             return
-        else:  # a replayed model (witness or counterexample): nothing to confirm
-            return
+        if claim.kind == "exists_forall":
+            build, fixed = parts(claim, "forall"), {n: v for n, v in r.witness.items() if n in claim.witness}
+        else:
+            build, fixed = parts(claim, claim.kind), None
         _, q = self._query(claim, fmt, registry, build, fixed)
-        self._confirm(r, claim, fmt, registry, build, q, None, time.monotonic() + self.timeout, fixed)
+        self._confirm(r, claim, fmt, registry, build, q, time.monotonic() + self.timeout, fixed)
         if r.confirmed_by and self.store is not None:
             self.store.confirm(r.key, r.confirmed_by)
 
@@ -315,7 +319,7 @@ class Engine:
                 res = Result(claim.name, fmt, claim.kind, PROVED, cand, vans.solver, experimental=vans.experimental,
                              per_solver=vans.per_solver, confirmed_by=vans.confirmed_by,
                              reason=f"witness replayed ({told}); its ∀ part unsat")
-                self._confirm(res, claim, fmt, registry, vbuild, vq, plan, deadline, fixed=cand)
+                self._confirm(res, claim, fmt, registry, vbuild, vq, deadline, fixed=cand)
                 return res, cexs
             if vans.status == "sat":
                 cx = self._replay(claim, fmt, registry, vans, "refute", fixed=cand)
@@ -356,7 +360,7 @@ class Engine:
                 res.status = REFUTED
                 res.reason = f"no witness survives the {len(cexs)} refutation(s) found (unsat)"
                 res.confirmed_by = ans.confirmed_by
-                self._confirm(res, claim, fmt, registry, build, q, plan, deadline)
+                self._confirm(res, claim, fmt, registry, build, q, deadline)
                 return res
             if ans.status != "sat":
                 res.reason = f"round {rnd}: proposing a witness: {ans.reason}"
@@ -369,7 +373,7 @@ class Engine:
                 res.status, res.witness, res.solver = PROVED, cand, vans.solver
                 res.confirmed_by = vans.confirmed_by
                 res.reason = f"witness replayed; its ∀ part unsat after {rnd} round(s)"
-                self._confirm(res, claim, fmt, registry, vbuild, vq, plan, deadline, fixed=cand)
+                self._confirm(res, claim, fmt, registry, vbuild, vq, deadline, fixed=cand)
                 return res
             if vans.status != "sat":
                 res.reason = f"round {rnd}: refuting the candidate: {vans.reason}"

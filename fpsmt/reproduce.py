@@ -17,6 +17,7 @@ import importlib
 from dataclasses import dataclass, field
 from typing import Callable
 
+from .engine import rests_on_unsat
 from .errors import InputError
 from .formats import Format, parse_format
 
@@ -120,8 +121,7 @@ def _confirmation(claims, keys):
     """Which of the row's UNSAT answers a second back end confirmed (--confirm): the
     stages PROVED (∀, ∃∀) or REFUTED (∃) by an UNSAT, by whom, and those left unconfirmed."""
     kinds = {c.name: c.kind for c in claims}
-    unsat = [k for k in keys if k["status"] == ("REFUTED" if kinds[k["claim"]] == "exists" else "PROVED")
-             or (kinds[k["claim"]] == "exists_forall" and k["status"] == "REFUTED")]
+    unsat = [k for k in keys if rests_on_unsat(kinds[k["claim"]], k["status"])]
     return {"stages": len(unsat), "by": sorted({k["confirmed_by"] for k in unsat if k["confirmed_by"]}),
             "unconfirmed": [k["claim"] for k in unsat if not k["confirmed_by"]]}
 

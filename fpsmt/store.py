@@ -107,10 +107,8 @@ class Store:
     def confirm(self, key, who: str):
         """Record that ``who`` confirmed the stored answer ``key``."""
         with self.con:
-            row = self.con.execute("SELECT detail FROM results WHERE key = ?", (key,)).fetchone()
-            if row is not None:
-                self.con.execute("UPDATE results SET detail = ? WHERE key = ?",
-                                 (json.dumps({**json.loads(row[0]), "confirmed_by": who}), key))
+            self.con.execute("UPDATE results SET detail = json_set(detail, '$.confirmed_by', ?) WHERE key = ?",
+                             (who, key))
 
     def smt2(self, key) -> str | None:
         row = self.con.execute("SELECT smt2 FROM results WHERE key = ?", (key,)).fetchone()
