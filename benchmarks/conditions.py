@@ -10,11 +10,11 @@ the results store — by the portfolio and by Z3 alone — each claim capped at 
 import argparse
 import time
 
-from fpsmt.activations import PAPER_SIX
-from fpsmt.conditions import ALL_FORMATS, run
-from fpsmt.engine import Engine
+from fpsmt.semantics.activations import PAPER_SIX
+from fpsmt.proof.conditions import ALL_FORMATS, run
+from fpsmt.proof.engine import Engine
 from fpsmt.errors import InputError
-from fpsmt.solve import shutdown
+from fpsmt.proof.solve import shutdown
 
 
 def timed(solver, fmt, cap):

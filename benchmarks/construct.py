@@ -20,8 +20,10 @@ import tempfile
 CHILD = r"""
 import json, math, resource, sys, time
 from fractions import Fraction
-from fpsmt import construct, netio, targets
-from fpsmt.formats import parse_format
+from fpsmt.constructions import relu as construct
+from fpsmt.commands import netio as netio
+from fpsmt.commands import targets as targets
+from fpsmt.semantics.formats import parse_format
 fmt, n, out = parse_format(sys.argv[1]), int(sys.argv[2]), sys.argv[3]
 three = fmt.round(Fraction(3))
 size = 2 * three + 1  # the floats of [-3, 3] in order: -3 ... -min, +0, min ... 3 (index i)

@@ -10,9 +10,9 @@ import time
 
 import numpy as np
 
-from fpsmt.arith import concrete
-from fpsmt.formats import parse_format
-from fpsmt.network import Layer, Network, run
+from fpsmt.semantics.arith import concrete
+from fpsmt.semantics.formats import parse_format
+from fpsmt.semantics.network import Layer, Network, run
 
 
 def make_network(fmt, rng, width=64, depth=7):

@@ -10,10 +10,10 @@ as the cap).  Prints a table and the ratio portfolio / Z3.
 import argparse
 import time
 
-from fpsmt.engine import Engine
+from fpsmt.proof.engine import Engine
 from fpsmt.errors import InputError
-from fpsmt.reproduce import DEFAULT_FORMATS, LEMMAS, load, run
-from fpsmt.solve import shutdown
+from fpsmt.proof.lemmas import DEFAULT_FORMATS, LEMMAS, load, run
+from fpsmt.proof.solve import shutdown
 
 SHORT = {"PROVED": "P", "REFUTED": "R", "UNKNOWN": "?", "MISSING": "-"}
 

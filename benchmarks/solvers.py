@@ -16,10 +16,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from suite_claims import SUITE  # noqa: E402
 
-from fpsmt.engine import UNKNOWN, Engine  # noqa: E402
+from fpsmt.proof.engine import UNKNOWN, Engine  # noqa: E402
 from fpsmt.errors import InputError  # noqa: E402
-from fpsmt.formats import parse_format  # noqa: E402
-from fpsmt.solve import shutdown  # noqa: E402
+from fpsmt.semantics.formats import parse_format  # noqa: E402
+from fpsmt.proof.solve import shutdown  # noqa: E402
 
 SOLVERS = ["z3", "cvc5", "bitwuzla", "portfolio"]
 

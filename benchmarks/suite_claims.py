@@ -6,8 +6,8 @@ X = [−2^(e_max−2), 2^(e_max−2)]; its weights are computed from z's fields 
 operations.  (The full lemma set, with the repaired construction, is the subject of proofs/.)
 """
 
-from fpsmt.claims import Float, Int, exists, exists_forall, forall
-from fpsmt.network import Layer, Network, Param
+from fpsmt.proof.claims import Float, Int, exists, exists_forall, forall
+from fpsmt.semantics.network import Layer, Network, Param
 
 
 def _relu(s, v):

@@ -4,7 +4,7 @@ Read the shapes as they are stated: `exists` finds a witness, `forall` proves
 (or refutes with a counterexample), `exists_forall` runs the counterexample-guided loop.
 """
 
-from fpsmt.claims import Float, exists, exists_forall, forall
+from fpsmt.proof.claims import Float, exists, exists_forall, forall
 
 assoc_witness = exists(
     "assoc_witness",

@@ -2,4 +2,4 @@
 
 __version__ = "0.1.0"
 
-from .formats import Format, parse_format  # noqa: E402,F401
+from fpsmt.semantics.formats import Format, parse_format  # noqa: E402,F401

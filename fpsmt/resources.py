@@ -10,7 +10,7 @@ from __future__ import annotations
 import importlib
 from pathlib import Path
 
-from .errors import InputError
+from fpsmt.errors import InputError
 
 FOLDERS = ("specs", "proofs", "examples")
 

@@ -6,7 +6,7 @@ import importlib.util
 import sys
 from pathlib import Path
 
-from .errors import InputError
+from fpsmt.errors import InputError
 
 
 def import_file(path, what: str):

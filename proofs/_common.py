@@ -3,7 +3,7 @@ specs/theorems.py) and how ranges are written in a row's statement."""
 
 import importlib
 
-from fpsmt.claims import Float
+from fpsmt.proof.claims import Float
 
 theorems = importlib.import_module("fpsmt.specs.theorems")
 
@@ -33,9 +33,9 @@ def indicator(s, cond):
 
 def step_lemma(kind):
     """The step-indicator lemma for 1[x >= z] (kind "ge") or 1[x <= z] ("le")."""
-    from fpsmt import construct as C
-    from fpsmt.claims import forall
-    from fpsmt.reproduce import Lemma
+    from fpsmt.constructions import relu as C
+    from fpsmt.proof.claims import forall
+    from fpsmt.proof.lemmas import Lemma
     build = C.step_ge if kind == "ge" else C.step_le
     name, sym = f"step_indicator_{kind}", (">=" if kind == "ge" else "<=")
 
@@ -66,8 +66,8 @@ def step_lemma(kind):
 
 def step_claims(fmt):
     """The repaired step-indicator lemmas' claims (stages of every block built on them)."""
-    from fpsmt import construct as C
-    from fpsmt.reproduce import load
+    from fpsmt.constructions import relu as C
+    from fpsmt.proof.lemmas import load
     return [c for k in ("ge", "le") for c in load(f"step_indicator_{k}").build(C.REPAIRED, fmt)[0]]
 
 
@@ -78,7 +78,7 @@ def steps_and_top(fmt, name, top_net, cases, extra=None):
     every finite upstream y: ``cases[(ge, le)](s, out)`` gives the goals on the outputs;
     the gradients into the indicators must be finite (the step lemmas then give ±0).
     ``extra``: more variables of the top claim (name -> domain)."""
-    from fpsmt.claims import forall
+    from fpsmt.proof.claims import forall
 
     def goal(s):
         net, P = top_net(s)

@@ -2,7 +2,7 @@
 side and adding their outputs left to right in a fixed order changes neither the value nor
 the gradient the theorem needs.
 
-fpsmt.construct.boxplus puts every part's output terms into one output row, in the order
+fpsmt.constructions.relu.boxplus puts every part's output terms into one output row, in the order
 of the parts, bias −0; the theorem network puts the gradient atoms (f2) first, then the
 zero-gradient atoms (f1).  At an input x of the domain:
 
@@ -29,9 +29,9 @@ statement does for values in F.  Both variants are the same lemma (⊞ is not
 changed by the repair).
 """
 
-from fpsmt.claims import Float, forall
+from fpsmt.proof.claims import Float, forall
 from fpsmt.proofs._common import zero as _zero
-from fpsmt.reproduce import Lemma
+from fpsmt.proof.lemmas import Lemma
 
 
 def _claims(fmt):

@@ -9,16 +9,16 @@ repaired — the same block with the range stated: 0 <= s <= 2^(e_max − p) (fo
 enumeration in the 16- and 8-bit formats — bfloat16 first fails near 2.7e36, float16 at
 63.53, e4m3 at 36, e5m2 overflows from 20480 — and proved here per format).  In formats
 with e_max < p (e3m4) the block has no stage at all and cannot work.
-The repaired construction does not use this block (fpsmt.construct docstring).
+The repaired construction does not use this block (fpsmt.constructions.relu docstring).
 """
 
 from fractions import Fraction
 
-from fpsmt import construct as C
-from fpsmt.claims import Float, Int, forall
+from fpsmt.constructions import relu as C
+from fpsmt.proof.claims import Float, Int, forall
 from fpsmt.proofs._common import indicator, x_ends
-from fpsmt.network import Network
-from fpsmt.reproduce import Lemma
+from fpsmt.semantics.network import Network
+from fpsmt.proof.lemmas import Lemma
 
 
 def _lemma(variant):
@@ -65,7 +65,7 @@ def staged(fmt):
     ``entry``: s < 1/2 gives +0, s in [1/2, T] an integer in [1, T]; ``stage``: the
     invariant carries from k − 1 to k, for every k in (p, e_max]; so t_emax is +0 or a
     multiple of T in [T, T], i.e. T exactly; ``exit``: relu(t) ⊗ 2^(p−e_max) is 1[t = T].
-    ``gradient``: D^AD reads the forward pass only through σ'(pre) (fpsmt.network: the
+    ``gradient``: D^AD reads the forward pass only through σ'(pre) (fpsmt.semantics.network: the
     backward step is g ⊗ σ'(z), then sums of g ⊗ w), and the only pre-activations on the
     path to s are s itself and the row's value r (the constants have no input weight); by
     the invariant r = T > 0 exactly where s >= 1/2 and r = +0 elsewhere, so D^AD at any s
@@ -125,9 +125,9 @@ def first_failure(fmt):
     formats of at most 16 bits), or None: the released row's hint."""
     import numpy as np
 
-    from fpsmt.arith import concrete
-    from fpsmt.claims import Scope
-    from fpsmt.network import run
+    from fpsmt.semantics.arith import concrete
+    from fpsmt.proof.claims import Scope
+    from fpsmt.semantics.network import run
     A = concrete(fmt)
     net, _ = C.cancellation(Scope(A, fmt, {}), 1)
     top = x_ends(fmt)[1]
@@ -151,7 +151,7 @@ def blocks_needed(fmt):
 
 
 def suppression_claim(fmt, n):
-    """n blocks then a weight v (:func:`fpsmt.construct.suppression_layers`): for
+    """n blocks then a weight v (:func:`fpsmt.constructions.relu.suppression_layers`): for
     s in {0, 1}, every v with |v| <= 1 and every finite y (|y| <= Ω): out = v ⊗ s and the
     gradient w.r.t. s is ±0."""
     def goal(s):

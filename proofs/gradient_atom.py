@@ -3,10 +3,10 @@ X, and D^AD(h) = g at x = z, ±0 elsewhere for every admissible upstream |y| <= 
 (h ≠ 0 with |h| <= Ω, g ≠ 0 finite; for g = 0 the theorem uses no atom).
 
 released — BRIEF §5.1: relu(v ⊗ relu((1/d) ⊗ Ind_z(x))) beside a released zero-gradient
-atom of value −v/d, summed, with v = g ⊘ h (fpsmt.construct.released_gradient_atom).
+atom of value −v/d, summed, with v = g ⊘ h (fpsmt.constructions.relu.released_gradient_atom).
 Stated and refuted as one claim.
 
-repaired — fpsmt.construct.repaired_gradient_atom (see its docstring for the layers), proved
+repaired — fpsmt.constructions.relu.repaired_gradient_atom (see its docstring for the layers), proved
 in stages, each for all of its parameters:
 
 * ``gate``: layers 1–7 as a network with outputs (R, G1, G2): for all z, x in X and
@@ -51,11 +51,11 @@ every x of X (all z in the 8-bit formats, extreme and random z in bfloat16).
 
 from fractions import Fraction
 
-from fpsmt import construct as C
-from fpsmt.claims import Float, Int, forall
+from fpsmt.constructions import relu as C
+from fpsmt.proof.claims import Float, Int, forall
 from fpsmt.proofs._common import X, step_claims, xdesc, zero
 from fpsmt.proofs.multiplication_transfer import normalize_claims, target_claim
-from fpsmt.reproduce import Lemma
+from fpsmt.proof.lemmas import Lemma
 
 def _in_k(s, c):
     return c.eq(-1) | ((c > 0) & (c <= s.int_pow2(C.step_cap(s.fmt))))
@@ -68,7 +68,7 @@ def _killers(s):
 
 def gate_t_claim(fmt):
     def goal(s):
-        from fpsmt.construct import _Plan
+        from fpsmt.constructions.relu import _Plan
         P = _Plan(s.fmt)
         for k in range(6):  # T through layers 1–6, as the gate carries it
             P.add([C.t_carry(k)])
@@ -85,7 +85,7 @@ def gate_t_claim(fmt):
 
 def gate_top_claim(fmt):
     def goal(s):
-        from fpsmt.construct import _Plan
+        from fpsmt.constructions.relu import _Plan
         P = _Plan(s.fmt, inputs=("ge4", "le4", "T"))
         for layer in C.gate_top(s.fmt):
             P.add(layer)
@@ -107,7 +107,7 @@ def gate_top_claim(fmt):
 
 
 def _layer_net(fmt, with_n=False, output=False):
-    from fpsmt.construct import _Plan
+    from fpsmt.constructions.relu import _Plan
     P = _Plan(fmt, inputs=("R", "G1", "G2"))
     P.add(C.chain_layer("c", "B", with_n=with_n))
     if output:
@@ -151,7 +151,7 @@ def spacing_claim(fmt):
 
 def shrinks_claim(fmt):
     def goal(s):
-        from fpsmt.construct import _Plan
+        from fpsmt.constructions.relu import _Plan
         P = _Plan(s.fmt, inputs=("R", "G1", "G2"))
         d = s.k.pow2()
         params = C.reset_chain(s, P, d, [s.const(1)] * C.shrink_count(s.fmt))

@@ -6,7 +6,7 @@ then the chain's weights, and must arrive at g exactly.
 
 released — the one-weight reading of BRIEF §5.1 ("AD gives y ⊗ v"): v = g ⊘ h, claim
 h ⊗ v = g.  Rounding twice breaks it.
-repaired — fpsmt.construct.transfer_weights, proved in two stages joined at the exact
+repaired — fpsmt.constructions.relu.transfer_weights, proved in two stages joined at the exact
 value ±1:
 
 * scale (∀ h) and significand (∀ m ∈ [1, 2), decided by enumeration where the binade
@@ -23,9 +23,9 @@ nonzero (stated).  Bounding each weight by 2^q is what lets the gradient atom re
 forward values to exactly 1 after every weight (gradient_atom).
 """
 
-from fpsmt import construct as C
-from fpsmt.claims import Float, forall
-from fpsmt.reproduce import Lemma
+from fpsmt.constructions import relu as C
+from fpsmt.proof.claims import Float, forall
+from fpsmt.proof.lemmas import Lemma
 
 
 def _weights_ok(s, ws):

@@ -5,18 +5,18 @@ released — BRIEF §5.1: ReLU(1[x >= z] − 1[x >= z⁺]) from released step in
 by the indicator's AD derivative at x = z, which BRIEF gives as 2^(p − e_z) (2^(p + 1 − e_z)
 for a power of two); the statement asks for exactly that, finite.  BRIEF: for tiny z
 (|z| < 2^(p − e_max)) it exceeds Ω.  z = 0 is not covered (see zero_indicator).
-repaired — fpsmt.construct.point: 1[x >= z] + 1[x <= z] − 1 from the repaired step
+repaired — fpsmt.constructions.relu.point: 1[x >= z] + 1[x <= z] − 1 from the repaired step
 indicators (6 layers), any z of X, D^AD = ±0 for every finite y.  Proved in stages: the
 step-indicator lemmas and the last layer on the pairs (1, 1) at x = z, (0, 1) below and
 (1, 0) above (the step lemmas fix which pair each x gives), joined at layer 1 by
 boxplus_neutrality's ``zeros`` (the gradient w.r.t. x sums the two blocks' ±0).
 """
 
-from fpsmt import construct as C
-from fpsmt.claims import forall
-from fpsmt.network import Network
+from fpsmt.constructions import relu as C
+from fpsmt.proof.claims import forall
+from fpsmt.semantics.network import Network
 from fpsmt.proofs._common import X, indicator, steps_and_top, xdesc
-from fpsmt.reproduce import Lemma
+from fpsmt.proof.lemmas import Lemma
 
 
 def released(fmt):

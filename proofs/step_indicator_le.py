@@ -2,7 +2,7 @@
 starts with ReLU(x ⊖ 2^e_z) and has its own B1, B2, S).
 
 released — BRIEF §5.1's mirrored block, z != 0 (both signs).
-repaired — fpsmt.construct.step_le: the repaired 1[x >= z] block at −z fed −x, with
+repaired — fpsmt.constructions.relu.step_le: the repaired 1[x >= z] block at −z fed −x, with
 D^AD = ±0 for every finite upstream gradient.  The statements: proofs/_common.py.
 
 The released claim (two floats) is decided by enumerating every (z, x) pair in the

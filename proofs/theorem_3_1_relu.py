@@ -6,7 +6,7 @@ numbers: +0 and −0 are one point), f*: D → finite floats, h*: D → floats w
 
     f = f2 ⊞ f1,  f2 = ⊞_{z ∈ D, g*(z) ≠ 0} GA(z, h*(z), g*(z)),  f1 = ⊞_{z ∈ D} ZGA(z, f*(z))
 
-(fpsmt.construct.theorem_network: repaired gradient atoms, then repaired zero-gradient
+(fpsmt.constructions.relu.theorem_network: repaired gradient atoms, then repaired zero-gradient
 atoms, padded to the gradient atom's depth) satisfies, for every x ∈ D,
 f(x) = f*(x) and D^AD_(f,x)(h*(x)) = g*(x), where a zero target is met by +0 or −0
 (proofs/boxplus_neutrality.py shows why no network of this form can do better).
@@ -27,15 +27,15 @@ Argument.  Fix x ∈ D and write y = h*(x).
    ``zeros``, ``enter`` and ``stay`` give D^AD(h*(x)) = g*(x).
 Depth: the gradient atom's (gradient_atom statement); the paper's L >= 7 is not
 matched — the repaired transfer chain needs its length (see the session notes and
-fpsmt.construct).  Width: about 3 per gradient atom and 2–3 per zero-gradient atom.
+fpsmt.constructions.relu).  Width: about 3 per gradient atom and 2–3 per zero-gradient atom.
 
 The claims discharged here are the floating-point parts: every stage of the two atoms'
 lemmas and the ⊞ steps; the row is PROVED only when all of them are.  The released row
 checks the released atoms' lemmas first, and shows the first that fails.
 """
 
-from fpsmt import construct as C
-from fpsmt.reproduce import Lemma, load
+from fpsmt.constructions import relu as C
+from fpsmt.proof.lemmas import Lemma, load
 
 
 def _parts(variant, fmt):
@@ -62,7 +62,7 @@ def repaired(fmt):
     return claims, (
         f"for every domain D of distinct floats in X = [-2^{fmt.e_max - 2}, 2^{fmt.e_max - 2}], every finite f*, "
         "every h* with |h*| <= Omega and every finite g* with g* = 0 where h* = 0: the network f2 ⊞ f1 of "
-        f"fpsmt.construct.theorem_network (depth {C.gradient_atom_depth(fmt)}) has f(x) = f*(x) and D^AD(h*(x)) = "
+        f"fpsmt.constructions.relu.theorem_network (depth {C.gradient_atom_depth(fmt)}) has f(x) = f*(x) and D^AD(h*(x)) = "
         "g*(x) at every x of D (a zero target met by +0 or -0); proved as the stages of zero_gradient_atom, "
         "gradient_atom and boxplus_neutrality, joined by the argument in proofs/theorem_3_1_relu.py")
 

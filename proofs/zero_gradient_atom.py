@@ -4,7 +4,7 @@ gradient (|y| <= H_σ = Ω for ReLU).
 
 released — BRIEF §5.1: point indicator → three cancellation blocks → weight v (the
 backward pass meets v first: for |v| > 1 and y near Ω, y ⊗ v = ∞ and ∞ ⊗ ReLU'(0) = NaN).
-repaired — fpsmt.construct.zero_gradient_atom (8 layers, no cancellation block): the
+repaired — fpsmt.constructions.relu.zero_gradient_atom (8 layers, no cancellation block): the
 value comes from a bias gated by two ReLUs whose pre-activation is exactly 0 where the
 gradient must die, and no weight of magnitude > 1 is met while the gradient is alive;
 so it holds for every finite v and every finite y.  Proved in stages: the step
@@ -15,11 +15,11 @@ gradients into the indicators, for every finite v and y.  Joined: layer 1's grad
 w.r.t. x is a sum of the two blocks' ±0 (boxplus_neutrality's ``zeros``).
 """
 
-from fpsmt import construct as C
-from fpsmt.claims import Float, forall
+from fpsmt.constructions import relu as C
+from fpsmt.proof.claims import Float, forall
 from fpsmt.proofs._common import X, steps_and_top, xdesc
-from fpsmt.network import Network
-from fpsmt.reproduce import Lemma
+from fpsmt.semantics.network import Network
+from fpsmt.proof.lemmas import Lemma
 
 
 def _statement(fmt, variant):

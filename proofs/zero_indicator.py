@@ -3,15 +3,15 @@ released formulas need a_z and e_z, which 0 does not have.
 
 released — the released point-indicator formulas evaluated at z = +0 as they stand
 (exponent field e_min, significand 0): what the released maths computes there.
-repaired — fpsmt.construct.point at z = +0 (z = 0 is an ordinary z of the repaired step
+repaired — fpsmt.constructions.relu.point at z = +0 (z = 0 is an ordinary z of the repaired step
 indicators: z⁻ = −ω, d = ω); D^AD = ±0 for every finite y; proved by the point
 indicator's stages.
 """
 
-from fpsmt import construct as C
-from fpsmt.claims import Float, forall
+from fpsmt.constructions import relu as C
+from fpsmt.proof.claims import Float, forall
 from fpsmt.proofs._common import X, indicator, steps_and_top, xdesc
-from fpsmt.reproduce import Lemma
+from fpsmt.proof.lemmas import Lemma
 
 
 def _lemma(variant):

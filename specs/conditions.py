@@ -32,7 +32,7 @@ language; integers come from the format through the domains.  Read them beside B
 
 from fractions import Fraction
 
-from fpsmt.claims import Float, Int, exists, exists_forall
+from fpsmt.proof.claims import Float, Int, exists, exists_forall
 
 
 def C1(activation):

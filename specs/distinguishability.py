@@ -8,7 +8,7 @@ format over every pair of floats of X.
 
 from fractions import Fraction
 
-from fpsmt.claims import Float, forall
+from fpsmt.proof.claims import Float, forall
 
 
 def distinguishing(activation, neurons, lo, hi, name="distinguishing"):

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 from fpsmt.errors import InputError
-from fpsmt.formats import Format, pow2
+from fpsmt.semantics.formats import Format, pow2
 
 FIRST_FOUR = ("relu", "elu", "gelu", "swish")
 SATURATING = ("sigmoid", "tanh")

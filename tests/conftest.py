@@ -3,7 +3,7 @@
 import numpy as np
 from hypothesis import strategies as st
 
-from fpsmt.formats import NAMED, parse_format
+from fpsmt.semantics.formats import NAMED, parse_format
 
 NAMED_FORMATS = [parse_format(n) for n in NAMED]
 
@@ -44,7 +44,7 @@ def fpsmt(*args, **kw):
     import tempfile
     from pathlib import Path
     script = Path(sys.executable).parent / "fpsmt"
-    cmd = [str(script)] if script.exists() else [sys.executable, "-m", "fpsmt.cli"]
+    cmd = [str(script)] if script.exists() else [sys.executable, "-m", "fpsmt.commands.cli"]
     return subprocess.run([*cmd, *args], capture_output=True, text=True, cwd=tempfile.gettempdir(), **kw)
 
 

@@ -12,14 +12,14 @@ import z3
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from fpsmt.activations import get_activation
-from fpsmt.activations import encode
-from fpsmt.activations.realfun import BUILTIN
-from fpsmt.activations.rounding import correctly_rounded, table
-from fpsmt.arith import concrete
-from fpsmt.engine import PROVED, REFUTED, Engine
+from fpsmt.semantics.activations import get_activation
+from fpsmt.semantics.activations import encode
+from fpsmt.semantics.activations.realfun import BUILTIN
+from fpsmt.semantics.activations.rounding import correctly_rounded, table
+from fpsmt.semantics.arith import concrete
+from fpsmt.proof.engine import PROVED, REFUTED, Engine
 from fpsmt.errors import InputError
-from fpsmt.formats import parse_format
+from fpsmt.semantics.formats import parse_format
 
 from conftest import NAMED_FORMATS
 
@@ -182,7 +182,7 @@ def test_z3_table_tree_equals_table(fmt, name):
 
 # ------------------------------------------------------------ lazy encoding vs the table
 def _random_claim(data, fmt, name):
-    from fpsmt.claims import Float, exists, forall
+    from fpsmt.proof.claims import Float, exists, forall
     which = data.draw(st.sampled_from(["value", "derivative"]))
     ends = [-8.0, -2.0, -0.5, 0.0, 0.25, 0.5, 1.0, 2.0, 4.0, 8.0]
     lo = data.draw(st.sampled_from(ends[:-1]))
@@ -225,7 +225,7 @@ def monkeypatch_module():
 
 
 def test_lazy_encoding_proves_with_facts_in_float32():
-    from fpsmt.claims import Float, exists, forall
+    from fpsmt.proof.claims import Float, exists, forall
     f = parse_format("float32")
     claims = [forall("bounded", {"x": Float(finite=True)},
                      goal=lambda s: (s.sigma("sigmoid", s.x) >= 0) & (s.sigma("sigmoid", s.x) <= 1)),
@@ -311,7 +311,7 @@ def test_cli_activation_bad_input(args, word):
 @pytest.mark.parametrize("name", ["gelu", "swish", "mish", "sigmoid", "tanh", "elu", "softplus"])
 def test_monotone_pieces_hold_on_the_table(fmt, name):
     """Every piece the encodings rely on is monotone in the table, over all its floats."""
-    from fpsmt.activations.rounding import value_pieces
+    from fpsmt.semantics.activations.rounding import value_pieces
     act = BUILTIN[name]
     pieces = value_pieces(act, fmt)
     assert pieces, name
@@ -325,7 +325,7 @@ def test_monotone_pieces_hold_on_the_table(fmt, name):
 
 
 def test_lazy_facts_decide_gelu_and_swish_in_float32():
-    from fpsmt.claims import Float, exists, forall
+    from fpsmt.proof.claims import Float, exists, forall
     f = parse_format("float32")
     claims = [exists("gelu_neg", {"x": Float(finite=True)}, such_that=lambda s: s.sigma("gelu", s.x) < -0.125),
               forall("gelu_min", {"x": Float(finite=True)}, goal=lambda s: s.sigma("gelu", s.x) >= -0.25),
@@ -339,7 +339,7 @@ def test_lazy_facts_decide_gelu_and_swish_in_float32():
 
 def test_compare_has_a_torch_row_when_torch_is_installed():
     pytest.importorskip("torch")  # the optional extra fpsmt[torch]
-    from fpsmt.activations.compare import compare
+    from fpsmt.semantics.activations.compare import compare
     rows = compare(get_activation("sigmoid"), parse_format("bfloat16"))
     torch_rows = [r for r in rows if r["implementation"].startswith("torch")]
     assert {r["which"] for r in torch_rows} == {"value", "derivative"}
@@ -348,7 +348,7 @@ def test_compare_has_a_torch_row_when_torch_is_installed():
 
 def test_compare_has_a_jax_row_when_jax_is_installed():
     pytest.importorskip("jax")
-    from fpsmt.activations.compare import compare
+    from fpsmt.semantics.activations.compare import compare
     rows = compare(get_activation("tanh"), parse_format("bfloat16"))
     jax_rows = [r for r in rows if r["implementation"].startswith("jax")]
     assert {r["which"] for r in jax_rows} == {"value", "derivative"}

@@ -6,9 +6,9 @@ import z3
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from fpsmt.arith import ExactArith, HostArith, NativeArith, Z3Arith, concrete, fold_bits
+from fpsmt.semantics.arith import ExactArith, HostArith, NativeArith, Z3Arith, concrete, fold_bits
 from fpsmt.errors import InputError
-from fpsmt.formats import Format, parse_format
+from fpsmt.semantics.formats import Format, parse_format
 
 from conftest import NAMED_FORMATS, bits, uarr
 

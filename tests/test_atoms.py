@@ -1,5 +1,5 @@
 """The gradient atom, the multiplication transfer, ⊞ and the Theorem 3.1 network
-(fpsmt.construct), checked in the executor independently of any solver, and the staged
+(fpsmt.constructions.relu), checked in the executor independently of any solver, and the staged
 lemmas (proofs/) discharged in an 8-bit format."""
 
 from fractions import Fraction
@@ -7,13 +7,13 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
-from fpsmt import construct as C
-from fpsmt.arith import concrete as executor
-from fpsmt.claims import F, Scope
-from fpsmt.engine import Engine
-from fpsmt.formats import parse_format
-from fpsmt.network import run
-from fpsmt.reproduce import load
+from fpsmt.constructions import relu as C
+from fpsmt.semantics.arith import concrete as executor
+from fpsmt.proof.claims import F, Scope
+from fpsmt.proof.engine import Engine
+from fpsmt.semantics.formats import parse_format
+from fpsmt.semantics.network import run
+from fpsmt.proof.lemmas import load
 
 from conftest import x_domain as _x_domain
 

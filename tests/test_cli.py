@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 from conftest import fpsmt as run_fpsmt
 
-from fpsmt.formats import parse_format
+from fpsmt.semantics.formats import parse_format
 
 ENV = dict(os.environ, PYTHONDONTWRITEBYTECODE="1")
 

@@ -1,4 +1,4 @@
-"""The ReLU construction (fpsmt.construct) and its lemmas (proofs/, fpsmt reproduce).
+"""The ReLU construction (fpsmt.constructions.relu) and its lemmas (proofs/, fpsmt reproduce).
 
 Independent of the solver: in 8-bit formats the repaired lemmas are decided by
 enumeration of all their variables (the executor, --solver exhaustive; slow suite) and
@@ -12,15 +12,15 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
-from fpsmt import construct as C
-from fpsmt.arith import concrete as executor
-from fpsmt.engine import Engine
-from fpsmt.formats import parse_format
-from fpsmt.network import run
-from fpsmt.reproduce import LEMMAS
+from fpsmt.constructions import relu as C
+from fpsmt.semantics.arith import concrete as executor
+from fpsmt.proof.engine import Engine
+from fpsmt.semantics.formats import parse_format
+from fpsmt.semantics.network import run
+from fpsmt.proof.lemmas import LEMMAS
 
 def _rows(name, variant, fmt, solver, store=None):
-    from fpsmt.reproduce import run
+    from fpsmt.proof.lemmas import run
     return run(Engine(solver=solver, timeout=7200, store=store), [name], [variant], [fmt])
 
 
@@ -29,7 +29,7 @@ def stage_store(tmp_path_factory):
     """One results store for the module's runs: a stage shared by two lemmas (the
     theorem re-uses the gradient atom's) is decided once per back end, as in
     ``fpsmt reproduce``."""
-    from fpsmt.store import Store
+    from fpsmt.proof.store import Store
     return Store(tmp_path_factory.mktemp("stages") / "results.sqlite")
 
 
@@ -101,7 +101,7 @@ def test_bfloat16_repaired_indicators_all_x_at_many_z_and_all_z_at_many_x(n):
     the values of the released step indicators for z ≠ 0 (their rows are decided by
     enumerating every (z, x) pair through the claim machinery; this is a second,
     simpler path through the executor)."""
-    from fpsmt.claims import F, Scope
+    from fpsmt.proof.claims import F, Scope
     f = parse_format("bfloat16")
     A = executor(f)
     s = Scope(A, f, {})
@@ -229,7 +229,7 @@ def test_reproduce_bad_input(tmp_path, args, word):
 def test_trace_gives_each_layers_upstream_gradient():
     """s.run(..., trace=True): the gradient reaching the last layer is y itself, and the
     one reaching layer k's output is what layer k+1's backward step received."""
-    from fpsmt.claims import Scope
+    from fpsmt.proof.claims import Scope
     f = parse_format("bfloat16")
     A = executor(f)
     s = Scope(A, f, {})

@@ -6,8 +6,8 @@ import json
 import pytest
 from conftest import fpsmt
 
-from fpsmt.formats import parse_format
-from fpsmt.netio import load_network
+from fpsmt.semantics.formats import parse_format
+from fpsmt.commands.netio import load_network
 
 
 def _csv(tmp_path, rows, fmt="bfloat16"):
@@ -79,10 +79,10 @@ def test_blockwise_evaluation_equals_the_whole_network(fmt, n):
     import numpy as np
     from test_atoms import _theorem_points
 
-    from fpsmt import construct as C
-    from fpsmt.arith import concrete
-    from fpsmt.network import run
-    from fpsmt.blockrun import blockwise
+    from fpsmt.constructions import relu as C
+    from fpsmt.semantics.arith import concrete
+    from fpsmt.semantics.network import run
+    from fpsmt.constructions.blockrun import blockwise
     f = parse_format(fmt)
     A = concrete(f)
     pts = _theorem_points(f, n, 4)
@@ -137,10 +137,10 @@ def test_torch_scalar_module_agrees_with_the_executor_off_the_domain():
     import numpy as np
     from test_atoms import _theorem_points
 
-    from fpsmt import construct as C
-    from fpsmt import torch_export as T
-    from fpsmt.arith import concrete
-    from fpsmt.network import run
+    from fpsmt.constructions import relu as C
+    from fpsmt.commands import torch_export as T
+    from fpsmt.semantics.arith import concrete
+    from fpsmt.semantics.network import run
     f = parse_format("bfloat16")
     A = concrete(f)
     pts = _theorem_points(f, 12, 9)
@@ -168,7 +168,7 @@ def test_construct_certify_links_proved_lemmas(tmp_path):
     assert r.returncode == 0, r.stderr
     doc = json.loads(r.stdout)
     assert doc["certified"] is True
-    from fpsmt.reproduce import CONSTRUCTION
+    from fpsmt.proof.lemmas import CONSTRUCTION
     assert [c["lemma"] for c in doc["certificates"]] == list(CONSTRUCTION)
     assert all(c["status"] == "PROVED" and c["keys"] and all(k["key"] for k in c["keys"]) for c in doc["certificates"])
     again = json.loads(fpsmt(*args).stdout)
@@ -190,9 +190,9 @@ def test_blockwise_keeps_the_irs_order_when_blocks_interleave():
     rows must keep the row order, so the evaluation equals the whole-network run."""
     import numpy as np
 
-    from fpsmt.arith import concrete
-    from fpsmt.blockrun import _blocks, blockwise
-    from fpsmt.network import Layer, Network, run
+    from fpsmt.semantics.arith import concrete
+    from fpsmt.constructions.blockrun import _blocks, blockwise
+    from fpsmt.semantics.network import Layer, Network, run
     f = parse_format("float32")
     A = concrete(f)
     one, big = f.from_float(1.0), f.from_float(2.0 ** 30)

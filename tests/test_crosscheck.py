@@ -13,11 +13,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from fpsmt import crosscheck as cc
-from fpsmt.activations import PAPER_SIX, get_activation
-from fpsmt.conditions import run
-from fpsmt.engine import Engine
-from fpsmt.formats import parse_format
+from fpsmt.proof import crosscheck as cc
+from fpsmt.semantics.activations import PAPER_SIX, get_activation
+from fpsmt.proof.conditions import run
+from fpsmt.proof.engine import Engine
+from fpsmt.semantics.formats import parse_format
 
 HERE = Path(__file__).resolve().parent
 conditions = importlib.import_module("fpsmt.specs.conditions")

@@ -12,14 +12,14 @@ from pathlib import Path
 
 import pytest
 
-from fpsmt.arith import exact
+from fpsmt.semantics.arith import exact
 
-from fpsmt.engine import PROVED, REFUTED, UNKNOWN, Engine, load_claims
+from fpsmt.proof.engine import PROVED, REFUTED, UNKNOWN, Engine, load_claims
 from fpsmt.errors import InputError, ReplayMismatch
-from fpsmt.formats import parse_format
-from fpsmt.solve import Answer, shutdown
-from fpsmt.solve.backends import accepts
-from fpsmt.store import Store
+from fpsmt.semantics.formats import parse_format
+from fpsmt.proof.solve import Answer, shutdown
+from fpsmt.proof.solve.backends import accepts
+from fpsmt.proof.store import Store
 
 HERE = Path(__file__).resolve().parent
 EXAMPLES = HERE.parent / "examples" / "claims.py"
@@ -29,7 +29,7 @@ EXPECTED = {"assoc_witness": PROVED, "mul_one_identity": PROVED, "mul_assoc": RE
 def prove_all(path, fmt, solver="z3", store=None, **kw):
     claims = load_claims(path)
     eng = Engine(solver=solver, store=store, **kw)
-    from fpsmt.engine import order_by_assumptions
+    from fpsmt.proof.engine import order_by_assumptions
     return {c.name: eng.prove(c, parse_format(fmt), claims) for c in order_by_assumptions(list(claims.values()))}
 
 
@@ -138,7 +138,7 @@ def test_confirm_rechecks_unsat_with_a_second_solver():
 def test_an_unconfirmable_experimental_unsat_says_how_to_decide_it():
     """float8_e5m2 is taken by cvc5's experimental mode only: its UNSAT on a space too large
     to enumerate on the way stays UNKNOWN, and the reason names the back end that decides it."""
-    from fpsmt.claims import Float, forall
+    from fpsmt.proof.claims import Float, forall
     ok, experimental, _ = accepts("cvc5", 5, 2)
     if not (ok and experimental):
         pytest.skip("this cvc5 build does not take float8_e5m2 in its experimental mode")
@@ -155,7 +155,7 @@ def test_confirm_in_bfloat16_uses_cvc5_experimental_mode_and_reaches_stored_answ
     experimental FP mode (the only other back end that takes the format); one over a
     small space is enumerated first.  An answer stored without --confirm is checked when
     --confirm asks for it later, and the store records who confirmed it."""
-    from fpsmt.claims import Float, forall
+    from fpsmt.proof.claims import Float, forall
     ok, experimental, _ = accepts("cvc5", 8, 7)
     if not (ok and experimental):
         pytest.skip("this cvc5 build does not take bfloat16 in its experimental mode")
@@ -211,21 +211,21 @@ def test_claim_files_that_are_wrong(tmp_path):
     bad.write_text("import nonexistent_module_xyz\n")
     r = fpsmt("prove", str(bad), "--format", "bf16", "--store", str(tmp_path / "s.sqlite"))
     assert r.returncode == 2 and "does not import" in r.stderr
-    bad.write_text("from fpsmt.claims import forall\nx = forall('x', {'v': 'float'}, goal=lambda s: s.v > 0)\n")
+    bad.write_text("from fpsmt.proof.claims import forall\nx = forall('x', {'v': 'float'}, goal=lambda s: s.v > 0)\n")
     r = fpsmt("prove", str(bad), "--format", "bf16", "--store", str(tmp_path / "s.sqlite"))
     assert r.returncode == 2 and "unsupported domain" in r.stderr
     bad.write_text("X = 1\n")
     r = fpsmt("prove", str(bad), "--format", "bf16", "--store", str(tmp_path / "s.sqlite"))
     assert r.returncode == 2 and "defines no claims" in r.stderr
-    bad.write_text("from fpsmt.claims import Float, forall\n"
+    bad.write_text("from fpsmt.proof.claims import Float, forall\n"
                    "x = forall('x', {'v': Float()}, goal=lambda s: s.v > 0.1)\n")
     r = fpsmt("prove", str(bad), "--format", "bf16", "--store", str(tmp_path / "s.sqlite"))
     assert r.returncode == 2 and "not representable" in r.stderr
 
 
 def test_missing_solver_is_bad_input(monkeypatch, capsys):
-    import fpsmt.solve as solve
-    from fpsmt.cli import main
+    import fpsmt.proof.solve as solve
+    from fpsmt.commands.cli import main
     monkeypatch.setattr(solve, "installed", lambda name: name != "cvc5")
     assert main(["prove", str(EXAMPLES), "--format", "float32", "--solver", "cvc5"]) == 2
     assert "cvc5 is not installed" in capsys.readouterr().err
@@ -241,7 +241,7 @@ def _children(pid):
 def test_killed_run_leaves_the_store_consistent(tmp_path):
     db = tmp_path / "s.sqlite"
     fpsmt("prove", str(EXAMPLES) + ":mul_one_identity", "--format", "float16", "--store", str(db))
-    cmd = [str(SCRIPT)] if SCRIPT.exists() else [sys.executable, "-m", "fpsmt.cli"]
+    cmd = [str(SCRIPT)] if SCRIPT.exists() else [sys.executable, "-m", "fpsmt.commands.cli"]
     p = subprocess.Popen([*cmd, "prove", str(HERE / "claims" / "hard.py"), "--format", "float64",
                           "--timeout", "120", "--store", str(db)],
                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=tempfile.gettempdir())
@@ -270,10 +270,10 @@ def test_a_solver_busy_in_a_query_dies_with_its_killed_parent(backend):
     """cvc5's and Bitwuzla's bindings hold the GIL while solving, so a worker cannot
     watch its parent from a thread; the kernel must kill it (a regression: orphaned
     workers went on solving after ``fpsmt`` was killed)."""
-    from fpsmt.solve.backends import installed
+    from fpsmt.proof.solve.backends import installed
     if not installed(backend):
         pytest.skip(f"{backend} is not installed")
-    cmd = [str(SCRIPT)] if SCRIPT.exists() else [sys.executable, "-m", "fpsmt.cli"]
+    cmd = [str(SCRIPT)] if SCRIPT.exists() else [sys.executable, "-m", "fpsmt.commands.cli"]
     p = subprocess.Popen([*cmd, "prove", str(HERE / "claims" / "hard.py"), "--format", "float64",
                           "--solver", backend, "--timeout", "300"],
                          stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=tempfile.gettempdir())
@@ -304,7 +304,7 @@ def teardown_module():
 def test_int_pow2_reaches_subnormals_of_wide_formats(fmt):
     """2^k of an Int variable, symbolic: the subnormal branch shifts up to bit M − 1 (51 in
     float64, wider than the 32-bit integers); every k of the subnormal and normal range."""
-    from fpsmt.claims import Int, forall
+    from fpsmt.proof.claims import Int, forall
     f = parse_format(fmt)
     c = forall("pow2", {"k": Int(f.e_min - f.M, f.e_max)},
                goal=lambda s: (s.k.pow2() > 0) & s.k.pow2().is_finite()
@@ -318,9 +318,9 @@ def test_range_values_of_wide_and_narrow_ranges():
     """The patterns a ranged float enumerates: a superset of the range, every pattern once;
     None (not a crash) where the range is too large — float64's [0, 2^1021] was once
     counted with a negative run and allocated."""
-    from fpsmt.claims import Float
-    from fpsmt.exhaustive import _range_values
-    from fpsmt.formats import parse_format
+    from fpsmt.proof.claims import Float
+    from fpsmt.proof.exhaustive import _range_values
+    from fpsmt.semantics.formats import parse_format
     f = parse_format("bfloat16")
     for lo, hi in ((0, 1), (-1, 1), (-2, -1), (1, 2), (0, 0)):
         got = _range_values(f, Float(range=(lo, hi)))

@@ -8,11 +8,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from fpsmt import exhaustive as E
-from fpsmt.arith import concrete
-from fpsmt.claims import Float, Int, Scope, forall
-from fpsmt.encoding import conjunction, parts
-from fpsmt.formats import parse_format, pow2
+from fpsmt.proof import exhaustive as E
+from fpsmt.semantics.arith import concrete
+from fpsmt.proof.claims import Float, Int, Scope, forall
+from fpsmt.proof.encoding import conjunction, parts
+from fpsmt.semantics.formats import parse_format, pow2
 
 
 @settings(max_examples=60, deadline=None)
@@ -43,7 +43,7 @@ def _first_by_brute_force(f, names, holds):
 def test_first_counterexample_is_the_first_in_order_whatever_the_pieces(chunk, workers, monkeypatch):
     """(a ⊕ b) ⊖ b = a fails; enumeration must return the lexicographically first failure
     (an exact-rational brute force finds it independently), for any piece size and threads."""
-    from fpsmt.arith import exact
+    from fpsmt.semantics.arith import exact
     f = parse_format("float8_e4m3")
     monkeypatch.setattr(E, "CHUNK", chunk)
     monkeypatch.setattr(E, "WORKERS", workers)
@@ -94,8 +94,8 @@ def test_pow2_table_is_2_to_the_k_rounded(fmt):
 def test_enumeration_stops_at_the_deadline_with_unknown(tmp_path):
     import time
 
-    from fpsmt.engine import UNKNOWN, Engine
-    from fpsmt.store import Store
+    from fpsmt.proof.engine import UNKNOWN, Engine
+    from fpsmt.proof.store import Store
     f = parse_format("float8_e4m3")
     c = forall("comm3", {"a": Float(), "b": Float(), "c": Float()},
                goal=lambda s: ((s.a + s.b) + s.c).same((s.b + s.a) + s.c), enumerate=True)
@@ -133,7 +133,7 @@ def test_hypotheses_on_one_variable_narrow_its_axis_and_keep_the_first_hit(chunk
     """A hypothesis on one variable (a > 1) cuts that variable's axis before anything is
     enumerated; one on two variables (a < b) is left to the pieces.  The first
     counterexample is the same as a brute force over the whole space finds."""
-    from fpsmt.arith import exact
+    from fpsmt.semantics.arith import exact
     f = parse_format("float8_e4m3")
     monkeypatch.setattr(E, "CHUNK", chunk)
     c = forall("undo_given", {"a": Float(finite=True), "b": Float(finite=True)},

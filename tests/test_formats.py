@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from fpsmt.errors import InputError
-from fpsmt.formats import Format, parse_format, pow2
+from fpsmt.semantics.formats import Format, parse_format, pow2
 
 from conftest import NAMED_FORMATS, bits
 

@@ -7,11 +7,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from fpsmt.arith import concrete
+from fpsmt.semantics.arith import concrete
 from fpsmt.errors import InputError
-from fpsmt.formats import Format, parse_format
-from fpsmt.netio import load_network, load_points, network_from_json, network_to_json, save_network
-from fpsmt.network import run
+from fpsmt.semantics.formats import Format, parse_format
+from fpsmt.commands.netio import load_network, load_points, network_from_json, network_to_json, save_network
+from fpsmt.semantics.network import run
 
 from conftest import NAMED_FORMATS, uarr
 from test_network import networks

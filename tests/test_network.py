@@ -11,9 +11,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from fpsmt.arith import ExactArith, Z3Arith, concrete, fold_bits
-from fpsmt.formats import parse_format
-from fpsmt.network import PAPER, Layer, Network, Param, Semantics, run
+from fpsmt.semantics.arith import ExactArith, Z3Arith, concrete, fold_bits
+from fpsmt.semantics.formats import parse_format
+from fpsmt.semantics.network import PAPER, Layer, Network, Param, Semantics, run
 
 from conftest import NAMED_FORMATS, bits, uarr
 
@@ -134,12 +134,12 @@ def numpy_scalar_reference(net, x, y):
 
 # ------------------------------------------------------------ fixed facts
 def test_relu_conventions():
-    from fpsmt.formats import parse_format
+    from fpsmt.semantics.formats import parse_format
     f = parse_format("bfloat16")
     A = concrete(f)
     cases = [0x3f80, 0x0000, 0x8000, 0xbf80, 0xff80, 0x7f80, 0x7fc0, 0x0001]
     z = A.const(uarr(f, cases))
-    from fpsmt.activations import get_activation
+    from fpsmt.semantics.activations import get_activation
     r = get_activation("relu")
     assert [int(v) for v in A.to_bits(r.value(A, z))] == [0x3f80, 0, 0, 0, 0, 0x7f80, f.nan_bits, 0x0001]
     assert [int(v) for v in A.to_bits(r.derivative(A, z))] == [0x3f80, 0, 0, 0, 0, 0x3f80, f.nan_bits, 0x3f80]
@@ -147,7 +147,7 @@ def test_relu_conventions():
 
 def test_fold_start_matters_only_for_negative_zero():
     """All products −0: 'first' (= start from −0) gives −0 ⊕ b, '+0' gives +0 ⊕ b."""
-    from fpsmt.formats import parse_format
+    from fpsmt.semantics.formats import parse_format
     f = parse_format("float16")
     net = Network(f, [Layer.dense([[0x3c00, 0x3c00]], [0x8000], "identity")])  # 1*x1 + 1*x2 + (-0)
     x = [0x8000, 0x8000]
@@ -160,7 +160,7 @@ def test_fold_start_matters_only_for_negative_zero():
 
 def test_decoupling_example_brief_5_0():
     """BRIEF §5.0: value identically 0, gradient y ⊗ w, for every x with |w⊗x| < ulp(B)/2."""
-    from fpsmt.formats import parse_format
+    from fpsmt.semantics.formats import parse_format
     f = parse_format("bfloat16")
     B, w = f.from_float(384.0), f.from_float(2.0 ** -10)
     net = Network(f, [Layer.dense([[w]], [B], "relu"), Layer.dense([[f.one_bits]], [B ^ f.sign_bit], "identity")])
@@ -174,7 +174,7 @@ def test_decoupling_example_brief_5_0():
 
 def test_symbolic_params_need_values_in_the_executor():
     from fpsmt.errors import InputError
-    from fpsmt.formats import parse_format
+    from fpsmt.semantics.formats import parse_format
     f = parse_format("bfloat16")
     net = Network(f, [Layer.dense([[Param("w")]], [0], "relu")])
     A = concrete(f)

@@ -5,8 +5,8 @@ from fractions import Fraction
 
 import pytest
 
-from fpsmt.engine import PROVED, Engine
-from fpsmt.formats import parse_format, pow2
+from fpsmt.proof.engine import PROVED, Engine
+from fpsmt.semantics.formats import parse_format, pow2
 
 conditions = importlib.import_module("fpsmt.specs.conditions")
 theorems = importlib.import_module("fpsmt.specs.theorems")
@@ -126,7 +126,7 @@ def test_negative_control_cosine():
     f = parse_format("float8_e4m3")
     rows = {c: Engine(timeout=120).prove(b("cos"), f, {c: b("cos")}) for c, b in conditions_builders()}
     assert {c: r.status for c, r in rows.items()} == {"C1": "REFUTED", "C2": PROVED, "C3": PROVED}
-    from fpsmt.conditions import branch_of
+    from fpsmt.proof.conditions import branch_of
     assert branch_of(conditions.C3("cos"), f, rows["C3"].witness) == "route 1"
 
 
@@ -136,13 +136,13 @@ def conditions_builders():
 
 def test_exact_rational_bounds():
     """s.ceil / s.floor turn a comparison with a rational into one with a float, exactly."""
-    from fpsmt.claims import Float, forall
+    from fpsmt.proof.claims import Float, forall
     f = parse_format("float8_e3m4")
     q = Fraction(5, 128)  # not a float of e3m4
     c = forall("ceil", {"v": Float(finite=True)}, goal=lambda s: (s.v >= s.ceil(q)).implies(s.v >= s.floor(q)))
     assert Engine(solver="exhaustive").prove(c, f, {"ceil": c}).status == PROVED
-    from fpsmt.arith import concrete
-    from fpsmt.claims import Scope
+    from fpsmt.semantics.arith import concrete
+    from fpsmt.proof.claims import Scope
     sc = Scope(concrete(f), f, {})
     lo, hi = (f.to_fraction(int(sc.A.to_bits(x.v))) for x in (sc.floor(q), sc.ceil(q)))
     assert lo < q < hi and f.next_up(f.round(lo)) == f.round(hi)
@@ -153,7 +153,7 @@ def test_lazy_activation_queries_parse_in_bitwuzla():
     """Regression: a one-argument `and` in the lazy facts (a monotone piece unbounded on
     one side) made Bitwuzla's parser fail ("got 1") on every float32 query with sigmoid."""
     bitwuzla = pytest.importorskip("bitwuzla")
-    from fpsmt.encoding import parts
+    from fpsmt.proof.encoding import parts
     f = parse_format("float32")
     for act in ("sigmoid", "gelu", "tanh"):
         claim = conditions.C2(act)

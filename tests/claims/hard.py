@@ -1,6 +1,6 @@
 """Claims for the engine's tests: one too hard for a short time limit."""
 
-from fpsmt.claims import Float, forall
+from fpsmt.proof.claims import Float, forall
 
 sterbenz = forall(
     "sterbenz", {"x": Float(finite=True, sign="+"), "y": Float(finite=True, sign="+")},

@@ -1,6 +1,6 @@
 """A lemma proved in stages: `stage` for every x, then `chain` from two instances of it."""
 
-from fpsmt.claims import Float, Int, exists, exists_forall, forall
+from fpsmt.proof.claims import Float, Int, exists, exists_forall, forall
 
 stage = forall(
     "stage", {"x": Float(finite=True)},

@@ -1,0 +1,181 @@
+"""The IR in PyTorch (optional extra ``fpsmt[torch]``): the same network, run and
+differentiated by torch itself.
+
+* :class:`ScalarNetwork` — a ``torch.nn.Module`` whose forward is written neuron by
+  neuron as scalar operations in the paper's order: each row ``((w_1·a_1 + w_2·a_2) + …)
+  + b`` left to right over its present entries, then ``torch.relu``; no matmul, no
+  torch.sum.  Points are a batch dimension (every operation is elementwise over it), so
+  one forward and one ``backward(h)`` give every point's value and D^AD.  The backward
+  pass is torch.autograd's, as it is: no custom backward.  Two places where autograd's
+  arithmetic is not the paper's D^AD, by construction of PyTorch: ``torch.relu``'s
+  backward *selects* (``where(out > 0, g, 0)``) instead of computing ``g ⊗ σ'(z)``, so a
+  dead ReLU gives +0 where the paper gives ±0 (or NaN for an infinite g); and a value
+  read by several rows receives their gradients in the order autograd's engine
+  accumulates them, not the left-to-right order over rows.
+* :func:`linear_stack` — the same weights as a plain ``nn.Linear``/``nn.ReLU`` stack
+  (dense matrices, torch's own reduction order): the reduction-order effect, measured.
+
+Absent (sparse) entries are skipped in both directions: the dense product +0 ⊗ a of an
+absent entry only decides the sign of a zero sum (or gives NaN if a is not finite),
+which the comparison with targets does not look at (a zero target is met by either zero).
+Formats: float64, float32, float16, bfloat16 (torch has no IEEE-like 8-bit arithmetic).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from fpsmt.errors import InputError
+from fpsmt.semantics.formats import Format
+
+FORMATS = ("float64", "float32", "float16", "bfloat16")  # each is also the name of its torch dtype
+DENSE_LIMIT = 3 << 30  # bytes of dense matrices :func:`linear_stack` is willing to allocate
+
+
+def torch_module():
+    try:
+        import torch
+    except ImportError:
+        raise InputError("--torch needs PyTorch, the optional extra: pip install 'fpsmt[torch]'") from None
+    return torch
+
+
+def check_format(fmt: Format):
+    if fmt.name not in FORMATS:
+        raise InputError(f"PyTorch has no IEEE arithmetic for {fmt.name}; --torch takes "
+                         f"{', '.join(FORMATS)}")
+
+
+def to_tensor(fmt: Format, bits):
+    torch = torch_module()
+    b = np.asarray(bits, dtype=np.uint64).astype(f"uint{fmt.nbits}").view(f"int{fmt.nbits}")
+    return torch.from_numpy(np.ascontiguousarray(b)).view(getattr(torch, fmt.name))
+
+
+def to_bits(fmt: Format, t):
+    torch = torch_module()
+    b = t.detach().contiguous().view(getattr(torch, f"int{fmt.nbits}")).numpy().view(f"uint{fmt.nbits}")
+    b = b.astype(np.uint64)
+    nan = np.isnan(t.detach().to(torch.float64).numpy())
+    return np.where(nan, np.uint64(fmt.nan_bits), b)
+
+
+def scalar_network(net):
+    """A :class:`ScalarNetwork` (the class is defined when torch is first needed)."""
+    torch = torch_module()
+
+    class ScalarNetwork(torch.nn.Module):
+        """The network as scalar operations in the paper's order (module docstring)."""
+
+        def __init__(self, net):
+            super().__init__()
+            check_format(net.fmt)
+            self.fmt = net.fmt
+            self.plan = []
+            for k, L in enumerate(net.layers):
+                w = to_tensor(net.fmt, np.asarray(L.weights, dtype=np.uint64))
+                b = to_tensor(net.fmt, np.asarray(L.bias, dtype=np.uint64))
+                self.register_buffer(f"w{k}", w)
+                self.register_buffer(f"b{k}", b)
+                order = np.lexsort((L.cols, L.rows))
+                rows = [[] for _ in range(L.n_out)]
+                for e in order.tolist():
+                    rows[int(L.rows[e])].append((int(L.cols[e]), e))
+                self.plan.append((rows, L.activation))
+
+        def forward(self, x):
+            """x: (points,) → (points,) for a one-input, one-output network."""
+            a = [x]
+            for k, (rows, act) in enumerate(self.plan):
+                w, b = list(getattr(self, f"w{k}").unbind()), list(getattr(self, f"b{k}").unbind())
+                out = []
+                for i, entries in enumerate(rows):
+                    S = None
+                    for c, e in entries:
+                        t = w[e] * a[c]
+                        S = t if S is None else S + t
+                    S = b[i].expand_as(x) if S is None else S + b[i]
+                    out.append(torch.relu(S) if act == "relu" else S)
+                a = out
+            return a[0]
+
+    if net.n_in != 1 or net.n_out != 1:
+        raise InputError("the torch export takes networks of one input and one output")
+    for L in net.layers:
+        if L.activation not in ("relu", "identity"):
+            raise InputError(f"the torch export knows relu and identity, not {L.activation}")
+    return ScalarNetwork(net)
+
+
+def linear_stack(net):
+    """The same weights as ``nn.Sequential(nn.Linear, nn.ReLU, …)`` (dense), or None with
+    the reason when the dense matrices would exceed :data:`DENSE_LIMIT` bytes."""
+    torch = torch_module()
+    check_format(net.fmt)
+    dtype = getattr(torch, net.fmt.name)
+    need = sum(L.n_out * L.n_in for L in net.layers) * net.fmt.nbits // 8
+    if need > DENSE_LIMIT:
+        return None, f"dense weights would take {need / 2**30:.1f} GiB (limit {DENSE_LIMIT / 2**30:.0f} GiB)"
+    mods = []
+    for L in net.layers:
+        lin = torch.nn.Linear(L.n_in, L.n_out, dtype=dtype)
+        with torch.no_grad():
+            W = torch.zeros(L.n_out, L.n_in, dtype=dtype)
+            W[torch.from_numpy(L.rows), torch.from_numpy(L.cols)] = to_tensor(net.fmt, np.asarray(L.weights, np.uint64))
+            lin.weight.copy_(W)
+            lin.bias.copy_(to_tensor(net.fmt, np.asarray(L.bias, dtype=np.uint64)))
+        lin.requires_grad_(False)
+        mods.append(lin)
+        if L.activation == "relu":
+            mods.append(torch.nn.ReLU())
+    return torch.nn.Sequential(*mods), None
+
+
+def run(module, fmt: Format, xs, ys, column=False):
+    """Value and autograd gradient (bit patterns) at inputs ``xs`` with upstream ``ys``."""
+    x = to_tensor(fmt, xs).clone()
+    y = to_tensor(fmt, ys)
+    if column:
+        x, y = x[:, None], y[:, None]
+    x.requires_grad_(True)
+    out = module(x)
+    out.backward(y)
+    return to_bits(fmt, out).ravel(), to_bits(fmt, x.grad).ravel()
+
+
+def compare(fmt: Format, net, points, meets):
+    """Run the scalar module and the nn.Linear stack at every point with upstream h*;
+    per implementation: how many points meet both targets, and the first differences."""
+    torch = torch_module()
+    xs = np.asarray([p[0] for p in points], dtype=np.uint64)
+    ys = np.asarray([p[2] for p in points], dtype=np.uint64)
+    report = {"torch": str(torch.__version__), "dtype": fmt.name}
+    runs = [("scalar", scalar_network(net), False)]
+    stack, why = linear_stack(net)
+    runs.append(("linear", stack, True))
+    for key, module, column in runs:
+        if module is None:
+            report[key] = {"skipped": why}
+            continue
+        out, grad = run(module, fmt, xs, ys, column)
+        diff = []
+        for p, o, d in zip(points, out.tolist(), grad.tolist()):
+            if not (meets(fmt, o, p[1]) and meets(fmt, d, p[3])):
+                diff.append({"x": fmt.hex(p[0]), "f": fmt.hex(o), "f_target": fmt.hex(p[1]),
+                             "grad": fmt.hex(d), "g_target": fmt.hex(p[3]),
+                             "value_differs": not meets(fmt, o, p[1]), "grad_differs": not meets(fmt, d, p[3]),
+                             "why": "; ".join(f"{what}: {why_differs(fmt, got, want)}" for what, got, want in
+                                              (("value", o, p[1]), ("D^AD", d, p[3])) if not meets(fmt, got, want))})
+        report[key] = {"points": len(points), "bit_exact": len(points) - len(diff),
+                       "value_differs": sum(r["value_differs"] for r in diff),
+                       "grad_differs": sum(r["grad_differs"] for r in diff), "differences": diff[:20]}
+    return report
+
+
+def why_differs(fmt: Format, got, want):
+    """What kind of difference (got, target) is, from the two values alone."""
+    if not fmt.is_finite(got):
+        return "not finite"
+    if fmt.is_zero(got):
+        return "zero instead of the target (its term was lost in the sum)"
+    return "a different finite value: rounded in another order"

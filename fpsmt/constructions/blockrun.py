@@ -1,0 +1,248 @@
+"""Block-aware evaluation of a ⊞ network: value and D^AD at many points, bit for bit.
+
+A network built by :func:`fpsmt.constructions.relu.boxplus` is block diagonal on one shared input:
+each part (a *block*) is a small network, and only the output row (a left-to-right sum
+of every block's output terms) and D^AD's sum over the first layer's rows join them.
+:func:`blockwise` computes exactly what :func:`fpsmt.semantics.network.run` computes (the test
+suite compares the bits, NaN and inf inputs included), without the whole width:
+
+* blocks of one *shape* (same layer sizes, sparsity pattern and activations — every
+  gradient atom of a format has one, every zero-gradient atom another) run together as
+  one network whose weights and biases are per-sample parameters, on every
+  (block, point) pair;
+* **runs**: the (block, point) pairs are kept in order and, after each layer, adjacent
+  pairs whose state is bit-identical (the layer's values, and whatever the backward
+  formula reads) are merged into one *run* that the later layers compute once.  An
+  atom's state is the same at every x on one side of its point after its step
+  indicators, so most layers compute a few runs per block instead of one row per
+  point.  The backward pass does the same with (forward run, upstream gradient),
+  splitting runs again where the forward state below differs.  Nothing is assumed:
+  every merged pair had equal bits, and every operation is the IR's.
+
+Then the output terms and the first layer's gradient terms are summed left to right
+across blocks in the network's order, with the absent entries' zero term and the bias
+as the IR adds them.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from fpsmt.semantics.network import PAPER, Layer, _fold, paper_backward, run
+
+CHUNK = 1 << 20  # (block, point) pairs evaluated at once
+
+
+def _blocks(net):
+    """The hidden neurons of each block of a network whose hidden layers are block diagonal
+    on one shared input: [[indices in hidden layer k] for k …] per block (in the order of
+    their first neurons), or None if some block has no neuron in some layer or a hidden
+    neuron reads nothing.  Neurons are labelled by a first-layer neuron they descend
+    from; labels that meet in one neuron are joined (union by minimum, to a fixed point)."""
+    L = net.layers
+    label = np.arange(L[0].n_out)
+    labels, joins = [label], []
+    for k in range(1, len(L) - 1):
+        rows, cols = L[k].rows, L[k].cols
+        if len(np.unique(rows)) != L[k].n_out:
+            return None
+        lo = np.full(L[k].n_out, np.iinfo(np.int64).max)
+        np.minimum.at(lo, rows, label[cols])
+        joins.append((label[cols], lo[rows]))
+        label = lo
+        labels.append(label)
+    root = np.arange(L[0].n_out)
+    if joins:
+        a = np.concatenate([j[0] for j in joins])
+        b = np.concatenate([j[1] for j in joins])
+        while True:
+            m = np.minimum(root[a], root[b])
+            if (root[a] == m).all() and (root[b] == m).all():
+                break
+            np.minimum.at(root, root[a], m)
+            np.minimum.at(root, root[b], m)
+            while (root[root] != root).any():
+                root = root[root]
+    labels = [root[lab] for lab in labels]
+    roots = np.unique(labels[0])
+    if any(len(np.unique(lab)) != len(roots) for lab in labels):
+        return None
+    order = [np.argsort(lab, kind="stable") for lab in labels]
+    cuts = [np.append(np.searchsorted(lab[o], roots), len(lab)) for lab, o in zip(labels, order)]
+    return [[o[c[i]:c[i + 1]].tolist() for o, c in zip(order, cuts)] for i in range(len(roots))]
+
+
+def _block_networks(net, blocks, sign_bit):
+    """Each block alone (list, in block order): ``(layers, output columns, unread)`` — its
+    layers as ``(n_out, n_in, rows, cols, weights, bias, activation)``: its hidden layers,
+    then one output row per output entry that reads it (bias −0, identity) in column
+    order; the entries' columns; the block's last-layer neurons the output row does not
+    read.  None for a block that does not reach the output or whose first-layer neuron
+    does not read x."""
+    L = net.layers
+    nb = len(blocks)
+    owner, local = [], []
+    for k in range(len(L) - 1):
+        o = np.empty(L[k].n_out, dtype=np.int64)
+        loc = np.empty(L[k].n_out, dtype=np.int64)
+        for b, per in enumerate(blocks):
+            o[per[k]] = b
+            loc[per[k]] = np.arange(len(per[k]))
+        owner.append(o)
+        local.append(loc)
+    per_layer = []  # per layer: entries of each block, in the layer's entry order
+    for k in range(len(L)):
+        Lk = L[k]
+        eb = owner[k - 1][Lk.cols] if k == len(L) - 1 else owner[k][Lk.rows]
+        order = np.argsort(eb, kind="stable")
+        cuts = np.searchsorted(eb[order], np.arange(nb + 1))
+        per_layer.append([order[cuts[b]:cuts[b + 1]] for b in range(nb)])
+    out = []
+    for b, per in enumerate(blocks):
+        layers = []
+        for k in range(len(L) - 1):
+            Lk, es = L[k], per_layer[k][b]
+            cols = local[k - 1][Lk.cols[es]] if k else Lk.cols[es]
+            layers.append((len(per[k]), len(per[k - 1]) if k else 1, local[k][Lk.rows[es]], cols,
+                           [Lk.weights[e] for e in es], [Lk.bias[r] for r in per[k]], Lk.activation))
+        es = per_layer[-1][b]
+        if len(layers[0][2]) != layers[0][0] or not len(es):
+            out.append(None)
+            continue
+        out_l = L[-1]
+        es = es[np.argsort(out_l.cols[es], kind="stable")]
+        cols = out_l.cols[es]
+        layers.append((len(es), len(per[-1]), np.arange(len(es)), local[-1][cols],
+                       [out_l.weights[e] for e in es], [sign_bit] * len(es), "identity"))
+        unread = sorted(set(range(len(per[-1]))) - set(local[-1][cols].tolist()))
+        out.append((layers, cols.tolist(), unread))
+    return out
+
+
+def _shape(layers):
+    return tuple((n_out, n_in, rows.tobytes(), cols.tobytes(), act) for n_out, n_in, rows, cols, _, _, act in layers)
+
+
+def blockwise(A, net, x, y, sem=PAPER):
+    """Value and D^AD of a one-input, one-output network at inputs ``x`` (shape (n,)) with
+    upstream ``y`` — the same bits as :func:`fpsmt.semantics.network.run`, computed per block of
+    one shape and per run of equal states (module docstring).  Falls back to the whole
+    network where it is not block diagonal on its input."""
+    L = net.layers
+    blocks = _blocks(net) if net.n_in == 1 and net.n_out == 1 and len(L) >= 2 else None
+    parts = _block_networks(net, blocks, A.fmt.sign_bit) if blocks else None
+    if not parts or any(p is None for p in parts) or sem.fold_init != "first":
+        return _whole(A, net, x, y, sem)
+    columns = [c for _, cols, _ in parts for c in cols]
+    rows = [r for per in blocks for r in per[0]]
+    if columns != sorted(columns) or rows != sorted(rows):  # the sums would not meet the blocks in block order
+        return _whole(A, net, x, y, sem)
+    out_l = L[-1]
+    n = len(np.ravel(x))
+    S_v = S_g = None
+    any_nonfinite = np.zeros(n, dtype=bool)
+    all_neg = np.ones(n, dtype=bool)
+    absent = len(out_l.weights) < L[-2].n_out
+    i = 0
+    while i < len(parts):  # consecutive blocks of one shape, at most CHUNK pairs at once
+        shape = _shape(parts[i][0])
+        j = i + 1
+        while j < len(parts) and j - i < max(1, CHUNK // max(n, 1)) and _shape(parts[j][0]) == shape:
+            j += 1
+        out, post, gterms = _run_group(A, [p[0] for p in parts[i:j]], x, y, sem, [p[2] for p in parts[i:j]])
+        for b in range(j - i):
+            for t in range(out.shape[2]):
+                S_v = out[b, :, t] if S_v is None else A.add(S_v, out[b, :, t])
+            for t in range(gterms.shape[2]):
+                S_g = gterms[b, :, t] if S_g is None else A.add(S_g, gterms[b, :, t])
+            for c in parts[i + b][2]:  # the block's last-layer neurons the output row does not read
+                v = post[b][:, c]
+                any_nonfinite |= ~np.asarray(A.is_finite(v))
+                all_neg &= np.asarray(A.signbit(v))
+        i = j
+    if absent:  # x ⊕ (the absent entries' order-free sum), as the IR adds it
+        Z = np.where(any_nonfinite, A.fmt.nan_bits, np.where(all_neg, A.fmt.sign_bit, 0)).astype(np.uint64)
+        S_v = A.add(S_v, A.const(Z))
+    S_v = A.add(S_v, A.const(np.full(n, out_l.bias[0], dtype=np.uint64)))
+    return S_v, S_g
+
+
+def _whole(A, net, x, y, sem=PAPER):
+    t = run(A, net, np.reshape(x, (-1, 1)), np.reshape(y, (-1, 1)), sem=sem)
+    return t.out[:, 0], t.grad[:, 0]
+
+
+def _merge(block, keys):
+    """Positions of the runs that start a new state: the first, and every one whose block
+    or key bits differ from its predecessor's."""
+    new = np.ones(len(block), dtype=bool)
+    if len(block) > 1:
+        diff = block[1:] != block[:-1]
+        for k in keys:
+            diff |= (k[1:] != k[:-1]).reshape(len(block) - 1, -1).any(axis=1)
+        new[1:] = diff
+    return np.nonzero(new)[0]
+
+
+def _expand(values, starts, total):
+    """Run values (runs, …) back to one row per (block, point) pair."""
+    return np.repeat(values, np.diff(np.append(starts, total)), axis=0)
+
+
+def _run_group(A, specs, x, y, sem, absent_cols):
+    """Blocks of one shape on every point.  Returns the output terms (G, n, m), the
+    last hidden layer's values (G, n, width), or None when no block has a column the
+    output row does not read (``absent_cols``), and the first layer's gradient terms (G, n, n1):
+    (upstream ⊗ σ'(pre)) ⊗ w for each first-layer neuron, in row order."""
+    G, n = len(specs), len(np.ravel(x))
+    total = G * n
+    layers = [Layer(n_out, n_in, rows, cols, [0] * len(rows), [0] * n_out, act)
+              for n_out, n_in, rows, cols, _, _, act in specs[0]]  # the shape; values below
+    Wb = [np.array([spec[k][4] for spec in specs], dtype=np.uint64).reshape(G, -1) for k in range(len(layers))]
+    Bb = [np.array([spec[k][5] for spec in specs], dtype=np.uint64).reshape(G, -1) for k in range(len(layers))]
+    xb = np.ravel(A.to_bits(x)).astype(np.uint64)
+    yb = np.ravel(A.to_bits(y)).astype(np.uint64)
+    # ---- forward, merging equal states
+    starts = np.arange(total)
+    block = np.repeat(np.arange(G), n)
+    h = A.const(np.tile(xb, G))[:, None]
+    fwd = []
+    for k, layer in enumerate(layers):
+        W, b = A.const(Wb[k][block]), A.const(Bb[k][block])
+        z = A.add(_fold(A, layer.forward_pattern, W, h, lambda xs, ws: A.mul(ws, xs), sem), b)
+        a = layer.act.value(A, z)
+        fwd.append((starts, block, z, a))
+        keys = [A.to_bits(a)]
+        if not layer.act.is_identity:
+            keys.append(A.to_bits(layer.act.derivative(A, z)))
+            if sem.backward_formula(layer.act) is not paper_backward:
+                keys.append(A.to_bits(z))
+        keep = _merge(block, keys)
+        starts, block, h = starts[keep], block[keep], a[keep]
+    out = _expand(fwd[-1][3], fwd[-1][0], total).reshape(G, n, -1)
+    s_last, _, _, a_last = fwd[-2] if len(fwd) > 1 else fwd[-1]
+    post = _expand(a_last, s_last, total).reshape(G, n, -1) if any(absent_cols) else None
+    # ---- backward: runs of (forward run, upstream); split where the forward runs below split
+    m = layers[-1].n_out
+    bstarts = np.arange(total)
+    g = A.const(np.repeat(np.tile(yb, G)[:, None], m, axis=1))
+    for k in range(len(layers) - 1, -1, -1):
+        fstarts, fblock, z, a = fwd[k]
+        mark = np.zeros(total, dtype=bool)
+        mark[bstarts] = mark[fstarts] = True
+        u = np.flatnonzero(mark)  # both run partitions at once
+        fi = np.searchsorted(fstarts, u, side="right") - 1
+        bi = np.searchsorted(bstarts, u, side="right") - 1
+        g = g[bi]
+        keep = _merge(fi, [A.to_bits(g)])
+        u, fi, g = u[keep], fi[keep], g[keep]
+        layer = layers[k]
+        g = sem.backward_formula(layer.act)(A, layer.act, g, z[fi], a[fi])
+        if k == 0:
+            W0 = A.const(Wb[0][fblock[fi]])
+            order = np.argsort(layer.rows, kind="stable")  # entry of each first-layer neuron
+            terms = A.mul(g, W0[:, order])
+            return out, post, _expand(terms, u, total).reshape(G, n, -1)
+        W = A.const(Wb[k][fblock[fi]])
+        g = _fold(A, layer.backward_pattern, W, g, lambda gs, ws: A.mul(gs, ws), sem)
+        bstarts = u

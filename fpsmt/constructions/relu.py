@@ -1,0 +1,742 @@
+"""Builders of the ReLU construction (BRIEF §5, §5.1) as true networks of the IR.
+
+Every builder takes a claim :class:`~fpsmt.proof.claims.Scope` and the block's own parameters
+(z, v, …) as values of that scope, and returns ``(network, params)``: a network whose
+weights and biases are :class:`~fpsmt.semantics.network.Param` where they depend on the parameters,
+and the values of those Params computed *in the scope* — so one builder gives the
+symbolic network a proof quantifies over (Z3 scope) and the concrete network a user
+runs (executor scope, see :func:`concrete`).  Constants are biases or constant neurons
+(zero input weights), never extra inputs.
+
+Two variants:
+
+``released``
+    the authors' maths as BRIEF §5.1 states it (their released float32 code,
+    float-generic): step indicators with the k/u0/c_z formulas, the point indicator as a
+    difference of two step indicators, the cancellation block of left-to-right
+    ``⊕ a_k⁺ ⊖ a_k⁺`` stages, and the zero-gradient atom point indicator → cancellation
+    blocks → weight v.
+``repaired``
+    this project's construction, built to hold on the full statement:
+
+    * step indicator 1[x >= z], any z of X (either sign, subnormal, zero), 5 layers:
+      ``a = relu(x ⊖ z⁻)`` is 0 for x <= z⁻ and >= d = z − z⁻ (exact) for x >= z, by
+      monotone rounding; ``b = relu(d ⊖ a)`` is d or 0; two exact power-of-two scalings
+      take d to 1 (one may be 1; 1/d can exceed Ω); ``out = relu(1 ⊖ b'')``.  Every weight the
+      backward pass meets before the first inactive ReLU has magnitude 1, so D^AD is ±0
+      for every finite upstream gradient.  1[x <= z] is the same block at −z fed −x.
+    * point indicator 1[x = z] = 1[x >= z] + 1[x <= z] − 1 (6 layers; the two step
+      indicators side by side are the 5-layer block :func:`step_pair`; z = 0 is an
+      ordinary z).
+    * zero-gradient atom v·1[x = z] (8 layers): ``G1 = relu(b − b·1[x>=z])`` is b for
+      x < z and 0 otherwise, ``G2 = relu(b − b·1[x<=z])`` is b for x > z; ``N = relu(b − G1
+      − G2)`` is b = |v| at z and 0 elsewhere; output ``±N``.  At x = z the backward pass
+      reaches G1, G2 through weight −1 and dies at their ReLUs (pre-activation 0);
+      elsewhere it dies at N's.  No weight of magnitude > 1 is met while the gradient is
+      alive, so D^AD = ±0 for every finite y and every finite v — no cancellation blocks.
+    * the cancellation block is the released block with its s-range stated (proved, not
+      assumed); the repaired construction does not need it.
+    * gradient atom (value +0; D^AD(h) = g at x = z, ±0 elsewhere for |y| <= Ω): a gate
+      alive only at x = z, then a chain whose every neuron is reset to exactly 1 at x = z
+      by its bias, so the backward pass can multiply h by the transfer weights
+      (:func:`transfer_weights`) while no forward value grows; see
+      :func:`repaired_gradient_atom`.  Depth 7 + shrinks + chain + 1 (65 in bfloat16, 30
+      in float32): each weight is at most 2^min(p, e_max), the output weight at most 1.
+    * ⊞ (:func:`boxplus`) and the Theorem 3.1 network (:func:`theorem_network`).
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+import numpy as np
+
+from fpsmt.errors import InputError
+from fpsmt.semantics.network import Layer, Network, Param
+
+RELEASED, REPAIRED = "released", "repaired"
+VARIANTS = (RELEASED, REPAIRED)
+
+
+def _check_variant(variant):
+    if variant not in VARIANTS:
+        raise InputError(f"unknown variant {variant!r}: use released or repaired")
+
+
+def _layer(rows_cols_weights, n_out, n_in, bias, act="relu"):
+    rows = [r for r, _, _ in rows_cols_weights]
+    cols = [c for _, c, _ in rows_cols_weights]
+    return Layer(n_out, n_in, rows, cols, [w for _, _, w in rows_cols_weights], bias, act)
+
+
+NEG0 = "neg0"  # marker: the −0 bias (⊕'s identity: "no bias")
+
+
+def _b(fmt, entries):
+    return [fmt.sign_bit if e == NEG0 else (e if isinstance(e, Param) else fmt.round(Fraction(e))) for e in entries]
+
+
+def _w(fmt, entries):
+    return [(r, c, w if isinstance(w, Param) else fmt.round(Fraction(w))) for r, c, w in entries]
+
+
+# ------------------------------------------------------------------ exponents
+def true_exponent(s, z):
+    """floor(log2 |z|) for a finite nonzero z, subnormals included (an Int of the scope)."""
+    f = s.fmt
+    e = z.exponent()
+    az = abs(z)
+    for k in range(f.e_min - 1, f.e_min - f.M - 1, -1):  # subnormal binades, top down
+        e = s.iwhere(az < s.int_pow2(k + 1), k, e)
+    return e
+
+
+def _scale_to_one(s, d):
+    """(s1, s2), powers of two with s1·d <= 1 exact and s2·(s1·d) = 1: 1/d in two factors."""
+    f = s.fmt
+    j = true_exponent(s, d)  # d is a power of two
+    big = -j > f.e_max
+    s1 = s.where(big, (-j - f.e_max).pow2(), 1)
+    s2 = s.where(big, s.int_pow2(f.e_max), (-j).pow2())
+    return s1, s2
+
+
+# ------------------------------------------------------------------ repaired step indicators
+def _step_layers(fmt, tag, sign, col, row_base=0):
+    """The five layers of a repaired step indicator as (entries, bias) per layer, for
+    stacking several side by side; ``col`` is the input column, ``row_base`` its row."""
+    r = row_base
+    return [
+        ([(r, col, sign)], [Param(f"{tag}_nzm")]),
+        ([(r, r, -1)], [Param(f"{tag}_d")]),
+        ([(r, r, Param(f"{tag}_s1"))], [NEG0]),
+        ([(r, r, Param(f"{tag}_s2"))], [NEG0]),
+        ([(r, r, -1)], [1]),
+    ]
+
+
+def _step_params(s, tag, z):
+    zm = z.next_down()
+    d = z - zm
+    s1, s2 = _scale_to_one(s, d)
+    return {f"{tag}_nzm": -zm, f"{tag}_d": d, f"{tag}_s1": s1, f"{tag}_s2": s2}
+
+
+def _stack(fmt, parts, n_in, last_act="identity"):
+    """Side-by-side blocks of equal depth, each a list of (entries, bias) per layer, into
+    Network layers; a layer's width is the number of biases its blocks give."""
+    depth = len(parts[0])
+    layers = []
+    for k in range(depth):
+        entries, bias = [], []
+        for layer in (p[k] for p in parts):
+            entries += layer[0]
+            bias += layer[1]
+        layers.append(_layer(_w(fmt, entries), len(bias), n_in, _b(fmt, bias),
+                             "relu" if k < depth - 1 or last_act == "relu" else last_act))
+        n_in = len(bias)
+    return layers
+
+
+def step_ge(s, z, variant=REPAIRED):
+    """1[x >= z] for every z of X (repaired) — see the module docstring; the released
+    variant is :func:`released_step` (positive normal and subnormal z, mirrored for z < 0)."""
+    _check_variant(variant)
+    if variant == RELEASED:
+        return released_step(s, z, "ge")
+    f = s.fmt
+    net = Network(f, _stack(f, [_step_layers(f, "ge", 1, 0)], 1, last_act="relu"))
+    return net, _step_params(s, "ge", z)
+
+
+def step_le(s, z, variant=REPAIRED):
+    """1[x <= z] = 1[−x >= −z]: the same block at −z, fed −x."""
+    _check_variant(variant)
+    if variant == RELEASED:
+        return released_step(s, z, "le")
+    f = s.fmt
+    net = Network(f, _stack(f, [_step_layers(f, "le", -1, 0)], 1, last_act="relu"))
+    return net, _step_params(s, "le", -z)
+
+
+def step_pair(s, z):
+    """[1[x >= z], 1[x <= z]] side by side (5 layers, width 2): the first layers of the
+    repaired point indicator and zero-gradient atom."""
+    f = s.fmt
+    layers = _stack(f, [_step_layers(f, "ge", 1, 0, 0), _step_layers(f, "le", -1, 0, 1)], 1, last_act="relu")
+    return Network(f, layers), {**_step_params(s, "ge", z), **_step_params(s, "le", -z)}
+
+
+def point(s, z, variant=REPAIRED):
+    """1[x = z] = 1[x >= z] + 1[x <= z] − 1 (for z = 0 this is the zero indicator)."""
+    _check_variant(variant)
+    if variant == RELEASED:
+        return released_point(s, z)
+    f = s.fmt
+    pair, params = step_pair(s, z)
+    layers = pair.layers + [_layer(_w(f, [(0, 0, 1), (0, 1, 1)]), 1, 2, _b(f, [-1]), "identity")]
+    return Network(f, layers), params
+
+
+def zero_gradient_atom(s, z, v, variant=REPAIRED, blocks=3):
+    """v·1[x = z] with D^AD = 0 (Lemma 3.4's atom)."""
+    _check_variant(variant)
+    if variant == RELEASED:
+        return released_zero_gradient_atom(s, z, v, blocks)
+    f = s.fmt
+    pair, params = step_pair(s, z)
+    b = Param("b")
+    layers = pair.layers + [
+        _layer(_w(f, [(0, 0, Param("nb")), (1, 1, Param("nb"))]), 2, 2, [b, b], "relu"),  # G1 = b·[x<z], G2 = b·[x>z]
+        _layer(_w(f, [(0, 0, -1), (0, 1, -1)]), 1, 2, [b], "relu"),                       # N = b·[x=z]
+        _layer(_w(f, [(0, 0, Param("sgn"))]), 1, 1, _b(f, [NEG0]), "identity")]
+    params.update(b=abs(v), nb=-abs(v), sgn=s.where(v.is_negative(), -1, 1))
+    return Network(f, layers), params
+
+
+# ------------------------------------------------------------------ released (BRIEF §5.1)
+def _released_fields(s, z):
+    """For z > 0: (e_z, a_z, c_z, u0, ũ0, c̃, k) of BRIEF §5.1 (true exponent for subnormals)."""
+    f = s.fmt
+    p, e0 = f.M, 2 ** (f.E - 2) - 1
+    a, e = significand(s, z)  # a_z in [1, 2), e_z
+    sub = z.is_subnormal()
+    cz = s.iwhere(sub, -e + f.e_min, 0)
+    u0 = (cz - p).pow2()
+    smallest = z.eq(s.omega)
+    tilde = a.eq(1) & ~smallest
+    ut = s.where(tilde, u0 * 0.5, 0)
+    ct = s.iwhere(tilde, 1, 0)
+    k = s.iwhere(e > 0, -p + e0, -cz + (3 - p - e0))
+    return e, a, cz, u0, ut, ct, k
+
+
+def _released_step_params(s, tag, z, kind):
+    """Weights of 1[x >= z] (kind "ge") or 1[x <= z] ("le") for z > 0, as BRIEF §5.1."""
+    f = s.fmt
+    p = f.M
+    e, a, cz, u0, ut, ct, k = _released_fields(s, z)
+    pk = (k + p).pow2()
+    if kind == "ge":
+        first_b = (2 - u0) * e.pow2()
+        B1, B2 = ((2 - a) - ut) * pk, ((2 - a) - u0) * pk
+        S = (ct - cz - k).pow2()
+    else:
+        first_b = -e.pow2()
+        B1, B2 = ((a - 1) + u0) * pk, (a - 1) * pk
+        S = (-cz - k).pow2()
+    negA = -((-e + k + p).pow2())
+    return {f"{tag}_b0": first_b, f"{tag}_negA": negA, f"{tag}_B1": B1, f"{tag}_B2": B2,
+            f"{tag}_S": S, f"{tag}_negS": -S}
+
+
+def _released_step_layers(tag, col, row):
+    """3 layers; width 2 in the middle (h1, h2).  Rows: ``row`` (g), ``2row, 2row+1`` (h)."""
+    return [
+        ([(row, col, Param(f"{tag}_w"))], [Param(f"{tag}_b0")]),
+        ([(2 * row, row, Param(f"{tag}_negA")), (2 * row + 1, row, Param(f"{tag}_negA"))],
+         [Param(f"{tag}_B1"), Param(f"{tag}_B2")]),
+        ([(row, 2 * row, Param(f"{tag}_S")), (row, 2 * row + 1, Param(f"{tag}_negS"))], [NEG0]),
+    ]
+
+
+def _released_step_any_sign(s, tag, z, kind):
+    """Released 1[x >= z] / 1[x <= z] for z ≠ 0 of either sign: for z < 0 the mirrored
+    block at |z| fed −x (1[x >= z] = 1[−x <= |z|]).  At z = 0 the formulas are evaluated
+    as they stand (z = 0 is not covered by the released maths)."""
+    neg = z.is_negative()
+    az = abs(z)
+    mine = _released_step_params(s, tag, az, kind)
+    other = _released_step_params(s, tag, az, "le" if kind == "ge" else "ge")
+    params = {n: s.where(neg, other[n], mine[n]) for n in mine}
+    params[f"{tag}_w"] = s.const(-1 if kind == "ge" else 1)  # the mirrored block is fed −x: same sign
+    return params
+
+
+def released_step(s, z, kind):
+    f = s.fmt
+    layers = _stack(f, [_released_step_layers(kind, 0, 0)], 1, "relu")
+    return Network(f, layers), _released_step_any_sign(s, kind, z, kind)
+
+
+def released_point(s, z):
+    """ReLU(step_z(x) − step_(z⁺)(x)) (4 layers)."""
+    f = s.fmt
+    parts = [_released_step_layers("at", 0, 0), _released_step_layers("up", 0, 1)]
+    layers = _stack(f, parts, 1, "relu")
+    layers.append(_layer(_w(f, [(0, 0, 1), (0, 1, -1)]), 1, 2, _b(f, [NEG0]), "relu"))
+    params = {**_released_step_any_sign(s, "at", z, "ge"), **_released_step_any_sign(s, "up", z.next_up(), "ge")}
+    return Network(f, layers), params
+
+
+def released_point_derivative(s, z):
+    """The D^AD of the released point indicator at x = z, upstream 1 (BRIEF §5.1):
+    2^(p − e_z) for normal z not a power of two, 2^(p + 1 − e_z) for a power of two."""
+    f = s.fmt
+    e, a = _released_fields(s, abs(z))[:2]
+    return s.where(a.eq(1), (-e + f.M + 1).pow2(), (-e + f.M).pow2())
+
+
+# ------------------------------------------------------------------ cancellation block
+def cancellation_constants(fmt):
+    """a_k⁺ = (2^k)⁺ for k = p … e_max, as bit patterns."""
+    return [fmt.next_up(fmt.round(Fraction(2) ** k)) for k in range(fmt.M, fmt.e_max + 1)]
+
+
+def cancellation_layers(fmt, blocks, n_in=1):
+    """``blocks`` cancellation blocks on input column 0: per block, a layer with s and the
+    constant neurons (a_k⁺ twice each: bias only), then one neuron summing left to right
+    ``s ⊕ a_p⁺ ⊖ a_p⁺ ⊕ a_(p+1)⁺ ⊖ …`` with unit weights; the scaling 2^(p − e_max) of a
+    block is the input weight of the next block's first layer, and a last layer after the
+    final block."""
+    consts = cancellation_constants(fmt)
+    n = len(consts)
+    scale = Fraction(2) ** (fmt.M - fmt.e_max)
+    sums = [(0, 0, 1)] + [(0, 1 + 2 * k + t, (1, -1)[t]) for k in range(n) for t in (0, 1)]
+    layers = []
+    for i in range(blocks):
+        layers.append(_layer(_w(fmt, [(0, 0, scale if i else 1)]), 1 + 2 * n, n_in if i == 0 else 1,
+                             [fmt.sign_bit] + [c for c in consts for _ in (0, 1)], "relu"))
+        layers.append(_layer(_w(fmt, sums), 1, 1 + 2 * n, _b(fmt, [NEG0]), "relu"))
+    layers.append(_layer(_w(fmt, [(0, 0, scale)]), 1, 1, _b(fmt, [NEG0]), "relu"))
+    return layers
+
+
+def cancellation(s, blocks=1, variant=REPAIRED):
+    """``blocks`` cancellation blocks as a network of one input s (BRIEF §5.1)."""
+    _check_variant(variant)
+    layers = cancellation_layers(s.fmt, blocks)
+    layers[-1].activation = "identity"
+    return Network(s.fmt, layers), {}
+
+
+def suppression_layers(fmt, blocks):
+    """``blocks`` cancellation blocks then the weight Param("v"): the released zero-gradient
+    atom after its indicator."""
+    return cancellation_layers(fmt, blocks) + [_layer(_w(fmt, [(0, 0, Param("v"))]), 1, 1, _b(fmt, [NEG0]),
+                                                      "identity")]
+
+
+def released_zero_gradient_atom(s, z, v, blocks=3):
+    """Point indicator → ``blocks`` cancellation blocks → weight v (BRIEF §5.1)."""
+    pnet, params = released_point(s, z)
+    params["v"] = v
+    return Network(s.fmt, list(pnet.layers) + suppression_layers(s.fmt, blocks)), params
+
+
+# ------------------------------------------------------------------ concrete networks
+def concrete(builder, fmt, *args, **kw):
+    """The builder's network with every Param replaced by its bit pattern, for concrete
+    block parameters (bit patterns, or numbers exactly representable in ``fmt``)."""
+    from fpsmt.semantics.arith import concrete as executor
+    from fpsmt.proof.claims import F, Scope
+    A = executor(fmt)
+    s = Scope(A, fmt, {})
+
+    def lift(x):
+        if isinstance(x, int) and not isinstance(x, bool):
+            return F(s, A.const(np.asarray(x, dtype=fmt.uint_dtype if fmt.nbits <= 64 else object)))
+        return s.const(x)
+    net, params = builder(s, *(lift(a) for a in args), **kw)
+    values = {k: int(np.ravel(A.to_bits(v.v))[0]) for k, v in params.items()}
+    layers = []
+    for L in net.layers:
+        sub = lambda e: values[e.name] if isinstance(e, Param) else e  # noqa: E731
+        layers.append(Layer(L.n_out, L.n_in, L.rows, L.cols, [sub(w) for w in L.weights],
+                            [sub(b) for b in L.bias], L.activation))
+    return Network(fmt, layers)
+
+
+# ------------------------------------------------------------------ named-neuron plans
+def carried(names):
+    """Neurons carried one layer on: relu(1 ⊗ a) = a for a >= 0 (exact)."""
+    return [(n, [(n, 1)], NEG0) for n in names]
+
+
+class _Plan:
+    """A network written neuron by neuron: each layer is a list of ``(name, [(source,
+    weight), …], bias)``; a row's terms are summed in the order of the previous layer's
+    neurons (the fold is over columns), so the order a layer lists its neurons in is the
+    summation order of every row of the next layer."""
+
+    def __init__(self, fmt, inputs=("x",)):
+        self.fmt = fmt
+        self.names = [list(inputs)]
+        self.layers = []
+
+    def add(self, neurons):
+        self.layers.append(list(neurons))
+        self.names.append([n for n, _, _ in neurons])
+        if len(set(self.names[-1])) != len(self.names[-1]):
+            raise ValueError("duplicate neuron name in a layer")
+
+    def network(self, last_act="identity"):
+        f = self.fmt
+        layers = []
+        for k, neurons in enumerate(self.layers):
+            col = {n: j for j, n in enumerate(self.names[k])}
+            entries = [(i, col[src], w) for i, (_, ins, _) in enumerate(neurons) for src, w in ins]
+            act = "relu" if k < len(self.layers) - 1 else last_act
+            layers.append(_layer(_w(f, entries), len(neurons), len(col), _b(f, [b for _, _, b in neurons]), act))
+        return Network(f, layers)
+
+
+# ------------------------------------------------------------------ multiplication transfer
+def significand(s, x):
+    """(|x| / 2^e_x, e_x) for finite nonzero x: a float in [1, 2) (exact) and the true
+    exponent (subnormals included).  Two exact scalings, as 2^(−e_x) may not be finite."""
+    e = true_exponent(s, x)
+    ax = abs(x)
+    q = step_cap(s.fmt)
+    return s.where(e >= 0, ax * (-e).pow2(), (ax * s.int_pow2(q)) * (-e - q).pow2()), e
+
+
+def step_cap(fmt):
+    """q = min(p, e_max): the largest power-of-two weight 2^q of a chain (2^p itself is not
+    finite where e_max < p, e.g. float8_e3m4); 1 − 2^q is exact."""
+    return min(fmt.M, fmt.e_max)
+
+
+def transfer_slots(fmt):
+    """(U_h, U_g): the number of power-of-two weights (each at most 2^q, :func:`step_cap`)
+    that carry any |h| up to [1, 2) and 1 up to any |g|."""
+    q = step_cap(fmt)
+    return -(-(fmt.M - fmt.e_min) // q), -(-fmt.e_max // q)
+
+
+def normalize_weights(s, h):
+    """Backward weights carrying h (finite, nonzero) to sign(h)·1 exactly: ``w_out`` (a
+    power of two <= 1, the output weight: it meets every upstream gradient), ``ups``
+    (powers of two <= 2^q, :func:`step_cap`), then ``sig`` (two weights in (1/2, 1]).  Every product is exact
+    but the significand step: m ⊗ w = 1 for w ∈ {RN(1/m), its neighbours} when such a w
+    exists, else m ⊗ w = 1 + 2^−p (always reachable) and then ⊗ (1 − 2^(−p−1)) = 1."""
+    f = s.fmt
+    q = step_cap(f)
+    e = true_exponent(s, h)
+    w_out = s.iwhere(e > 0, -e, 0).pow2()
+    rem = s.iwhere(e < 0, -e, 0)
+    ups = []
+    m = abs(h) * w_out
+    for _ in range(transfer_slots(f)[0]):
+        k = s.iwhere(rem > q, q, rem)
+        ups.append(k.pow2())
+        rem = rem - k
+        m = m * ups[-1]
+    return w_out, ups, significand_weights(s, m)
+
+
+def significand_weights(s, m):
+    """Two weights a, b in (1/2, 1] with (m ⊗ a) ⊗ b = 1 for m in [1, 2): a = RN(1/m) or a
+    neighbour of it when one hits 1 (then b = 1), else a with m ⊗ a = 1 + 2^−p (always
+    reachable) and b = 1 − 2^(−p−1)."""
+    p = s.fmt.M
+
+    def hit(t):
+        c = s.lift(t) / m
+        lo, hi = c.next_down(), c.next_up()
+        return s.where((m * c).eq(t), c, s.where((m * lo).eq(t), lo, hi)), s.any((m * c).eq(t), (m * lo).eq(t),
+                                                                                  (m * hi).eq(t))
+    t1 = 1 + s.int_pow2(-p)
+    direct, ok = hit(1)
+    via, _ = hit(t1)
+    return [s.where(ok, direct, via), s.where(ok, 1, 1 - s.int_pow2(-p - 1))]
+
+
+def target_weights(s, g, sign):
+    """Backward weights carrying ``sign``·1 (sign ±1) to g (finite, nonzero) exactly:
+    ``sgn`` (±1), g's significand m_g ∈ [1, 2), then ``exps`` powers of two: up to 2^q each
+    for e_g > 0, or one 2^e_g (exact, also into the subnormals) for e_g < 0."""
+    f = s.fmt
+    q = step_cap(f)
+    m, e = significand(s, g)
+    sgn = s.where(_same_sign(s, g, sign), 1, -1)
+    rem = s.iwhere(e > 0, e, 0)
+    exps = []
+    for j in range(transfer_slots(f)[1]):
+        k = s.iwhere(rem > q, q, rem)
+        if j == 0:
+            k = s.iwhere(e < 0, e, k)
+        exps.append(k.pow2())
+        rem = rem - s.iwhere(e < 0, 0, k)
+    return sgn, m, exps
+
+
+def _same_sign(s, a, b):
+    return (a.is_negative() & b.is_negative()) | (~a.is_negative() & ~b.is_negative())
+
+
+def transfer_weights(s, h, g):
+    """The whole backward chain h → g: (w_out, [weights after it in backward order])."""
+    w_out, ups, sig = normalize_weights(s, h)
+    sgn, m, exps = target_weights(s, g, h)
+    return w_out, ups + sig + [sgn, m] + exps
+
+
+# ------------------------------------------------------------------ gradient atom (repaired)
+def shrink_count(fmt):
+    """Reset layers that take the gate's forward value d = z − z⁻ (a power of two up to
+    2^(e_max − 2 − p)) to exactly 1: each divides by 2^(p+1) while d > 2^q, the last sets 1."""
+    p, q = fmt.M, step_cap(fmt)
+    top = fmt.e_max - 2 - p
+    return max(0, -(-(top - q) // (p + 1))) + 1
+
+
+def reset_bias(s, P):
+    """The bias that resets a chain neuron whose weighted input is P (a power of two, or a
+    chain weight times 1): 1 ⊖ P where |P| <= 2^q (the neuron is then exactly 1), else
+    −P⁻ (the neuron is then P − P⁻, P's spacing below: 2^(p+1) times smaller)."""
+    return s.where(abs(P) <= s.int_pow2(step_cap(s.fmt)), 1 - P, -(P.next_down()))
+
+
+def gradient_atom(s, z, h, g, variant=REPAIRED):
+    """Lemma 3.5's atom: value +0 on X; at x = z, D^AD(h) = g; elsewhere D^AD(y) = ±0 for
+    every |y| <= Ω (h ≠ 0, |h| <= Ω, g ≠ 0 finite).  See :func:`repaired_gradient_atom`."""
+    _check_variant(variant)
+    if variant == RELEASED:
+        return released_gradient_atom(s, z, h, g)
+    return repaired_gradient_atom(s, z, h, g)
+
+
+def repaired_gradient_atom(s, z, h, g):
+    """The repaired gradient atom (depth 7 + shrinks + chain + 1; :func:`gradient_atom_depth`).
+
+    * layers 1–5: the step pair 1[x >= z], 1[x <= z]; T = relu(x ⊖ z⁻) (the first neuron of
+      1[x >= z]) is carried along: d = z − z⁻ at x = z, 0 for x < z, at most 2^(e_max−1).
+    * layer 6: killers G1 = relu(C ⊖ C·1[x>=z]) (C for x < z), G2 likewise for x > z, with
+      C = 2^e_max; both are exactly 0 at x = z, where their ReLU is dead (pre-activation 0).
+    * layer 7: the gate Q = relu(T − G1 − G2): d at x = z, dead elsewhere.
+    * chain: R = relu(c ⊗ R_prev − G1 − G2 ⊕ B) per weight c, first the shrinks (c = 1)
+      that take d to 1, then the transfer weights (:func:`transfer_weights`, input side
+      first); every bias B resets the neuron to exactly 1 at x = z (:func:`reset_bias`),
+      and is <= 2 <= C, so every chain neuron is dead at x ≠ z.
+    * last hidden layer also holds N = relu(−G1 − G2 ⊕ w_out) (w_out at x = z, dead elsewhere).
+    * output: w_out ⊗ R_last ⊕ (−1) ⊗ N: w_out ⊖ w_out = +0 at z, ±0 elsewhere.
+
+    At x = z the backward pass meets w_out (<= 1), the transfer weights (h becomes g,
+    exactly), then weights 1 down to x; every side branch (killers, N, the indicators)
+    has a finite upstream and dies at a ReLU whose pre-activation is exactly 0.  At x ≠ z
+    it meets w_out or −1 (finite for |y| <= Ω) and dies at R_last or N.
+    """
+    f = s.fmt
+    P = gate_plan(f)
+    params = {**_step_params(s, "ge", z), **_step_params(s, "le", -z)}
+    w_out, chain = transfer_weights(s, h, g)
+    weights = [s.const(1)] * shrink_count(f) + list(reversed(chain))  # forward order
+    params.update(reset_chain(s, P, z - z.next_down(), weights, with_n=True))  # the gate gives d at x = z
+    params["w_out"] = w_out
+    P.add(OUTPUT_LAYER)
+    return P.network(), params
+
+
+def killer_constant(fmt):
+    """C = 2^e_max: above every T = x ⊖ z⁻ of X (at most 2^(e_max−1)) and every chain bias."""
+    return Fraction(2) ** fmt.e_max
+
+
+def gate_plan(fmt):
+    """Layers 1–7 of the repaired gradient atom (a :class:`_Plan` on input x): the step
+    pair, and beside it T = relu(x ⊖ z⁻) carried by copies (its own neuron, so that the
+    step blocks are exactly the step-indicator lemmas' networks); layer 6 the killers G1,
+    G2; layer 7 the gate R = relu(T − G1 − G2).  Layer 6 lists ``T, G1, G2`` and layer 7
+    ``R, G1, G2``: the column order of the next layers' sums."""
+    P = _Plan(fmt)
+    ge, le = _step_layers(fmt, "ge", 1, 0), _step_layers(fmt, "le", -1, 0)
+    srcs = {"ge": "x", "le": "x"}
+    for k in range(5):
+        layer = []
+        for tag, (entries, bias) in (("ge", ge[k]), ("le", le[k])):
+            layer.append((f"{tag}{k}", [(srcs[tag], w) for _, _, w in entries], bias[0]))
+            srcs[tag] = f"{tag}{k}"
+        layer.append(t_carry(k))
+        P.add(layer)
+    for layer in gate_top(fmt):
+        P.add(layer)
+    return P
+
+
+def t_carry(k):
+    """T in layer k + 1 of the gate: relu(x ⊖ z⁻) in layer 1 (the bias of 1[x >= z]'s first
+    neuron), then carried."""
+    return ("T", [("x", 1)], Param("ge_nzm")) if k == 0 else carried(["T"])[0]
+
+
+def reset_chain(s, P, F, weights, with_n=False):
+    """Add one :func:`chain_layer` per weight to the plan P, input side first; each bias
+    resets its neuron (:func:`reset_bias`) given the value F entering the chain at x = z.
+    Returns the layers' params (c_i, B_i)."""
+    params = {}
+    for i, c in enumerate(weights):
+        Pin = c * F
+        params[f"c{i}"], params[f"B{i}"] = c, reset_bias(s, Pin)
+        F = Pin + params[f"B{i}"]
+        P.add(chain_layer(f"c{i}", f"B{i}", with_n=with_n and i == len(weights) - 1))
+    return params
+
+
+def gate_top(fmt):
+    """Layers 6 and 7 of the gate on columns (ge, le, T) = layer 5's (ge4, le4, T)."""
+    C = killer_constant(fmt)
+    return ([t_carry(5), ("G1", [("ge4", -C)], C), ("G2", [("le4", -C)], C)],
+            [("R", [("T", 1), ("G1", -1), ("G2", -1)], NEG0)] + carried(["G1", "G2"]))
+
+
+def chain_layer(c, B, with_n=False):
+    """One chain layer on columns (R, G1, G2): R = relu(c ⊗ R ⊕ (−1)⊗G1 ⊕ (−1)⊗G2 ⊕ B), the
+    killers carried; ``with_n`` adds N = relu((−1)⊗G1 ⊕ (−1)⊗G2 ⊕ w_out) (the last one)."""
+    layer = [("R", [("R", Param(c)), ("G1", -1), ("G2", -1)], Param(B))] + carried(["G1", "G2"])
+    if with_n:
+        layer.append(("N", [("G1", -1), ("G2", -1)], Param("w_out")))
+    return layer
+
+
+OUTPUT_LAYER = [("out", [("R", Param("w_out")), ("N", -1)], NEG0)]
+
+
+def gradient_atom_depth(fmt):
+    U_h, U_g = transfer_slots(fmt)
+    return 7 + shrink_count(fmt) + U_h + 2 + 2 + U_g + 1
+
+
+# ------------------------------------------------------------------ ⊞
+def _renamed(net, params, prefix):
+    """The network with every Param renamed ``prefix + name`` (and its params dict)."""
+    if not prefix:
+        return net, dict(params)
+    ren = lambda e: Param(prefix + e.name) if isinstance(e, Param) else e  # noqa: E731
+    layers = [Layer(L.n_out, L.n_in, L.rows, L.cols, [ren(w) for w in L.weights], [ren(b) for b in L.bias],
+                    L.activation) for L in net.layers]
+    return Network(net.fmt, layers), {prefix + k: v for k, v in params.items()}
+
+
+def _padded(net, depth):
+    """``net`` made ``depth`` layers deep by copies of its last hidden layer, inserted before
+    the output layer: relu(1 ⊗ a) = a for a >= 0.  Values are unchanged; so is D^AD, up to
+    the sign of zeros (a copy multiplies by ReLU'(a) = 0 only where a = 0, where a's own
+    ReLU' was 0 already)."""
+    extra = depth - net.depth
+    if extra <= 0:
+        return net
+    if net.depth < 2:
+        raise InputError("a one-layer network has no hidden layer to carry")
+    f = net.fmt
+    n = net.layers[-2].n_out
+    copy = _layer([(i, i, f.round(Fraction(1))) for i in range(n)], n, n, [f.sign_bit] * n)
+    return Network(f, net.layers[:-1] + [copy] * extra + net.layers[-1:])
+
+
+def boxplus(parts):
+    """⊞ of ``parts`` = [(network, params), …] (each one input, one output whose bias is
+    −0): side by side on the shared input, padded to equal depth (:func:`_padded`), and one
+    output row that sums every part's output terms left to right, **in the order of the
+    parts** (the theorem puts f2's atoms before f1's).  Params are prefixed ``p{i}_``."""
+    if not parts:
+        raise InputError("⊞ of no networks")
+    f = parts[0][0].fmt
+    depth = max(n.depth for n, _ in parts)
+    nets, params = [], {}
+    for i, (net, P) in enumerate(parts):
+        if net.n_in != 1 or net.n_out != 1:
+            raise InputError("⊞ joins networks of one input and one output")
+        if net.layers[-1].bias[0] != f.sign_bit:
+            raise InputError("⊞ needs each part's output bias to be −0")
+        net, P = _renamed(net, P, f"p{i}_" if len(parts) > 1 else "")
+        nets.append(_padded(net, depth))
+        params.update(P)
+    one = lambda entries: np.array([list(entries)], dtype=object)  # noqa: E731  (one copy; ints and Params)
+    return _boxplus_copies(f, [(n, [(one(L.weights), one(L.bias)) for L in n.layers]) for n in nets]), params
+
+
+# ------------------------------------------------------------------ released gradient atom
+def released_gradient_atom(s, z, h, g):
+    """BRIEF §5.1: ``relu(v ⊗ relu((1/d) ⊗ Ind_z(x)))`` beside a released zero-gradient atom
+    of value −v/d, summed (d: the released point indicator's D^AD at z).  The authors
+    take v = the target gradient at upstream 1; for an upstream h this block is used with
+    v = g ⊘ h (the natural reading: AD gives y ⊗ v)."""
+    f = s.fmt
+    pnet, params = released_point(s, z)
+    d = released_point_derivative(s, z)
+    v = g / h
+    layers = list(pnet.layers) + [
+        _layer(_w(f, [(0, 0, Param("inv_d"))]), 1, 1, _b(f, [NEG0])),
+        _layer(_w(f, [(0, 0, Param("v"))]), 1, 1, _b(f, [NEG0])),
+        _layer(_w(f, [(0, 0, 1)]), 1, 1, _b(f, [NEG0]), "identity")]
+    branch_a = Network(f, layers)
+    params.update(inv_d=1 / d, v=v)
+    zga, zp = released_zero_gradient_atom(s, z, -(v / d))
+    return boxplus([(branch_a, params), (zga, zp)])
+
+
+# ------------------------------------------------------------------ Theorem 3.1 (ReLU, d = 1)
+def theorem_network(fmt, points):
+    """f = f2 ⊞ f1 for targets on a finite domain: ``points`` = [(z, f*, h*, g*), …] as bit
+    patterns (distinct z in X, |h*| <= Ω, g* = 0 where h* = 0).  f2 is the ⊞ of the
+    repaired gradient atoms of the points with g* ≠ 0, f1 the ⊞ of the repaired
+    zero-gradient atoms of every point; f2's terms come first in the output row
+    (proofs/boxplus_neutrality.py, proofs/theorem_3_1_relu.py)."""
+    if not points:
+        raise InputError("the domain is empty")
+    top = Fraction(2) ** (fmt.e_max - 2)
+    seen = set()
+    for z, v, h, g in points:
+        at = f"at x = {fmt.show(z)}"
+        for what, b in (("x", z), ("f*", v), ("h*", h), ("g*", g)):
+            if not fmt.is_finite(b):
+                raise InputError(f"{at}: {what} = {fmt.show(b)} is not finite")
+        if abs(fmt.to_fraction(z)) > top:
+            raise InputError(f"{at}: x is outside X = [-2^{fmt.e_max - 2}, 2^{fmt.e_max - 2}]")
+        if fmt.to_fraction(z) in seen:
+            raise InputError(f"{at}: x appears twice (+0 and -0 are one point)")
+        seen.add(fmt.to_fraction(z))
+        if fmt.is_zero(h) and not fmt.is_zero(g):
+            raise InputError(f"{at}: h* = 0 but g* = {fmt.show(g)}: a zero upstream gradient gives a zero gradient")
+    depth = gradient_atom_depth(fmt)
+    ga = [(z, h, g) for z, _, h, g in points if not fmt.is_zero(g)]
+    kinds = [_copies(repaired_gradient_atom, fmt, list(zip(*ga)), depth)] if ga else []
+    kinds.append(_copies(zero_gradient_atom, fmt, [[z for z, *_ in points], [v for _, v, *_ in points]], depth))
+    return _boxplus_copies(fmt, kinds)
+
+
+def _copies(builder, fmt, args, depth):
+    """The builder's network for many parameter tuples at once (``args``: one list of bit
+    patterns per argument): the template (with Params), padded to ``depth``
+    (:func:`_padded`), and per layer its weights (copies × entries) and biases (copies ×
+    neurons) as bit patterns — the same bits as :func:`concrete` gives copy by copy (the
+    test suite compares them)."""
+    from fpsmt.semantics.arith import concrete as executor
+    from fpsmt.proof.claims import F, Scope
+    A = executor(fmt)
+    s = Scope(A, fmt, {})
+    n = len(args[0])
+    net, params = builder(s, *(F(s, A.const(np.asarray(a, dtype=np.uint64))) for a in args))
+    values = {k: np.broadcast_to(np.ravel(A.to_bits(v.v)).astype(np.uint64), (n,)) for k, v in params.items()}
+    column = lambda e: values[e.name] if isinstance(e, Param) else np.full(n, e, dtype=np.uint64)  # noqa: E731
+    net = _padded(net, depth)
+    return net, [(np.stack([column(w) for w in L.weights], axis=1).reshape(n, len(L.weights)),
+                  np.stack([column(b) for b in L.bias], axis=1)) for L in net.layers]
+
+
+def _boxplus_copies(fmt, kinds):
+    """The layers of ⊞ (:func:`boxplus`) for ``kinds`` = [(template network, per layer
+    (weights: copies × entries, biases: copies × neurons)), …]: every copy of every kind
+    side by side, kind after kind, and one output row summing their terms in that order;
+    built with array operations.  :func:`_copies` makes a kind of many copies, boxplus a
+    kind of one copy per part."""
+    layers = []
+    depth = kinds[0][0].depth
+    for k in range(depth):
+        last = k == depth - 1
+        rows, cols, ws, bias = [], [], [], []
+        r0 = c0 = 0
+        for net, values in kinds:
+            L, (W, B) = net.layers[k], values[k]
+            i = np.arange(len(W))[:, None]
+            rows.append(np.zeros(W.size, dtype=np.int64) if last else (r0 + i * L.n_out + L.rows[None, :]).ravel())
+            cols.append(L.cols[None, :].repeat(len(W), 0).ravel() if k == 0 else (c0 + i * L.n_in + L.cols[None, :]).ravel())
+            ws.append(W.ravel())
+            bias.append(B.ravel())
+            r0 += len(W) * L.n_out
+            c0 += len(W) * L.n_in
+        bias = [fmt.sign_bit] if last else np.concatenate(bias).tolist()
+        layers.append(Layer(1 if last else r0, 1 if k == 0 else c0, np.concatenate(rows), np.concatenate(cols),
+                            np.concatenate(ws).tolist(), bias, kinds[0][0].layers[k].activation))
+    return Network(fmt, layers)

@@ -1,0 +1,664 @@
+"""The claim language: ∃, ∀ and ∃∀ statements over the floats of a format.
+
+A claim is data: named variables with domains, constraints, hypotheses and a goal,
+written once as Python functions of a :class:`Scope`.  The engine evaluates the same
+functions with Z3 terms (to solve) and with the executor (to replay a model), so a
+statement cannot mean one thing to the solver and another to the replay.
+
+Shapes (``Claim.kind``)::
+
+    exists         ∃ v.  such_that(v)                     PROVED with a witness, or
+                                                          REFUTED: no witness exists (UNSAT)
+    forall         ∀ v.  given(v) → goal(v)               PROVED (the negation is UNSAT), or
+                                                          REFUTED with a counterexample
+    exists_forall  ∃ w.  such_that(w) ∧ ∀ u. given(w, u) → goal(w, u)
+                   solved by a counterexample-guided loop (propose w, refute its ∀ part,
+                   add the refutation, repeat); PROVED with w, REFUTED when no w survives
+                   the refutations found (a proof that no witness exists), UNKNOWN when
+                   the loop reaches its round limit.
+
+Domains: :func:`Float` (a float of the claim's format, optionally finite, normal,
+subnormal, nonzero, of a sign, in a closed range) and :func:`Int` (a bounded integer).
+A symbolic network parameter is a Float variable passed to :meth:`Scope.run`.
+
+Inside the functions, float values support ``+ - * unary- abs()`` (IEEE, RNE) and
+``< <= > >=`` (IEEE); ``x.eq(y)`` is IEEE equality, ``x.same(y)`` bit identity (NaN
+equal to NaN); predicates ``is_nan() is_inf() is_zero() is_finite() is_normal()
+is_subnormal() is_negative() is_positive()``; ``next_up() next_down()``; booleans
+combine with ``& | ~`` and ``implies``.  Python numbers and ``"0x…"`` strings are
+constants; a number that the format cannot represent exactly is refused.
+
+A claim may ``assume`` other claims by name: they must be proved first (in the same
+format), the result records them, and :meth:`Scope.instance` instantiates an assumed
+∀ claim at given terms as a hypothesis — big lemmas are proved in stages, then chained.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import Callable
+
+import numpy as np
+
+from fpsmt.errors import InputError
+from fpsmt.semantics.formats import Format, pow2
+
+INT_BITS = 32  # width of the signed bit-vectors that encode Int variables
+INT_LIMIT = 1 << 20  # bounds must stay well inside INT_BITS so sums cannot wrap
+
+
+# ------------------------------------------------------------------ domains
+@dataclass(frozen=True)
+class FloatDomain:
+    finite: bool = False
+    normal: bool = False
+    subnormal: bool = False
+    nonzero: bool = False
+    sign: str | None = None  # "+" or "-" (the sign bit; with NaN excluded)
+    lo: object = None  # bound (number, "0x…" pattern, or callable(fmt) -> either)
+    hi: object = None
+    not_nan: bool = False
+
+    kind = "float"
+
+
+@dataclass(frozen=True)
+class IntDomain:
+    lo: object
+    hi: object  # ints or callables(fmt) -> int
+
+    kind = "int"
+
+
+def Float(*, finite=False, normal=False, subnormal=False, nonzero=False, sign=None, range=None,
+          not_nan=False) -> FloatDomain:
+    """A float of the claim's format.  ``range=(lo, hi)`` is a closed IEEE interval whose
+    bounds are numbers, ``"0x…"`` patterns or functions of the format."""
+    if sign not in (None, "+", "-"):
+        raise InputError(f"sign must be '+' or '-', got {sign!r}")
+    if normal and subnormal:
+        raise InputError("a float cannot be both normal and subnormal")
+    lo, hi = range if range is not None else (None, None)
+    return FloatDomain(finite, normal, subnormal, nonzero, sign, lo, hi, not_nan)
+
+
+def Int(lo, hi) -> IntDomain:
+    """A bounded integer lo <= k <= hi (bounds may be functions of the format)."""
+    return IntDomain(lo, hi)
+
+
+Param = Float  # a symbolic network parameter is a float variable
+
+
+# ------------------------------------------------------------------ claims
+@dataclass
+class Claim:
+    name: str
+    kind: str  # "exists" | "forall" | "exists_forall"
+    witness: dict = field(default_factory=dict)  # ∃ variables: name -> domain
+    universal: dict = field(default_factory=dict)  # ∀ variables: name -> domain
+    such_that: Callable | None = None  # constraints on the ∃ variables
+    given: Callable | None = None  # hypotheses of the ∀ part
+    goal: Callable | None = None  # conclusion of the ∀ part
+    assumes: tuple = ()
+    doc: str = ""
+    formats: tuple | None = None  # formats the claim is stated for (None: any)
+    #: for a disjunction: {branch name: condition}; reports say which branch a witness takes
+    branches: dict | None = None
+    #: decide by enumeration in the executor before asking a solver, when the space of the
+    #: variables is small enough (up to ``exhaustive.CLAIM_LIMIT`` points, e.g. one float over
+    #: one binade of float32, or every (z, x) pair of a 16-bit format)
+    enumerate: bool = False
+
+    def __post_init__(self):
+        if self.kind not in ("exists", "forall", "exists_forall"):
+            raise InputError(f"claim {self.name}: unknown kind {self.kind!r}")
+        for name, dom in {**self.witness, **self.universal}.items():
+            if not isinstance(dom, (FloatDomain, IntDomain)):
+                raise InputError(f"claim {self.name}: variable {name!r} has an unsupported domain {dom!r} "
+                                 "(use Float(...), Int(lo, hi) or Param())")
+            if not name.isidentifier():
+                raise InputError(f"claim {self.name}: variable name {name!r} is not an identifier")
+        overlap = set(self.witness) & set(self.universal)
+        if overlap:
+            raise InputError(f"claim {self.name}: variables both ∃ and ∀: {', '.join(sorted(overlap))}")
+        if self.kind == "exists" and (self.universal or self.such_that is None):
+            raise InputError(f"claim {self.name}: an exists claim has witness variables and such_that only")
+        if self.kind == "forall" and (self.witness or self.goal is None):
+            raise InputError(f"claim {self.name}: a forall claim has universal variables and a goal only")
+        if self.kind == "exists_forall" and (not self.witness or not self.universal or self.goal is None):
+            raise InputError(f"claim {self.name}: an exists_forall claim needs witness and universal variables "
+                             "and a goal")
+        self.assumes = tuple(self.assumes)
+        if not self.doc:
+            self.doc = ""
+
+    @property
+    def variables(self):
+        return {**self.witness, **self.universal}
+
+    def applies_to(self, fmt: Format) -> bool:
+        return self.formats is None or fmt.name in self.formats
+
+
+def exists(name, variables, such_that, *, assumes=(), doc="", formats=None, branches=None) -> Claim:
+    return Claim(name, "exists", witness=dict(variables), such_that=such_that, assumes=assumes, doc=doc,
+                 formats=formats, branches=branches)
+
+
+def forall(name, variables, goal, *, given=None, assumes=(), doc="", formats=None, enumerate=False) -> Claim:
+    return Claim(name, "forall", universal=dict(variables), given=given, goal=goal, assumes=assumes, doc=doc,
+                 formats=formats, enumerate=enumerate)
+
+
+def exists_forall(name, witness, universal, goal, *, such_that=None, given=None, assumes=(), doc="",
+                  formats=None) -> Claim:
+    return Claim(name, "exists_forall", witness=dict(witness), universal=dict(universal), such_that=such_that,
+                 given=given, goal=goal, assumes=assumes, doc=doc, formats=formats)
+
+
+# ------------------------------------------------------------ the values
+class B:
+    """A boolean in an interpretation."""
+
+    __slots__ = ("s", "v")
+
+    def __init__(self, scope, v):
+        self.s, self.v = scope, v
+
+    def __and__(self, o):
+        return B(self.s, self.s.A.and_(self.v, _b(self.s, o)))
+
+    __rand__ = __and__
+
+    def __or__(self, o):
+        return B(self.s, self.s.A.or_(self.v, _b(self.s, o)))
+
+    __ror__ = __or__
+
+    def __invert__(self):
+        return B(self.s, self.s.A.not_(self.v))
+
+    def implies(self, o):
+        return (~self) | o
+
+    def __bool__(self):
+        raise TypeError("claim booleans are symbolic: combine them with & | ~ .implies(), not and/or/not/if")
+
+
+def _b(scope, o):
+    if isinstance(o, B):
+        return o.v
+    if isinstance(o, (bool, np.bool_)):
+        return scope.true().v if o else scope.false().v
+    raise TypeError(f"expected a claim boolean, got {o!r}")
+
+
+class F:
+    """A float of the claim's format in an interpretation (IEEE operations, RNE)."""
+
+    __slots__ = ("s", "v")
+
+    def __init__(self, scope, v):
+        self.s, self.v = scope, v
+
+    def _o(self, o):
+        return self.s.lift(o).v
+
+    def __add__(self, o):
+        return F(self.s, self.s.A.add(self.v, self._o(o)))
+
+    def __radd__(self, o):
+        return F(self.s, self.s.A.add(self._o(o), self.v))
+
+    def __sub__(self, o):
+        return F(self.s, self.s.A.sub(self.v, self._o(o)))
+
+    def __rsub__(self, o):
+        return F(self.s, self.s.A.sub(self._o(o), self.v))
+
+    def __mul__(self, o):
+        return F(self.s, self.s.A.mul(self.v, self._o(o)))
+
+    def __rmul__(self, o):
+        return F(self.s, self.s.A.mul(self._o(o), self.v))
+
+    def __truediv__(self, o):
+        return F(self.s, self.s.A.div(self.v, self._o(o)))
+
+    def __rtruediv__(self, o):
+        return F(self.s, self.s.A.div(self._o(o), self.v))
+
+    def __neg__(self):
+        return F(self.s, self.s.A.neg(self.v))
+
+    def __abs__(self):
+        return F(self.s, self.s.A.abs(self.v))
+
+    def __lt__(self, o):
+        return B(self.s, self.s.A.lt(self.v, self._o(o)))
+
+    def __le__(self, o):
+        return B(self.s, self.s.A.le(self.v, self._o(o)))
+
+    def __gt__(self, o):
+        return B(self.s, self.s.A.gt(self.v, self._o(o)))
+
+    def __ge__(self, o):
+        return B(self.s, self.s.A.ge(self.v, self._o(o)))
+
+    def __eq__(self, o):  # pragma: no cover - guard against a silent Python identity test
+        raise TypeError("use x.eq(y) (IEEE equality) or x.same(y) (bit identity), not ==")
+
+    __hash__ = None
+
+    def eq(self, o):
+        return B(self.s, self.s.A.eq(self.v, self._o(o)))
+
+    def ne(self, o):
+        return ~self.eq(o)
+
+    def same(self, o):
+        return B(self.s, self.s.A.same(self.v, self._o(o)))
+
+    def is_nan(self):
+        return B(self.s, self.s.A.is_nan(self.v))
+
+    def is_inf(self):
+        return B(self.s, self.s.A.is_inf(self.v))
+
+    def is_zero(self):
+        return B(self.s, self.s.A.is_zero(self.v))
+
+    def is_finite(self):
+        return B(self.s, self.s.A.is_finite(self.v))
+
+    def is_negative(self):
+        """The sign bit is set and x is not NaN (true for -0)."""
+        return B(self.s, self.s.A.signbit(self.v))
+
+    def is_positive(self):
+        return ~self.is_negative() & ~self.is_nan()
+
+    def is_subnormal(self):
+        return ~self.is_zero() & (abs(self) < self.s.min_normal)
+
+    def is_normal(self):
+        return self.is_finite() & (abs(self) >= self.s.min_normal)
+
+    def significand_odd(self) -> B:
+        """The last stored significand bit is 1 (an odd significand)."""
+        _, _, m = self.s.A.fields(self.v)
+        if self.s.A.concrete:
+            return B(self.s, np.asarray((np.asarray(m).astype(np.uint64) & np.uint64(1)) == 1))
+        import z3
+
+        from fpsmt.semantics.arith.symbolic import obj
+        m = m[()] if isinstance(m, np.ndarray) else m
+        return B(self.s, obj(z3.Extract(0, 0, m) == 1))
+
+    def exponent(self) -> "I":
+        """e_x = floor(log2 |x|) for a normal x, read from the exponent field; e_min for
+        subnormals and zeros (meaningless for infinities and NaN)."""
+        return self.s._exponent(self.v)
+
+    def next_up(self):
+        return F(self.s, self.s.A.next_up(self.v))
+
+    def next_down(self):
+        return F(self.s, self.s.A.next_down(self.v))
+
+
+class I:
+    """A bounded integer in an interpretation (exact; bounds keep it far from wrapping)."""
+
+    __slots__ = ("s", "v")
+
+    def __init__(self, scope, v):
+        self.s, self.v = scope, v
+
+    def _o(self, o):
+        return o.v if isinstance(o, I) else self.s.int_const(int(o))
+
+    def __add__(self, o):
+        return I(self.s, self.v + self._o(o))
+
+    __radd__ = __add__
+
+    def __sub__(self, o):
+        return I(self.s, self.v - self._o(o))
+
+    def __rsub__(self, o):
+        return I(self.s, self._o(o) - self.v)
+
+    def __neg__(self):
+        return I(self.s, -self.v)
+
+    def __lt__(self, o):
+        return self.s._icmp("lt", self.v, self._o(o))
+
+    def __le__(self, o):
+        return self.s._icmp("le", self.v, self._o(o))
+
+    def __gt__(self, o):
+        return self.s._icmp("lt", self._o(o), self.v)
+
+    def __ge__(self, o):
+        return self.s._icmp("le", self._o(o), self.v)
+
+    def __eq__(self, o):  # pragma: no cover
+        raise TypeError("use k.eq(j) for integers in claims")
+
+    __hash__ = None
+
+    def eq(self, o):
+        return self.s._icmp("eq", self.v, self._o(o))
+
+    def pow2(self):
+        """The float RNE(2^k): exact for e_min − M <= k <= e_max, +inf above, +0 below."""
+        return self.s.pow2(self.v)
+
+
+# ------------------------------------------------------------------ scope
+class Scope:
+    """The variables of a claim in one interpretation, plus helpers for its functions."""
+
+    def __init__(self, A, fmt: Format, values: dict, instances=None):
+        self.A = A
+        self.fmt = fmt
+        self._vals = values
+        self._instances = instances  # callback (claim name, terms) -> B, set by the engine
+        self.lets: dict = {}
+
+    def __getattr__(self, name):
+        vals = self.__dict__.get("_vals")
+        if vals is not None and name in vals:
+            return vals[name]
+        raise AttributeError(f"claim has no variable {name!r}")
+
+    def __getitem__(self, name):
+        return self._vals[name]
+
+    # -- constants
+    def const(self, x) -> F:
+        """A constant: an exactly representable number, or a ``"0x…"`` pattern."""
+        return F(self, self.A.const(self.bits_of(x)))
+
+    def bits_of(self, x) -> int:
+        f = self.fmt
+        if isinstance(x, str):
+            return f.parse_hex(x)
+        if isinstance(x, float) and (x != x or x in (float("inf"), float("-inf"))):
+            return f.from_float(x)
+        q = Fraction(x)
+        b = f.round(q, negative_zero=isinstance(x, float) and str(x).startswith("-"))
+        if not f.is_finite(b) or f.to_fraction(b) != q:
+            raise InputError(f"constant {x!r} is not representable in {f.name}")
+        return b
+
+    def ceil(self, q) -> F:
+        """The least float >= the exact rational q, so that ``v >= s.ceil(q)`` is ``v >= q``."""
+        f = self.fmt
+        q = Fraction(q)
+        b = f.round(q)
+        if f.is_finite(b) and f.to_fraction(b) < q:
+            b = f.next_up(b)
+        return F(self, self.A.const(b))
+
+    def floor(self, q) -> F:
+        """The greatest float <= q, so that ``v <= s.floor(q)`` is ``v <= q``."""
+        f = self.fmt
+        q = Fraction(q)
+        b = f.round(q)
+        if f.is_finite(b) and f.to_fraction(b) > q:
+            b = f.next_down(b)
+        return F(self, self.A.const(b))
+
+    def lift(self, o) -> F:
+        return o if isinstance(o, F) else self.const(o)
+
+    def true(self) -> B:
+        return self.const(0).eq(0)
+
+    def false(self) -> B:
+        return ~self.true()
+
+    @property
+    def Omega(self) -> F:
+        return F(self, self.A.const(self.fmt.max_bits))
+
+    @property
+    def omega(self) -> F:
+        return F(self, self.A.const(1))
+
+    @property
+    def min_normal(self) -> F:
+        return F(self, self.A.const(1 << self.fmt.M))
+
+    def inf(self, negative=False) -> F:
+        return F(self, self.A.const(self.fmt.inf_bits(negative)))
+
+    def nan(self) -> F:
+        return F(self, self.A.const(self.fmt.nan_bits))
+
+    def all(self, *bs) -> B:
+        out = self.true()
+        for b in _flat(bs):
+            out = out & b
+        return out
+
+    def any(self, *bs) -> B:
+        out = self.false()
+        for b in _flat(bs):
+            out = out | b
+        return out
+
+    def where(self, c: B, a, b):
+        a, b = self.lift(a), self.lift(b)
+        return F(self, self.A.where(c.v, a.v, b.v))
+
+    def iwhere(self, c: B, a, b) -> I:
+        """The integer ``a`` where ``c`` holds, else ``b`` (ints or :class:`I`)."""
+        a, b = (x.v if isinstance(x, I) else self.int_const(int(x)) for x in (a, b))
+        if self.A.concrete:
+            return I(self, np.where(np.asarray(c.v), a, b))
+        import z3
+        ops = _SymInts(self)
+        cv = c.v[()] if isinstance(c.v, np.ndarray) else c.v
+        return I(self, z3.If(cv, ops._bv(a), ops._bv(b)))
+
+    def let(self, name, x: F) -> F:
+        """Name an intermediate value: replay compares it between solver and executor."""
+        self.lets[name] = x
+        return x
+
+    # -- activations
+    def sigma(self, activation, x) -> F:
+        """σ_F(x), correctly rounded (``activation``: a name, ``FILE.py:NAME`` or an Activation)."""
+        from fpsmt.semantics.activations import get_activation
+        return F(self, get_activation(activation).value(self.A, self.lift(x).v))
+
+    def sigma_prime(self, activation, x) -> F:
+        """σ'_F(x), correctly rounded, with the activation's kink convention."""
+        from fpsmt.semantics.activations import get_activation
+        return F(self, get_activation(activation).derivative(self.A, self.lift(x).v))
+
+    # -- networks
+    def run(self, net, x, y=None, params=None, sem=None, trace=False):
+        """Run a network on floats ``x`` (list) with upstream gradients ``y``; symbolic
+        parameters from ``params`` ({name: F}).  Returns (outputs, gradient) as lists of F;
+        with ``trace``, also per layer (pre-activations, outputs, gradients w.r.t. outputs),
+        each a list of F per neuron — for staged proofs about blocks inside a network."""
+        from fpsmt.semantics.network import PAPER, run
+        X = _stack([self.lift(v).v for v in x])
+        Y = None if y is None else _stack([self.lift(v).v for v in y])
+        P = None if params is None else {k: self.lift(v).v for k, v in params.items()}
+        t = run(self.A, net, X, Y, P, sem or PAPER)
+        out = [F(self, t.out[..., i]) for i in range(net.n_out)]
+        grad = None if t.grad is None else [F(self, t.grad[..., j]) for j in range(net.n_in)]
+        if not trace:
+            return out, grad
+
+        def cols(v):
+            return None if v is None else [F(self, v[..., i]) for i in range(np.shape(v)[-1])]
+        return out, grad, ([cols(v) for v in t.pre], [cols(v) for v in t.post], [cols(v) for v in t.upstream])
+
+    # -- assumed claims
+    def instance(self, claim_name, **terms) -> B:
+        """The assumed ∀ claim ``claim_name`` instantiated at ``terms`` (given → goal)."""
+        if self._instances is None:
+            raise InputError("instance() is available only while the engine discharges a claim")
+        return self._instances(self, claim_name, terms)
+
+    # -- integers (interpretation dependent)
+    def int_const(self, k: int):
+        if self.A.concrete:
+            return int(k)
+        import z3
+        return z3.BitVecVal(int(k), INT_BITS)
+
+    def _icmp(self, op, a, b) -> B:
+        return B(self, self._int_ops().cmp(op, a, b))
+
+    def _int_ops(self):
+        return _SymInts(self) if not self.A.concrete else _ConcreteInts(self)
+
+    def pow2(self, k) -> F:
+        return F(self, self._int_ops().pow2(k))
+
+    def int_pow2(self, k: int) -> F:
+        """The constant 2^k (k a Python int) rounded to the format."""
+        return F(self, self.A.const(self.fmt.round(pow2(int(k)))))
+
+    def _exponent(self, v) -> I:
+        _, e, _ = self.A.fields(v)
+        f = self.fmt
+        if self.A.concrete:
+            e = np.asarray(e).astype(np.int64)
+            return I(self, np.maximum(e, 1) - f.bias)
+        import z3
+        e = e[()] if isinstance(e, np.ndarray) else e
+        ew = z3.ZeroExt(INT_BITS - f.E, e)
+        return I(self, z3.If(ew == 0, z3.BitVecVal(1, INT_BITS), ew) - z3.BitVecVal(f.bias, INT_BITS))
+
+
+def _stack(vals):
+    """Values of one shape along a new last axis; constants (shape ()) broadcast to the
+    variables' shape (the executor enumerates a claim's variables as arrays)."""
+    shape = np.broadcast_shapes(*[np.shape(v) for v in vals])
+    return np.stack([np.broadcast_to(v, shape) for v in vals], axis=-1)
+
+
+def _flat(bs):
+    for b in bs:
+        if isinstance(b, (list, tuple)):
+            yield from _flat(b)
+        else:
+            yield b
+
+
+class _ConcreteInts:
+    def __init__(self, scope):
+        self.s = scope
+
+    def cmp(self, op, a, b):
+        return np.asarray({"lt": a < b, "le": a <= b, "eq": a == b}[op])
+
+    def pow2(self, k):
+        """2^k rounded to the format (+inf above e_max, +0 below half the least
+        subnormal), by one table of the format's powers of two indexed with k."""
+        f = self.s.fmt
+        lo = f.e_min - f.M - 1
+        table = _pow2_table(f, lo)
+        k = np.asarray(k)
+        i = np.clip((k if k.dtype == object else k.astype(np.int64)) - (lo - 1), 0, len(table) - 1)
+        return self.s.A.const(table[i.astype(np.int64)])
+
+
+_POW2 = {}
+
+
+def _pow2_table(f, lo):
+    """[0, 2^lo, …, 2^e_max, +inf] as patterns (index 0: every k below lo)."""
+    t = _POW2.get(f)
+    if t is None:
+        t = _POW2[f] = np.asarray([0] + [f.round(pow2(k)) for k in range(lo, f.e_max + 1)]
+                                  + [f.inf_bits()], dtype=object if f.nbits > 64 else np.uint64)
+    return t
+
+
+class _SymInts:
+    def __init__(self, scope):
+        self.s = scope
+
+    def cmp(self, op, a, b):
+        from fpsmt.semantics.arith.symbolic import obj
+        a, b = self._bv(a), self._bv(b)
+        return obj({"lt": a < b, "le": a <= b, "eq": a == b}[op])  # BitVecRef < is signed
+
+    def _bv(self, v):
+        import z3
+        if isinstance(v, np.ndarray):
+            v = v[()]
+        if isinstance(v, int):
+            return z3.BitVecVal(v, INT_BITS)
+        if v.size() < INT_BITS:
+            return z3.ZeroExt(INT_BITS - v.size(), v)  # a field: unsigned
+        return v
+
+    def pow2(self, k):
+        import z3
+
+        from fpsmt.semantics.arith.symbolic import obj
+        f = self.s.fmt
+        A = self.s.A
+        k = self._bv(k)
+        C = lambda n: z3.BitVecVal(n, INT_BITS)  # noqa: E731
+        normal = A._from_fields1(0, z3.Extract(f.E - 1, 0, k + C(f.bias)), 0)
+        width = max(INT_BITS, f.M + 1)  # the shift must reach bit M − 1 (float64: bit 51)
+        shift = z3.ZeroExt(width - INT_BITS, k - C(f.e_min - f.M))
+        sub_frac = z3.Extract(f.M - 1, 0, z3.BitVecVal(1, width) << shift)
+        subnormal = A._from_fields1(0, 0, sub_frac)
+        r = z3.If(k > C(f.e_max), A.const1(f.inf_bits()),
+                  z3.If(k >= C(f.e_min), normal, z3.If(k >= C(f.e_min - f.M), subnormal, A.const1(0))))
+        return obj(r)
+
+
+# ---------------------------------------------------------- domain constraints
+def domain_constraint(scope: Scope, name: str, dom) -> B:
+    """The boolean that restricts variable ``name`` to its domain."""
+    fmt = scope.fmt
+    v = scope[name]
+    if isinstance(dom, IntDomain):
+        lo, hi = (b(fmt) if callable(b) else b for b in (dom.lo, dom.hi))
+        if not (isinstance(lo, int) and isinstance(hi, int)) or lo > hi:
+            raise InputError(f"variable {name}: integer bounds must be ints with lo <= hi, got {lo!r}, {hi!r}")
+        if max(abs(lo), abs(hi)) >= INT_LIMIT:
+            raise InputError(f"variable {name}: integer bounds must stay below 2^20 in magnitude")
+        return (v >= lo) & (v <= hi)
+    parts = []
+    if dom.not_nan:
+        parts.append(~v.is_nan())
+    if dom.finite:
+        parts.append(v.is_finite())
+    if dom.normal:
+        parts.append(v.is_normal())
+    if dom.subnormal:
+        parts.append(v.is_subnormal())
+    if dom.nonzero:
+        parts.append(~v.is_zero())
+    if dom.sign == "+":
+        parts.append(v.is_positive())
+    elif dom.sign == "-":
+        parts.append(v.is_negative())
+    for bound, op in ((dom.lo, "ge"), (dom.hi, "le")):
+        if bound is not None:
+            b = bound(fmt) if callable(bound) else bound
+            try:
+                c = scope.const(b) if not (isinstance(b, float) and b in (float("inf"), float("-inf"))) \
+                    else scope.inf(b < 0)
+            except InputError as e:
+                raise InputError(f"variable {name}: range bound: {e}") from None
+            parts.append(v >= c if op == "ge" else v <= c)
+    return scope.all(*parts) if parts else scope.true()

@@ -1,0 +1,424 @@
+"""The proof engine: discharge any claim the same way.
+
+For a claim and a format it (1) checks that every assumed claim is proved, (2) renders
+the query to SMT-LIB 2 through Z3, (3) answers from the store when it can, (4) solves
+with the requested back end or the portfolio under a wall-clock limit, (5) replays
+every model in the executor (:mod:`fpsmt.proof.replay`), (6) optionally confirms an UNSAT
+answer with a second solver, and (7) records the decided result in the store.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import time
+from dataclasses import dataclass, field
+
+import numpy as np
+import z3
+
+from fpsmt.semantics.arith import Z3Arith
+from fpsmt.proof.claims import Claim, FloatDomain
+from fpsmt.semantics.activations.encode import lazy_variables, refine
+from fpsmt.proof.encoding import Encoding, conjunction, parts
+from fpsmt.errors import FpsmtError, InputError
+from fpsmt.semantics.formats import Format
+from fpsmt.proof.replay import replay_model, show
+from fpsmt.proof.exhaustive import CLAIM_LIMIT, TimeUp, decide, space
+from fpsmt.proof.solve import Answer, Query, plan_for, second_opinion, solve_plan, solver_versions
+from fpsmt.proof.store import Store, result_key, statement_hash
+
+PROVED, REFUTED, UNKNOWN = "PROVED", "REFUTED", "UNKNOWN"
+
+
+def rests_on_unsat(kind: str, status: str) -> bool:
+    """Whether a claim of ``kind`` gets ``status`` from an UNSAT answer (what --confirm
+    checks), rather than from a replayed model: ∀ PROVED, ∃ REFUTED, ∃∀ either."""
+    return status == (REFUTED if kind == "exists" else PROVED) or (kind == "exists_forall" and status == REFUTED)
+
+
+@dataclass
+class Result:
+    claim: str
+    format: Format
+    kind: str
+    status: str
+    witness: dict = field(default_factory=dict)  # var -> bits (floats) or int
+    solver: str = ""
+    seconds: float = 0.0
+    cached: bool = False
+    reason: str = ""
+    experimental: bool = False
+    assumed: list = field(default_factory=list)
+    rounds: int = 0
+    confirmed_by: str = ""
+    per_solver: dict = field(default_factory=dict)
+    key: str = ""
+    float_vars: tuple = ()
+
+    def witness_json(self):
+        return {k: (self.format.hex(v) if k in self.float_vars else v) for k, v in self.witness.items()}
+
+    def to_json(self):
+        return {"claim": self.claim, "format": self.format.name, "status": self.status,
+                "witness": self.witness_json(), "solver": self.solver, "seconds": round(self.seconds, 3),
+                "cached": self.cached, "kind": self.kind, "reason": self.reason,
+                "experimental": self.experimental, "confirmed_by": self.confirmed_by or None,
+                "assumed": self.assumed, "rounds": self.rounds}
+
+
+def _render(constraints, A: Z3Arith) -> str:
+    s = z3.Solver()
+    s.add(*constraints, *A.side, *A.facts)
+    return s.sexpr()
+
+
+# -------------------------------------------------------------------- engine
+class Engine:
+    def __init__(self, *, solver="z3", timeout=60.0, confirm=False, store: Store | None = None, recheck=False,
+                 max_rounds=64, progress=None):
+        from fpsmt.proof.solve import SOLVERS
+        if solver not in SOLVERS:
+            raise InputError(f"unknown solver {solver!r}: use one of {', '.join(SOLVERS)}")
+        if not timeout > 0:
+            raise InputError("--timeout must be positive")
+        self.solver, self.timeout, self.confirm = solver, timeout, confirm
+        self.store, self.recheck, self.max_rounds = store, recheck, max_rounds
+        self.progress = progress or (lambda msg: None)
+        self.results: dict = {}  # (claim, format) -> Result of this run
+        self._memo: dict = {}  # result key -> Result of this run (a statement is asked once)
+
+    def _query(self, claim, fmt, registry, build, fixed=None):
+        enc = Encoding(claim, fmt, Z3Arith(fmt), fixed or {}, registry)
+        enc.cond = conjunction(build)(enc).v[()]
+        return enc, self._render_query(enc, build)
+
+    @staticmethod
+    def _render_query(enc, build):
+        return Query(_render([enc.cond], enc.A),
+                     {n: enc.widths[n] for n in build.variables if n in enc.widths}, enc.fmt,
+                     lazy_variables(enc.A))
+
+    def _statement(self, claim, fmt, registry):
+        """The SMT-LIB 2 text that identifies a claim (for ∃∀: the witness constraints and the
+        refutation template, every variable free)."""
+        if claim.kind == "exists_forall":
+            _, q1 = self._query(claim, fmt, registry, parts(claim, "propose"))
+            _, q2 = self._query(claim, fmt, registry, parts(claim, "forall"))
+            return q1.text + "\n; refutation template\n" + q2.text
+        _, q = self._query(claim, fmt, registry, parts(claim, "exists" if claim.kind == "exists" else "forall"))
+        return q.text
+
+    # -- the main entry
+    def prove(self, claim: Claim, fmt: Format, registry: dict, hints=()) -> Result:
+        """Decide ``claim`` in ``fmt``.  ``hints``: candidate witnesses (partial assignments of
+        the witness variables, bit patterns) tried first, each under a quarter of the time
+        limit; a hint only steers the search — what is returned is solved and replayed."""
+        plan = None if self.solver == "exhaustive" else plan_for(self.solver, fmt)
+        assumed = self._check_assumptions(claim, fmt, registry)
+        text = self._statement(claim, fmt, registry)
+        stmt = statement_hash(text, fmt.name)
+        versions = solver_versions(plan) if plan is not None else "exhaustive"
+        key = result_key(text, fmt.name, self.solver, versions)
+        float_vars = tuple(n for n, d in claim.variables.items() if isinstance(d, FloatDomain))
+        if key in self._memo and not self.recheck:  # the same statement asked earlier in this run
+            r = dataclasses.replace(self._memo[key], cached=True)
+            self.results[(claim.name, fmt.name)] = r
+            return r
+        if self.store is not None and not self.recheck:
+            row = self.store.get(key)
+            if row is not None:
+                witness = {k: (fmt.parse_hex(v) if k in float_vars else v) for k, v in row["witness"].items()}
+                r = Result(claim.name, fmt, claim.kind, row["status"], witness, row["solver"],
+                           row["total_seconds"], True, row["detail"].get("reason", ""),
+                           row["detail"].get("experimental", False), [a["claim"] for a in row["assumed"]],
+                           row["detail"].get("rounds", 0), row["detail"].get("confirmed_by", ""),
+                           row["seconds"], key, float_vars)
+                if self.confirm and not r.confirmed_by:
+                    self._confirm_stored(r, claim, fmt, registry)
+                self.results[(claim.name, fmt.name)] = r
+                return r
+        t0 = time.perf_counter()
+        deadline = time.monotonic() + self.timeout
+        r, cexs = self._hinted(claim, fmt, registry, plan, deadline, hints)
+        if r is not None:
+            pass
+        elif claim.kind == "exists_forall":
+            r = self._cegis(claim, fmt, registry, plan, deadline, cexs)
+        else:
+            r = self._single(claim, fmt, registry, plan, deadline)
+        r.seconds = time.perf_counter() - t0
+        r.assumed, r.key, r.float_vars = [a["claim"] for a in assumed], key, float_vars
+        if r.status != UNKNOWN and self.store is not None:
+            self.store.put(key=key, statement=stmt, claim=claim.name, fmt=fmt.name, kind=claim.kind,
+                           status=r.status, witness=r.witness_json(), solver=r.solver, solver_version=versions,
+                           seconds=r.per_solver, total_seconds=r.seconds, smt2=text, assumed=assumed,
+                           detail={"reason": r.reason, "experimental": r.experimental, "rounds": r.rounds,
+                                   "confirmed_by": r.confirmed_by, "requested_solver": self.solver})
+        self.results[(claim.name, fmt.name)] = r
+        self._memo[key] = r  # UNKNOWN too: the same solvers and time limit would not do better in this run
+        return r
+
+    def _check_assumptions(self, claim, fmt, registry):
+        out = []
+        for name in claim.assumes:
+            target = registry.get(name)
+            if target is None:
+                raise InputError(f"claim {claim.name} assumes {name!r}, which is not defined")
+            mine = self.results.get((name, fmt.name))
+            tstmt = statement_hash(self._statement(target, fmt, registry), fmt.name)
+            ok = (mine is not None and mine.status == PROVED) or (self.store is not None and self.store.proved(tstmt))
+            if not ok:
+                why = f"it is {mine.status}" if mine is not None else "it is not proved"
+                raise InputError(f"claim {claim.name} assumes {name}, but {why} in {fmt.name}: prove {name} first")
+            out.append({"claim": name, "statement": tstmt})
+        return out
+
+    # -- asking: a solver plan, or enumeration
+    def _ask(self, claim, fmt, registry, build, plan, deadline, fixed=None) -> tuple:
+        enc, q = self._query(claim, fmt, registry, build, fixed)
+        free = list(q.variables)
+        if plan is None or claim.enumerate:  # --solver exhaustive, or a claim that asks for it
+            ans = self._enumerate(claim, fmt, registry, build, fixed, free, deadline)
+            if ans is not None or plan is None:
+                return q, ans or Answer("unknown", None, "exhaustive", 0.0, reason=(
+                    f"the space of {', '.join(free)} in {fmt.name} is too large to enumerate "
+                    f"(more than 2^{CLAIM_LIMIT.bit_length() - 1} points)"))
+        ans = solve_plan(q, plan, max(0.1, deadline - time.monotonic()))
+        rounds = 0
+        while ans.status == "sat" and enc.A.lazy and refine(enc.A, ans.model):
+            rounds += 1  # the model used a wrong activation value: add the true one, solve again
+            if time.monotonic() >= deadline:
+                ans = Answer("unknown", None, "", ans.seconds, reason="time limit reached")
+                break
+            q = self._render_query(enc, build)
+            ans = solve_plan(q, plan, max(0.1, deadline - time.monotonic()))
+        if rounds:
+            self.progress(f"  {rounds} lazy refinement(s) of activation values")
+            if ans.status == "unknown":
+                ans.reason = (f"the lazily refined activation values did not settle within the time limit "
+                              f"({rounds} refinements); {ans.reason}")
+        if ans.status == "unknown":
+            got = decide(claim, fmt, conjunction(build), fixed or {}, free, registry)
+            if got is not None:
+                if ans.solver and ans.experimental and got[0] == "sat":
+                    self.progress(f"fpsmt: WARNING: SOLVERS DISAGREE: {ans.solver} (experimental) said unsat, "
+                                  "enumeration finds a model")
+                if got[0] == "unsat" and ans.solver and ans.experimental:
+                    return q, Answer("unsat", None, ans.solver, ans.seconds, True, "", ans.per_solver,
+                                     confirmed_by="exhaustive")
+                return q, Answer(got[0], got[1], "exhaustive", ans.seconds, False,
+                                 f"decided by enumeration ({ans.reason})", ans.per_solver)
+            axes = space(claim, fmt, free, CLAIM_LIMIT)
+            if axes is not None:  # too large to enumerate on the way, not for the enumeration back end
+                n = int(np.prod([len(a) for a in axes], dtype=object))
+                ans.reason += (f"; --solver exhaustive decides it by enumeration (at most {n:.3g} points; "
+                               "give it a --timeout to match)")
+        return q, ans
+
+    def _enumerate(self, claim, fmt, registry, build, fixed, free, deadline):
+        """The answer of enumerating the query's space in the executor (UNKNOWN at the
+        deadline), or None when the space is too large."""
+        t0 = time.perf_counter()
+        try:
+            got = decide(claim, fmt, conjunction(build), fixed or {}, free, registry, CLAIM_LIMIT, self.progress,
+                         deadline)
+        except TimeUp as e:
+            return Answer("unknown", None, "exhaustive", time.perf_counter() - t0, reason=str(e))
+        if got is None:
+            return None
+        dt = time.perf_counter() - t0
+        return Answer(got[0], got[1], "exhaustive", dt, per_solver={"exhaustive": round(dt, 3)})
+
+    # -- ∃ and ∀
+    def _single(self, claim, fmt, registry, plan, deadline) -> Result:
+        part = "exists" if claim.kind == "exists" else "forall"
+        build = parts(claim, part)
+        q, ans = self._ask(claim, fmt, registry, build, plan, deadline)
+        res = Result(claim.name, fmt, claim.kind, UNKNOWN, solver=ans.solver, experimental=ans.experimental,
+                     per_solver=ans.per_solver, reason=ans.reason)
+        if ans.status == "sat":
+            res.witness = self._replay(claim, fmt, registry, ans, part)
+            res.status = PROVED if claim.kind == "exists" else REFUTED
+            res.reason = "witness replayed" if claim.kind == "exists" else "counterexample replayed"
+        elif ans.status == "unsat":
+            res.status = REFUTED if claim.kind == "exists" else PROVED
+            res.reason = "no witness exists (unsat)" if claim.kind == "exists" else "negation unsat"
+            res.confirmed_by = ans.confirmed_by
+            self._confirm(res, claim, fmt, registry, build, q, deadline)
+        return res
+
+    def _confirm(self, res: Result, claim, fmt, registry, build, q: Query, deadline, fixed=None):
+        if not self.confirm or res.confirmed_by:
+            return
+        try:  # an experimental mode may check a decisive back end's UNSAT, never one of its own kind
+            others = plan_for("portfolio", fmt, exclude=(res.solver,))
+            if res.experimental:
+                others = {b: e for b, e in others.items() if not e}
+        except InputError:
+            others = {}
+        status, who, model = "unknown", "", None
+        if res.solver != "exhaustive":  # enumeration first where the space is small: seconds, and no solver involved
+            got = decide(claim, fmt, conjunction(build), fixed or {}, list(q.variables), registry)
+            if got is not None:
+                status, who, model = got[0], "exhaustive", got[1]
+        if status == "unknown" and others:
+            ans = second_opinion(q, others, max(self.timeout, deadline - time.monotonic()))
+            status, model = ans.status, ans.model
+            who = ans.solver + (" (experimental)" if ans.experimental else "")
+        if status == "unsat":
+            res.confirmed_by = who
+        elif status == "sat":
+            raise FpsmtError(f"SOLVERS DISAGREE on {res.claim} in {fmt.name}: {res.solver} says unsat, "
+                             f"{who} says sat with model "
+                             + ", ".join(f"{k}={fmt.hex(v) if q.variables[k] == fmt.nbits else v}"
+                                         for k, v in (model or {}).items() if k in q.variables))
+        else:
+            res.reason += "; not confirmed: no second solver decided"
+
+    def _confirm_stored(self, r: Result, claim, fmt, registry):
+        """--confirm on an answer read from the store that was not confirmed when found:
+        the UNSAT query behind it is rebuilt and checked now (the row is updated)."""
+        if not rests_on_unsat(claim.kind, r.status):  # a replayed model (witness or counterexample)
+            return
+        if claim.kind == "exists_forall" and r.status == REFUTED:  # its UNSAT rests on that run's refutations
+            r.reason += "; not confirmed: the store keeps no query to check again"
+            return
+        if claim.kind == "exists_forall":
+            build, fixed = parts(claim, "forall"), {n: v for n, v in r.witness.items() if n in claim.witness}
+        else:
+            build, fixed = parts(claim, claim.kind), None
+        _, q = self._query(claim, fmt, registry, build, fixed)
+        self._confirm(r, claim, fmt, registry, build, q, time.monotonic() + self.timeout, fixed)
+        if r.confirmed_by and self.store is not None:
+            self.store.confirm(r.key, r.confirmed_by)
+
+    # -- candidate witnesses first
+    def _hinted(self, claim, fmt, registry, plan, deadline, hints):
+        """(a PROVED result, or None; counterexamples found against the candidates)."""
+        cexs: list = []
+        if claim.kind == "forall":
+            return self._hinted_counterexample(claim, fmt, registry, plan, deadline, hints), cexs
+        first = "exists" if claim.kind == "exists" else "propose"
+        for hint in hints:
+            fixed = {n: int(v) for n, v in hint.items() if n in claim.witness}
+            if not fixed or time.monotonic() >= deadline:
+                continue
+            until = min(deadline, time.monotonic() + max(1.0, self.timeout / 4))
+            q, ans = self._ask(claim, fmt, registry, parts(claim, first, cexs), plan, until, fixed=fixed)
+            if ans.status != "sat":
+                continue
+            cand = self._replay(claim, fmt, registry, ans, first, fixed=fixed, cexs=cexs)
+            shown = ", ".join(f"{n}={show(claim, fmt, n, v)}" for n, v in fixed.items())
+            told = f"from the candidate {shown}"
+            if claim.kind == "exists":
+                return Result(claim.name, fmt, claim.kind, PROVED, cand, ans.solver, experimental=ans.experimental,
+                              per_solver=ans.per_solver, reason=f"witness replayed ({told})"), cexs
+            vbuild = parts(claim, "forall")
+            vq, vans = self._ask(claim, fmt, registry, vbuild, plan, until, fixed=cand)
+            if vans.status == "unsat":
+                res = Result(claim.name, fmt, claim.kind, PROVED, cand, vans.solver, experimental=vans.experimental,
+                             per_solver=vans.per_solver, confirmed_by=vans.confirmed_by,
+                             reason=f"witness replayed ({told}); its ∀ part unsat")
+                self._confirm(res, claim, fmt, registry, vbuild, vq, deadline, fixed=cand)
+                return res, cexs
+            if vans.status == "sat":
+                cx = self._replay(claim, fmt, registry, vans, "refute", fixed=cand)
+                cexs.append({n: cx[n] for n in claim.universal})
+                self.progress(f"  candidate {shown} refuted")
+        return None, cexs
+
+    def _hinted_counterexample(self, claim, fmt, registry, plan, deadline, hints):
+        """For a ∀ claim, a hint is a candidate counterexample: its variables fixed, the rest
+        solved (a quarter of the time limit each).  A REFUTED result (replayed) or None."""
+        build = parts(claim, "forall")
+        for hint in hints:
+            fixed = {n: int(v) for n, v in hint.items() if n in claim.universal}
+            if not fixed or time.monotonic() >= deadline:
+                continue
+            until = min(deadline, time.monotonic() + max(1.0, self.timeout / 4))
+            _, ans = self._ask(claim, fmt, registry, build, plan, until, fixed=fixed)
+            if ans.status == "sat":
+                shown = ", ".join(f"{n}={show(claim, fmt, n, v)}" for n, v in fixed.items())
+                res = Result(claim.name, fmt, claim.kind, REFUTED, solver=ans.solver, experimental=ans.experimental,
+                             per_solver=ans.per_solver, reason=f"counterexample replayed (from the candidate {shown})")
+                res.witness = self._replay(claim, fmt, registry, ans, "forall", fixed=fixed)
+                return res
+        return None
+
+    # -- ∃∀ by counterexample-guided refinement
+    def _cegis(self, claim, fmt, registry, plan, deadline, cexs=()) -> Result:
+        cexs: list = list(cexs)
+        w, u = list(claim.witness), list(claim.universal)
+        res = Result(claim.name, fmt, claim.kind, UNKNOWN)
+        for rnd in range(1, self.max_rounds + 1):
+            res.rounds = rnd
+            build = parts(claim, "propose", cexs)
+            q, ans = self._ask(claim, fmt, registry, build, plan, deadline)
+            res.solver, res.experimental = ans.solver, res.experimental or ans.experimental
+            res.per_solver = ans.per_solver
+            if ans.status == "unsat":
+                res.status = REFUTED
+                res.reason = f"no witness survives the {len(cexs)} refutation(s) found (unsat)"
+                res.confirmed_by = ans.confirmed_by
+                self._confirm(res, claim, fmt, registry, build, q, deadline)
+                return res
+            if ans.status != "sat":
+                res.reason = f"round {rnd}: proposing a witness: {ans.reason}"
+                return res
+            cand = self._replay(claim, fmt, registry, ans, "propose", cexs=cexs)
+            vbuild = parts(claim, "forall")
+            vq, vans = self._ask(claim, fmt, registry, vbuild, plan, deadline, fixed=cand)
+            res.per_solver = vans.per_solver
+            if vans.status == "unsat":
+                res.status, res.witness, res.solver = PROVED, cand, vans.solver
+                res.confirmed_by = vans.confirmed_by
+                res.reason = f"witness replayed; its ∀ part unsat after {rnd} round(s)"
+                self._confirm(res, claim, fmt, registry, vbuild, vq, deadline, fixed=cand)
+                return res
+            if vans.status != "sat":
+                res.reason = f"round {rnd}: refuting the candidate: {vans.reason}"
+                return res
+            cx = self._replay(claim, fmt, registry, vans, "refute", fixed=cand)
+            self.progress(f"  round {rnd}: candidate " + ", ".join(f"{n}={show(claim, fmt, n, cand[n])}"
+                                                                      for n in w) + " refuted")
+            cexs.append({n: cx[n] for n in u})
+        res.reason = f"no decision within {self.max_rounds} rounds"
+        return res
+
+    def _replay(self, claim, fmt, registry, ans: Answer, part, fixed=None, cexs=()) -> dict:
+        return replay_model(claim, fmt, registry, ans.solver, ans.model, part, fixed, cexs)
+
+
+def order_by_assumptions(claims: list) -> list:
+    """Claims sorted so that every claim comes after those it assumes (stable otherwise)."""
+    by_name = {c.name: c for c in claims}
+    out, seen, stack = [], set(), set()
+
+    def visit(c):
+        if c.name in seen:
+            return
+        if c.name in stack:
+            raise InputError(f"claims assume each other in a cycle through {c.name}")
+        stack.add(c.name)
+        for a in c.assumes:
+            if a in by_name:
+                visit(by_name[a])
+        stack.discard(c.name)
+        seen.add(c.name)
+        out.append(c)
+    for c in claims:
+        visit(c)
+    return out
+
+
+def load_claims(path: str) -> dict:
+    """The claims a Python file defines: every module-level Claim, by name."""
+    from fpsmt.userfiles import import_file
+    module = import_file(path, "claim")
+    claims = {}
+    for value in vars(module).values():
+        if isinstance(value, Claim):
+            claims[value.name] = value
+    if not claims:
+        raise InputError(f"{path} defines no claims")
+    return claims

@@ -1,0 +1,145 @@
+"""Solving: one SMT-LIB 2 text, several back ends, wall-clock limits, a portfolio.
+
+:func:`solve` sends a :class:`Query` to one back end (``z3``, ``cvc5``, ``bitwuzla``)
+or to every back end that accepts the format (``portfolio``, in parallel processes,
+first decisive answer wins).  An UNSAT from an experimental mode (cvc5's ``fp-exp``)
+is not decisive on its own: it must be confirmed by another back end.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from dataclasses import dataclass, field
+
+from fpsmt.errors import InputError
+from fpsmt.semantics.formats import Format
+from fpsmt.proof.solve.backends import BACKENDS, accepts, installed, version
+from fpsmt.proof.solve.pool import run_query, shutdown  # noqa: F401
+
+SOLVERS = BACKENDS + ("portfolio", "exhaustive")  # exhaustive: enumeration, see fpsmt.proof.exhaustive
+_warned: set = set()
+
+
+@dataclass
+class Query:
+    text: str  # SMT-LIB 2: declarations and assertions, no check-sat
+    variables: dict  # name -> bit-vector width: what a model must give
+    fmt: Format
+    extra: dict = field(default_factory=dict)  # further bit-vectors the model must give (not reported)
+
+
+@dataclass
+class Answer:
+    status: str  # "sat" | "unsat" | "unknown"
+    model: dict | None
+    solver: str  # the back end whose answer this is ("" when none answered)
+    seconds: float  # wall-clock time of the race
+    experimental: bool = False
+    reason: str = ""
+    per_solver: dict = field(default_factory=dict)  # backend -> seconds, or "timeout"/"cancelled"/"error: …"
+    confirmed_by: str = ""
+
+
+def _warn(msg):
+    if msg not in _warned:
+        _warned.add(msg)
+        sys.stderr.write(f"fpsmt: note: {msg}\n")
+
+
+def plan_for(solver: str, fmt: Format, exclude=()) -> dict:
+    """{backend: experimental} for a requested solver name in a format."""
+    if solver not in SOLVERS or solver == "exhaustive":
+        raise InputError(f"unknown solver {solver!r}: use one of {', '.join(SOLVERS)}")
+    if solver != "portfolio":
+        if not installed(solver):
+            raise InputError(f"solver {solver} is not installed (pip install {solver if solver != 'z3' else 'z3-solver'})")
+        ok, experimental, why = accepts(solver, fmt.E, fmt.M)
+        if not ok:
+            raise InputError(f"{why}; choose another --solver")
+        return {solver: experimental}
+    plan = {}
+    for b in BACKENDS:
+        if b in exclude:
+            continue
+        ok, experimental, why = accepts(b, fmt.E, fmt.M)
+        if ok:
+            plan[b] = experimental
+            if experimental:
+                _warn(f"{b} answers {fmt.name} only in its experimental mode; its UNSAT answers need confirmation")
+        else:
+            _warn(f"skipping {why}")
+    if not plan:
+        raise InputError(f"no installed solver accepts {fmt.name}")
+    return plan
+
+
+def solver_versions(plan) -> str:
+    return ",".join(f"{b}-{version(b)}{'-exp' if plan[b] else ''}" for b in sorted(plan))
+
+
+def solve(q: Query, solver: str = "z3", timeout: float = 60.0, exclude=()) -> Answer:
+    plan = plan_for(solver, q.fmt, exclude)
+    return solve_plan(q, plan, timeout)
+
+
+def _race(q: Query, plan: dict, timeout: float, decisive):
+    """(the pool's outcome, wall seconds, seconds or fate per back end)."""
+    t0 = time.perf_counter()
+    out = run_query(q.text, {**q.variables, **q.extra}, plan, timeout, decisive=decisive)
+    wall = time.perf_counter() - t0
+    per = {b: (round(a[3], 3) if a[0] != "unknown" else f"unknown: {a[2]}") for b, a in out.answers.items()}
+    per.update({b: "timeout" for b in out.timed_out})
+    per.update({b: "cancelled" for b in out.cancelled})
+    return out, wall, per
+
+
+def _undecided(out, wall, per, timeout) -> Answer:
+    reasons = [f"{b}: {a[2] or a[0]}" for b, a in out.answers.items()]
+    reasons += [f"{b}: no answer within {timeout:.3g} s" for b in out.timed_out]
+    return Answer("unknown", None, "", wall, False, "; ".join(reasons) or "no answer", per)
+
+
+def solve_plan(q: Query, plan: dict, timeout: float) -> Answer:
+    out, wall, per = _race(q, plan, timeout, lambda b, status, exp: status == "sat" or (status == "unsat" and not exp))
+    for b, (status, model, reason, secs) in out.answers.items():
+        if status == "sat" or (status == "unsat" and not plan[b]):
+            return Answer(status, model, b, wall, plan[b], "", per)
+    exp_unsat = [b for b, a in out.answers.items() if a[0] == "unsat"]
+    if exp_unsat:
+        return _confirm_experimental(q, exp_unsat[0], plan, wall, per, timeout - wall)
+    return _undecided(out, wall, per, timeout)
+
+
+def second_opinion(q: Query, plan: dict, timeout: float) -> Answer:
+    """The first answer any of ``plan``'s back ends decides, experimental modes included:
+    the check of an UNSAT another back end found (a wrong PROVED would need both wrong)."""
+    out, wall, per = _race(q, plan, timeout, lambda b, status, exp: status in ("sat", "unsat"))
+    for b, (status, model, reason, secs) in out.answers.items():
+        if status in ("sat", "unsat"):
+            return Answer(status, model, b, wall, plan[b], "", per)
+    return _undecided(out, wall, per, timeout)
+
+
+def _confirm_experimental(q: Query, who: str, plan: dict, wall: float, per: dict, left: float) -> Answer:
+    """An experimental UNSAT is confirmed by Z3 (or another non-experimental back end)."""
+    try:
+        others = {b: e for b, e in plan_for("portfolio", q.fmt, exclude=(who,)).items() if not e}
+    except InputError:
+        others = {}
+    if not others or left <= 0:
+        why = "no time left" if others else f"no non-experimental solver accepts {q.fmt.name}"
+        return Answer("unknown", None, who, wall, True,
+                      f"{who} (experimental) says unsat; cannot confirm it: {why}", per)
+    t0 = time.perf_counter()
+    ans = solve_plan(q, others, left)
+    per = {**per, **{f"confirm:{k}": v for k, v in ans.per_solver.items()}}
+    wall += time.perf_counter() - t0
+    if ans.status == "unsat":
+        return Answer("unsat", None, who, wall, True, "", per, confirmed_by=ans.solver)
+    if ans.status == "sat":
+        sys.stderr.write(f"fpsmt: WARNING: SOLVERS DISAGREE: {who} (experimental) says unsat, {ans.solver} "
+                         "says sat; the sat model is replayed and used\n")
+        return Answer("sat", ans.model, ans.solver, wall, False, f"{who} (experimental) said unsat", per)
+    return Answer("unknown", None, who, wall, True,
+                  f"{who} (experimental) says unsat, not confirmed: {ans.reason}", per)

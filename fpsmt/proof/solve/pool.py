@@ -1,0 +1,155 @@
+"""Solver worker processes: wall-clock timeouts and the portfolio.
+
+Each back end runs in its own long-lived worker process (started on first use).  A
+query is sent to one or more workers; the caller waits on their pipes with a
+wall-clock deadline.  A worker that exceeds the deadline, or that is still busy when
+another back end has answered, is killed (Z3's own timeout does not always fire on
+FP problems) and restarted on next use.  Workers die with the parent process, so a
+killed ``fpsmt`` leaves no solver running: on Linux the kernel kills them
+(``PR_SET_PDEATHSIG``; cvc5's and Bitwuzla's Python bindings hold the GIL while they
+solve, so no thread of the worker could notice in time), elsewhere a thread watches
+the parent between queries.  The kernel ties a worker to the thread that started it:
+one started from a short-lived thread dies with that thread and is restarted on next
+use.
+"""
+
+from __future__ import annotations
+
+import multiprocessing as mp
+import os
+import signal
+import sys
+import threading
+import time
+from dataclasses import dataclass, field
+from multiprocessing.connection import wait
+
+from fpsmt.proof.solve.backends import RUNNERS
+
+
+def _watch_parent(parent_pid):
+    while True:
+        time.sleep(0.5)
+        if os.getppid() != parent_pid:
+            os._exit(0)
+
+
+def _die_with_parent(parent_pid):
+    """Ask the kernel to SIGKILL this process when its parent goes (Linux), then check
+    the parent did not go before the request was made."""
+    if sys.platform.startswith("linux"):
+        try:
+            import ctypes
+            libc = ctypes.CDLL(None, use_errno=True)
+            libc.prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+        except (OSError, AttributeError):
+            pass
+    if os.getppid() != parent_pid:
+        os._exit(0)
+
+
+def _serve(conn, backend, parent_pid):
+    _die_with_parent(parent_pid)
+    threading.Thread(target=_watch_parent, args=(parent_pid,), daemon=True).start()
+    while True:
+        try:
+            text, variables, experimental = conn.recv()
+        except (EOFError, OSError):
+            return
+        t0 = time.perf_counter()
+        try:
+            status, model, reason = RUNNERS[backend](text, variables, experimental)
+            conn.send(("ok", status, model, reason, time.perf_counter() - t0))
+        except Exception as e:  # parse errors, unsupported sorts, solver exceptions
+            msg = str(e).splitlines()[0][:300] if str(e) else type(e).__name__
+            conn.send(("error", "unknown", None, f"{backend} failed: {msg}", time.perf_counter() - t0))
+
+
+class Worker:
+    def __init__(self, backend):
+        self.backend = backend
+        self.proc = None
+        self.conn = None
+        self.busy = False
+
+    def start(self):
+        ctx = mp.get_context("spawn")
+        parent, child = ctx.Pipe()
+        self.proc = ctx.Process(target=_serve, args=(child, self.backend, os.getpid()), daemon=True,
+                                name=f"fpsmt-{self.backend}")
+        self.proc.start()
+        child.close()
+        self.conn = parent
+
+    def submit(self, text, variables, experimental):
+        if self.proc is None or not self.proc.is_alive():
+            self.start()
+        self.conn.send((text, variables, experimental))
+        self.busy = True
+
+    def kill(self):
+        if self.proc is not None:
+            self.proc.kill()
+            self.proc.join()
+        if self.conn is not None:
+            self.conn.close()
+        self.proc, self.conn, self.busy = None, None, False
+
+
+_workers: dict = {}
+
+
+def worker(backend) -> Worker:
+    if backend not in _workers:
+        _workers[backend] = Worker(backend)
+    return _workers[backend]
+
+
+def shutdown():
+    for w in _workers.values():
+        w.kill()
+    _workers.clear()
+
+
+@dataclass
+class Outcome:
+    """What each back end said about one query."""
+
+    answers: dict = field(default_factory=dict)  # backend -> (status, model, reason, seconds)
+    timed_out: list = field(default_factory=list)
+    cancelled: list = field(default_factory=list)
+
+
+def run_query(text, variables, plan, timeout, decisive):
+    """Send the query to every back end in ``plan`` ({backend: experimental}) and wait.
+
+    ``decisive(backend, status, experimental)`` says whether an answer ends the race.
+    Returns an :class:`Outcome`; busy workers left at the end are killed.
+    """
+    out = Outcome()
+    live = {}
+    for b, experimental in plan.items():
+        w = worker(b)
+        w.submit(text, variables, experimental)
+        live[w.conn] = (w, experimental)
+    deadline = time.monotonic() + timeout
+    done = False
+    while live and not done:
+        left = deadline - time.monotonic()
+        if left <= 0:
+            break
+        for conn in wait(list(live), timeout=left):
+            w, experimental = live.pop(conn)
+            try:
+                _, status, model, reason, secs = conn.recv()
+            except (EOFError, OSError):  # the worker died (e.g. out of memory)
+                status, model, reason, secs = "unknown", None, f"{w.backend} worker died", 0.0
+                w.kill()
+            w.busy = False
+            out.answers[w.backend] = (status, model, reason, secs)
+            if decisive(w.backend, status, experimental):
+                done = True
+    for conn, (w, _) in live.items():
+        (out.cancelled if done else out.timed_out).append(w.backend)
+        w.kill()
+    return out

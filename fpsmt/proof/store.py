@@ -1,0 +1,122 @@
+"""The results store: one SQLite file of decided claims, their certificates and timings.
+
+Key = SHA-256 of (the rendered SMT-LIB 2 query, the format, the solver name and version,
+the fpsmt version): an encoder change renders a different query, a solver upgrade is a
+different key, so a stale answer is never served.  A row holds the status, the witness
+bit patterns, the seconds per solver, the compressed SMT-LIB 2 text and the claims the
+result rests on.  Rows are written in one transaction after the result is complete, so
+a run killed midway leaves no partial row.
+
+Default location: ``$FPSMT_STORE``, else ``$XDG_CACHE_HOME/fpsmt/results.sqlite``, else
+``~/.cache/fpsmt/results.sqlite``; every subcommand that uses it takes ``--store PATH``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import sqlite3
+import time
+import zlib
+from pathlib import Path
+
+from fpsmt import __version__
+from fpsmt.errors import InputError
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS results (
+    key TEXT PRIMARY KEY,
+    statement TEXT NOT NULL,      -- hash of the query and format, solver-independent
+    claim TEXT NOT NULL,
+    format TEXT NOT NULL,
+    kind TEXT NOT NULL,
+    status TEXT NOT NULL,         -- PROVED | REFUTED
+    witness TEXT NOT NULL,        -- JSON {var: hex or int}
+    solver TEXT NOT NULL,
+    solver_version TEXT NOT NULL,
+    fpsmt_version TEXT NOT NULL,
+    seconds TEXT NOT NULL,        -- JSON {solver: seconds or note}
+    total_seconds REAL NOT NULL,
+    smt2 BLOB NOT NULL,           -- zlib-compressed SMT-LIB 2 text
+    assumed TEXT NOT NULL,        -- JSON [{"claim": name, "statement": hash}]
+    detail TEXT NOT NULL,         -- JSON: confirmation, experimental flag, rounds
+    created REAL NOT NULL
+);
+CREATE INDEX IF NOT EXISTS results_statement ON results (statement, status);
+"""
+
+
+def default_path() -> Path:
+    if os.environ.get("FPSMT_STORE"):
+        return Path(os.environ["FPSMT_STORE"])
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return Path(base) / "fpsmt" / "results.sqlite"
+
+
+def sha(*parts) -> str:
+    h = hashlib.sha256()
+    for p in parts:
+        h.update(str(p).encode())
+        h.update(b"\0")
+    return h.hexdigest()
+
+
+def statement_hash(smt2: str, fmt_name: str) -> str:
+    return sha("statement", smt2, fmt_name)
+
+
+def result_key(smt2: str, fmt_name: str, solver: str, solver_version: str) -> str:
+    return sha("result", smt2, fmt_name, solver, solver_version, __version__)
+
+
+class Store:
+    def __init__(self, path=None):
+        self.path = Path(path) if path else default_path()
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            self.con = sqlite3.connect(str(self.path), timeout=60)
+            self.con.execute("PRAGMA journal_mode=WAL")
+            self.con.executescript(SCHEMA)
+        except sqlite3.DatabaseError as e:
+            raise InputError(f"results store {self.path} cannot be used: {e}") from None
+        except OSError as e:
+            raise InputError(f"results store {self.path} cannot be created: {e}") from None
+
+    def get(self, key):
+        row = self.con.execute("SELECT status, witness, solver, seconds, total_seconds, assumed, detail "
+                               "FROM results WHERE key = ?", (key,)).fetchone()
+        if row is None:
+            return None
+        return {"status": row[0], "witness": json.loads(row[1]), "solver": row[2], "seconds": json.loads(row[3]),
+                "total_seconds": row[4], "assumed": json.loads(row[5]), "detail": json.loads(row[6])}
+
+    def proved(self, statement: str) -> bool:
+        return self.con.execute("SELECT 1 FROM results WHERE statement = ? AND status = 'PROVED' LIMIT 1",
+                                (statement,)).fetchone() is not None
+
+    def put(self, *, key, statement, claim, fmt, kind, status, witness, solver, solver_version, seconds,
+            total_seconds, smt2, assumed, detail):
+        with self.con:  # one transaction: all or nothing
+            self.con.execute(
+                "INSERT OR REPLACE INTO results VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                (key, statement, claim, fmt, kind, status, json.dumps(witness), solver, solver_version,
+                 __version__, json.dumps(seconds), total_seconds, zlib.compress(smt2.encode()),
+                 json.dumps(assumed), json.dumps(detail), time.time()))
+
+    def confirm(self, key, who: str):
+        """Record that ``who`` confirmed the stored answer ``key``."""
+        with self.con:
+            self.con.execute("UPDATE results SET detail = json_set(detail, '$.confirmed_by', ?) WHERE key = ?",
+                             (who, key))
+
+    def smt2(self, key) -> str | None:
+        row = self.con.execute("SELECT smt2 FROM results WHERE key = ?", (key,)).fetchone()
+        return zlib.decompress(row[0]).decode() if row else None
+
+    def rows(self):
+        return self.con.execute("SELECT claim, format, status, solver, total_seconds, key FROM results "
+                                "ORDER BY created").fetchall()
+
+    def close(self):
+        self.con.close()

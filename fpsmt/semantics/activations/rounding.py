@@ -1,0 +1,216 @@
+"""Correctly rounded activations: σ_F(x) = RNE(σ(x)) and σ'_F(x) = RNE(σ'(x)), in any format.
+
+A Ziv loop: evaluate σ at the exact input with rigorous interval arithmetic (:data:`IV`)
+at a working precision, round both ends of the enclosure; when they round to the same
+float that float is the answer, otherwise double the precision.  Points where the value
+is rational (σ(0) = 0, sigmoid(0) = 1/2, piecewise-linear σ everywhere) are rounded
+exactly from the activation's ``exact`` hooks, never from an enclosure.  An exact zero
+result is +0 (as for ReLU); a nonzero value that underflows keeps its sign.
+
+Inputs ±∞ give the limits the activation declares; NaN gives NaN.  For formats of at
+most 16 bits the whole table is computed once and kept in the user cache folder
+(:func:`table`).
+"""
+
+from __future__ import annotations
+
+import os
+from fractions import Fraction
+from pathlib import Path
+
+import mpmath
+import numpy as np
+
+from fpsmt import __version__
+from fpsmt.errors import FpsmtError, InputError
+from fpsmt.semantics.formats import Format
+from fpsmt.semantics.activations.realfun import IV, iv
+
+MAX_PREC = 1 << 16
+
+
+class ivprec:
+    """Set mpmath.iv's working precision (it has no workprec) and restore it."""
+
+    def __init__(self, prec):
+        self.prec = prec
+
+    def __enter__(self):
+        self.saved = iv.prec
+        iv.prec = self.prec
+
+    def __exit__(self, *exc):
+        iv.prec = self.saved
+
+
+def round_mpf(fmt: Format, v) -> int | None:
+    """RNE of an mpf to ``fmt`` (None for ±inf/NaN endpoints), without building huge
+    rationals: magnitudes far outside the format round to ±0 or ±inf directly."""
+    if not mpmath.isfinite(v):
+        return None
+    sign, man, exp, _ = mpmath.mpf(v)._mpf_  # man_exp would drop the sign
+    if sign:
+        man = -man
+    if man == 0:
+        return 0
+    top = exp + abs(man).bit_length()  # 2^(top-1) <= |v| < 2^top
+    if top < fmt.e_min - fmt.M - 1:  # |v| < omega / 2
+        return fmt.zero_bits(man < 0)
+    if top > fmt.e_max + 2:
+        return fmt.inf_bits(man < 0)
+    return fmt.round(Fraction(man) * (Fraction(2) ** exp))
+
+
+def _limit(fmt: Format, v) -> int:
+    if v == "nan":
+        return fmt.nan_bits
+    if v in ("inf", "-inf"):
+        return fmt.inf_bits(v == "-inf")
+    return fmt.round(Fraction(v))
+
+
+def correctly_rounded(act, fmt: Format, bits: int, which: str = "value") -> int:
+    """The bit pattern of RNE(σ(x)) (``which="value"``) or RNE(σ'(x)) (``"derivative"``)."""
+    if fmt.is_nan(bits):
+        return fmt.nan_bits
+    if fmt.is_inf(bits):
+        v, d = act.limits[-1 if fmt.is_negative(bits) else 1]
+        return _limit(fmt, v if which == "value" else d)
+    q = fmt.to_fraction(bits)
+    hook = act.exact if which == "value" else act.exact_prime
+    ex = hook(q)
+    if ex is not None:
+        return fmt.round(Fraction(ex))
+    fn = act.f if which == "value" else act.fprime
+    prec = fmt.M + 24
+    while prec <= MAX_PREC:
+        with ivprec(prec):
+            x = iv.mpf(mpmath.mpf(q.numerator) / q.denominator) if q.denominator & (q.denominator - 1) == 0 \
+                else None
+            if x is None:  # pragma: no cover - float values are dyadic
+                raise FpsmtError("non-dyadic input")
+            try:
+                y = iv.mpf(fn(x, IV))
+            except (ArithmeticError, ValueError, mpmath.libmp.NoConvergence):
+                y = None
+        if y is not None:
+            a, b = round_mpf(fmt, y.a), round_mpf(fmt, y.b)
+            if a is not None and a == b:  # RNE is monotone: every value of the enclosure rounds to a
+                return a
+        prec *= 2
+    raise FpsmtError(f"{act.name}: could not decide the rounding of {which} at {fmt.show(bits)} "
+                     f"within {MAX_PREC} bits (an exact midpoint the activation does not declare?)")
+
+
+# ------------------------------------------------------------------ tables
+TABLE_MAX_BITS = 16
+
+
+def cache_dir() -> Path:
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return Path(base) / "fpsmt" / "tables"
+
+
+_tables: dict = {}
+
+
+def _table_chunk(args):
+    act, fmt, lo, hi = args
+    part = np.zeros((hi - lo, 2), dtype=np.uint64)
+    for b in range(lo, hi):
+        if fmt.is_nan(b):
+            part[b - lo] = fmt.nan_bits
+        else:
+            part[b - lo] = (correctly_rounded(act, fmt, b, "value"), correctly_rounded(act, fmt, b, "derivative"))
+    return lo, part
+
+
+def table(act, fmt: Format, progress=None) -> np.ndarray:
+    """(2^bits, 2) array of patterns: RNE(σ(x)) and RNE(σ'(x)) for every pattern x."""
+    if fmt.nbits > TABLE_MAX_BITS:
+        raise InputError(f"{fmt.name} has {fmt.nbits} bits: tables exist for formats of at most "
+                         f"{TABLE_MAX_BITS} bits")
+    key = (act.key, fmt.E, fmt.M)
+    if key in _tables:
+        return _tables[key]
+    path = cache_dir() / f"{act.key}-E{fmt.E}M{fmt.M}-{__version__}.npy"
+    if act.cacheable and path.is_file():
+        t = np.load(path)
+        _tables[key] = t
+        return t
+    n = 1 << fmt.nbits
+    t = np.zeros((n, 2), dtype=np.uint64)
+    chunks = [(act, fmt, lo, min(n, lo + 4096)) for lo in range(0, n, 4096)]
+    workers = min(os.cpu_count() or 1, len(chunks))
+    if workers > 1:
+        import concurrent.futures as cf
+        import multiprocessing as mp
+        with cf.ProcessPoolExecutor(workers, mp_context=mp.get_context("fork")) as ex:
+            for done, (lo, part) in enumerate(ex.map(_table_chunk, chunks), start=1):
+                t[lo:lo + len(part)] = part
+                if progress:
+                    progress(min(n, done * 4096), n)
+    else:
+        for c in chunks:
+            lo, part = _table_chunk(c)
+            t[lo:lo + len(part)] = part
+    if act.cacheable:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_name(path.name + f".{os.getpid()}.tmp.npy")
+        np.save(tmp, t)
+        os.replace(tmp, path)
+    _tables[key] = t
+    return t
+
+
+# ------------------------------------------------------------ monotone pieces per format
+_pieces_cache: dict = {}
+
+
+def derivative_sign(act, fmt: Format, bits: int) -> int:
+    """The sign of σ'(x) at a float x, decided with rigorous enclosures (0 if it is 0 or
+    cannot be decided within the precision limit)."""
+    q = fmt.to_fraction(bits)
+    prec = fmt.M + 24
+    while prec <= 4096:
+        with ivprec(prec):
+            y = iv.mpf(act.fprime(iv.mpf(mpmath.mpf(q.numerator) / q.denominator), IV))
+        if y.a > 0:
+            return 1
+        if y.b < 0:
+            return -1
+        prec *= 2
+    return 0
+
+
+def value_pieces(act, fmt: Format):
+    """Monotone pieces of σ_F with exact float ends: the declared ``pieces``, or for an
+    activation with one critical point t* the two pieces (−∞, t_lo] (non-increasing) and
+    [t_hi, ∞) (non-decreasing), t_lo < t* < t_hi adjacent floats, located by bisection with
+    rigorous signs of σ'.  [] when nothing can be said."""
+    if act.pieces is not None:
+        return act.pieces
+    if act.turning is None:
+        return []
+    key = (act.key, fmt.E, fmt.M)
+    if key not in _pieces_cache:
+        _pieces_cache[key] = _locate(act, fmt)
+    return _pieces_cache[key]
+
+
+def _locate(act, fmt):
+    def ordinal(b):
+        return -(b & ~fmt.sign_bit) if b & fmt.sign_bit else b
+
+    def pattern(o):
+        return (-o) | fmt.sign_bit if o < 0 else o
+    lo, hi = ordinal(fmt.from_float(act.turning - 0.25)), ordinal(fmt.from_float(act.turning + 0.25))
+    if derivative_sign(act, fmt, pattern(lo)) >= 0 or derivative_sign(act, fmt, pattern(hi)) <= 0:
+        return []  # the format is too coarse to bracket the critical point there
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        s = derivative_sign(act, fmt, pattern(mid))
+        if s == 0:
+            return []
+        lo, hi = (mid, hi) if s < 0 else (lo, mid)
+    return [(None, fmt.to_fraction(pattern(lo)), -1), (fmt.to_fraction(pattern(hi)), None, 1)]

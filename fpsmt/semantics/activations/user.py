@@ -1,0 +1,164 @@
+"""User-defined activations: ``--activation FILE.py:NAME``.
+
+FILE.py defines ``NAME(x, m)`` and ``NAME_prime(x, m)``, written with the functions of
+the mpmath-like context ``m`` (``m.exp``, ``m.log1p``, ``m.erf``, ``m.tanh``, ``m.sigmoid``,
+``m.sin``, ``m.sqrt``, ``m.pi`` …).  fpsmt calls them with mpmath's ``mp`` for values and
+with a rigorous interval context (mpmath's ``iv`` plus ``tanh``/``erf``/``erfc``/``sigmoid``)
+for enclosures, so correctly rounded values are decided rigorously.  Optional:
+
+* ``NAME_pieces = [(lo, hi, +1 | -1), …]``: intervals (numbers or None for ∓∞) on which σ
+  is non-decreasing (+1) or non-increasing (−1).  Each is checked rigorously: σ' is
+  enclosed on a subdivision of the piece and must have the declared sign everywhere; a
+  wrong declaration is refused with the offending interval.
+* ``NAME_limits = {1: (σ(+∞), σ'(+∞)), -1: (σ(−∞), σ'(−∞))}`` with numbers, ``"inf"``,
+  ``"-inf"`` or ``"nan"``; otherwise they are evaluated with mpmath at ±inf.
+* ``NAME_exact(q)`` / ``NAME_prime_exact(q)``: the exact rational value at a rational
+  point where it is rational (e.g. 1/2 at 0), so that exact midpoints are decided exactly.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from fractions import Fraction
+from pathlib import Path
+
+import mpmath
+
+from fpsmt.errors import InputError
+from fpsmt.userfiles import import_file
+from fpsmt.semantics.activations.realfun import IV, MP, RealActivation, iv
+
+MAX_SPLITS = 4000
+
+
+class UserActivation(RealActivation):
+    def __init__(self, module, name, path):
+        self._f = getattr(module, name)
+        self._fp = getattr(module, name + "_prime")
+        self.name = f"{Path(path).name}:{name}"
+        digest = hashlib.sha256(Path(path).read_bytes()).hexdigest()[:16]
+        self._key = f"user-{name}-{digest}"
+        self._exact = getattr(module, name + "_exact", None)
+        self._exact_prime = getattr(module, name + "_prime_exact", None)
+        self.pieces = [(_num(lo), _num(hi), int(d)) for lo, hi, d in getattr(module, name + "_pieces", None) or []] \
+            or None
+        lim = getattr(module, name + "_limits", None)
+        self.limits = {int(k): tuple(_lim(v) for v in vals) for k, vals in lim.items()} if lim else \
+            {s: (self._limit(self._f, s), self._limit(self._fp, s)) for s in (1, -1)}
+
+    @property
+    def key(self):
+        return self._key
+
+    def f(self, x, m):
+        return self._f(x, m)
+
+    def fprime(self, x, m):
+        return self._fp(x, m)
+
+    def exact(self, q):
+        return None if self._exact is None else self._exact(q)
+
+    def exact_prime(self, q):
+        return None if self._exact_prime is None else self._exact_prime(q)
+
+    def _limit(self, fn, sign):
+        """σ(±∞): mpmath at ±inf, else at ±2^4096 (a value within far less than any
+        format's half-ulp of a finite limit); declare NAME_limits to state it exactly."""
+        v = None
+        for x in (mpmath.inf, mpmath.mpf(2) ** 4096):
+            try:
+                with mpmath.workprec(300):
+                    v = fn(x if sign > 0 else -x, MP)
+            except Exception:
+                v = None
+            if isinstance(v, (int, float, Fraction)):
+                v = mpmath.mpf(v)
+            if isinstance(v, mpmath.mpf) and not mpmath.isnan(v):
+                break
+        if v is None:
+            return "nan"
+        if isinstance(v, (int, float, Fraction)):
+            v = mpmath.mpf(v)
+        if not isinstance(v, mpmath.mpf) or mpmath.isnan(v):
+            return "nan"
+        if mpmath.isinf(v) or abs(v) > mpmath.mpf(2) ** 4000:
+            return "inf" if v > 0 else "-inf"
+        man, exp = v.man_exp
+        return Fraction(man * (-1 if v < 0 else 1)) * Fraction(2) ** exp
+
+
+def _num(v):
+    return None if v is None else Fraction(v)
+
+
+def _lim(v):
+    return v if isinstance(v, str) else Fraction(v)
+
+
+def _check_real(act, label):
+    """Evaluate σ and σ' at a few points; refuse non-real results."""
+    for x in (mpmath.mpf(-2), mpmath.mpf("0.5"), mpmath.mpf(3)):
+        for fn, nm in ((act.f, "NAME"), (act.fprime, "NAME_prime")):
+            try:
+                v = fn(x, MP)
+            except Exception as e:
+                raise InputError(f"activation {label}: {nm.replace('NAME', label)} fails at {x}: "
+                                 f"{type(e).__name__}: {e}") from None
+            if isinstance(v, (int, float, Fraction)):
+                continue
+            if not isinstance(v, mpmath.mpf):
+                raise InputError(f"activation {label} returns a non-real ({type(v).__name__}: {v}) at {x}")
+
+
+def check_pieces(act, label):
+    """Prove each declared monotone piece with interval arithmetic, or refuse it."""
+    for lo, hi, d in act.pieces or []:
+        a = mpmath.mpf(-1e300) if lo is None else mpmath.mpf(lo.numerator) / lo.denominator
+        b = mpmath.mpf(1e300) if hi is None else mpmath.mpf(hi.numerator) / hi.denominator
+        stack = _initial_split(a, b)
+        splits = 0
+        while stack:
+            u, v = stack.pop()
+            iv.prec = 80
+            try:
+                y = iv.mpf(act.fprime(iv.mpf([u, v]), IV))
+                ok = (y.a >= 0) if d > 0 else (y.b <= 0)
+            except Exception:
+                ok = False
+            if ok:
+                continue
+            splits += 1
+            if splits > MAX_SPLITS or (v - u) <= abs(u + v) * mpmath.mpf(2) ** -60 + mpmath.mpf(2) ** -1000:
+                raise InputError(f"activation {label}: the declared piece ({lo}, {hi}, {d:+d}) is not monotone as "
+                                 f"declared: σ' is not {'>= 0' if d > 0 else '<= 0'} on [{mpmath.nstr(u, 8)}, "
+                                 f"{mpmath.nstr(v, 8)}]")
+            mid = (u + v) / 2
+            stack += [(u, mid), (mid, v)]
+
+
+def _initial_split(a, b):
+    """Subintervals by binade, so that pieces reaching far out stay few."""
+    pts = {a, b}
+    for k in range(-60, 1030, 4):
+        for s in (1, -1):
+            p = s * mpmath.mpf(2) ** k
+            if a < p < b:
+                pts.add(p)
+    if a < 0 < b:
+        pts.add(mpmath.mpf(0))
+    pts = sorted(pts)
+    return list(zip(pts, pts[1:]))
+
+
+def load_user_activation(spec: str):
+    from fpsmt.semantics.activations import Rounded
+    path, _, name = spec.rpartition(":")
+    module = import_file(path, "activation")
+    for need in (name, name + "_prime"):
+        if not callable(getattr(module, need, None)):
+            raise InputError(f"{path} does not define {need}(x, m)")
+    act = UserActivation(module, name, path)
+    _check_real(act, name)
+    check_pieces(act, name)
+    return Rounded(act)

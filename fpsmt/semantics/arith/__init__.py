@@ -1,0 +1,11 @@
+"""Floating-point arithmetic: one interface, several interpretations.
+
+* :func:`concrete` — the bit-exact executor (vectorised over inputs);
+* :class:`ExactArith` — exact rationals rounded once per operation (the reference);
+* :class:`Z3Arith` — Z3 floating-point terms (the SMT encoding).
+"""
+
+from fpsmt.semantics.arith.base import Arith  # noqa: F401
+from fpsmt.semantics.arith.concrete import HostArith, NativeArith, concrete, host_ok  # noqa: F401
+from fpsmt.semantics.arith.exact import ExactArith  # noqa: F401
+from fpsmt.semantics.arith.symbolic import Z3Arith, fold_bits, model_bits  # noqa: F401

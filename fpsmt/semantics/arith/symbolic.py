@@ -1,0 +1,221 @@
+"""The Z3 interpretation: values are Z3 floating-point terms (in NumPy object arrays).
+
+A float variable is declared as a bit-vector ``b`` of the format's width and used as
+``((_ to_fp E M+1) b)``: models then give bit patterns directly, and the fields of a
+variable are plain extracts of ``b``.  Fields of any other term are read through an
+auxiliary bit-vector ``a`` with the side constraint ``(= ((_ to_fp E M+1) a) t)``
+(SMT-LIB ``=`` on floats is bit identity up to NaN).  Every solver that checks terms
+built here must also assert :attr:`Z3Arith.side`.
+
+Only SMT-LIB 2 standard FP operations are used, so the same formula can be handed to
+cvc5 and Bitwuzla as text.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import z3
+
+from fpsmt.semantics.formats import Format
+from fpsmt.semantics.arith.base import Arith
+
+
+def obj(x):
+    """A 0-d object array holding one term (NumPy would try to iterate some terms)."""
+    out = np.empty((), dtype=object)
+    out[()] = x
+    return out
+
+
+def _vec(fn, nin):
+    u = np.frompyfunc(fn, nin, 1)
+
+    def apply(*args):
+        r = u(*args)
+        return r if isinstance(r, np.ndarray) else obj(r)
+    return apply
+
+
+def _as_obj(v):
+    return obj(v) if isinstance(v, z3.ExprRef) else np.asarray(v, dtype=object)
+
+
+def smt_eq(a, b):
+    """SMT-LIB ``=`` (structural equality) between two terms."""
+    return z3.BoolRef(z3.Z3_mk_eq(a.ctx_ref(), a.as_ast(), b.as_ast()), a.ctx)
+
+
+class Z3Arith(Arith):
+    """Floating-point terms of Z3's FP theory."""
+
+    concrete = False
+
+    def __init__(self, fmt: Format, prefix: str = ""):
+        super().__init__(fmt)
+        self.sort = fmt.z3_sort()
+        self.rm = z3.RNE()
+        self.side: list = []  # definitional constraints of auxiliary variables
+        self.vars: dict = {}  # name -> bit-vector variable
+        self._bv_of: dict = {}  # term id -> bit-vector it was built from
+        self._aux = 0
+        self._prefix = prefix
+        self._consts: dict = {}
+        rm = self.rm
+        self._add = _vec(lambda a, b: z3.fpAdd(rm, a, b), 2)
+        self._mul = _vec(lambda a, b: z3.fpMul(rm, a, b), 2)
+        self._neg = _vec(z3.fpNeg, 1)
+        self._div = _vec(lambda a, b: z3.fpDiv(rm, a, b), 2)
+        self.lazy: list = []  # lazily refined activation applications (see activations.encode)
+        self.facts: list = []  # true facts about them, added as the solver needs them
+        self._lt = _vec(z3.fpLT, 2)
+        self._le = _vec(z3.fpLEQ, 2)
+        self._eq = _vec(z3.fpEQ, 2)
+        self._isnan = _vec(z3.fpIsNaN, 1)
+        self._isinf = _vec(z3.fpIsInf, 1)
+        self._iszero = _vec(z3.fpIsZero, 1)
+        self._sign = _vec(z3.fpIsNegative, 1)
+        self._if = _vec(z3.If, 3)
+        self._and = _vec(lambda a, b: z3.And(a, b), 2)
+        self._or = _vec(lambda a, b: z3.Or(a, b), 2)
+        self._not = _vec(z3.Not, 1)
+        self._fields = _vec(self._fields1, 1)
+        self._from_fields = _vec(self._from_fields1, 3)
+        self._next_up = _vec(self._next_up1, 1)
+
+    # ------------------------------------------------------------ variables
+    def bv_term(self, bv):
+        t = z3.fpBVToFP(bv, self.sort)
+        self._bv_of[t.get_id()] = bv
+        return t
+
+    def var(self, name: str):
+        """A float variable: returns its value (0-d object array); its bits are ``self.vars[name]``."""
+        bv = z3.BitVec(self._prefix + name, self.fmt.nbits)
+        self.vars[name] = bv
+        return obj(self.bv_term(bv))
+
+    def const1(self, bits: int):
+        bits = self.fmt.canonical(self.fmt.check_bits(int(bits)))
+        t = self._consts.get(bits)
+        if t is None:
+            s, e, f = self.fmt.fields(bits)
+            t = z3.fpFP(z3.BitVecVal(s, 1), z3.BitVecVal(e, self.fmt.E), z3.BitVecVal(f, self.fmt.M))
+            self._consts[bits] = t
+        return t
+
+    def const(self, bits):
+        arr = np.asarray(bits, dtype=object)
+        return _vec(self.const1, 1)(arr)
+
+    # ------------------------------------------------------------ operations
+    def add(self, a, b):
+        return self._add(a, b)
+
+    def mul(self, a, b):
+        return self._mul(a, b)
+
+    def neg(self, a):
+        return self._neg(a)
+
+    def div(self, a, b):
+        return self._div(a, b)
+
+    def activation(self, act, which, z):
+        from fpsmt.semantics.activations.encode import symbolic_activation
+        return symbolic_activation(self, act, which, z)
+
+    def lt(self, a, b):
+        return self._lt(a, b)
+
+    def le(self, a, b):
+        return self._le(a, b)
+
+    def eq(self, a, b):
+        return self._eq(a, b)
+
+    def is_nan(self, a):
+        return self._isnan(a)
+
+    def is_inf(self, a):
+        return self._isinf(a)
+
+    def is_zero(self, a):
+        return self._iszero(a)
+
+    def signbit(self, a):
+        return self._sign(a)  # fp.isNegative: true for -0 and -inf, false for NaN
+
+    def where(self, cond, a, b):
+        return self._if(cond, a, b)
+
+    def and_(self, a, b):
+        return self._and(a, b)
+
+    def or_(self, a, b):
+        return self._or(a, b)
+
+    def not_(self, a):
+        return self._not(a)
+
+    # ------------------------------------------------------------ fields
+    def bits_of(self, t):
+        """A bit-vector equal to the pattern of term ``t`` (unspecified for NaN)."""
+        bv = self._bv_of.get(t.get_id())
+        if bv is None:
+            v = z3.simplify(t)
+            if z3.is_fp_value(v):  # a ground term: its pattern is a constant
+                return z3.BitVecVal(fold_bits(self.fmt, v), self.fmt.nbits)
+            self._aux += 1
+            bv = z3.BitVec(f"{self._prefix}aux!{self._aux}", self.fmt.nbits)
+            self.side.append(smt_eq(z3.fpBVToFP(bv, self.sort), t))
+            self._bv_of[t.get_id()] = bv
+        return bv
+
+    def _fields1(self, t):
+        f = self.fmt
+        b = self.bits_of(t)
+        return (z3.Extract(f.nbits - 1, f.nbits - 1, b), z3.Extract(f.nbits - 2, f.M, b),
+                z3.Extract(f.M - 1, 0, b))
+
+    def fields(self, a):
+        u = np.frompyfunc(self._fields1, 1, 3)
+        return tuple(r if isinstance(r, np.ndarray) else obj(r) for r in u(a))
+
+    def _from_fields1(self, s, e, m):
+        f = self.fmt
+
+        def bv(v, n):
+            return v if isinstance(v, z3.BitVecRef) else z3.BitVecVal(int(v), n)
+        return z3.fpFP(bv(s, 1), bv(e, f.E), bv(m, f.M))
+
+    def from_fields(self, sign, exponent, fraction):
+        return self._from_fields(_as_obj(sign), _as_obj(exponent), _as_obj(fraction))
+
+    def _next_up1(self, t):
+        f = self.fmt
+        b = self.bits_of(t)
+        n = f.nbits
+        sign = z3.Extract(n - 1, n - 1, b) == 1
+        r = z3.If(sign, b - 1, b + 1)
+        r = z3.If(z3.fpIsZero(t), z3.BitVecVal(1, n), r)
+        r = z3.If(z3.And(z3.fpIsInf(t), z3.Not(sign)), b, r)
+        res = z3.fpBVToFP(r, self.sort)
+        return z3.If(z3.fpIsNaN(t), self.const1(f.nan_bits), res)
+
+    def next_up(self, a):
+        return self._next_up(a)
+
+
+def fold_bits(fmt: Format, t) -> int:
+    """The bit pattern of a ground term, folded by Z3's simplifier (NaN canonical)."""
+    v = z3.simplify(t)
+    if not z3.is_fp_value(v):
+        raise ValueError(f"term does not fold to a constant: {t}")
+    if v.isNaN():
+        return fmt.nan_bits
+    return z3.simplify(z3.fpToIEEEBV(v)).as_long()
+
+
+def model_bits(fmt: Format, model, bv) -> int:
+    """A variable's bit pattern in a model (NaN canonical)."""
+    return fmt.canonical(model.eval(bv, model_completion=True).as_long())

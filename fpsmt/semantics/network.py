@@ -1,0 +1,290 @@
+"""The network IR and its semantics: forward pass and reverse-mode D^AD, written once.
+
+A :class:`Network` is a list of affine layers ``z = A ⊗ x ⊕ b`` each followed by an
+activation (``identity`` after the last).  Weights are stored sparsely (COO entries,
+row ``i``, column ``j``); an absent entry is +0 *with the dense semantics unchanged*.
+Every weight or bias is a bit pattern of the network's format or a symbolic
+:class:`Param`.
+
+:func:`run` interprets the network in any :class:`~fpsmt.semantics.arith.Arith`: with the
+executor it runs it, with Z3 terms it encodes it.  The paper's semantics
+(BRIEF §2–3) is the default :data:`PAPER`:
+
+* a matrix–vector product is a left-to-right rounded sum over columns,
+  ``((A_i1⊗x_1 ⊕ A_i2⊗x_2) ⊕ …) ⊕ A_in⊗x_n``, then ``⊕ b_i`` last.  The fold starts
+  from the first product (``fold_init="first"``); this equals starting from −0, which is
+  the exact identity of ⊕ (−0 ⊕ t = t for every t).  ``fold_init="+0"`` differs only
+  when every product is −0 (then the row sum is +0 instead of −0).
+* D^AD runs from the output to the input, left-associatively: at each layer
+  ``g ← formula(g, z, σ(z))`` (the paper's: ``g ⊗ σ'(z)``), then
+  ``g_j ← ((g_1⊗A_1j ⊕ g_2⊗A_2j) ⊕ …)`` over rows left to right.
+
+Absent entries are handled exactly, in O(nonzeros): their products are ±0 or NaN,
+and a sum that has ±0/NaN terms equals the sum without them ⊕ (their order-free sum),
+because x ⊕ ±0 = x for x ≠ 0 and a zero result is −0 exactly when every term is −0.
+So ``row = (sum over present entries) ⊕ Z`` with Z = NaN if an absent column holds
+±inf/NaN, −0 if every absent column is negative-signed, +0 otherwise.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from functools import cached_property
+
+import numpy as np
+
+from fpsmt.semantics.activations import Activation, get_activation
+from fpsmt.errors import InputError
+from fpsmt.semantics.formats import Format
+
+
+@dataclass(frozen=True)
+class Param:
+    """A symbolic network parameter (a weight or bias left to the solver)."""
+
+    name: str
+
+
+# ----------------------------------------------------------------- semantics
+def paper_backward(A, act: Activation, g, z, y):
+    """The paper's activation backward step: ``g ⊗ σ'(z)`` (identity: g itself, exactly)."""
+    if act.is_identity:
+        return g
+    return A.mul(g, act.derivative(A, z))
+
+
+BACKWARD_FORMULAS = {"paper": paper_backward}
+
+
+@dataclass(frozen=True)
+class Semantics:
+    """The choices that fix a network's floating-point meaning.
+
+    ``order``: summation order of a matrix–vector product (``"sequential"``: left to
+    right, the paper's).  ``fold_init``: ``"first"`` (the paper's) or ``"+0"``.
+    ``backward``: name of the activation backward formula per activation name, with
+    ``"*"`` as the default (``"paper"``: g ⊗ σ'(z)).
+    """
+
+    order: str = "sequential"
+    fold_init: str = "first"
+    backward: tuple = (("*", "paper"),)
+
+    def __post_init__(self):
+        if self.order not in ("sequential",):
+            raise InputError(f"unknown summation order {self.order!r} (known: sequential)")
+        if self.fold_init not in ("first", "+0"):
+            raise InputError(f"unknown fold start {self.fold_init!r} (known: first, +0)")
+        for _, f in self.backward:
+            if f not in BACKWARD_FORMULAS:
+                raise InputError(f"unknown backward formula {f!r} (known: {', '.join(BACKWARD_FORMULAS)})")
+
+    def backward_formula(self, act: Activation):
+        d = dict(self.backward)
+        return BACKWARD_FORMULAS[d.get(act.name, d.get("*", "paper"))]
+
+
+PAPER = Semantics()
+
+
+# ------------------------------------------------------------------------ IR
+class Pattern:
+    """A sparsity pattern prepared for the sequential fold, by entry position.
+
+    ``positions[k] = (rows, cols, entry)``: the rows that have a k-th entry (entries of
+    a row ordered by column), that entry's column and its index in the layer's entry
+    list (``rows`` may be ``slice(None)`` for all rows, ``cols`` a one-column slice).  Position-major order lets one NumPy operation advance every row at once.
+    """
+
+    def __init__(self, n_rows, n_cols, rows, cols):
+        self.n_rows, self.n_cols = n_rows, n_cols
+        rows = np.asarray(rows, dtype=np.int64)
+        cols = np.asarray(cols, dtype=np.int64)
+        order = np.lexsort((cols, rows))
+        r, c = rows[order], cols[order]
+        counts = np.bincount(r, minlength=n_rows)
+        starts = np.concatenate([[0], np.cumsum(counts)[:-1]])
+        rank = np.arange(len(r)) - starts[r]
+        self.positions = []
+        for k in range(int(counts.max()) if len(r) else 0):
+            sel = rank == k
+            rk, ck = r[sel], c[sel]
+            # Plain slices where possible: every row at once, or one column broadcast.
+            rows_idx = slice(None) if len(rk) == n_rows else rk
+            cols_idx = slice(int(ck[0]), int(ck[0]) + 1) if len(ck) and (ck == ck[0]).all() else ck
+            self.positions.append((rows_idx, cols_idx, order[sel]))
+        self.absent_rows = np.nonzero(counts < n_cols)[0]
+        self.present = (r, c)  # the (row, column) of every entry, sorted by row then column
+
+    def absent_cols(self):
+        """For each row with absent entries, the list of its absent columns."""
+        r, c = self.present
+        present = [set() for _ in range(self.n_rows)]
+        for i, j in zip(r.tolist(), c.tolist()):
+            present[i].add(j)
+        return [[j for j in range(self.n_cols) if j not in present[i]] for i in self.absent_rows]
+
+
+@dataclass
+class Layer:
+    """``z = W ⊗ x ⊕ b`` then the activation.  ``weights[k]`` sits at (rows[k], cols[k])."""
+
+    n_out: int
+    n_in: int
+    rows: np.ndarray
+    cols: np.ndarray
+    weights: list  # int bit patterns or Param
+    bias: list  # int bit patterns or Param, length n_out
+    activation: str = "identity"
+
+    def __post_init__(self):
+        self.rows = np.asarray(self.rows, dtype=np.int64)
+        self.cols = np.asarray(self.cols, dtype=np.int64)
+        if not (len(self.rows) == len(self.cols) == len(self.weights)):
+            raise InputError("layer entries: rows, cols and weights differ in length")
+        if len(self.bias) != self.n_out:
+            raise InputError(f"layer bias has {len(self.bias)} entries, expected {self.n_out}")
+        if len(self.rows) and (self.rows.min() < 0 or self.rows.max() >= self.n_out
+                               or self.cols.min() < 0 or self.cols.max() >= self.n_in):
+            raise InputError(f"layer entry index outside the {self.n_out}x{self.n_in} shape")
+        if len(set(zip(self.rows.tolist(), self.cols.tolist()))) != len(self.rows):
+            raise InputError("layer has a duplicate weight entry")
+        get_activation(self.activation)
+
+    @classmethod
+    def dense(cls, W, b, activation="identity"):
+        """From dense rows ``W[i][j]`` (patterns or Params; every entry explicit)."""
+        n_out = len(W)
+        n_in = len(W[0]) if n_out else 0
+        if any(len(row) != n_in for row in W):
+            raise InputError("dense weight rows differ in length")
+        rows, cols = np.divmod(np.arange(n_out * n_in), max(n_in, 1))
+        return cls(n_out, n_in, rows, cols, [w for row in W for w in row], list(b), activation)
+
+    @cached_property
+    def forward_pattern(self) -> Pattern:
+        return Pattern(self.n_out, self.n_in, self.rows, self.cols)
+
+    @cached_property
+    def backward_pattern(self) -> Pattern:
+        return Pattern(self.n_in, self.n_out, self.cols, self.rows)
+
+    @property
+    def act(self) -> Activation:
+        return get_activation(self.activation)
+
+    def params(self):
+        return [w.name for w in list(self.weights) + list(self.bias) if isinstance(w, Param)]
+
+
+@dataclass
+class Network:
+    fmt: Format
+    layers: list = field(default_factory=list)
+
+    def __post_init__(self):
+        for a, b in zip(self.layers, self.layers[1:]):
+            if b.n_in != a.n_out:
+                raise InputError(f"layer widths do not chain: {a.n_out} outputs feed {b.n_in} inputs")
+        if not self.layers:
+            raise InputError("a network needs at least one layer")
+
+    @property
+    def n_in(self):
+        return self.layers[0].n_in
+
+    @property
+    def n_out(self):
+        return self.layers[-1].n_out
+
+    @property
+    def depth(self):
+        return len(self.layers)
+
+    def params(self):
+        out = []
+        for layer in self.layers:
+            out += [p for p in layer.params() if p not in out]
+        return out
+
+    def n_parameters(self):
+        return sum(len(layer.weights) + layer.n_out for layer in self.layers)
+
+
+# ----------------------------------------------------------------- semantics
+@dataclass
+class Trace:
+    """What one run computed: outputs, D^AD and every pre-/post-activation."""
+
+    out: object
+    grad: object
+    pre: list
+    post: list
+    upstream: list = field(default_factory=list)  # per layer: the gradient w.r.t. its output (D^AD only)
+
+
+def _values(A, entries, params):
+    """Interpretation values for a list of patterns / Params: shape (n,), or (batch…, n)
+    when a parameter has one value per sample (e.g. enumerated by the exhaustive solver)."""
+    bits = [0 if isinstance(e, Param) else e for e in entries]
+    vals = np.array(A.const(np.asarray(bits, dtype=np.uint64 if A.fmt.nbits <= 64 else object)), copy=True)
+    found = {}
+    for k, e in enumerate(entries):
+        if isinstance(e, Param):
+            if params is None or e.name not in params:
+                raise InputError(f"parameter {e.name!r} has no value")
+            v = params[e.name]
+            found[k] = v[()] if isinstance(v, np.ndarray) and v.ndim == 0 else v
+    batch = np.broadcast_shapes(*[np.shape(v) for v in found.values()]) if found else ()
+    if batch:
+        vals = np.array(np.broadcast_to(vals, batch + vals.shape), copy=True)
+    for k, v in found.items():
+        vals[..., k] = v
+    return vals
+
+
+def _fold(A, pattern: Pattern, W, v, product, sem: Semantics):
+    """Sum over each row of ``product(v[..., j], W[entry])`` in column order, exactly."""
+    shape = np.broadcast_shapes(np.shape(v)[:-1], np.shape(W)[:-1]) + (pattern.n_rows,)  # per-sample W
+    start = A.fmt.zero_bits(sem.fold_init == "first")  # −0 is ⊕'s identity
+    S = np.array(A.full(shape, start), copy=True)
+    for k, (rows, cols, entry) in enumerate(pattern.positions):
+        prod = product(v[..., cols], W[..., entry])
+        if k == 0 and sem.fold_init == "first":
+            S[..., rows] = prod
+        else:
+            S[..., rows] = A.add(S[..., rows], prod)
+    if len(pattern.absent_rows):
+        Z = A.absent_zero_sum(v, pattern)
+        rows = pattern.absent_rows
+        S[..., rows] = A.add(S[..., rows], Z)
+    return S
+
+
+def run(A, net: Network, x, y=None, params=None, sem: Semantics = PAPER) -> Trace:
+    """Forward pass at inputs ``x`` (shape ``(..., n_in)``) and, when the upstream gradient
+    ``y`` (shape ``(..., n_out)``) is given, D^AD: the gradient w.r.t. x."""
+    if np.shape(x)[-1] != net.n_in:
+        raise InputError(f"network takes {net.n_in} inputs, got {np.shape(x)[-1]}")
+    pre, post, weights = [], [], []
+    h = x
+    for layer in net.layers:
+        W = _values(A, layer.weights, params)
+        b = _values(A, layer.bias, params)
+        weights.append(W)
+        z = A.add(_fold(A, layer.forward_pattern, W, h, lambda xs, ws: A.mul(ws, xs), sem), b)
+        h = layer.act.value(A, z)
+        pre.append(z)
+        post.append(h)
+    grad = None
+    upstream = [None] * len(net.layers)
+    if y is not None:
+        if np.shape(y)[-1] != net.n_out:
+            raise InputError(f"network has {net.n_out} outputs, got {np.shape(y)[-1]} upstream gradients")
+        g = y
+        for k, layer, W, z, a in reversed(list(zip(range(len(pre)), net.layers, weights, pre, post))):
+            upstream[k] = g
+            g = sem.backward_formula(layer.act)(A, layer.act, g, z, a)
+            g = _fold(A, layer.backward_pattern, W, g, lambda gs, ws: A.mul(gs, ws), sem)
+        grad = g
+    return Trace(h, grad, pre, post, upstream)
