@@ -12,7 +12,7 @@ import time
 
 from fpsmt.proof.engine import Engine
 from fpsmt.errors import InputError
-from fpsmt.proof.lemmas import DEFAULT_FORMATS, LEMMAS, load, run
+from fpsmt.proof.lemmas import DEFAULT_FORMATS, lemma_names, run
 from fpsmt.proof.solve import shutdown
 
 SHORT = {"PROVED": "P", "REFUTED": "R", "UNKNOWN": "?", "MISSING": "-"}
@@ -37,7 +37,7 @@ def main():
     ap.add_argument("--formats", default=",".join(DEFAULT_FORMATS))
     ap.add_argument("--cap", type=float, default=300.0)
     args = ap.parse_args()
-    lemmas = [n for n in LEMMAS if load(n) is not None]
+    lemmas = lemma_names()
     print(f"reproduce per format: {len(lemmas)} lemmas x 2 variants, cap {args.cap:g} s per claim")
     print(f"statuses in the order {', '.join(lemmas)} (released, repaired each)")
     print(f"{'format':<13} {'portfolio s':>12} {'z3 alone s':>11} {'ratio':>7}  statuses (portfolio | z3)")

@@ -30,30 +30,30 @@ changed by the repair).
 """
 
 from fpsmt.proof.claims import Float, forall
-from fpsmt.proofs._common import zero as _zero
+from fpsmt.proofs.common import zero as zero_or_negative_zero
 from fpsmt.proof.lemmas import Lemma
 
 
 def _claims(fmt):
     fin = Float(finite=True)
     nz = Float(finite=True, nonzero=True)
-    zeros = forall("boxplus_neutrality.zeros", {"a": _zero(), "b": _zero()},
+    zeros = forall("boxplus_neutrality.zeros", {"a": zero_or_negative_zero(), "b": zero_or_negative_zero()},
                    goal=lambda s: (s.a + s.b).is_zero())
-    pair = forall("boxplus_neutrality.pair", {"a": _zero(), "w": nz},
+    pair = forall("boxplus_neutrality.pair", {"a": zero_or_negative_zero(), "w": nz},
                   goal=lambda s: ((s.a + s.w) + (-s.w)).is_zero())
-    enter = forall("boxplus_neutrality.enter", {"a": _zero(), "v": fin},
+    enter = forall("boxplus_neutrality.enter", {"a": zero_or_negative_zero(), "v": fin},
                    goal=lambda s: [(~s.v.is_zero()).implies((s.a + s.v).same(s.v)),
                                    s.v.is_zero().implies((s.a + s.v).is_zero())])
-    stay = forall("boxplus_neutrality.stay", {"v": nz, "b": _zero()},
+    stay = forall("boxplus_neutrality.stay", {"v": nz, "b": zero_or_negative_zero()},
                   goal=lambda s: (s.v + s.b).same(s.v))
-    times = forall("boxplus_neutrality.times", {"a": _zero(), "w": fin},
+    times = forall("boxplus_neutrality.times", {"a": zero_or_negative_zero(), "w": fin},
                    goal=lambda s: (s.a * s.w).is_zero())
 
     def row_goal(s):
         r = ((((s.z1 + s.z2) + s.w) + (-s.w)) + s.z3) + s.v
         r = (r + s.z4) + s.const(-0.0)
         return [(~s.v.is_zero()).implies(r.same(s.v)), s.v.is_zero().implies(r.is_zero())]
-    row = forall("boxplus_neutrality.row", {"z1": _zero(), "z2": _zero(), "z3": _zero(), "z4": _zero(), "w": nz,
+    row = forall("boxplus_neutrality.row", {"z1": zero_or_negative_zero(), "z2": zero_or_negative_zero(), "z3": zero_or_negative_zero(), "z4": zero_or_negative_zero(), "w": nz,
                                             "v": fin}, goal=row_goal)
     return [zeros, pair, enter, stay, times, row]
 
@@ -65,4 +65,5 @@ def build(fmt):
                           "(-0) = v (a zero when v is a zero)")
 
 
-LEMMA = Lemma("boxplus_neutrality", "paper §3 (f = f2 ⊞ f1; BRIEF §5)", {"released": build, "repaired": build})
+LEMMA = Lemma("boxplus_neutrality", "paper §3 (f = f2 ⊞ f1; BRIEF §5)", {"released": build, "repaired": build},
+              order=90, construction=True)

@@ -16,7 +16,7 @@ from fractions import Fraction
 
 from fpsmt.constructions import relu as C
 from fpsmt.proof.claims import Float, Int, forall
-from fpsmt.proofs._common import indicator, x_ends
+from fpsmt.proofs.common import indicator, x_ends
 from fpsmt.semantics.network import Network
 from fpsmt.proof.lemmas import Lemma
 
@@ -107,7 +107,7 @@ def staged(fmt):
         for sv, rho, sig in ((0, 0, 0), (0.25, 0, 1), (1, 1, 1)):  # s = 0, 0 < s < 1/2, s >= 1/2
             out, grad, (pre, _, _) = s.run(net, [s.const(sv)], [s.y], trace=True)
             path = ((((s.y * scale) * rho) * 1) * sig) * 1
-            res += [s.sigma_prime("relu", pre[1][0]).same(rho), s.sigma_prime("relu", pre[0][0]).same(sig),
+            res += [s.sigma_prime(C.hidden(), pre[1][0]).same(rho), s.sigma_prime(C.hidden(), pre[0][0]).same(sig),
                     (~path.is_zero()).implies(grad[0].same(path)), path.is_zero().implies(grad[0].is_zero())]
         return res
 
@@ -185,4 +185,4 @@ def block_rows(fmt):
 
 
 LEMMA = Lemma("cancellation_block", "BRIEF §5.1 (gradient suppression by rounding)",
-              {"released": _lemma(C.RELEASED), "repaired": _lemma(C.REPAIRED)}, extra=block_rows)
+              {"released": _lemma(C.RELEASED), "repaired": _lemma(C.REPAIRED)}, extra=block_rows, order=50)

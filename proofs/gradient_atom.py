@@ -53,7 +53,7 @@ from fractions import Fraction
 
 from fpsmt.constructions import relu as C
 from fpsmt.proof.claims import Float, Int, forall
-from fpsmt.proofs._common import X, step_claims, xdesc, zero
+from fpsmt.proofs.common import X, step_claims, xdesc, zero
 from fpsmt.proofs.multiplication_transfer import normalize_claims, target_claim
 from fpsmt.proof.lemmas import Lemma
 
@@ -68,12 +68,12 @@ def _killers(s):
 
 def gate_t_claim(fmt):
     def goal(s):
-        from fpsmt.constructions.relu import _Plan
-        P = _Plan(s.fmt)
+        from fpsmt.constructions.relu import Plan
+        P = Plan(s.fmt)
         for k in range(6):  # T through layers 1–6, as the gate carries it
             P.add([C.t_carry(k)])
-        params = C._step_params(s, "ge", s.z)
-        out, grad = s.run(P.network(last_act="relu"), [s.x], [s.u], params=params)
+        params = C.step_params(s, "ge", s.z)
+        out, grad = s.run(P.network(last_act=None), [s.x], [s.u], params=params)
         T = out[0]
         d = s.z - s.z.next_down()
         top = s.int_pow2(s.fmt.e_max - 1)
@@ -85,11 +85,11 @@ def gate_t_claim(fmt):
 
 def gate_top_claim(fmt):
     def goal(s):
-        from fpsmt.constructions.relu import _Plan
-        P = _Plan(s.fmt, inputs=("ge4", "le4", "T"))
+        from fpsmt.constructions.relu import Plan
+        P = Plan(s.fmt, inputs=("ge4", "le4", "T"))
         for layer in C.gate_top(s.fmt):
             P.add(layer)
-        net = P.network(last_act="relu")
+        net = P.network(last_act=None)
         C_ = s.const(C.killer_constant(s.fmt))
         res = []
         for case, (ge, le) in (("at", (1, 1)), ("below", (0, 1)), ("above", (1, 0))):
@@ -107,12 +107,12 @@ def gate_top_claim(fmt):
 
 
 def _layer_net(fmt, with_n=False, output=False):
-    from fpsmt.constructions.relu import _Plan
-    P = _Plan(fmt, inputs=("R", "G1", "G2"))
+    from fpsmt.constructions.relu import Plan
+    P = Plan(fmt, inputs=("R", "G1", "G2"))
     P.add(C.chain_layer("c", "B", with_n=with_n))
     if output:
         P.add(C.OUTPUT_LAYER)
-    return P.network(last_act="identity" if output else "relu")
+    return P.network(last_act="identity" if output else None)
 
 
 def layer_claim(fmt):
@@ -120,7 +120,7 @@ def layer_claim(fmt):
         net = _layer_net(s.fmt)
         out, grad, (pre, _, _) = s.run(net, [1, 0, 0], [s.uR, s.u1, s.u2],
                                        params={"c": s.c, "B": C.reset_bias(s, s.c)}, trace=True)
-        prod = (s.uR * s.sigma_prime("relu", pre[0][0])) * s.c  # the backward step as AD takes it
+        prod = (s.uR * s.sigma_prime(C.hidden(), pre[0][0])) * s.c  # the backward step as AD takes it
         return [out[0].same(1), out[1].same(0), out[2].same(0), pre[0][0] > 0,
                 (~prod.is_zero()).implies(grad[0].same(prod)), grad[1].is_finite(), grad[2].is_finite()]
     fin = Float(finite=True)
@@ -151,11 +151,11 @@ def spacing_claim(fmt):
 
 def shrinks_claim(fmt):
     def goal(s):
-        from fpsmt.constructions.relu import _Plan
-        P = _Plan(s.fmt, inputs=("R", "G1", "G2"))
+        from fpsmt.constructions.relu import Plan
+        P = Plan(s.fmt, inputs=("R", "G1", "G2"))
         d = s.k.pow2()
         params = C.reset_chain(s, P, d, [s.const(1)] * C.shrink_count(s.fmt))
-        out, _ = s.run(P.network(last_act="relu"), [d, 0, 0], params=params)
+        out, _ = s.run(P.network(last_act=None), [d, 0, 0], params=params)
         return out[0].same(1)
     return forall("gradient_atom.shrinks", {"k": Int(lambda f: f.e_min - f.M, lambda f: f.e_max - 2 - f.M)},
                   goal=goal, enumerate=True)
@@ -180,7 +180,7 @@ def output_claim(fmt):
         w = s.k.pow2()
         P = {"c": s.c, "B": C.reset_bias(s, s.c), "w_out": w}
         out, grad, (pre, _, _) = s.run(net, [1, 0, 0], [s.y], params=P, trace=True)
-        prod = ((s.y * w) * s.sigma_prime("relu", pre[0][0])) * s.c
+        prod = ((s.y * w) * s.sigma_prime(C.hidden(), pre[0][0])) * s.c
         res = [out[0].same(0), pre[0][0] > 0, (~prod.is_zero()).implies(grad[0].same(prod)), grad[1].is_finite(),
                grad[2].is_finite()]
         for ins in _killers(s):
@@ -225,4 +225,5 @@ def released(fmt):
     return [c], _statement(fmt, "z != 0 in X"), {c.name: [hint]}
 
 
-LEMMA = Lemma("gradient_atom", "Lemma 3.5 (BRIEF §5, §5.1)", {"released": released, "repaired": repaired})
+LEMMA = Lemma("gradient_atom", "Lemma 3.5 (BRIEF §5, §5.1)", {"released": released, "repaired": repaired},
+              order=80, construction=True)

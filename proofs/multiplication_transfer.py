@@ -95,4 +95,5 @@ def released(fmt):
     return [c], "for every finite h != 0 and g != 0: h * (g / h) = g (one weight v = g / h, both rounded)"
 
 
-LEMMA = Lemma("multiplication_transfer", "Lemma B.7 (BRIEF §5, §5.1)", {"released": released, "repaired": repaired})
+LEMMA = Lemma("multiplication_transfer", "Lemma B.7 (BRIEF §5, §5.1)", {"released": released, "repaired": repaired},
+              order=60, construction=True)

@@ -15,7 +15,7 @@ boxplus_neutrality's ``zeros`` (the gradient w.r.t. x sums the two blocks' ±0).
 from fpsmt.constructions import relu as C
 from fpsmt.proof.claims import forall
 from fpsmt.semantics.network import Network
-from fpsmt.proofs._common import X, indicator, steps_and_top, xdesc
+from fpsmt.proofs.common import X, indicator, steps_and_top, xdesc
 from fpsmt.proof.lemmas import Lemma
 
 
@@ -51,4 +51,5 @@ def repaired(fmt):
         "upstream) and the last layer 1[x >= z] + 1[x <= z] - 1 on their three possible pairs")
 
 
-LEMMA = Lemma("point_indicator", "BRIEF §5.1 (Lemma 3.4 / 3.5 atoms)", {"released": released, "repaired": repaired})
+LEMMA = Lemma("point_indicator", "BRIEF §5.1 (Lemma 3.4 / 3.5 atoms)", {"released": released, "repaired": repaired},
+              order=40, construction=True)

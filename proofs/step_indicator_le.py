@@ -10,6 +10,6 @@ executor where that is at most 2^33 pairs — bfloat16 and float16 (about 3.5 mi
 2 cores), the 8-bit formats — and by the solvers in wider formats.
 """
 
-from fpsmt.proofs._common import step_lemma
+from fpsmt.proofs.common import step_lemma
 
 LEMMA = step_lemma("le")

@@ -67,4 +67,5 @@ def repaired(fmt):
         "gradient_atom and boxplus_neutrality, joined by the argument in proofs/theorem_3_1_relu.py")
 
 
-LEMMA = Lemma("theorem_3_1_relu", "Theorem 3.1 (BRIEF §4, §5)", {"released": released, "repaired": repaired})
+LEMMA = Lemma("theorem_3_1_relu", "Theorem 3.1 (BRIEF §4, §5)", {"released": released, "repaired": repaired},
+              order=100, construction=True)

@@ -17,7 +17,7 @@ w.r.t. x is a sum of the two blocks' ±0 (boxplus_neutrality's ``zeros``).
 
 from fpsmt.constructions import relu as C
 from fpsmt.proof.claims import Float, forall
-from fpsmt.proofs._common import X, steps_and_top, xdesc
+from fpsmt.proofs.common import X, steps_and_top, xdesc
 from fpsmt.semantics.network import Network
 from fpsmt.proof.lemmas import Lemma
 
@@ -57,4 +57,5 @@ def repaired(fmt):
                                       "proofs/zero_gradient_atom.py")
 
 
-LEMMA = Lemma("zero_gradient_atom", "Lemma 3.4 (BRIEF §5, §5.1)", {"released": released, "repaired": repaired})
+LEMMA = Lemma("zero_gradient_atom", "Lemma 3.4 (BRIEF §5, §5.1)", {"released": released, "repaired": repaired},
+              order=70, construction=True)

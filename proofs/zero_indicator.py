@@ -10,7 +10,7 @@ indicator's stages.
 
 from fpsmt.constructions import relu as C
 from fpsmt.proof.claims import Float, forall
-from fpsmt.proofs._common import X, indicator, steps_and_top, xdesc
+from fpsmt.proofs.common import X, indicator, steps_and_top, xdesc
 from fpsmt.proof.lemmas import Lemma
 
 
@@ -35,4 +35,5 @@ def repaired(fmt):
         "proved as the point indicator's stages (the step indicators hold for every z of X, z = 0 included)")
 
 
-LEMMA = Lemma("zero_indicator", "BRIEF §5.1 (z = 0 is in X)", {"released": _lemma(C.RELEASED), "repaired": repaired})
+LEMMA = Lemma("zero_indicator", "BRIEF §5.1 (z = 0 is in X)", {"released": _lemma(C.RELEASED), "repaired": repaired},
+              order=30)

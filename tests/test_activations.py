@@ -13,7 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from fpsmt.semantics.activations import get_activation
-from fpsmt.semantics.activations import encode
+from fpsmt.semantics.arith import symbolic_functions
 from fpsmt.semantics.activations.realfun import BUILTIN
 from fpsmt.semantics.activations.rounding import correctly_rounded, table
 from fpsmt.semantics.arith import concrete
@@ -173,7 +173,7 @@ def test_leaky_relu_exact_encoding_equals_correct_rounding(fmt):
 def test_z3_table_tree_equals_table(fmt, name):
     act = get_activation(name)
     for col, which in enumerate(("value", "derivative")):
-        b, tree, _ = encode.table_tree(act, fmt, which)
+        b, tree, _ = symbolic_functions.table_tree(act.function(fmt, which))
         t = table(act.real, fmt)[:, col]
         for x in range(1 << fmt.nbits):
             got = z3.simplify(z3.substitute(tree, (b, z3.BitVecVal(x, fmt.nbits)))).as_long()
@@ -208,7 +208,7 @@ def test_lazy_encoding_never_contradicts_the_table(name, data, monkeypatch_modul
     claim = _random_claim(data, fmt, name)
     reg = {claim.name: claim}
     truth = Engine(solver="exhaustive").prove(claim, fmt, reg)
-    monkeypatch_module.setattr(encode, "TABLE_MAX_BITS", 0)  # force the lazy encoding
+    monkeypatch_module.setattr(symbolic_functions, "TABLE_MAX_BITS", 0)  # force the lazy encoding
     try:
         lazy = Engine(solver="z3", timeout=60).prove(claim, fmt, reg)
     finally:

@@ -19,6 +19,24 @@ def _csv(tmp_path, rows, fmt="bfloat16"):
     return p
 
 
+def _check_written(path, csv_path, fmt):
+    """Re-run the network as written with the exact reference (exact rationals rounded once
+    per operation) at every target point: value and D^AD(h*) meet the targets — nothing
+    taken from the command's own report."""
+    import numpy as np
+
+    from fpsmt.commands.targets import load_targets, meets
+    from fpsmt.semantics.arith import ExactArith
+    from fpsmt.semantics.network import run
+    f = parse_format(fmt)
+    pts = load_targets(csv_path, f)
+    A = ExactArith(f)
+    t = run(A, load_network(path), A.const(np.asarray([[p[0]] for p in pts], dtype=object)),
+            A.const(np.asarray([[p[2]] for p in pts], dtype=object)))
+    for p, o, g in zip(pts, np.ravel(A.to_bits(t.out)), np.ravel(A.to_bits(t.grad))):
+        assert meets(f, int(o), p[1]) and meets(f, int(g), p[3]), (f.hex(p[0]), f.hex(int(o)), f.hex(int(g)))
+
+
 ROWS = [(-1.5, -3.0, 2.0, -0.25), (0.0, 1e30, -1e-30, 7.0), (0.5, -0.0, 0.0, 0.0), (1.0, 2.5, -3e38, 1e-38),
         (2.0, -7.0, 1.0, 0.0)]
 
@@ -34,6 +52,7 @@ def test_construct_csv_targets_bit_exact(tmp_path, fmt):
     assert doc["gradient_atoms"] == sum(1 for x in rows if x[3] != 0)
     net = load_network(out)
     assert net.depth == doc["depth"] and out.stat().st_size == doc["bytes"]
+    _check_written(out, tmp_path / "t.csv", fmt)
 
 
 def test_construct_python_targets(tmp_path):
@@ -46,6 +65,7 @@ def test_construct_python_targets(tmp_path):
     r = fpsmt("construct", "--targets", str(p), "--format", "bfloat16", "--out", str(tmp_path / "n.json"), "--json")
     assert r.returncode == 0, r.stderr
     assert json.loads(r.stdout)["verified"] == 17
+    _check_written(tmp_path / "n.json", p, "bfloat16")
 
 
 @pytest.mark.parametrize("rows,word", [
@@ -168,8 +188,8 @@ def test_construct_certify_links_proved_lemmas(tmp_path):
     assert r.returncode == 0, r.stderr
     doc = json.loads(r.stdout)
     assert doc["certified"] is True
-    from fpsmt.proof.lemmas import CONSTRUCTION
-    assert [c["lemma"] for c in doc["certificates"]] == list(CONSTRUCTION)
+    from fpsmt.proof.lemmas import construction_lemmas
+    assert [c["lemma"] for c in doc["certificates"]] == construction_lemmas()
     assert all(c["status"] == "PROVED" and c["keys"] and all(k["key"] for k in c["keys"]) for c in doc["certificates"])
     again = json.loads(fpsmt(*args).stdout)
     assert again["certified"] is True and all(c["seconds"] == 0 for c in again["certificates"])
@@ -208,3 +228,54 @@ def test_blockwise_keeps_the_irs_order_when_blocks_interleave():
     out, grad = blockwise(A, net, xs, ys)
     assert (np.ravel(A.to_bits(t.out)) == np.ravel(A.to_bits(out))).all()
     assert (np.ravel(A.to_bits(t.grad)) == np.ravel(A.to_bits(grad))).all()
+
+
+def _construct_in_process(tmp_path, monkeypatch, patch):
+    import contextlib
+    import io
+
+    from fpsmt.commands import cli
+    patch(monkeypatch)
+    out = tmp_path / "n.json"
+    o, e = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(o), contextlib.redirect_stderr(e):
+        code = cli.main(["construct", "--targets", str(_csv(tmp_path, ROWS)), "--format", "bfloat16",
+                         "--out", str(out), "--json"])
+    return code, json.loads(o.getvalue()), e.getvalue(), out
+
+
+def test_construct_wrong_executor_result_is_a_mismatch_and_writes_nothing(tmp_path, monkeypatch):
+    """The verification is a real check: an executor whose D^AD is one ulp off at one point
+    is caught (exit 1, the point named) and no network is left at --out."""
+    from fpsmt.constructions import blockrun
+    real = blockrun.blockwise
+
+    def off_by_one_ulp(A, net, x, y, sem=None):
+        v, g = real(A, net, x, y) if sem is None else real(A, net, x, y, sem)
+        bits = A.to_bits(g).astype("uint64")
+        bits[0] += 1
+        return v, A.const(bits)
+
+    code, doc, err, out = _construct_in_process(tmp_path, monkeypatch,
+                                                lambda mp: mp.setattr(blockrun, "blockwise", off_by_one_ulp))
+    assert code == 1 and len(doc["mismatches"]) == 1 and doc["verified"] == len(ROWS) - 1
+    assert "MISMATCH at x = 0xbfc0" in err
+    assert not out.exists() and not [p for p in tmp_path.iterdir() if p.name.endswith(".tmp")]
+
+
+def test_construct_corrupted_network_is_a_mismatch_and_writes_nothing(tmp_path, monkeypatch):
+    """The network is verified as written: one output weight changed in the file read back
+    gives a mismatch, exit 1, and no file at --out."""
+    from fpsmt.commands import netio
+    real = netio.load_network
+
+    def corrupted(path):
+        net = real(path)
+        last = net.layers[-1]
+        last.weights[-1] = last.weights[-1] ^ 0x0001  # the last zero-gradient atom's output weight
+        return net
+
+    code, doc, err, out = _construct_in_process(tmp_path, monkeypatch,
+                                                lambda mp: mp.setattr(netio, "load_network", corrupted))
+    assert code == 1 and doc["mismatches"] and "MISMATCH" in err
+    assert not out.exists()

@@ -111,7 +111,7 @@ def test_a_wide_space_is_refused_before_anything_is_built(monkeypatch):
     """float32's X has about 2^32 patterns per variable: below CLAIM_LIMIT alone, far above
     it as a pair.  space() must refuse without building an axis of more than LIMIT values
     (a regression: it once built a 32 GB axis first)."""
-    from fpsmt.proofs._common import X
+    from fpsmt.proofs.common import X
     built = []
     real = np.arange
 

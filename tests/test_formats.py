@@ -140,6 +140,7 @@ def test_hex():
 
 
 def test_z3_sort():
+    from fpsmt.semantics.arith.symbolic import sort_of
     f = parse_format("float32")
-    s = f.z3_sort()
+    s = sort_of(f)
     assert (s.ebits(), s.sbits()) == (8, 24)

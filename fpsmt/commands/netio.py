@@ -31,7 +31,32 @@ def _where(ctx, msg):
     return InputError(f"{ctx}: {msg}")
 
 
+def read_text(path, what: str) -> str:
+    """A user's text file (UTF-8); a missing, unreadable or undecodable file, or a folder,
+    is one error line."""
+    p = Path(path)
+    if p.is_dir():
+        raise InputError(f"{what} {path} is a folder, not a file")
+    try:
+        return p.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise InputError(f"{path}: no such file") from None
+    except UnicodeDecodeError as e:
+        raise InputError(f"{what} {path} is not UTF-8 text ({e.reason} at byte {e.start})") from None
+    except OSError as e:
+        raise InputError(f"{what} {path} cannot be read: {e.strerror or e}") from None
+
+
 def network_from_json(doc, ctx="network") -> Network:
+    """A network from parsed JSON; anything that is not the documented structure is one
+    error line naming the place."""
+    try:
+        return _network_from_json(doc, ctx)
+    except (TypeError, ValueError, KeyError, AttributeError, IndexError) as e:  # a structure this reader did not name
+        raise InputError(f"{ctx}: not a network of the documented form ({type(e).__name__}: {e})") from None
+
+
+def _network_from_json(doc, ctx):
     if not isinstance(doc, dict) or "format" not in doc or "layers" not in doc:
         raise _where(ctx, 'expected an object with "format" and "layers"')
     fmt = parse_format(doc["format"])
@@ -57,6 +82,8 @@ def network_from_json(doc, ctx="network") -> Network:
                                                       and all(isinstance(n, int) and n >= 1 for n in W["shape"])):
                 raise InputError(f'{lctx}: sparse weights need "shape": [out, in] (positive) and "entries"')
             n_out, n_in = W["shape"]
+            if not isinstance(W["entries"], list):
+                raise InputError(f'{lctx}: sparse "entries" must be a list of [i, j, hex]')
             rows, cols, ws = [], [], []
             for k, ent in enumerate(W["entries"]):
                 if not (isinstance(ent, list) and len(ent) == 3 and isinstance(ent[0], int) and isinstance(ent[1], int)):
@@ -88,12 +115,9 @@ def network_from_json(doc, ctx="network") -> Network:
 
 
 def load_network(path) -> Network:
-    p = Path(path)
     try:
-        doc = json.loads(p.read_text())
-    except FileNotFoundError:
-        raise InputError(f"{path}: no such file") from None
-    except (json.JSONDecodeError, UnicodeDecodeError) as e:
+        doc = json.loads(read_text(path, "network file"))
+    except (json.JSONDecodeError, RecursionError) as e:
         raise InputError(f"{path}: not valid JSON ({e})") from None
     return network_from_json(doc, ctx=str(path))
 
@@ -121,34 +145,33 @@ def network_to_json(net: Network, sparse="auto") -> dict:
 
 def save_network(net: Network, path, sparse="auto") -> int:
     """Write the network JSON atomically; returns the file size in bytes."""
+    from fpsmt.commands.options import atomic_output
     text = json.dumps(network_to_json(net, sparse), separators=(",", ":"))
-    p = Path(path)
-    tmp = p.with_name(p.name + ".tmp")
-    tmp.write_text(text)
-    tmp.replace(p)
+    with atomic_output(path) as tmp:
+        tmp.write_text(text, encoding="utf-8")
     return len(text)
 
 
 def load_points(path, fmt: Format, n_in: int, n_out: int):
     """Rows of (input patterns, upstream-gradient patterns) as two int arrays."""
-    try:
-        f = open(path, newline="")
-    except FileNotFoundError:
-        raise InputError(f"{path}: no such file") from None
+    text = read_text(path, "points file")
     xs, ys = [], []
-    with f:
-        for ln, row in enumerate(csv.reader(f), start=1):
-            if not row or all(not c.strip() for c in row):
-                continue
-            if len(row) != n_in + n_out:
-                raise InputError(f"{path}: line {ln}: expected {n_in + n_out} patterns "
-                                 f"({n_in} inputs, {n_out} upstream gradients), got {len(row)}")
-            try:
-                vals = [fmt.parse_hex(c) for c in row]
-            except InputError as e:
-                raise InputError(f"{path}: line {ln}: {e}") from None
-            xs.append(vals[:n_in])
-            ys.append(vals[n_in:])
+    try:
+        rows = list(csv.reader(text.splitlines()))
+    except csv.Error as e:
+        raise InputError(f"{path}: not CSV ({e})") from None
+    for ln, row in enumerate(rows, start=1):
+        if not row or all(not c.strip() for c in row):
+            continue
+        if len(row) != n_in + n_out:
+            raise InputError(f"{path}: line {ln}: expected {n_in + n_out} patterns "
+                             f"({n_in} inputs, {n_out} upstream gradients), got {len(row)}")
+        try:
+            vals = [fmt.parse_hex(c) for c in row]
+        except InputError as e:
+            raise InputError(f"{path}: line {ln}: {e}") from None
+        xs.append(vals[:n_in])
+        ys.append(vals[n_in:])
     if not xs:
         raise InputError(f"{path}: no points")
     dt = np.uint64 if fmt.nbits <= 64 else object

@@ -39,8 +39,11 @@ def load_targets(path, fmt: Format):
 
 
 def _from_csv(p, fmt):
-    with open(p, newline="") as fh:
-        rows = list(csv.reader(fh))
+    try:
+        with open(p, newline="", encoding="utf-8") as fh:
+            rows = list(csv.reader(fh))
+    except (OSError, UnicodeDecodeError, csv.Error) as e:
+        raise InputError(f"targets file {p} cannot be read: {e}") from None
     if not rows or [c.strip() for c in rows[0]] != ["x", "f", "h", "g"]:
         raise InputError(f"{p}: the first line must be the header x,f,h,g")
     out = []
@@ -72,17 +75,23 @@ def _round(fmt, v, what, x):
 
 
 def _from_python(p, fmt):
-    from fpsmt.userfiles import import_file
+    from fpsmt.userfiles import import_file, user_code
     mod = import_file(p, "targets")
     for name in ("domain", "f_star", "h_star", "g_star"):
         if not callable(getattr(mod, name, None)):
             raise InputError(f"{p} does not define {name}()")
+    with user_code(p, "domain()"):
+        domain = list(mod.domain())
     out = []
-    for x in mod.domain():
+    for x in domain:
         xb = _round(fmt, x, "domain()", x)
         xf = float(fmt.to_fraction(xb)) if not fmt.is_zero(xb) else (-0.0 if xb == fmt.sign_bit else 0.0)
-        out.append((xb,) + tuple(_round(fmt, getattr(mod, n)(xf), f"{n}(x)", x) for n in ("f_star", "h_star",
-                                                                                          "g_star")))
+        row = [xb]
+        for n in ("f_star", "h_star", "g_star"):
+            with user_code(p, f"{n}({xf!r})"):
+                v = getattr(mod, n)(xf)
+            row.append(_round(fmt, v, f"{n}(x)", x))
+        out.append(tuple(row))
     return out
 
 
@@ -92,9 +101,12 @@ def true_derivative(path, xs):
     p = Path(path)
     if p.suffix != ".py":
         return None
-    from fpsmt.userfiles import import_file
+    from fpsmt.userfiles import import_file, user_code
     fn = getattr(import_file(p, "targets"), "df_star", None)
-    return [float(fn(x)) for x in xs] if callable(fn) else None
+    if not callable(fn):
+        return None
+    with user_code(p, "df_star(x)"):
+        return [float(fn(x)) for x in xs]
 
 
 def verify(fmt, net, points):

@@ -46,6 +46,12 @@ def check_format(fmt: Format):
                          f"{', '.join(FORMATS)}")
 
 
+def _is_relu(name) -> bool:
+    """Whether an activation is ReLU (under any name it was registered by)."""
+    from fpsmt.semantics.activations import ReLU, get_activation
+    return isinstance(get_activation(name), ReLU)
+
+
 def to_tensor(fmt: Format, bits):
     torch = torch_module()
     b = np.asarray(bits, dtype=np.uint64).astype(f"uint{fmt.nbits}").view(f"int{fmt.nbits}")
@@ -60,9 +66,12 @@ def to_bits(fmt: Format, t):
     return np.where(nan, np.uint64(fmt.nan_bits), b)
 
 
-def scalar_network(net):
-    """A :class:`ScalarNetwork` (the class is defined when torch is first needed)."""
+def scalar_network(net, sem=None):
+    """A :class:`ScalarNetwork` (the class is defined when torch is first needed); each
+    row's terms are added in the summation order of ``sem`` (default: the paper's)."""
+    from fpsmt.semantics.network import PAPER
     torch = torch_module()
+    sem = sem or PAPER
 
     class ScalarNetwork(torch.nn.Module):
         """The network as scalar operations in the paper's order (module docstring)."""
@@ -81,6 +90,7 @@ def scalar_network(net):
                 rows = [[] for _ in range(L.n_out)]
                 for e in order.tolist():
                     rows[int(L.rows[e])].append((int(L.cols[e]), e))
+                rows = [[r[i] for i in sem.sequence(len(r))] for r in rows]  # the fold sequence of each row
                 self.plan.append((rows, L.activation))
 
         def forward(self, x):
@@ -90,19 +100,19 @@ def scalar_network(net):
                 w, b = list(getattr(self, f"w{k}").unbind()), list(getattr(self, f"b{k}").unbind())
                 out = []
                 for i, entries in enumerate(rows):
-                    S = None
+                    S = None if sem.fold_init == "first" else torch.zeros_like(x)
                     for c, e in entries:
                         t = w[e] * a[c]
                         S = t if S is None else S + t
                     S = b[i].expand_as(x) if S is None else S + b[i]
-                    out.append(torch.relu(S) if act == "relu" else S)
+                    out.append(torch.relu(S) if _is_relu(act) else S)
                 a = out
             return a[0]
 
     if net.n_in != 1 or net.n_out != 1:
         raise InputError("the torch export takes networks of one input and one output")
     for L in net.layers:
-        if L.activation not in ("relu", "identity"):
+        if not (_is_relu(L.activation) or L.activation == "identity"):
             raise InputError(f"the torch export knows relu and identity, not {L.activation}")
     return ScalarNetwork(net)
 
@@ -126,7 +136,7 @@ def linear_stack(net):
             lin.bias.copy_(to_tensor(net.fmt, np.asarray(L.bias, dtype=np.uint64)))
         lin.requires_grad_(False)
         mods.append(lin)
-        if L.activation == "relu":
+        if _is_relu(L.activation):
             mods.append(torch.nn.ReLU())
     return torch.nn.Sequential(*mods), None
 

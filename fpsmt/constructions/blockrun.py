@@ -19,16 +19,16 @@ suite compares the bits, NaN and inf inputs included), without the whole width:
   splitting runs again where the forward state below differs.  Nothing is assumed:
   every merged pair had equal bits, and every operation is the IR's.
 
-Then the output terms and the first layer's gradient terms are summed left to right
-across blocks in the network's order, with the absent entries' zero term and the bias
-as the IR adds them.
+Then the output terms and the first layer's gradient terms are summed across blocks by
+the network's own summation code (:func:`fpsmt.semantics.network.fold_terms`, in the
+semantics' order), with the absent entries' zero term and the bias as the IR adds them.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from fpsmt.semantics.network import PAPER, Layer, _fold, paper_backward, run
+from fpsmt.semantics.network import PAPER, Layer, fold, fold_terms, paper_backward, run
 
 CHUNK = 1 << 20  # (block, point) pairs evaluated at once
 
@@ -139,7 +139,7 @@ def blockwise(A, net, x, y, sem=PAPER):
         return _whole(A, net, x, y, sem)
     out_l = L[-1]
     n = len(np.ravel(x))
-    S_v = S_g = None
+    v_terms, g_terms = [], []  # the output row's terms and D^AD's terms over the first layer, by column
     any_nonfinite = np.zeros(n, dtype=bool)
     all_neg = np.ones(n, dtype=bool)
     absent = len(out_l.weights) < L[-2].n_out
@@ -151,15 +151,14 @@ def blockwise(A, net, x, y, sem=PAPER):
             j += 1
         out, post, gterms = _run_group(A, [p[0] for p in parts[i:j]], x, y, sem, [p[2] for p in parts[i:j]])
         for b in range(j - i):
-            for t in range(out.shape[2]):
-                S_v = out[b, :, t] if S_v is None else A.add(S_v, out[b, :, t])
-            for t in range(gterms.shape[2]):
-                S_g = gterms[b, :, t] if S_g is None else A.add(S_g, gterms[b, :, t])
+            v_terms += [out[b, :, t] for t in range(out.shape[2])]
+            g_terms += [gterms[b, :, t] for t in range(gterms.shape[2])]
             for c in parts[i + b][2]:  # the block's last-layer neurons the output row does not read
                 v = post[b][:, c]
                 any_nonfinite |= ~np.asarray(A.is_finite(v))
                 all_neg &= np.asarray(A.signbit(v))
         i = j
+    S_v, S_g = fold_terms(A, v_terms, sem), fold_terms(A, g_terms, sem)  # the network's own order
     if absent:  # x ⊕ (the absent entries' order-free sum), as the IR adds it
         Z = np.where(any_nonfinite, A.fmt.nan_bits, np.where(all_neg, A.fmt.sign_bit, 0)).astype(np.uint64)
         S_v = A.add(S_v, A.const(Z))
@@ -209,7 +208,7 @@ def _run_group(A, specs, x, y, sem, absent_cols):
     fwd = []
     for k, layer in enumerate(layers):
         W, b = A.const(Wb[k][block]), A.const(Bb[k][block])
-        z = A.add(_fold(A, layer.forward_pattern, W, h, lambda xs, ws: A.mul(ws, xs), sem), b)
+        z = A.add(fold(A, layer.pattern("forward", sem), W, h, lambda xs, ws: A.mul(ws, xs), sem), b)
         a = layer.act.value(A, z)
         fwd.append((starts, block, z, a))
         keys = [A.to_bits(a)]
@@ -244,5 +243,5 @@ def _run_group(A, specs, x, y, sem, absent_cols):
             terms = A.mul(g, W0[:, order])
             return out, post, _expand(terms, u, total).reshape(G, n, -1)
         W = A.const(Wb[k][fblock[fi]])
-        g = _fold(A, layer.backward_pattern, W, g, lambda gs, ws: A.mul(gs, ws), sem)
+        g = fold(A, layer.pattern("backward", sem), W, g, lambda gs, ws: A.mul(gs, ws), sem)
         bstarts = u

@@ -47,10 +47,13 @@ Two variants:
 
 from __future__ import annotations
 
+import contextlib
+import sys
 from fractions import Fraction
 
 import numpy as np
 
+from fpsmt.constructions.registry import Construction
 from fpsmt.errors import InputError
 from fpsmt.semantics.network import Layer, Network, Param
 
@@ -58,15 +61,39 @@ RELEASED, REPAIRED = "released", "repaired"
 VARIANTS = (RELEASED, REPAIRED)
 
 
+# ------------------------------------------------------------------ the hidden activation
+_ACTIVE = ["relu"]
+
+
+def hidden() -> str:
+    """The activation of the blocks' hidden layers, as its networks name it: ``relu``, or
+    another name for ReLU made active by a construction of this family
+    (:class:`fpsmt.constructions.registry.Construction`) for one run.  Read when a
+    network is built (claims build theirs when the engine evaluates them), so it is
+    process-wide, not per thread: one construction is active at a time."""
+    return _ACTIVE[0]
+
+
+@contextlib.contextmanager
+def hidden_activation(name: str):
+    saved = _ACTIVE[0]
+    _ACTIVE[0] = name
+    try:
+        yield
+    finally:
+        _ACTIVE[0] = saved
+
+
 def _check_variant(variant):
     if variant not in VARIANTS:
         raise InputError(f"unknown variant {variant!r}: use released or repaired")
 
 
-def _layer(rows_cols_weights, n_out, n_in, bias, act="relu"):
+def _layer(rows_cols_weights, n_out, n_in, bias, act=None):
+    """A layer from (row, column, weight) entries; ``act`` defaults to the hidden activation."""
     rows = [r for r, _, _ in rows_cols_weights]
     cols = [c for _, c, _ in rows_cols_weights]
-    return Layer(n_out, n_in, rows, cols, [w for _, _, w in rows_cols_weights], bias, act)
+    return Layer(n_out, n_in, rows, cols, [w for _, _, w in rows_cols_weights], bias, act or hidden())
 
 
 NEG0 = "neg0"  # marker: the −0 bias (⊕'s identity: "no bias")
@@ -115,7 +142,7 @@ def _step_layers(fmt, tag, sign, col, row_base=0):
     ]
 
 
-def _step_params(s, tag, z):
+def step_params(s, tag, z):
     zm = z.next_down()
     d = z - zm
     s1, s2 = _scale_to_one(s, d)
@@ -133,7 +160,7 @@ def _stack(fmt, parts, n_in, last_act="identity"):
             entries += layer[0]
             bias += layer[1]
         layers.append(_layer(_w(fmt, entries), len(bias), n_in, _b(fmt, bias),
-                             "relu" if k < depth - 1 or last_act == "relu" else last_act))
+                             hidden() if k < depth - 1 else (last_act or hidden())))
         n_in = len(bias)
     return layers
 
@@ -145,8 +172,8 @@ def step_ge(s, z, variant=REPAIRED):
     if variant == RELEASED:
         return released_step(s, z, "ge")
     f = s.fmt
-    net = Network(f, _stack(f, [_step_layers(f, "ge", 1, 0)], 1, last_act="relu"))
-    return net, _step_params(s, "ge", z)
+    net = Network(f, _stack(f, [_step_layers(f, "ge", 1, 0)], 1, last_act=None))
+    return net, step_params(s, "ge", z)
 
 
 def step_le(s, z, variant=REPAIRED):
@@ -155,16 +182,16 @@ def step_le(s, z, variant=REPAIRED):
     if variant == RELEASED:
         return released_step(s, z, "le")
     f = s.fmt
-    net = Network(f, _stack(f, [_step_layers(f, "le", -1, 0)], 1, last_act="relu"))
-    return net, _step_params(s, "le", -z)
+    net = Network(f, _stack(f, [_step_layers(f, "le", -1, 0)], 1, last_act=None))
+    return net, step_params(s, "le", -z)
 
 
 def step_pair(s, z):
     """[1[x >= z], 1[x <= z]] side by side (5 layers, width 2): the first layers of the
     repaired point indicator and zero-gradient atom."""
     f = s.fmt
-    layers = _stack(f, [_step_layers(f, "ge", 1, 0, 0), _step_layers(f, "le", -1, 0, 1)], 1, last_act="relu")
-    return Network(f, layers), {**_step_params(s, "ge", z), **_step_params(s, "le", -z)}
+    layers = _stack(f, [_step_layers(f, "ge", 1, 0, 0), _step_layers(f, "le", -1, 0, 1)], 1, last_act=None)
+    return Network(f, layers), {**step_params(s, "ge", z), **step_params(s, "le", -z)}
 
 
 def point(s, z, variant=REPAIRED):
@@ -187,8 +214,8 @@ def zero_gradient_atom(s, z, v, variant=REPAIRED, blocks=3):
     pair, params = step_pair(s, z)
     b = Param("b")
     layers = pair.layers + [
-        _layer(_w(f, [(0, 0, Param("nb")), (1, 1, Param("nb"))]), 2, 2, [b, b], "relu"),  # G1 = b·[x<z], G2 = b·[x>z]
-        _layer(_w(f, [(0, 0, -1), (0, 1, -1)]), 1, 2, [b], "relu"),                       # N = b·[x=z]
+        _layer(_w(f, [(0, 0, Param("nb")), (1, 1, Param("nb"))]), 2, 2, [b, b]),  # G1 = b·[x<z], G2 = b·[x>z]
+        _layer(_w(f, [(0, 0, -1), (0, 1, -1)]), 1, 2, [b]),                       # N = b·[x=z]
         _layer(_w(f, [(0, 0, Param("sgn"))]), 1, 1, _b(f, [NEG0]), "identity")]
     params.update(b=abs(v), nb=-abs(v), sgn=s.where(v.is_negative(), -1, 1))
     return Network(f, layers), params
@@ -255,7 +282,7 @@ def _released_step_any_sign(s, tag, z, kind):
 
 def released_step(s, z, kind):
     f = s.fmt
-    layers = _stack(f, [_released_step_layers(kind, 0, 0)], 1, "relu")
+    layers = _stack(f, [_released_step_layers(kind, 0, 0)], 1)
     return Network(f, layers), _released_step_any_sign(s, kind, z, kind)
 
 
@@ -263,8 +290,8 @@ def released_point(s, z):
     """ReLU(step_z(x) − step_(z⁺)(x)) (4 layers)."""
     f = s.fmt
     parts = [_released_step_layers("at", 0, 0), _released_step_layers("up", 0, 1)]
-    layers = _stack(f, parts, 1, "relu")
-    layers.append(_layer(_w(f, [(0, 0, 1), (0, 1, -1)]), 1, 2, _b(f, [NEG0]), "relu"))
+    layers = _stack(f, parts, 1)
+    layers.append(_layer(_w(f, [(0, 0, 1), (0, 1, -1)]), 1, 2, _b(f, [NEG0])))
     params = {**_released_step_any_sign(s, "at", z, "ge"), **_released_step_any_sign(s, "up", z.next_up(), "ge")}
     return Network(f, layers), params
 
@@ -296,9 +323,9 @@ def cancellation_layers(fmt, blocks, n_in=1):
     layers = []
     for i in range(blocks):
         layers.append(_layer(_w(fmt, [(0, 0, scale if i else 1)]), 1 + 2 * n, n_in if i == 0 else 1,
-                             [fmt.sign_bit] + [c for c in consts for _ in (0, 1)], "relu"))
-        layers.append(_layer(_w(fmt, sums), 1, 1 + 2 * n, _b(fmt, [NEG0]), "relu"))
-    layers.append(_layer(_w(fmt, [(0, 0, scale)]), 1, 1, _b(fmt, [NEG0]), "relu"))
+                             [fmt.sign_bit] + [c for c in consts for _ in (0, 1)]))
+        layers.append(_layer(_w(fmt, sums), 1, 1 + 2 * n, _b(fmt, [NEG0])))
+    layers.append(_layer(_w(fmt, [(0, 0, scale)]), 1, 1, _b(fmt, [NEG0])))
     return layers
 
 
@@ -353,7 +380,7 @@ def carried(names):
     return [(n, [(n, 1)], NEG0) for n in names]
 
 
-class _Plan:
+class Plan:
     """A network written neuron by neuron: each layer is a list of ``(name, [(source,
     weight), …], bias)``; a row's terms are summed in the order of the previous layer's
     neurons (the fold is over columns), so the order a layer lists its neurons in is the
@@ -376,7 +403,7 @@ class _Plan:
         for k, neurons in enumerate(self.layers):
             col = {n: j for j, n in enumerate(self.names[k])}
             entries = [(i, col[src], w) for i, (_, ins, _) in enumerate(neurons) for src, w in ins]
-            act = "relu" if k < len(self.layers) - 1 else last_act
+            act = hidden() if k < len(self.layers) - 1 else (last_act or hidden())
             layers.append(_layer(_w(f, entries), len(neurons), len(col), _b(f, [b for _, _, b in neurons]), act))
         return Network(f, layers)
 
@@ -519,7 +546,7 @@ def repaired_gradient_atom(s, z, h, g):
     """
     f = s.fmt
     P = gate_plan(f)
-    params = {**_step_params(s, "ge", z), **_step_params(s, "le", -z)}
+    params = {**step_params(s, "ge", z), **step_params(s, "le", -z)}
     w_out, chain = transfer_weights(s, h, g)
     weights = [s.const(1)] * shrink_count(f) + list(reversed(chain))  # forward order
     params.update(reset_chain(s, P, z - z.next_down(), weights, with_n=True))  # the gate gives d at x = z
@@ -534,12 +561,12 @@ def killer_constant(fmt):
 
 
 def gate_plan(fmt):
-    """Layers 1–7 of the repaired gradient atom (a :class:`_Plan` on input x): the step
+    """Layers 1–7 of the repaired gradient atom (a :class:`Plan` on input x): the step
     pair, and beside it T = relu(x ⊖ z⁻) carried by copies (its own neuron, so that the
     step blocks are exactly the step-indicator lemmas' networks); layer 6 the killers G1,
     G2; layer 7 the gate R = relu(T − G1 − G2).  Layer 6 lists ``T, G1, G2`` and layer 7
     ``R, G1, G2``: the column order of the next layers' sums."""
-    P = _Plan(fmt)
+    P = Plan(fmt)
     ge, le = _step_layers(fmt, "ge", 1, 0), _step_layers(fmt, "le", -1, 0)
     srcs = {"ge": "x", "le": "x"}
     for k in range(5):
@@ -673,6 +700,17 @@ def theorem_network(fmt, points):
     repaired gradient atoms of the points with g* ≠ 0, f1 the ⊞ of the repaired
     zero-gradient atoms of every point; f2's terms come first in the output row
     (proofs/boxplus_neutrality.py, proofs/theorem_3_1_relu.py)."""
+    check_points(fmt, points)
+    depth = gradient_atom_depth(fmt)
+    ga = [(z, h, g) for z, _, h, g in points if not fmt.is_zero(g)]
+    kinds = [_copies(repaired_gradient_atom, fmt, list(zip(*ga)), depth)] if ga else []
+    kinds.append(_copies(zero_gradient_atom, fmt, [[z for z, *_ in points], [v for _, v, *_ in points]], depth))
+    return _boxplus_copies(fmt, kinds)
+
+
+def check_points(fmt, points):
+    """The targets' hypotheses, each violation one error line naming x: a non-empty domain
+    of distinct finite x in X, finite values, g* = 0 where h* = 0."""
     if not points:
         raise InputError("the domain is empty")
     top = Fraction(2) ** (fmt.e_max - 2)
@@ -689,11 +727,6 @@ def theorem_network(fmt, points):
         seen.add(fmt.to_fraction(z))
         if fmt.is_zero(h) and not fmt.is_zero(g):
             raise InputError(f"{at}: h* = 0 but g* = {fmt.show(g)}: a zero upstream gradient gives a zero gradient")
-    depth = gradient_atom_depth(fmt)
-    ga = [(z, h, g) for z, _, h, g in points if not fmt.is_zero(g)]
-    kinds = [_copies(repaired_gradient_atom, fmt, list(zip(*ga)), depth)] if ga else []
-    kinds.append(_copies(zero_gradient_atom, fmt, [[z for z, *_ in points], [v for _, v, *_ in points]], depth))
-    return _boxplus_copies(fmt, kinds)
 
 
 def _copies(builder, fmt, args, depth):
@@ -740,3 +773,12 @@ def _boxplus_copies(fmt, kinds):
         layers.append(Layer(1 if last else r0, 1 if k == 0 else c0, np.concatenate(rows), np.concatenate(cols),
                             np.concatenate(ws).tolist(), bias, kinds[0][0].layers[k].activation))
     return Network(fmt, layers)
+
+
+# ------------------------------------------------------------------ the construction
+def constants(fmt):
+    import importlib
+    return importlib.import_module("fpsmt.specs.theorems").constants("relu", fmt)
+
+
+CONSTRUCTIONS = [Construction("relu", "relu", sys.modules[__name__], constants, paper_depth=7)]

@@ -42,10 +42,8 @@ from typing import Callable
 import numpy as np
 
 from fpsmt.errors import InputError
+from fpsmt.semantics.arith.base import INT_LIMIT
 from fpsmt.semantics.formats import Format, pow2
-
-INT_BITS = 32  # width of the signed bit-vectors that encode Int variables
-INT_LIMIT = 1 << 20  # bounds must stay well inside INT_BITS so sums cannot wrap
 
 
 # ------------------------------------------------------------------ domains
@@ -106,6 +104,9 @@ class Claim:
     formats: tuple | None = None  # formats the claim is stated for (None: any)
     #: for a disjunction: {branch name: condition}; reports say which branch a witness takes
     branches: dict | None = None
+    #: the user's file the claim comes from (None: shipped with fpsmt); what its functions
+    #: raise is then bad input (one line naming the file), not an internal error
+    origin: str | None = None
     #: decide by enumeration in the executor before asking a solver, when the space of the
     #: variables is small enough (up to ``exhaustive.CLAIM_LIMIT`` points, e.g. one float over
     #: one binade of float32, or every (z, x) pair of a 16-bit format)
@@ -289,19 +290,12 @@ class F:
 
     def significand_odd(self) -> B:
         """The last stored significand bit is 1 (an odd significand)."""
-        _, _, m = self.s.A.fields(self.v)
-        if self.s.A.concrete:
-            return B(self.s, np.asarray((np.asarray(m).astype(np.uint64) & np.uint64(1)) == 1))
-        import z3
-
-        from fpsmt.semantics.arith.symbolic import obj
-        m = m[()] if isinstance(m, np.ndarray) else m
-        return B(self.s, obj(z3.Extract(0, 0, m) == 1))
+        return B(self.s, self.s.A.significand_odd(self.v))
 
     def exponent(self) -> "I":
         """e_x = floor(log2 |x|) for a normal x, read from the exponent field; e_min for
         subnormals and zeros (meaningless for infinities and NaN)."""
-        return self.s._exponent(self.v)
+        return I(self.s, self.s.A.exponent(self.v))
 
     def next_up(self):
         return F(self.s, self.s.A.next_up(self.v))
@@ -322,18 +316,18 @@ class I:
         return o.v if isinstance(o, I) else self.s.int_const(int(o))
 
     def __add__(self, o):
-        return I(self.s, self.v + self._o(o))
+        return I(self.s, self.s.A.int_add(self.v, self._o(o)))
 
     __radd__ = __add__
 
     def __sub__(self, o):
-        return I(self.s, self.v - self._o(o))
+        return I(self.s, self.s.A.int_sub(self.v, self._o(o)))
 
     def __rsub__(self, o):
-        return I(self.s, self._o(o) - self.v)
+        return I(self.s, self.s.A.int_sub(self._o(o), self.v))
 
     def __neg__(self):
-        return I(self.s, -self.v)
+        return I(self.s, self.s.A.int_neg(self.v))
 
     def __lt__(self, o):
         return self.s._icmp("lt", self.v, self._o(o))
@@ -461,12 +455,12 @@ class Scope:
     def iwhere(self, c: B, a, b) -> I:
         """The integer ``a`` where ``c`` holds, else ``b`` (ints or :class:`I`)."""
         a, b = (x.v if isinstance(x, I) else self.int_const(int(x)) for x in (a, b))
-        if self.A.concrete:
-            return I(self, np.where(np.asarray(c.v), a, b))
-        import z3
-        ops = _SymInts(self)
-        cv = c.v[()] if isinstance(c.v, np.ndarray) else c.v
-        return I(self, z3.If(cv, ops._bv(a), ops._bv(b)))
+        return I(self, self.A.int_where(c.v, a, b))
+
+    def products_equal(self, a, b, c, d) -> B:
+        """a·b = c·d in exact arithmetic (all four finite): no rounding at all."""
+        a, b, c, d = (self.lift(v).v for v in (a, b, c, d))
+        return B(self, self.A.products_equal(a, b, c, d))
 
     def let(self, name, x: F) -> F:
         """Name an intermediate value: replay compares it between solver and executor."""
@@ -511,36 +505,19 @@ class Scope:
             raise InputError("instance() is available only while the engine discharges a claim")
         return self._instances(self, claim_name, terms)
 
-    # -- integers (interpretation dependent)
+    # -- integers
     def int_const(self, k: int):
-        if self.A.concrete:
-            return int(k)
-        import z3
-        return z3.BitVecVal(int(k), INT_BITS)
+        return self.A.int_const(int(k))
 
     def _icmp(self, op, a, b) -> B:
-        return B(self, self._int_ops().cmp(op, a, b))
-
-    def _int_ops(self):
-        return _SymInts(self) if not self.A.concrete else _ConcreteInts(self)
+        return B(self, self.A.int_cmp(op, a, b))
 
     def pow2(self, k) -> F:
-        return F(self, self._int_ops().pow2(k))
+        return F(self, self.A.pow2(k))
 
     def int_pow2(self, k: int) -> F:
         """The constant 2^k (k a Python int) rounded to the format."""
         return F(self, self.A.const(self.fmt.round(pow2(int(k)))))
-
-    def _exponent(self, v) -> I:
-        _, e, _ = self.A.fields(v)
-        f = self.fmt
-        if self.A.concrete:
-            e = np.asarray(e).astype(np.int64)
-            return I(self, np.maximum(e, 1) - f.bias)
-        import z3
-        e = e[()] if isinstance(e, np.ndarray) else e
-        ew = z3.ZeroExt(INT_BITS - f.E, e)
-        return I(self, z3.If(ew == 0, z3.BitVecVal(1, INT_BITS), ew) - z3.BitVecVal(f.bias, INT_BITS))
 
 
 def _stack(vals):
@@ -556,73 +533,6 @@ def _flat(bs):
             yield from _flat(b)
         else:
             yield b
-
-
-class _ConcreteInts:
-    def __init__(self, scope):
-        self.s = scope
-
-    def cmp(self, op, a, b):
-        return np.asarray({"lt": a < b, "le": a <= b, "eq": a == b}[op])
-
-    def pow2(self, k):
-        """2^k rounded to the format (+inf above e_max, +0 below half the least
-        subnormal), by one table of the format's powers of two indexed with k."""
-        f = self.s.fmt
-        lo = f.e_min - f.M - 1
-        table = _pow2_table(f, lo)
-        k = np.asarray(k)
-        i = np.clip((k if k.dtype == object else k.astype(np.int64)) - (lo - 1), 0, len(table) - 1)
-        return self.s.A.const(table[i.astype(np.int64)])
-
-
-_POW2 = {}
-
-
-def _pow2_table(f, lo):
-    """[0, 2^lo, …, 2^e_max, +inf] as patterns (index 0: every k below lo)."""
-    t = _POW2.get(f)
-    if t is None:
-        t = _POW2[f] = np.asarray([0] + [f.round(pow2(k)) for k in range(lo, f.e_max + 1)]
-                                  + [f.inf_bits()], dtype=object if f.nbits > 64 else np.uint64)
-    return t
-
-
-class _SymInts:
-    def __init__(self, scope):
-        self.s = scope
-
-    def cmp(self, op, a, b):
-        from fpsmt.semantics.arith.symbolic import obj
-        a, b = self._bv(a), self._bv(b)
-        return obj({"lt": a < b, "le": a <= b, "eq": a == b}[op])  # BitVecRef < is signed
-
-    def _bv(self, v):
-        import z3
-        if isinstance(v, np.ndarray):
-            v = v[()]
-        if isinstance(v, int):
-            return z3.BitVecVal(v, INT_BITS)
-        if v.size() < INT_BITS:
-            return z3.ZeroExt(INT_BITS - v.size(), v)  # a field: unsigned
-        return v
-
-    def pow2(self, k):
-        import z3
-
-        from fpsmt.semantics.arith.symbolic import obj
-        f = self.s.fmt
-        A = self.s.A
-        k = self._bv(k)
-        C = lambda n: z3.BitVecVal(n, INT_BITS)  # noqa: E731
-        normal = A._from_fields1(0, z3.Extract(f.E - 1, 0, k + C(f.bias)), 0)
-        width = max(INT_BITS, f.M + 1)  # the shift must reach bit M − 1 (float64: bit 51)
-        shift = z3.ZeroExt(width - INT_BITS, k - C(f.e_min - f.M))
-        sub_frac = z3.Extract(f.M - 1, 0, z3.BitVecVal(1, width) << shift)
-        subnormal = A._from_fields1(0, 0, sub_frac)
-        r = z3.If(k > C(f.e_max), A.const1(f.inf_bits()),
-                  z3.If(k >= C(f.e_min), normal, z3.If(k >= C(f.e_min - f.M), subnormal, A.const1(0))))
-        return obj(r)
 
 
 # ---------------------------------------------------------- domain constraints

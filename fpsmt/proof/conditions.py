@@ -14,6 +14,7 @@ import numpy as np
 
 from fpsmt.semantics.activations import get_activation
 from fpsmt.semantics.arith import concrete
+from fpsmt.proof.claims import Claim
 from fpsmt.proof.encoding import Encoding
 from fpsmt.errors import InputError
 from fpsmt.semantics.formats import parse_format
@@ -103,7 +104,16 @@ def run(engine, activations, formats, spec=None, progress=None):
             fmt = parse_format(f)
             check_activation(act, fmt)
             for cname, build in builders.items():
-                claim = build(act.name if act.real is None or ".py:" not in str(a) else a)
+                name = act.name if act.real is None or ".py:" not in str(a) else a
+                if spec is None:
+                    claim = build(name)
+                else:  # a user's spec file: what its builders and claims raise names the file
+                    from fpsmt.userfiles import user_code
+                    with user_code(spec, f"{cname}({name!r})"):
+                        claim = build(name)
+                    if not isinstance(claim, Claim):
+                        raise InputError(f"{spec}: {cname}({name!r}) returned {type(claim).__name__}, not a claim")
+                    claim.origin = str(spec)
                 done += 1
                 if progress:
                     progress(f"[{done}/{total}] {cname} for {act.name} in {fmt.name} ...")
@@ -118,15 +128,3 @@ def run(engine, activations, formats, spec=None, progress=None):
                              "solver": r.solver, "decimal": {k: (fmt.describe(v) if k in r.float_vars else v)
                                                              for k, v in r.witness.items()}})
     return rows
-
-
-def markdown(rows) -> str:
-    out = ["| activation | format | condition | status | branch | witness | seconds |",
-           "| --- | --- | --- | --- | --- | --- | --- |"]
-    for r in rows:
-        wit = ", ".join(f"{k}={v} ({r['decimal'][k]})" if str(v).startswith("0x") else f"{k}={v}"
-                        for k, v in r["witness"].items()) or (r["reason"] if r["status"] != "PROVED" else "")
-        out.append(f"| {r['activation']} | {r['format']} | {r['condition']} | {r['status']} | "
-                   f"{r['branch'] or ''} | {wit} | {r['seconds']:.2f} |")
-    return "\n".join(out)
-

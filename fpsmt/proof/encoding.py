@@ -14,9 +14,9 @@ The solver query, the replay and the enumeration all use these same builders.
 from __future__ import annotations
 
 import numpy as np
-import z3
 
-from fpsmt.proof.claims import INT_BITS, B, Claim, F, FloatDomain, I, Scope, domain_constraint
+from fpsmt.proof.claims import B, Claim, F, FloatDomain, I, Scope, domain_constraint
+from fpsmt.semantics.arith.base import INT_BITS
 from fpsmt.errors import InputError
 from fpsmt.semantics.formats import Format
 
@@ -34,27 +34,19 @@ class Encoding:
             if name in fixed and isinstance(fixed[name], (F, I)):
                 vals[name] = fixed[name]  # a value of another encoding over the same interpretation
             elif name in fixed:
-                vals[name] = self._const(name, dom, fixed[name])
-            elif not A.concrete and isinstance(dom, FloatDomain):
+                vals[name] = self._const(dom, fixed[name])
+            elif isinstance(dom, FloatDomain):  # a fresh variable (a symbolic interpretation)
                 vals[name] = F(self.scope, A.var(name))
                 self.widths[name] = fmt.nbits
-            elif not A.concrete:
-                bv = z3.BitVec(name, INT_BITS)
-                A.vars[name] = bv
-                vals[name] = I(self.scope, bv)
-                self.widths[name] = INT_BITS
             else:
-                raise ValueError(f"concrete encoding needs a value for {name}")
+                vals[name] = I(self.scope, A.int_var(name))
+                self.widths[name] = INT_BITS
         self.scope._vals = vals
 
-    def _const(self, name, dom, value):
+    def _const(self, dom, value):
         if isinstance(dom, FloatDomain):
-            dt = np.uint64 if self.fmt.nbits <= 64 else object
-            return F(self.scope, self.A.const(np.asarray(value, dtype=dt)) if self.A.concrete
-                     else self.A.const(value))
-        if self.A.concrete:
-            return I(self.scope, np.asarray(value, dtype=np.int64) if np.ndim(value) else int(value))
-        return I(self.scope, z3.BitVecVal(int(value), INT_BITS))
+            return F(self.scope, self.A.const(np.asarray(value, dtype=np.uint64 if self.fmt.nbits <= 64 else object)))
+        return I(self.scope, self.A.int_const(value))
 
     def domains(self, names) -> B:
         return self.scope.all(*[domain_constraint(self.scope, n, self.claim.variables[n]) for n in names])
@@ -62,7 +54,7 @@ class Encoding:
     def part(self, fn) -> B:
         if fn is None:
             return self.scope.true()
-        r = fn(self.scope)
+        r = self.call(fn, self.scope)
         if isinstance(r, (list, tuple)):
             return self.scope.all(*r)
         if not isinstance(r, B):
@@ -74,7 +66,7 @@ class Encoding:
         """The conditions ``fn`` states, one boolean each (a list stays a list)."""
         if fn is None:
             return []
-        r = fn(self.scope)
+        r = self.call(fn, self.scope)
         return [self.part(lambda _: c) for c in (r if isinstance(r, (list, tuple)) else [r])]
 
     def _instance(self, scope, name, terms) -> B:
@@ -95,11 +87,19 @@ class Encoding:
         goal = self._part_in(sub, target.goal)
         return (dom & given).implies(goal)
 
-    @staticmethod
-    def _part_in(scope, fn):
+    def call(self, fn, scope):
+        """A function of the claim at ``scope``; for a claim from a user's file, what it
+        raises is one error line naming the file."""
+        if self.claim.origin is None:
+            return fn(scope)
+        from fpsmt.userfiles import user_code
+        with user_code(self.claim.origin, f"claim {self.claim.name}"):
+            return fn(scope)
+
+    def _part_in(self, scope, fn):
         if fn is None:
             return scope.true()
-        r = fn(scope)
+        r = self.call(fn, scope)
         return scope.all(*r) if isinstance(r, (list, tuple)) else r
 
 

@@ -14,11 +14,9 @@ import time
 from dataclasses import dataclass, field
 
 import numpy as np
-import z3
 
-from fpsmt.semantics.arith import Z3Arith
+from fpsmt.semantics.arith import symbolic
 from fpsmt.proof.claims import Claim, FloatDomain
-from fpsmt.semantics.activations.encode import lazy_variables, refine
 from fpsmt.proof.encoding import Encoding, conjunction, parts
 from fpsmt.errors import FpsmtError, InputError
 from fpsmt.semantics.formats import Format
@@ -66,12 +64,6 @@ class Result:
                 "assumed": self.assumed, "rounds": self.rounds}
 
 
-def _render(constraints, A: Z3Arith) -> str:
-    s = z3.Solver()
-    s.add(*constraints, *A.side, *A.facts)
-    return s.sexpr()
-
-
 # -------------------------------------------------------------------- engine
 class Engine:
     def __init__(self, *, solver="z3", timeout=60.0, confirm=False, store: Store | None = None, recheck=False,
@@ -88,15 +80,15 @@ class Engine:
         self._memo: dict = {}  # result key -> Result of this run (a statement is asked once)
 
     def _query(self, claim, fmt, registry, build, fixed=None):
-        enc = Encoding(claim, fmt, Z3Arith(fmt), fixed or {}, registry)
+        enc = Encoding(claim, fmt, symbolic(fmt), fixed or {}, registry)
         enc.cond = conjunction(build)(enc).v[()]
         return enc, self._render_query(enc, build)
 
     @staticmethod
     def _render_query(enc, build):
-        return Query(_render([enc.cond], enc.A),
+        return Query(enc.A.render([enc.cond]),
                      {n: enc.widths[n] for n in build.variables if n in enc.widths}, enc.fmt,
-                     lazy_variables(enc.A))
+                     enc.A.lazy_variables())
 
     def _statement(self, claim, fmt, registry):
         """The SMT-LIB 2 text that identifies a claim (for ∃∀: the witness constraints and the
@@ -185,7 +177,7 @@ class Engine:
                     f"(more than 2^{CLAIM_LIMIT.bit_length() - 1} points)"))
         ans = solve_plan(q, plan, max(0.1, deadline - time.monotonic()))
         rounds = 0
-        while ans.status == "sat" and enc.A.lazy and refine(enc.A, ans.model):
+        while ans.status == "sat" and enc.A.refine(ans.model):
             rounds += 1  # the model used a wrong activation value: add the true one, solve again
             if time.monotonic() >= deadline:
                 ans = Answer("unknown", None, "", ans.seconds, reason="time limit reached")
@@ -418,6 +410,9 @@ def load_claims(path: str) -> dict:
     claims = {}
     for value in vars(module).values():
         if isinstance(value, Claim):
+            if value.name in claims:
+                raise InputError(f"{path} defines two claims named {value.name!r}")
+            value.origin = str(path)
             claims[value.name] = value
     if not claims:
         raise InputError(f"{path} defines no claims")

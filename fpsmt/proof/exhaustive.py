@@ -19,7 +19,8 @@ from concurrent.futures import ThreadPoolExecutor
 import numpy as np
 
 from fpsmt.semantics.arith import concrete
-from fpsmt.proof.claims import INT_BITS, FloatDomain
+from fpsmt.proof.claims import FloatDomain
+from fpsmt.semantics.arith.base import INT_BITS
 from fpsmt.proof.encoding import Encoding
 
 LIMIT = 1 << 26  # largest space enumerated (a claim marked ``enumerate``: CLAIM_LIMIT)

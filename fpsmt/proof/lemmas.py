@@ -13,7 +13,9 @@ REFUTED (with the counterexample, replayed) or UNKNOWN (with the reason).
 
 from __future__ import annotations
 
+import contextlib
 import importlib
+import pkgutil
 from dataclasses import dataclass, field
 from typing import Callable
 
@@ -21,15 +23,7 @@ from fpsmt.proof.engine import rests_on_unsat
 from fpsmt.errors import InputError
 from fpsmt.semantics.formats import Format, parse_format
 
-LEMMAS = ("step_indicator_ge", "step_indicator_le", "zero_indicator", "point_indicator", "cancellation_block",
-          "multiplication_transfer", "zero_gradient_atom", "gradient_atom", "boxplus_neutrality",
-          "theorem_3_1_relu")
 DEFAULT_FORMATS = ("bfloat16", "float32")
-# What the network of ``fpsmt construct`` rests on (its repaired variants): the blocks it
-# is made of, the transfer its gradient atoms use, ⊞ and the composition.  The zero and
-# cancellation lemmas are not used (the point indicator covers z = 0).
-CONSTRUCTION = ("step_indicator_ge", "step_indicator_le", "point_indicator", "multiplication_transfer",
-                "zero_gradient_atom", "gradient_atom", "boxplus_neutrality", "theorem_3_1_relu")
 
 
 @dataclass
@@ -39,6 +33,12 @@ class Lemma:
     variants: dict = field(default_factory=dict)  # variant -> fmt -> (claims, statement)
     formats: Callable | None = None  # fmt -> why it does not apply, or None
     extra: Callable | None = None  # fmt -> [(variant, claims, statement)]: more rows of this lemma
+    order: int = 1000  # where its rows stand in a report (lemmas a lemma builds on come first)
+    #: the construction family whose blocks it proves (:mod:`fpsmt.constructions.registry`);
+    #: its rows are decided for every activation with a construction of that family
+    family: str = "relu"
+    #: whether the network of ``fpsmt construct`` rests on this lemma (its repaired variant)
+    construction: bool = False
 
     def build(self, variant, fmt):
         if variant not in self.variants:
@@ -46,38 +46,71 @@ class Lemma:
         return self.variants[variant](fmt)
 
 
+_discovered: dict | None = None
+
+
+def discover() -> dict:
+    """Every lemma of the shipped proof files (a module of ``fpsmt.proofs`` that defines
+    ``LEMMA``), by name, in report order: nothing to register by hand."""
+    global _discovered
+    if _discovered is None:
+        import fpsmt.proofs
+        found = {}
+        for info in pkgutil.iter_modules(fpsmt.proofs.__path__):
+            lemma = getattr(importlib.import_module(f"fpsmt.proofs.{info.name}"), "LEMMA", None)
+            if isinstance(lemma, Lemma):
+                if lemma.name in found:
+                    raise InputError(f"two proof files define the lemma {lemma.name!r}")
+                found[lemma.name] = lemma
+        _discovered = dict(sorted(found.items(), key=lambda kv: (kv[1].order, kv[0])))
+    return _discovered
+
+
+def lemma_names(family=None) -> list:
+    """Every lemma's name, or those of one construction family."""
+    return [n for n, lemma in discover().items() if family is None or lemma.family == family]
+
+
+def construction_lemmas(family="relu") -> list:
+    """The lemmas the network of ``fpsmt construct`` rests on (their repaired variants)."""
+    return [n for n, lemma in discover().items() if lemma.construction and lemma.family == family]
+
+
 def load(name) -> Lemma:
-    if name not in LEMMAS:
-        raise InputError(f"unknown lemma {name!r}: use one of {', '.join(LEMMAS)}")
-    try:
-        module = importlib.import_module(f"fpsmt.proofs.{name}")
-    except ModuleNotFoundError:
-        return None
-    return getattr(module, "LEMMA", None)
+    lemmas = discover()
+    if name not in lemmas:
+        raise InputError(f"unknown lemma {name!r}: use one of {', '.join(lemmas)}")
+    return lemmas[name]
 
 
-def run(engine, lemmas, variants, formats, progress=None):
-    """Rows (dicts) for every lemma x variant x format; lemmas without a proof file yet
-    give a row with status MISSING so that nothing is silently left out."""
+def run(engine, lemmas, variants, formats, progress=None, construction=None):
+    """Rows (dicts) for every lemma x variant x format.  With a ``construction`` (an
+    object with ``activation``, ``family`` and an ``active()`` context, see
+    :mod:`fpsmt.constructions.registry`) the rows are that activation's: built and
+    decided while it is active, lemmas of another family skipped; without, ReLU's."""
+    activation = construction.activation if construction is not None else "relu"
+    family = construction.family if construction is not None else "relu"
     rows = []
     fmts = [parse_format(f) for f in formats]
     loaded = {n: load(n) for n in lemmas}
-    for name in lemmas:
-        lemma = loaded[name]
-        for variant in variants:
-            for fmt in fmts:
-                rows.append(_row(engine, name, lemma, variant, fmt, progress))
-                for v, claims, statement in (lemma.extra(fmt) if lemma and lemma.extra else []):
-                    if v == variant:
-                        rows.append(_row(engine, name, lemma, variant, fmt, progress, (claims, statement)))
+    with construction.active() if construction is not None else contextlib.nullcontext():
+        for name in lemmas:
+            lemma = loaded[name]
+            if lemma.family != family:
+                continue
+            for variant in variants:
+                for fmt in fmts:
+                    rows.append(_row(engine, name, lemma, variant, fmt, progress, activation=activation))
+                    for v, claims, statement in (lemma.extra(fmt) if lemma.extra else []):
+                        if v == variant:
+                            rows.append(_row(engine, name, lemma, variant, fmt, progress, (claims, statement),
+                                             activation=activation))
     return rows
 
 
-def _row(engine, name, lemma, variant, fmt: Format, progress, built=None):
-    base = {"lemma": name, "variant": variant, "format": fmt.name, "counterexample": None, "solver": None,
-            "seconds": 0.0}
-    if lemma is None:
-        return {**base, "status": "MISSING", "statement": "no proof file in this version of fpsmt"}
+def _row(engine, name, lemma, variant, fmt: Format, progress, built=None, activation="relu"):
+    base = {"lemma": name, "activation": activation, "variant": variant, "format": fmt.name, "counterexample": None,
+            "solver": None, "seconds": 0.0}
     built = built or lemma.build(variant, fmt)
     if built is None:
         return {**base, "status": "MISSING", "statement": f"no {variant} variant is stated for this lemma"}
@@ -87,7 +120,7 @@ def _row(engine, name, lemma, variant, fmt: Format, progress, built=None):
     total = 0.0
     keys = []  # the results-store key of every claim decided for this row
     if progress:
-        progress(f"{name} ({variant}) in {fmt.name} ...")
+        progress(f"{name} ({variant}, {activation}) in {fmt.name} ...")
     unknown = []  # (claim, result) of the stages left UNKNOWN; the others are still decided
     for claim in claims:
         r = engine.prove(claim, fmt, registry, hints=hints.get(claim.name, ()))
@@ -124,26 +157,3 @@ def _confirmation(claims, keys):
     unsat = [k for k in keys if rests_on_unsat(kinds[k["claim"]], k["status"])]
     return {"stages": len(unsat), "by": sorted({k["confirmed_by"] for k in unsat if k["confirmed_by"]}),
             "unconfirmed": [k["claim"] for k in unsat if not k["confirmed_by"]]}
-
-
-def _confirmed_cell(c) -> str:
-    if not c["stages"]:
-        return ""  # no UNSAT answer in the row (e.g. refuted at its first stage)
-    done = c["stages"] - len(c["unconfirmed"])
-    cell = f"{done}/{c['stages']}" + (f" by {', '.join(c['by'])}" if c["by"] else "")
-    return cell + (f"; not: {', '.join(c['unconfirmed'])}" if c["unconfirmed"] else "")
-
-
-def markdown(rows) -> str:
-    confirm = any("confirmed" in r for r in rows)  # --confirm: a column of UNSAT answers confirmed
-    out = ["# fpsmt reproduce: the ReLU construction lemmas", "",
-           "| lemma | variant | format | status | statement | counterexample | solver | seconds |"
-           + (" confirmed |" if confirm else ""),
-           "| --- | --- | --- | --- | --- | --- | --- | --- |" + (" --- |" if confirm else "")]
-    for r in rows:
-        cx = ", ".join(f"{k}={v}" for k, v in (r["counterexample"] or {}).items())
-        statement = r["statement"].replace("|", "\\|")  # |h| in a statement must not end the cell
-        out.append(f"| {r['lemma']} | {r['variant']} | {r['format']} | {r['status']} | {statement} | "
-                   f"{cx} | {r['solver'] or ''} | {r['seconds']:.2f} |"
-                   + (f" {_confirmed_cell(r['confirmed']) if r.get('confirmed') else ''} |" if confirm else ""))
-    return "\n".join(out) + "\n"

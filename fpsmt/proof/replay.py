@@ -11,9 +11,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from fpsmt.semantics.arith import Z3Arith, concrete
-from fpsmt.semantics.arith.symbolic import fold_bits
-from fpsmt.proof.claims import INT_BITS, FloatDomain
+from fpsmt.semantics.arith import concrete, symbolic
+from fpsmt.proof.claims import FloatDomain
+from fpsmt.semantics.arith.base import INT_BITS
 from fpsmt.proof.encoding import Encoding, parts
 from fpsmt.errors import ReplayMismatch
 from fpsmt.semantics.formats import Format
@@ -40,10 +40,8 @@ def show(claim, fmt: Format, name: str, v) -> str:
 
 
 def truth(b) -> bool:
-    """A claim boolean of a concrete or ground Z3 evaluation as a Python bool."""
-    import z3
-    v = np.asarray(b.v)
-    return bool(v) if v.dtype != object else z3.is_true(z3.simplify(v[()]))
+    """A claim boolean of a concrete or ground evaluation as a Python bool."""
+    return bool(np.all(b.s.A.truth(b.v)))
 
 
 def replay_model(claim, fmt, registry, solver: str, model: dict, part: str, fixed=None, cexs=()) -> dict:
@@ -57,12 +55,12 @@ def replay_model(claim, fmt, registry, solver: str, model: dict, part: str, fixe
         bits.setdefault(n, 0)
     build = parts(claim, "exists" if part == "propose" else part, cexs)
     views = {}
-    for label, A in (("executor", concrete(fmt)), ("z3", Z3Arith(fmt))):
+    for label, A in (("executor", concrete(fmt)), ("z3", symbolic(fmt))):
         enc = Encoding(claim, fmt, A, bits, registry)
         views[label] = ({k: truth(v) for k, v in build(enc).items()}, enc.scope.lets, A)
-    (ex_c, ex_lets, X), (z_c, z_lets, _) = views["executor"], views["z3"]
+    (ex_c, ex_lets, X), (z_c, z_lets, Z) = views["executor"], views["z3"]
     for name in ex_lets:
-        check_same(fmt, f"{solver}, ground Z3", name, fold_bits(fmt, z_lets[name].v[()]),
+        check_same(fmt, f"{solver}, ground Z3", name, int(np.ravel(Z.to_bits(z_lets[name].v))[0]),
                    int(np.ravel(X.to_bits(ex_lets[name].v))[0]))
     for cond, ok in ex_c.items():
         if not ok or not z_c[cond]:
@@ -72,3 +70,12 @@ def replay_model(claim, fmt, registry, solver: str, model: dict, part: str, fixe
                 f"'{cond}' is {z_c[cond]} in Z3's evaluation and {ok} in the executor, but the model "
                 "must make it true")
     return {n: bits[n] for n in wanted}
+
+
+def evaluate(claim, fmt, registry, bits: dict, part: str = "exists") -> tuple:
+    """The claim's conditions (name -> bool) and named values (``s.let``: name -> pattern)
+    in the executor at the given patterns: a stored witness re-checked without a solver."""
+    A = concrete(fmt)
+    enc = Encoding(claim, fmt, A, {n: bits.get(n, 0) for n in claim.variables}, registry)
+    conds = {k: truth(v) for k, v in parts(claim, part)(enc).items()}
+    return conds, {k: int(np.ravel(A.to_bits(v.v))[0]) for k, v in enc.scope.lets.items()}

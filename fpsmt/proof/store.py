@@ -47,6 +47,10 @@ CREATE INDEX IF NOT EXISTS results_statement ON results (statement, status);
 """
 
 
+COLUMNS = ["key", "statement", "claim", "format", "kind", "status", "witness", "solver", "solver_version",
+           "fpsmt_version", "seconds", "total_seconds", "smt2", "assumed", "detail", "created"]
+
+
 def default_path() -> Path:
     if os.environ.get("FPSMT_STORE"):
         return Path(os.environ["FPSMT_STORE"])
@@ -77,6 +81,11 @@ class Store:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             self.con = sqlite3.connect(str(self.path), timeout=60)
             self.con.execute("PRAGMA journal_mode=WAL")
+            have = [r[1] for r in self.con.execute("PRAGMA table_info(results)")]
+            if have and have != COLUMNS:
+                self.con.close()
+                raise InputError(f"results store {self.path} is an SQLite file of another schema "
+                                 f"(its results table has {', '.join(have)}); give another --store")
             self.con.executescript(SCHEMA)
         except sqlite3.DatabaseError as e:
             raise InputError(f"results store {self.path} cannot be used: {e}") from None

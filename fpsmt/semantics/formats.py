@@ -283,13 +283,6 @@ class Format:
         return f"{self.hex(bits)} ({self.describe(bits)})"
 
     # ------------------------------------------------------------ back ends
-    def z3_sort(self):
-        """Z3's ``FPSort(E, M + 1)``; Z3 needs M >= 2 (its sbits >= 3)."""
-        import z3
-        if self.M < 2:
-            raise InputError(f"{self.name}: Z3's floating-point theory needs at least 2 mantissa bits")
-        return z3.FPSort(self.E, self.M + 1)
-
     @property
     def smtlib_sort(self) -> str:
         return f"(_ FloatingPoint {self.E} {self.M + 1})"

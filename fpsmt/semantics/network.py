@@ -29,7 +29,6 @@ So ``row = (sum over present entries) ⊕ Z`` with Z = NaN if an absent column h
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from functools import cached_property
 
 import numpy as np
 
@@ -55,24 +54,45 @@ def paper_backward(A, act: Activation, g, z, y):
 
 BACKWARD_FORMULAS = {"paper": paper_backward}
 
+#: Summation orders by name: ``order(n)`` gives the sequence (a permutation of range(n))
+#: in which a row's n present terms, listed by column, are folded left to right; the
+#: bias comes last.  This is the one place an order is defined: the IR's rows, D^AD's
+#: sums over rows, the Z3 encoding (the same program), the block-aware evaluation
+#: (:func:`fold_terms`) and the PyTorch export all read it.
+ORDERS: dict = {}
+
+
+def summation_order(name):
+    """Register a summation order under ``name`` (a decorator on ``order(n)``)."""
+    def register(fn):
+        ORDERS[name] = fn
+        return fn
+    return register
+
+
+@summation_order("left")
+def left_to_right(n):
+    """The paper's: ``((t_1 ⊕ t_2) ⊕ …) ⊕ t_n``, terms in column order."""
+    return range(n)
+
 
 @dataclass(frozen=True)
 class Semantics:
     """The choices that fix a network's floating-point meaning.
 
-    ``order``: summation order of a matrix–vector product (``"sequential"``: left to
-    right, the paper's).  ``fold_init``: ``"first"`` (the paper's) or ``"+0"``.
-    ``backward``: name of the activation backward formula per activation name, with
-    ``"*"`` as the default (``"paper"``: g ⊗ σ'(z)).
+    ``order``: the summation order of a matrix–vector product and of D^AD's sums over rows
+    (a name of :data:`ORDERS`; ``"left"``: left to right, the paper's).  ``fold_init``:
+    ``"first"`` (the paper's) or ``"+0"``.  ``backward``: name of the activation backward
+    formula per activation name, with ``"*"`` as the default (``"paper"``: g ⊗ σ'(z)).
     """
 
-    order: str = "sequential"
+    order: str = "left"
     fold_init: str = "first"
     backward: tuple = (("*", "paper"),)
 
     def __post_init__(self):
-        if self.order not in ("sequential",):
-            raise InputError(f"unknown summation order {self.order!r} (known: sequential)")
+        if self.order not in ORDERS:
+            raise InputError(f"unknown summation order {self.order!r} (known: {', '.join(ORDERS)})")
         if self.fold_init not in ("first", "+0"):
             raise InputError(f"unknown fold start {self.fold_init!r} (known: first, +0)")
         for _, f in self.backward:
@@ -83,20 +103,40 @@ class Semantics:
         d = dict(self.backward)
         return BACKWARD_FORMULAS[d.get(act.name, d.get("*", "paper"))]
 
+    def sequence(self, n: int) -> np.ndarray:
+        """The order in which a row's n terms (listed by column) are folded."""
+        return _sequence(self.order, int(n))
+
+
+_SEQUENCES: dict = {}
+
+
+def _sequence(order, n):
+    key = (order, n)
+    seq = _SEQUENCES.get(key)
+    if seq is None:
+        seq = np.asarray(list(ORDERS[order](n)), dtype=np.int64)
+        if sorted(seq.tolist()) != list(range(n)):
+            raise InputError(f"summation order {order!r} gives {seq.tolist()} for {n} terms: not a permutation")
+        _SEQUENCES[key] = seq
+    return seq
+
 
 PAPER = Semantics()
 
 
 # ------------------------------------------------------------------------ IR
 class Pattern:
-    """A sparsity pattern prepared for the sequential fold, by entry position.
+    """A sparsity pattern prepared for the fold, by fold step.
 
-    ``positions[k] = (rows, cols, entry)``: the rows that have a k-th entry (entries of
-    a row ordered by column), that entry's column and its index in the layer's entry
-    list (``rows`` may be ``slice(None)`` for all rows, ``cols`` a one-column slice).  Position-major order lets one NumPy operation advance every row at once.
+    ``positions[k] = (rows, cols, entry)``: the rows that have a k-th term in their fold
+    sequence (the summation order applied to the row's entries listed by column), that
+    entry's column and its index in the layer's entry list (``rows`` may be
+    ``slice(None)`` for all rows, ``cols`` a one-column slice).  Step-major order lets
+    one NumPy operation advance every row at once.
     """
 
-    def __init__(self, n_rows, n_cols, rows, cols):
+    def __init__(self, n_rows, n_cols, rows, cols, sem: "Semantics" = None):
         self.n_rows, self.n_cols = n_rows, n_cols
         rows = np.asarray(rows, dtype=np.int64)
         cols = np.asarray(cols, dtype=np.int64)
@@ -104,7 +144,14 @@ class Pattern:
         r, c = rows[order], cols[order]
         counts = np.bincount(r, minlength=n_rows)
         starts = np.concatenate([[0], np.cumsum(counts)[:-1]])
-        rank = np.arange(len(r)) - starts[r]
+        rank = np.arange(len(r)) - starts[r]  # position in column order
+        lengths = counts[r]
+        for n in np.unique(lengths):  # the fold step of each entry: where the order puts its position
+            seq = (sem or PAPER).sequence(int(n))
+            step = np.empty(len(seq), dtype=np.int64)
+            step[seq] = np.arange(len(seq))
+            sel = lengths == n
+            rank[sel] = step[rank[sel]]
         self.positions = []
         for k in range(int(counts.max()) if len(r) else 0):
             sel = rank == k
@@ -161,13 +208,24 @@ class Layer:
         rows, cols = np.divmod(np.arange(n_out * n_in), max(n_in, 1))
         return cls(n_out, n_in, rows, cols, [w for row in W for w in row], list(b), activation)
 
-    @cached_property
-    def forward_pattern(self) -> Pattern:
-        return Pattern(self.n_out, self.n_in, self.rows, self.cols)
+    def pattern(self, direction: str, sem: Semantics = None) -> Pattern:
+        """The layer's entries prepared for the forward fold over its rows
+        (``direction="forward"``) or D^AD's fold over its columns (``"backward"``)."""
+        sem = sem or PAPER
+        cache = self.__dict__.setdefault("_patterns", {})
+        key = (direction, sem.order)
+        if key not in cache:
+            cache[key] = (Pattern(self.n_out, self.n_in, self.rows, self.cols, sem) if direction == "forward"
+                          else Pattern(self.n_in, self.n_out, self.cols, self.rows, sem))
+        return cache[key]
 
-    @cached_property
+    @property
+    def forward_pattern(self) -> Pattern:
+        return self.pattern("forward")
+
+    @property
     def backward_pattern(self) -> Pattern:
-        return Pattern(self.n_in, self.n_out, self.cols, self.rows)
+        return self.pattern("backward")
 
     @property
     def act(self) -> Activation:
@@ -243,8 +301,9 @@ def _values(A, entries, params):
     return vals
 
 
-def _fold(A, pattern: Pattern, W, v, product, sem: Semantics):
-    """Sum over each row of ``product(v[..., j], W[entry])`` in column order, exactly."""
+def fold(A, pattern: Pattern, W, v, product, sem: Semantics):
+    """Sum over each row of ``product(v[..., j], W[entry])`` in the semantics' order
+    (``pattern`` was prepared for it), then the absent entries' term, exactly."""
     shape = np.broadcast_shapes(np.shape(v)[:-1], np.shape(W)[:-1]) + (pattern.n_rows,)  # per-sample W
     start = A.fmt.zero_bits(sem.fold_init == "first")  # −0 is ⊕'s identity
     S = np.array(A.full(shape, start), copy=True)
@@ -261,6 +320,20 @@ def _fold(A, pattern: Pattern, W, v, product, sem: Semantics):
     return S
 
 
+def fold_terms(A, terms, sem: Semantics):
+    """A row's sum from its terms (a list of value arrays, listed by column) in the
+    semantics' order and with its fold start, as :func:`fold` sums a layer's rows."""
+    seq = [terms[i] for i in sem.sequence(len(terms))]
+    if sem.fold_init == "first":
+        S = seq[0]
+        seq = seq[1:]
+    else:
+        S = A.full(np.shape(seq[0]), 0)
+    for t in seq:
+        S = A.add(S, t)
+    return S
+
+
 def run(A, net: Network, x, y=None, params=None, sem: Semantics = PAPER) -> Trace:
     """Forward pass at inputs ``x`` (shape ``(..., n_in)``) and, when the upstream gradient
     ``y`` (shape ``(..., n_out)``) is given, D^AD: the gradient w.r.t. x."""
@@ -272,7 +345,7 @@ def run(A, net: Network, x, y=None, params=None, sem: Semantics = PAPER) -> Trac
         W = _values(A, layer.weights, params)
         b = _values(A, layer.bias, params)
         weights.append(W)
-        z = A.add(_fold(A, layer.forward_pattern, W, h, lambda xs, ws: A.mul(ws, xs), sem), b)
+        z = A.add(fold(A, layer.pattern("forward", sem), W, h, lambda xs, ws: A.mul(ws, xs), sem), b)
         h = layer.act.value(A, z)
         pre.append(z)
         post.append(h)
@@ -285,6 +358,6 @@ def run(A, net: Network, x, y=None, params=None, sem: Semantics = PAPER) -> Trac
         for k, layer, W, z, a in reversed(list(zip(range(len(pre)), net.layers, weights, pre, post))):
             upstream[k] = g
             g = sem.backward_formula(layer.act)(A, layer.act, g, z, a)
-            g = _fold(A, layer.backward_pattern, W, g, lambda gs, ws: A.mul(gs, ws), sem)
+            g = fold(A, layer.pattern("backward", sem), W, g, lambda gs, ws: A.mul(gs, ws), sem)
         grad = g
     return Trace(h, grad, pre, post, upstream)

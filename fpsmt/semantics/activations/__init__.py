@@ -11,7 +11,8 @@ separate choice, the *backward formula* (:mod:`fpsmt.semantics.network`, the pap
   definition (:mod:`.realfun`, :mod:`.rounding`).  The executor looks values up in a table
   (formats of at most 16 bits) or computes them; the Z3 interpretation encodes the table
   (at most 16 bits) or uses an uninterpreted function refined lazily with true values
-  (wider formats; see :mod:`.encode`).
+  (wider formats): σ_F and σ'_F are known functions (:mod:`.known`) that every
+  interpretation applies its own way.
 
 Conventions (BRIEF §3, PyTorch's): ``relu(x) = x`` for x > 0 (and +inf), +0 for every
 other number (-0, negatives, -inf), NaN for NaN; ``relu'(x) = 1`` for x > 0, 0 for
@@ -23,108 +24,9 @@ from __future__ import annotations
 
 from fractions import Fraction
 
-import numpy as np
-
 from fpsmt.errors import InputError
+from fpsmt.semantics.activations.kinds import Activation, Identity, LeakyReLU, ReLU, Rounded  # noqa: F401
 from fpsmt.semantics.activations import realfun
-
-
-class Activation:
-    """An activation function: its name, value and derivative over an interpretation."""
-
-    name: str = ""
-    #: True when σ is the identity, so the backward pass may skip ``g ⊗ 1`` (it is exact).
-    is_identity = False
-    #: the exact real function (:class:`.realfun.RealActivation`), when there is one
-    real = None
-
-    def value(self, A, z):
-        raise NotImplementedError
-
-    def derivative(self, A, z):
-        raise NotImplementedError
-
-    def __repr__(self):
-        return f"<activation {self.name}>"
-
-
-def _shape(z):
-    return np.shape(z)
-
-
-class Identity(Activation):
-    name = "identity"
-    is_identity = True
-
-    def value(self, A, z):
-        return z
-
-    def derivative(self, A, z):
-        return A.where(A.is_nan(z), A.full(_shape(z), A.fmt.nan_bits), A.full(_shape(z), A.fmt.one_bits))
-
-
-class ReLU(Activation):
-    name = "relu"
-    real = realfun.BUILTIN["relu"]
-
-    def value(self, A, z):
-        shape = _shape(z)
-        return A.where(A.gt(z, A.zero()), z,
-                       A.where(A.is_nan(z), A.full(shape, A.fmt.nan_bits), A.full(shape, 0)))
-
-    def derivative(self, A, z):
-        shape = _shape(z)
-        return A.where(A.gt(z, A.zero()), A.full(shape, A.fmt.one_bits),
-                       A.where(A.is_nan(z), A.full(shape, A.fmt.nan_bits), A.full(shape, 0)))
-
-
-class Rounded(Activation):
-    """σ_F = RNE(σ), σ'_F = RNE(σ') of an exact real activation."""
-
-    def __init__(self, real):
-        self.real = real
-        self.name = real.name
-
-    def value(self, A, z):
-        return A.activation(self, "value", z)
-
-    def derivative(self, A, z):
-        return A.activation(self, "derivative", z)
-
-
-class LeakyReLU(Rounded):
-    """x for x > 0, RNE(s·x) otherwise; exact over the interface when s or 1/s is a float of
-    the format (s = 0.01 = 1/100 by default, PyTorch's), correctly rounded otherwise."""
-
-    def __init__(self, slope="0.01"):
-        super().__init__(realfun.LeakyRelu(slope))
-        self.slope = self.real.slope
-
-    def _op(self, fmt):
-        s = self.slope
-        b = fmt.round(s)
-        if s != 0 and fmt.is_finite(b) and fmt.to_fraction(b) == s:
-            return "mul", b
-        inv = 1 / s if s != 0 else None
-        if inv is not None and fmt.is_finite(fmt.round(inv)) and fmt.to_fraction(fmt.round(inv)) == inv:
-            return "div", fmt.round(inv)
-        return None, None
-
-    def value(self, A, z):
-        op, c = self._op(A.fmt)
-        if op is None or not hasattr(A, "div"):
-            return super().value(A, z)
-        k = A.const(c)
-        neg = A.mul(z, k) if op == "mul" else A.div(z, k)
-        shape = _shape(z)
-        return A.where(A.gt(z, A.zero()), z,
-                       A.where(A.is_zero(z), A.full(shape, 0), neg))
-
-    def derivative(self, A, z):
-        b = A.fmt.round(self.slope)
-        shape = _shape(z)
-        return A.where(A.gt(z, A.zero()), A.full(shape, A.fmt.one_bits),
-                       A.where(A.is_nan(z), A.full(shape, A.fmt.nan_bits), A.full(shape, b)))
 
 
 def _builtin():
@@ -136,6 +38,12 @@ def _builtin():
 
 REGISTRY: dict[str, Activation] = _builtin()
 PAPER_SIX = ("relu", "elu", "gelu", "swish", "sigmoid", "tanh")
+
+
+def register(act: Activation) -> Activation:
+    """Make an activation known by its name (``get_activation(act.name)``)."""
+    REGISTRY[act.name.lower()] = act
+    return act
 
 
 def get_activation(name) -> Activation:

@@ -14,7 +14,6 @@ import math
 
 import numpy as np
 
-from fpsmt.semantics.activations.encode import concrete_activation
 
 SQRT2, SQRT2PI = math.sqrt(2), math.sqrt(2 / math.pi)
 SELU_A, SELU_L = 1.6732632423543772848170429916717, 1.0507009873554804934193349852946
@@ -72,7 +71,7 @@ def compare(act, fmt, samples=20000, progress=None):
     if progress:
         progress(f"computing {len(xs)} correctly rounded values of {act.name} and its derivative in {fmt.name} ...")
     z = A.const(xs)
-    ours = {w: np.array([int(v) for v in np.ravel(A.to_bits(concrete_activation(A, act, w, z)))], dtype=object)
+    ours = {w: np.array([int(v) for v in np.ravel(A.to_bits(A.apply(act.function(fmt, w), z)))], dtype=object)
             for w in ("value", "derivative")}
     rows = []
     formulas = _np_formulas(act.real.name if act.real is not None else act.name)

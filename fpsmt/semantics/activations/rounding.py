@@ -23,6 +23,7 @@ import numpy as np
 
 from fpsmt import __version__
 from fpsmt.errors import FpsmtError, InputError
+from fpsmt.semantics.arith.functions import TABLE_MAX_BITS
 from fpsmt.semantics.formats import Format
 from fpsmt.semantics.activations.realfun import IV, iv
 
@@ -61,7 +62,7 @@ def round_mpf(fmt: Format, v) -> int | None:
     return fmt.round(Fraction(man) * (Fraction(2) ** exp))
 
 
-def _limit(fmt: Format, v) -> int:
+def limit_bits(fmt: Format, v) -> int:
     if v == "nan":
         return fmt.nan_bits
     if v in ("inf", "-inf"):
@@ -75,7 +76,7 @@ def correctly_rounded(act, fmt: Format, bits: int, which: str = "value") -> int:
         return fmt.nan_bits
     if fmt.is_inf(bits):
         v, d = act.limits[-1 if fmt.is_negative(bits) else 1]
-        return _limit(fmt, v if which == "value" else d)
+        return limit_bits(fmt, v if which == "value" else d)
     q = fmt.to_fraction(bits)
     hook = act.exact if which == "value" else act.exact_prime
     ex = hook(q)
@@ -103,7 +104,6 @@ def correctly_rounded(act, fmt: Format, bits: int, which: str = "value") -> int:
 
 
 # ------------------------------------------------------------------ tables
-TABLE_MAX_BITS = 16
 
 
 def cache_dir() -> Path:

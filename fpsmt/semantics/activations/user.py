@@ -36,6 +36,7 @@ class UserActivation(RealActivation):
         self._f = getattr(module, name)
         self._fp = getattr(module, name + "_prime")
         self.name = f"{Path(path).name}:{name}"
+        self._path = path
         digest = hashlib.sha256(Path(path).read_bytes()).hexdigest()[:16]
         self._key = f"user-{name}-{digest}"
         self._exact = getattr(module, name + "_exact", None)
@@ -50,17 +51,29 @@ class UserActivation(RealActivation):
     def key(self):
         return self._key
 
+    def _call(self, fn, what, *args):
+        """A call into the user's file: arithmetic failures are the Ziv loop's to retry at a
+        higher precision; anything else is one error line naming the file."""
+        try:
+            return fn(*args)
+        except (ArithmeticError, ValueError, mpmath.libmp.NoConvergence):
+            raise
+        except (Exception, SystemExit) as e:
+            from fpsmt.userfiles import user_code
+            with user_code(self._path, what):
+                raise e
+
     def f(self, x, m):
-        return self._f(x, m)
+        return self._call(self._f, self.name.split(":")[-1] + "(x)", x, m)
 
     def fprime(self, x, m):
-        return self._fp(x, m)
+        return self._call(self._fp, self.name.split(":")[-1] + "_prime(x)", x, m)
 
     def exact(self, q):
-        return None if self._exact is None else self._exact(q)
+        return None if self._exact is None else self._call(self._exact, "exact(q)", q)
 
     def exact_prime(self, q):
-        return None if self._exact_prime is None else self._exact_prime(q)
+        return None if self._exact_prime is None else self._call(self._exact_prime, "prime_exact(q)", q)
 
     def _limit(self, fn, sign):
         """σ(±∞): mpmath at ±inf, else at ±2^4096 (a value within far less than any
@@ -152,7 +165,7 @@ def _initial_split(a, b):
 
 
 def load_user_activation(spec: str):
-    from fpsmt.semantics.activations import Rounded
+    from fpsmt.semantics.activations.kinds import Rounded
     path, _, name = spec.rpartition(":")
     module = import_file(path, "activation")
     for need in (name, name + "_prime"):

@@ -9,3 +9,8 @@ from fpsmt.semantics.arith.base import Arith  # noqa: F401
 from fpsmt.semantics.arith.concrete import HostArith, NativeArith, concrete, host_ok  # noqa: F401
 from fpsmt.semantics.arith.exact import ExactArith  # noqa: F401
 from fpsmt.semantics.arith.symbolic import Z3Arith, fold_bits, model_bits  # noqa: F401
+
+
+def symbolic(fmt):
+    """The symbolic interpretation for ``fmt`` (Z3 terms): what the proof layer encodes claims in."""
+    return Z3Arith(fmt)

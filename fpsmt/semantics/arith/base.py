@@ -6,8 +6,13 @@ the encoding).  Shapes broadcast as in NumPy, and the semantics indexes values
 with ordinary NumPy indexing (``x[..., cols]``), so one program serves every
 interpretation (ARCHITECTURE.md, principle 1).
 
-All operations are IEEE-754 with round-to-nearest-ties-to-even.  Booleans are
-the interpretation's own (NumPy bool arrays, or Z3 Bool terms).
+All operations are IEEE-754 with round-to-nearest-ties-to-even.  Booleans and
+integers are the interpretation's own (NumPy bool and int arrays, or Z3 Bool and
+bit-vector terms); the interface has every operation the layers above need — float
+arithmetic and predicates, bit fields, bounded integers, known functions applied to a
+float (:mod:`.functions`: activations as tables or as functions known by true facts),
+variables, and reading a concrete or ground boolean — so nothing above it asks which
+interpretation it holds.
 """
 
 from __future__ import annotations
@@ -16,11 +21,16 @@ from abc import ABC, abstractmethod
 
 import numpy as np
 
-from fpsmt.semantics.formats import Format
+from fpsmt.errors import FpsmtError
+from fpsmt.semantics.formats import Format, pow2
+
+INT_BITS = 32  # width of the signed bit-vectors that encode integers symbolically
+INT_LIMIT = 1 << 20  # integer bounds stay well inside INT_BITS, so sums cannot wrap
 
 
-class NumpyBooleans:
-    """Booleans as NumPy bool arrays (the concrete interpretations)."""
+class ConcreteOps:
+    """Booleans as NumPy bool arrays and integers as NumPy int arrays (the concrete
+    interpretations: the executor and the exact reference)."""
 
     def and_(self, a, b):
         return np.logical_and(a, b)
@@ -31,16 +41,97 @@ class NumpyBooleans:
     def not_(self, a):
         return np.logical_not(a)
 
+    def truth(self, b):
+        return np.asarray(b, dtype=bool)
+
+    # ------------------------------------------------------------ integers
+    def int_const(self, k):
+        return np.asarray(k, dtype=np.int64) if np.ndim(k) else int(k)
+
+    def int_add(self, a, b):
+        return a + b
+
+    def int_sub(self, a, b):
+        return a - b
+
+    def int_neg(self, a):
+        return -a
+
+    def int_cmp(self, op, a, b):
+        return np.asarray({"lt": lambda: a < b, "le": lambda: a <= b, "eq": lambda: a == b}[op]())
+
+    def int_where(self, cond, a, b):
+        return np.where(np.asarray(cond), a, b)
+
+    def exponent(self, a):
+        _, e, _ = self.fields(a)
+        e = np.asarray(e).astype(np.int64)
+        return np.maximum(e, 1) - self.fmt.bias
+
+    def significand_odd(self, a):
+        _, _, m = self.fields(a)
+        return np.asarray((np.asarray(m).astype(np.uint64) & np.uint64(1)) == 1)
+
+    def pow2(self, k):
+        """2^k rounded to the format (+inf above e_max, +0 below half the least subnormal),
+        by one table of the format's powers of two indexed with k."""
+        f = self.fmt
+        lo = f.e_min - f.M - 1
+        table = _pow2_table(f, lo)
+        k = np.asarray(k)
+        i = np.clip((k if k.dtype == object else k.astype(np.int64)) - (lo - 1), 0, len(table) - 1)
+        return self.const(table[i.astype(np.int64)])
+
+    def products_equal(self, a, b, c, d):
+        f = self.fmt
+        q = np.frompyfunc(lambda x: f.to_fraction(int(x)) if f.is_finite(int(x)) else None, 1, 1)
+        qa, qb, qc, qd = (q(np.asarray(self.to_bits(v), dtype=object)) for v in (a, b, c, d))
+        eq = np.frompyfunc(lambda w, x, y, z: None not in (w, x, y, z) and w * x == y * z, 4, 1)
+        return np.asarray(eq(qa, qb, qc, qd), dtype=bool)
+
+    def apply(self, fn, a):
+        """A known function (:class:`.functions.KnownFunction`) at a: its table or true values."""
+        return self.const(np.asarray(fn.values(np.asarray(self.to_bits(a)))).astype(
+            np.uint64 if self.fmt.nbits <= 64 else object))
+
+
+_POW2 = {}
+
+
+def _pow2_table(f, lo):
+    """[0, 2^lo, …, 2^e_max, +inf] as patterns (index 0: every k below lo)."""
+    t = _POW2.get(f)
+    if t is None:
+        t = _POW2[f] = np.asarray([0] + [f.round(pow2(k)) for k in range(lo, f.e_max + 1)]
+                                  + [f.inf_bits()], dtype=object if f.nbits > 64 else np.uint64)
+    return t
+
 
 class Arith(ABC):
     """One interpretation of floating-point arithmetic in one format."""
 
     fmt: Format
-    #: True when values are concrete (an executor), False for symbolic terms.
-    concrete: bool = True
 
     def __init__(self, fmt: Format):
         self.fmt = fmt
+
+    # ------------------------------------------------------------- variables
+    def var(self, name: str):
+        """A fresh float variable (symbolic interpretations only)."""
+        raise FpsmtError(f"{type(self).__name__} has no variables: give {name!r} a value")
+
+    def int_var(self, name: str):
+        """A fresh integer variable (symbolic interpretations only)."""
+        raise FpsmtError(f"{type(self).__name__} has no variables: give {name!r} a value")
+
+    @abstractmethod
+    def truth(self, b):
+        """A boolean of this interpretation as Python/NumPy bools (a symbolic one only when
+        it is ground)."""
+
+    @abstractmethod
+    def to_bits(self, a):
+        """The bit patterns of values (a symbolic value only when it is ground); NaN canonical."""
 
     # ------------------------------------------------------------- values
     @abstractmethod
@@ -72,9 +163,13 @@ class Arith(ABC):
     @abstractmethod
     def div(self, a, b): ...
 
-    def activation(self, act, which: str, z):
-        """A correctly rounded activation (``which``: "value" or "derivative") at z."""
-        raise NotImplementedError
+    @abstractmethod
+    def products_equal(self, a, b, c, d):
+        """Whether a·b = c·d in exact arithmetic, all four finite (no rounding at all)."""
+
+    @abstractmethod
+    def apply(self, fn, a):
+        """The known function ``fn`` (:class:`.functions.KnownFunction`) at a."""
 
     def sub(self, a, b):
         """a ⊖ b, which IEEE-754 defines as a ⊕ (−b) (signs of zero included)."""
@@ -160,6 +255,42 @@ class Arith(ABC):
     @abstractmethod
     def from_fields(self, sign, exponent, fraction):
         """A value from (possibly symbolic) sign, biased-exponent and significand fields."""
+
+    # ------------------------------------------------------------ integers
+    # Bounded integers (claims keep them below INT_LIMIT in magnitude: exact everywhere).
+    @abstractmethod
+    def int_const(self, k):
+        """An integer constant (an int, or an array of ints)."""
+
+    @abstractmethod
+    def int_add(self, a, b): ...
+
+    @abstractmethod
+    def int_sub(self, a, b): ...
+
+    @abstractmethod
+    def int_neg(self, a): ...
+
+    @abstractmethod
+    def int_cmp(self, op, a, b):
+        """``op`` in "lt", "le", "eq"."""
+
+    @abstractmethod
+    def int_where(self, cond, a, b): ...
+
+    @abstractmethod
+    def exponent(self, a):
+        """The unbiased exponent field as an integer: floor(log2 |a|) for a normal a, e_min
+        for subnormals and zeros (meaningless for infinities and NaN)."""
+
+    @abstractmethod
+    def significand_odd(self, a):
+        """Whether the last stored significand bit is 1."""
+
+    @abstractmethod
+    def pow2(self, k):
+        """The float RNE(2^k) of an integer k: exact for e_min − M <= k <= e_max, +inf
+        above, +0 below."""
 
     @abstractmethod
     def next_up(self, a):

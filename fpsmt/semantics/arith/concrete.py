@@ -22,7 +22,7 @@ from __future__ import annotations
 import numpy as np
 
 from fpsmt.semantics.formats import Format
-from fpsmt.semantics.arith.base import Arith, NumpyBooleans
+from fpsmt.semantics.arith.base import Arith, ConcreteOps
 from fpsmt.semantics.arith.exact import ExactArith
 
 
@@ -53,7 +53,7 @@ def host_ok(fmt: Format) -> bool:
     return host_dtype(fmt) is not None
 
 
-class FloatArrayArith(NumpyBooleans, Arith):
+class FloatArrayArith(ConcreteOps, Arith):
     """Shared part of the float-array executors (values: NumPy float arrays)."""
 
     dtype: np.dtype
@@ -94,9 +94,6 @@ class FloatArrayArith(NumpyBooleans, Arith):
         with _errstate():
             return self._round(np.divide(a, b))
 
-    def activation(self, act, which, z):
-        from fpsmt.semantics.activations.encode import concrete_activation
-        return concrete_activation(self, act, which, z)
 
     def lt(self, a, b):
         with _errstate():

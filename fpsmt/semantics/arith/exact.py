@@ -14,7 +14,7 @@ from fractions import Fraction
 import numpy as np
 
 from fpsmt.semantics.formats import Format
-from fpsmt.semantics.arith.base import Arith, NumpyBooleans
+from fpsmt.semantics.arith.base import Arith, ConcreteOps
 
 
 def _key(fmt: Format, x: int):
@@ -79,7 +79,7 @@ def eq(fmt: Format, a: int, b: int) -> bool:
     return not (fmt.is_nan(a) or fmt.is_nan(b)) and _key(fmt, a) == _key(fmt, b)
 
 
-class ExactArith(NumpyBooleans, Arith):
+class ExactArith(ConcreteOps, Arith):
     """The executor on exact rationals: object arrays of Python-int bit patterns."""
 
     def __init__(self, fmt: Format):
@@ -122,9 +122,6 @@ class ExactArith(NumpyBooleans, Arith):
     def div(self, a, b):
         return np.asarray(self._div(a, b), dtype=object)
 
-    def activation(self, act, which, z):
-        from fpsmt.semantics.activations.encode import concrete_activation
-        return concrete_activation(self, act, which, z)
 
     def lt(self, a, b):
         return self._b(self._lt(a, b))

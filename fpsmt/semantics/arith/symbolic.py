@@ -16,8 +16,17 @@ from __future__ import annotations
 import numpy as np
 import z3
 
+from fpsmt.errors import InputError
 from fpsmt.semantics.formats import Format
-from fpsmt.semantics.arith.base import Arith
+from fpsmt.semantics.arith import symbolic_functions
+from fpsmt.semantics.arith.base import INT_BITS, Arith
+
+
+def sort_of(fmt: Format):
+    """Z3's ``FPSort(E, M + 1)``; Z3 needs M >= 2 (its sbits >= 3)."""
+    if fmt.M < 2:
+        raise InputError(f"{fmt.name}: Z3's floating-point theory needs at least 2 mantissa bits")
+    return z3.FPSort(fmt.E, fmt.M + 1)
 
 
 def obj(x):
@@ -48,11 +57,9 @@ def smt_eq(a, b):
 class Z3Arith(Arith):
     """Floating-point terms of Z3's FP theory."""
 
-    concrete = False
-
     def __init__(self, fmt: Format, prefix: str = ""):
         super().__init__(fmt)
-        self.sort = fmt.z3_sort()
+        self.sort = sort_of(fmt)
         self.rm = z3.RNE()
         self.side: list = []  # definitional constraints of auxiliary variables
         self.vars: dict = {}  # name -> bit-vector variable
@@ -65,7 +72,7 @@ class Z3Arith(Arith):
         self._mul = _vec(lambda a, b: z3.fpMul(rm, a, b), 2)
         self._neg = _vec(z3.fpNeg, 1)
         self._div = _vec(lambda a, b: z3.fpDiv(rm, a, b), 2)
-        self.lazy: list = []  # lazily refined activation applications (see activations.encode)
+        self.lazy: list = []  # lazily refined known-function applications (see symbolic_functions)
         self.facts: list = []  # true facts about them, added as the solver needs them
         self._lt = _vec(z3.fpLT, 2)
         self._le = _vec(z3.fpLEQ, 2)
@@ -94,6 +101,39 @@ class Z3Arith(Arith):
         self.vars[name] = bv
         return obj(self.bv_term(bv))
 
+    def int_var(self, name: str):
+        """An integer variable: a signed bit-vector of INT_BITS (registered in ``self.vars``)."""
+        bv = z3.BitVec(self._prefix + name, INT_BITS)
+        self.vars[name] = bv
+        return bv
+
+    # ------------------------------------------------------------ queries
+    def render(self, constraints) -> str:
+        """SMT-LIB 2 text asserting ``constraints`` with every side constraint and fact."""
+        s = z3.Solver()
+        s.add(*constraints, *self.side, *self.facts)
+        return s.sexpr()
+
+    def lazy_variables(self) -> dict:
+        """Bit-vectors a model must give so that lazily applied functions can be refined."""
+        return symbolic_functions.lazy_variables(self)
+
+    def refine(self, model: dict) -> int:
+        """Add true values where a model disagrees with a lazily applied function; how many."""
+        return symbolic_functions.refine(self, model) if self.lazy else 0
+
+    def truth(self, b):
+        v = np.asarray(b, dtype=object)
+        return np.vectorize(lambda t: z3.is_true(z3.simplify(t)), otypes=[bool])(v)
+
+    def to_bits(self, a):
+        """The patterns of ground terms (folded by Z3's simplifier; NaN canonical)."""
+        v = np.asarray(a, dtype=object)
+        return np.vectorize(lambda t: fold_bits(self.fmt, t), otypes=[object])(v)
+
+    def fold(self, t) -> int:
+        return fold_bits(self.fmt, t)
+
     def const1(self, bits: int):
         bits = self.fmt.canonical(self.fmt.check_bits(int(bits)))
         t = self._consts.get(bits)
@@ -120,9 +160,8 @@ class Z3Arith(Arith):
     def div(self, a, b):
         return self._div(a, b)
 
-    def activation(self, act, which, z):
-        from fpsmt.semantics.activations.encode import symbolic_activation
-        return symbolic_activation(self, act, which, z)
+    def apply(self, fn, a):
+        return _vec(lambda t: symbolic_functions.apply(self, fn, t), 1)(a)
 
     def lt(self, a, b):
         return self._lt(a, b)
@@ -190,6 +229,77 @@ class Z3Arith(Arith):
 
     def from_fields(self, sign, exponent, fraction):
         return self._from_fields(_as_obj(sign), _as_obj(exponent), _as_obj(fraction))
+
+    def _exact_product_sort(self):
+        """A sort in which the product of two finite values of the format is exact."""
+        f = self.fmt
+        need = max(2 * f.e_max + 2, -2 * (f.e_min - f.M) + 2)
+        E = 2
+        while (1 << (E - 1)) - 1 < need:
+            E += 1
+        return z3.FPSort(E, 2 * (f.M + 1) + 1)
+
+    def products_equal(self, a, b, c, d):
+        wide = self._exact_product_sort()
+        rm = self.rm
+
+        def one(a, b, c, d):
+            w = [z3.fpToFP(rm, t, wide) for t in (a, b, c, d)]
+            fin = [z3.Not(z3.Or(z3.fpIsNaN(t), z3.fpIsInf(t))) for t in (a, b, c, d)]
+            return z3.And(*fin, z3.fpEQ(z3.fpMul(rm, w[0], w[1]), z3.fpMul(rm, w[2], w[3])))
+        return _vec(one, 4)(a, b, c, d)
+
+    # ------------------------------------------------------------ integers
+    def int_const(self, k):
+        return z3.BitVecVal(int(k), INT_BITS)
+
+    @staticmethod
+    def _int(v):
+        if isinstance(v, np.ndarray):
+            v = v[()]
+        return z3.BitVecVal(v, INT_BITS) if isinstance(v, int) else v
+
+    def int_add(self, a, b):
+        return self._int(a) + self._int(b)
+
+    def int_sub(self, a, b):
+        return self._int(a) - self._int(b)
+
+    def int_neg(self, a):
+        return -self._int(a)
+
+    def int_cmp(self, op, a, b):
+        a, b = self._int(a), self._int(b)
+        return obj({"lt": lambda: a < b, "le": lambda: a <= b, "eq": lambda: a == b}[op]())  # signed
+
+    def int_where(self, cond, a, b):
+        c = cond[()] if isinstance(cond, np.ndarray) else cond
+        return z3.If(c, self._int(a), self._int(b))
+
+    def exponent(self, a):
+        f = self.fmt
+        _, e, _ = self.fields(a)
+        e = e[()] if isinstance(e, np.ndarray) else e
+        ew = z3.ZeroExt(INT_BITS - f.E, e)
+        return z3.If(ew == 0, z3.BitVecVal(1, INT_BITS), ew) - z3.BitVecVal(f.bias, INT_BITS)
+
+    def significand_odd(self, a):
+        _, _, m = self.fields(a)
+        m = m[()] if isinstance(m, np.ndarray) else m
+        return obj(z3.Extract(0, 0, m) == 1)
+
+    def pow2(self, k):
+        f = self.fmt
+        k = self._int(k)
+        C = lambda n: z3.BitVecVal(n, INT_BITS)  # noqa: E731
+        normal = self._from_fields1(0, z3.Extract(f.E - 1, 0, k + C(f.bias)), 0)
+        width = max(INT_BITS, f.M + 1)  # the shift must reach bit M − 1 (float64: bit 51)
+        shift = z3.ZeroExt(width - INT_BITS, k - C(f.e_min - f.M))
+        sub_frac = z3.Extract(f.M - 1, 0, z3.BitVecVal(1, width) << shift)
+        subnormal = self._from_fields1(0, 0, sub_frac)
+        r = z3.If(k > C(f.e_max), self.const1(f.inf_bits()),
+                  z3.If(k >= C(f.e_min), normal, z3.If(k >= C(f.e_min - f.M), subnormal, self.const1(0))))
+        return obj(r)
 
     def _next_up1(self, t):
         f = self.fmt

@@ -60,7 +60,8 @@ def step_lemma(kind):
         c = forall(f"{name}.repaired", {"z": X(), "x": X(), "y": Float(finite=True)}, goal=goal)
         return [c], (f"for all z, x in {xdesc(fmt)} and every finite upstream y: out = 1[x {sym} z] (1 or +0) "
                      "and D^AD(y) = ±0")
-    return Lemma(name, "BRIEF §5.1 (point indicators of Lemma 3.4)", {"released": released, "repaired": repaired})
+    return Lemma(name, "BRIEF §5.1 (point indicators of Lemma 3.4)", {"released": released, "repaired": repaired},
+                 order=10 if kind == "ge" else 20, construction=True)
 
 
 

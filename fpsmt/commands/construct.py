@@ -1,0 +1,234 @@
+"""``fpsmt construct``: the Theorem 3.1 network for targets, saved, verified bit for bit, and
+optionally plotted, run in PyTorch and linked to its lemma certificates."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+from fpsmt.commands.options import engine_session, err, out, solver_options
+from fpsmt.errors import InputError
+
+
+def _torch_check(fmt, net, points):
+    import time
+
+    from fpsmt.commands import targets as targets
+    from fpsmt.commands import torch_export as torch_export
+    t0 = time.perf_counter()
+    err(f"  PyTorch: running the network at {len(points)} points (scalar module, then nn.Linear stack) ...")
+    rep = torch_export.compare(fmt, net, points, targets.meets)
+    rep["seconds"] = round(time.perf_counter() - t0, 3)
+    for key, what in (("scalar", "scalar operations in the paper's order, torch.autograd"),
+                      ("linear", "plain nn.Linear/nn.ReLU stack, same weights")):
+        r = rep[key]
+        if "skipped" in r:
+            err(f"  torch {rep['torch']} {rep['dtype']}, {what}: skipped ({r['skipped']})")
+            continue
+        err(f"  torch {rep['torch']} {rep['dtype']}, {what}: {r['bit_exact']}/{r['points']} points bit-exact "
+             f"({r['value_differs']} values and {r['grad_differs']} gradients differ)")
+        for d in r["differences"][:5]:
+            err(f"    x = {d['x']}: f = {d['f']} (target {d['f_target']}), D^AD = {d['grad']} "
+                 f"(target {d['g_target']}): {d['why']}")
+    if fmt.name in ("bfloat16", "float16"):
+        err(f"  note: PyTorch's CPU kernels compute {fmt.name} operations in float32 and round once per "
+             "operation (exact for one + or ×); its matmul accumulates a row in higher precision and rounds "
+             "once (in bfloat16 [256, 1, 1]·[1, 1, 1] gives 258, left-to-right rounding 256)")
+    return rep
+
+
+def _matplotlib():
+    try:
+        import matplotlib
+    except ImportError:
+        raise InputError("--plot needs matplotlib: pip install 'fpsmt[examples]'") from None
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    return plt
+
+
+def _plot(args, fmt, points, f_got, g_got, depth, n_bad):
+    """Two panels: the network's value against f*, and its D^AD against g* and, when the
+    targets file defines ``df_star(x)``, the true derivative of f*."""
+    from fpsmt.resources import resolve
+    from fpsmt.commands.targets import true_derivative
+    plt = _matplotlib()
+    num = lambda b: float(fmt.to_fraction(int(b))) if fmt.is_finite(int(b)) else float("nan")  # noqa: E731
+    xs = [num(p[0]) for p in points]
+    fig, (ax1, ax2) = plt.subplots(2, 1, figsize=(8, 7), sharex=True)
+    ax1.plot(xs, [num(p[1]) for p in points], "-", color="0.6", lw=3, label="target f*(x)")
+    ax1.plot(xs, [num(v) for v in f_got], ".", ms=3, color="C0", label="network f(x)")
+    ax1.set_ylabel("value")
+    ax1.legend(loc="best")
+    df = true_derivative(resolve(args.targets), xs)
+    if df is not None:
+        ax2.plot(xs, df, "-", color="0.6", lw=3, label="true derivative of f*")
+    ax2.plot(xs, [num(p[3]) for p in points], "--", color="C1", lw=1, label="target gradient g*(x)")
+    ax2.plot(xs, [num(v) for v in g_got], ".", ms=3, color="C3", label="reverse-mode AD of the network, D^AD(h*)")
+    ax2.set_xlabel("x")
+    ax2.set_ylabel("gradient")
+    ax2.legend(loc="best")
+    exact = "every point bit-exact" if not n_bad else f"{n_bad} points NOT bit-exact"
+    fig.suptitle(f"fpsmt construct: {len(points)} points in {fmt.name}, ReLU network of depth {depth}, {exact}",
+                 fontsize=10)
+    fig.tight_layout()
+    path = Path(args.plot)
+    from fpsmt.commands.options import atomic_output
+    with atomic_output(path, ".png") as tmp:
+        fig.savefig(tmp, dpi=110, format="png")
+    err(f"  plot written to {path}")
+    return str(path)
+
+
+def _certify(args, fmt, construction):
+    """The repaired lemmas the construction rests on, from the results store (proved now
+    where missing): per lemma its status and the store keys of its claims."""
+    from fpsmt.proof import lemmas as reproduce
+    names = reproduce.construction_lemmas(construction.family)
+    err(f"  certificates: the repaired lemmas of {', '.join(names)} for {construction.activation} in {fmt.name} "
+        f"(from the store {args.store or 'default'}, proved where missing) ...")
+    with engine_session(args) as eng:
+        rows = reproduce.run(eng, names, ["repaired"], [fmt.name], progress=err, construction=construction)
+    certs = [{k: r.get(k) for k in ("lemma", "status", "statement", "seconds", "reason", "keys")} for r in rows]
+    for c in certs:
+        err(f"    {c['lemma']}: {c['status']}" + (f" ({c['reason']})" if c["status"] != "PROVED" else "")
+             + f", {len(c['keys'] or [])} store entries")
+    ok = all(c["status"] == "PROVED" for c in certs)
+    err("  certified: every lemma the network rests on is PROVED for all its parameters" if ok else
+         "  NOT certified: " + ", ".join(f"{c['lemma']} is {c['status']}" for c in certs if c["status"] != "PROVED"))
+    return certs, ok
+
+
+def _runs(values):
+    """``[5, 5, 5, 3]`` as ``5 (3 layers), 3``: a long list of layer widths in one short line."""
+    parts, i = [], 0
+    while i < len(values):
+        j = i
+        while j < len(values) and values[j] == values[i]:
+            j += 1
+        parts.append(f"{values[i]} ({j - i} layers)" if j - i > 1 else str(values[i]))
+        i = j
+    return ", ".join(parts)
+
+
+# Measured with benchmarks/construct.py (bfloat16; the README's table): peak memory and
+# verification time of the block-aware check grow with the number of points N; the
+# estimate errs on the high side.
+MEMORY_BASE, MEMORY_PER_POINT = 64 << 20, 560 << 10
+VERIFY_SECONDS_5000 = 84.0
+
+
+def estimate(n_points: int) -> tuple:
+    """(bytes, seconds) a construct of ``n_points`` points is expected to need at most."""
+    return MEMORY_BASE + MEMORY_PER_POINT * n_points, VERIFY_SECONDS_5000 * (n_points / 5000) ** 1.5
+
+
+def available_memory() -> int | None:
+    try:
+        with open("/proc/meminfo") as fh:
+            for line in fh:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) << 10
+    except OSError:
+        pass
+    return None
+
+
+def cmd_construct(args):
+    import time
+
+    from fpsmt.commands import netio, targets
+    from fpsmt.commands.options import check_store, output_path
+    from fpsmt.constructions.registry import get_construction
+    from fpsmt.resources import resolve
+    from fpsmt.semantics.formats import parse_format
+    fmt = parse_format(args.format)
+    construction = get_construction(args.activation)
+    out_path = output_path(args.out, "--out")  # every input, output path and store before any work
+    if args.plot:
+        output_path(args.plot, "--plot")
+        _matplotlib()
+    if args.torch:
+        from fpsmt.commands import torch_export
+        torch_export.check_format(fmt)
+        torch_export.torch_module()
+    if args.certify:
+        check_store(args.store)
+    points = targets.load_targets(resolve(args.targets), fmt)
+    construction.check_points(fmt, points)
+    need, secs = estimate(len(points))
+    have = available_memory()
+    if have is not None and need > have and not args.force:
+        raise InputError(f"{len(points)} points need about {need / 2**30:.1f} GiB and {secs / 60:.0f} min by the "
+                         f"estimate; {have / 2**30:.1f} GiB are available (--force builds anyway)")
+    err(f"fpsmt: building the {construction.activation} network for {len(points)} points in {fmt.name} (estimate: at most "
+        f"{need / 2**20:.0f} MiB, verification about {secs:.0f} s) ...")
+    t0 = time.perf_counter()
+    net = construction.network(fmt, points)
+    built = time.perf_counter() - t0
+    tmp = out_path.with_name(f".{out_path.name}.{os.getpid()}.tmp")
+    try:
+        size = netio.save_network(net, tmp)
+        err(f"  verifying at {len(points)} points (value and D^AD, bit for bit) ...")
+        t1 = time.perf_counter()
+        written = netio.load_network(tmp)  # verified and exported as written, not as built
+        bad, f_got, g_got = targets.verify(fmt, written, points)
+        checked = time.perf_counter() - t1
+        if not bad:
+            os.replace(tmp, out_path)
+    finally:
+        if tmp.exists():
+            tmp.unlink()  # a network that fails its verification is not left at --out
+    n_ga = sum(1 for p in points if not fmt.is_zero(p[3]))
+    summary = {"format": fmt.name, "points": len(points), "gradient_atoms": n_ga, "depth": net.depth,
+               "activation": construction.activation, "paper_depth": construction.paper_depth, "max_width": max(L.n_out for L in net.layers),
+               "widths": [L.n_out for L in net.layers],
+               "parameters": net.n_parameters(), "bytes": size, "out": str(out_path) if not bad else None,
+               "verified": len(points) - len(bad), "mismatches": bad,
+               "seconds": {"build": round(built, 3), "verify": round(checked, 3)}}
+    err(f"fpsmt: {len(points)} points in {fmt.name}: {n_ga} gradient atoms, {len(points)} zero-gradient atoms")
+    err(f"  depth {net.depth} (the paper: L >= {construction.paper_depth}), widths {_runs(summary['widths'])}, "
+        f"{summary['parameters']} parameters, {size} bytes" + (f" -> {out_path}" if not bad else ""))
+    err(f"  verified in the executor: {summary['verified']}/{len(points)} points bit-exact "
+        f"(value and D^AD(h*(x)); a zero target met by either zero); build {built:.2f} s, verify {checked:.2f} s")
+    for b in bad[:10]:
+        err(f"  MISMATCH at x = {b['x']}: f = {b['f']} (target {b['f_target']}), "
+            f"D^AD = {b['grad']} (target {b['g_target']})")
+    if bad:
+        err(f"fpsmt: internal error: the network does not meet its targets at {len(bad)} point(s); "
+            f"nothing written to {out_path}")
+    if args.plot:
+        summary["plot"] = _plot(args, fmt, points, f_got, g_got, net.depth, len(bad))
+    if args.torch and not bad:
+        summary["torch"] = _torch_check(fmt, written, points)
+    if args.certify and not bad:
+        summary["certificates"], summary["certified"] = _certify(args, fmt, construction)
+    if args.json:
+        out(json.dumps(summary))
+    return 1 if bad else 0
+
+
+def register(sub):
+    """Add the subcommand to the parser's subcommands."""
+    s = sub.add_parser("construct", help="build the Theorem 3.1 ReLU network for target values and gradients, "
+                                         "save it and verify it bit for bit",
+                       description="Targets: a CSV table with header x,f,h,g (hex patterns) or a Python file "
+                                   "with domain(), f_star(x), h_star(x), g_star(x).  The network is f2 ⊞ f1 of "
+                                   "the repaired blocks (fpsmt reproduce proves their lemmas).")
+    s.add_argument("--targets", required=True, help="CSV (x,f,h,g) or Python file")
+    s.add_argument("--format", required=True, help="the floating-point format")
+    s.add_argument("--activation", default="relu", help="an activation with a construction (default relu)")
+    s.add_argument("--out", required=True, help="network JSON to write")
+    s.add_argument("--torch", action="store_true",
+                   help="also run the network in PyTorch (extra fpsmt[torch]): as scalar operations in the paper's "
+                        "order with torch.autograd, and as a plain nn.Linear stack; compare with the targets")
+    s.add_argument("--certify", action="store_true",
+                   help="also link the certificates of the lemmas the network rests on (fpsmt reproduce's repaired "
+                        "rows) from the results store, proving them first where missing")
+    s.add_argument("--force", action="store_true",
+                   help="build even when the estimated memory exceeds what is available")
+    s.add_argument("--plot", default=None, metavar="PNG",
+                   help="draw the network's value and D^AD against the targets (needs matplotlib: fpsmt[examples])")
+    solver_options(s, "portfolio", "claim (with --certify)", 600.0)
+    s.set_defaults(fn=cmd_construct)

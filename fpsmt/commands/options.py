@@ -1,0 +1,149 @@
+"""What every subcommand shares: the one-line-error parser, output streams, and the
+options and validators used by more than one subcommand (formats, solvers, time limits,
+the results store, target files).  Each validator raises InputError (exit 2) before
+any work is done."""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import math
+import os
+import sys
+import tempfile
+from pathlib import Path
+
+from fpsmt.errors import InputError
+
+
+
+class Parser(argparse.ArgumentParser):
+    def error(self, message):  # one line, exit 2
+        self.exit(2, f"fpsmt: error: {message} (see '{self.prog} --help')\n")
+
+
+def out(text=""):
+    sys.stdout.write(text + "\n")
+
+
+def err(text=""):
+    sys.stderr.write(text + "\n")
+
+
+def parse_target(text):
+    """FILE.py[:NAME] -> (path, name or None); FILE may be example:NAME.py."""
+    from fpsmt.resources import resolve
+    path, _, name = text.rpartition(":") if text.count(":") > (1 if text.startswith(("example:", "spec:", "proof:")) else 0) \
+        else (text, "", "")
+    return resolve(path), (name or None)
+
+
+def format_names(args):
+    """The formats of a repeatable ``--format`` option, commas allowed ([] when absent;
+    given but naming nothing is an error)."""
+    return listed(args.format, "--format") or []
+
+
+@contextlib.contextmanager
+def engine_session(args, **options):
+    """An engine on the results store of ``args``; solver workers and store closed at the end."""
+    from fpsmt.proof import solve as solve
+    from fpsmt.proof.engine import Engine
+    from fpsmt.proof.store import Store
+    eng = Engine(solver=args.solver, timeout=args.timeout, recheck=args.recheck, progress=err, **options)
+    eng.store = Store(args.store)
+    try:
+        yield eng
+    finally:
+        solve.shutdown()
+        eng.store.close()
+
+
+def solver_options(parser, default_solver, what, default_timeout):
+    """The options every solving subcommand shares."""
+    parser.add_argument("--solver", default=default_solver,
+                        help=f"z3, cvc5, bitwuzla, portfolio or exhaustive (enumeration, small formats); "
+                             f"default {default_solver}")
+    parser.add_argument("--timeout", type=seconds, default=default_timeout,
+                        help=f"wall-clock limit per {what}, seconds (default {default_timeout:g})")
+    parser.add_argument("--store", type=nonempty, default=None, help="results store (SQLite); default in the user cache folder")
+    parser.add_argument("--recheck", action="store_true", help="solve again even when the store has the answer")
+    parser.add_argument("--json", action="store_true", help="print JSON only on stdout")
+
+
+# ------------------------------------------------------------------ validators
+def seconds(text) -> float:
+    """An argparse type: a finite, positive number of seconds."""
+    try:
+        v = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
+    if not (math.isfinite(v) and v > 0):
+        raise argparse.ArgumentTypeError(f"{text!r}: a time limit must be finite and positive")
+    return v
+
+
+def positive_int(text) -> int:
+    """An argparse type: a whole number >= 1."""
+    try:
+        v = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if v < 1:
+        raise argparse.ArgumentTypeError(f"{text!r}: must be at least 1")
+    return v
+
+
+def nonempty(text) -> str:
+    """An argparse type: a non-empty value (a path, a name)."""
+    if not str(text).strip():
+        raise argparse.ArgumentTypeError("an empty value")
+    return text
+
+
+def listed(values, option: str):
+    """The names of a repeatable, comma-separated option; None when the option is absent,
+    an error when it is given but names nothing (``--format ,``)."""
+    if values is None:
+        return None
+    names = [n.strip() for v in values for n in v.split(",") if n.strip()]
+    if not names:
+        raise InputError(f"{option} names nothing")
+    return names
+
+
+def output_path(path, option: str) -> Path:
+    """An output file that can be written: its folder exists and is writable, and it is not
+    a folder itself.  Checked before any work."""
+    p = Path(path)
+    if p.is_dir():
+        raise InputError(f"{option} {path} is a folder, not a file")
+    parent = p.parent if str(p.parent) else Path(".")
+    if not parent.is_dir():
+        raise InputError(f"{option} {path}: the folder {parent} does not exist")
+    if not os.access(parent, os.W_OK):
+        raise InputError(f"{option} {path}: the folder {parent} is not writable")
+    return p
+
+
+@contextlib.contextmanager
+def atomic_output(path, suffix=""):
+    """A temporary file in the target's folder, renamed to ``path`` only when the block
+    succeeds; removed otherwise, so nothing half-written is left behind."""
+    p = Path(path)
+    fd, tmp = tempfile.mkstemp(prefix=f".{p.name}.", suffix=suffix + ".tmp", dir=str(p.parent or "."))
+    os.close(fd)
+    try:
+        yield Path(tmp)
+        os.replace(tmp, p)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+
+
+def check_store(path):
+    """Open (creating if absent) and close the results store: a path that cannot hold a
+    store, or an SQLite file of another schema, is refused before any work."""
+    from fpsmt.proof.store import Store
+    Store(path).close()

@@ -1,0 +1,101 @@
+"""Constructions of the Theorem 3.1 network, one per activation, found without a hand-kept list.
+
+A :class:`Construction` ties an activation (as ``--activation`` spells it) to the
+blocks that build its networks (a module of builders, a *family*), the lemmas that
+prove them (the proof files whose :class:`~fpsmt.proof.lemmas.Lemma` names that family)
+and the theorem's constants for it (the domain X = [−M_σ, M_σ], the bound H_σ on the
+upstream gradient, the paper's depth).  The blocks build hidden layers with the
+construction's activation while it is active (:meth:`Construction.active`).
+
+Constructions are discovered: every module of :mod:`fpsmt.constructions` that defines
+``CONSTRUCTIONS`` (a list) contributes them; :func:`register` adds one at run time (a
+user's or a test's).  Adding an activation's construction means adding its module and
+its proof files, nothing else.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import importlib
+import pkgutil
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Callable
+
+from fpsmt.errors import InputError
+
+_registered: dict = {}
+_discovered = [False]
+
+
+@dataclass
+class Construction:
+    activation: str  # the σ of every hidden layer, as --activation and the network JSON spell it
+    family: str  # the proof files it rests on: lemmas whose ``family`` is this
+    blocks: object  # the module of builders (theorem_network, check_points, hidden_activation)
+    constants: Callable  # fmt -> an object with M_sigma, H_sigma (Fractions) and domain() (patterns)
+    paper_depth: object = 7  # the paper's depth for this activation (an int, or a description)
+
+    @contextlib.contextmanager
+    def active(self):
+        """The blocks build hidden layers with this construction's activation meanwhile."""
+        with self.blocks.hidden_activation(self.activation):
+            yield
+
+    def check_points(self, fmt, points):
+        """Refuse targets outside the theorem's hypotheses: x outside X or |h*| > H_σ (one
+        line naming x and the bound), plus the blocks' own checks."""
+        c = self.constants(fmt)
+        for z, _, h, _ in points:
+            if fmt.is_finite(z) and abs(fmt.to_fraction(z)) > c.M_sigma:
+                raise InputError(f"at x = {fmt.show(z)}: x is outside X = [-{_show(c.M_sigma)}, {_show(c.M_sigma)}] "
+                                 f"of Theorem 3.1 for {self.activation} in {fmt.name}")
+            if fmt.is_finite(h) and abs(fmt.to_fraction(h)) > c.H_sigma:
+                raise InputError(f"at x = {fmt.show(z)}: |h*| = {fmt.describe(h)} exceeds H = {_show(c.H_sigma)} "
+                                 f"of Theorem 3.1 for {self.activation} in {fmt.name}")
+        self.blocks.check_points(fmt, points)
+
+    def network(self, fmt, points):
+        """The Theorem 3.1 network f2 ⊞ f1 for ``points`` = [(x, f*, h*, g*)] (patterns)."""
+        with self.active():
+            return self.blocks.theorem_network(fmt, points)
+
+
+def _show(q: Fraction) -> str:
+    q = Fraction(q)
+    if q > 0 and q.denominator == 1 and q.numerator & (q.numerator - 1) == 0:
+        return f"2^{q.numerator.bit_length() - 1}"
+    return str(q)
+
+
+def register(construction: Construction) -> Construction:
+    """Add a construction (replacing one of the same activation)."""
+    _registered[construction.activation] = construction
+    return construction
+
+
+def _discover():
+    if _discovered[0]:
+        return
+    import fpsmt.constructions
+    for info in pkgutil.iter_modules(fpsmt.constructions.__path__):
+        module = importlib.import_module(f"fpsmt.constructions.{info.name}")
+        for c in getattr(module, "CONSTRUCTIONS", ()):
+            _registered.setdefault(c.activation, c)
+    _discovered[0] = True
+
+
+def constructions() -> dict:
+    """Every known construction, by activation name."""
+    _discover()
+    return dict(_registered)
+
+
+def get_construction(activation) -> Construction:
+    from fpsmt.semantics.activations import get_activation
+    name = get_activation(activation).name  # an unknown activation is its own error
+    known = constructions()
+    if name not in known:
+        raise InputError(f"no Theorem 3.1 construction for {name} yet (constructions exist for "
+                         f"{', '.join(sorted(known))})")
+    return known[name]
