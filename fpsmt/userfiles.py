@@ -16,6 +16,8 @@ from fpsmt.errors import InputError
 def import_file(path, what: str):
     """The module of ``path``; a missing file or one that does not import is bad input."""
     p = Path(path)
+    if p.is_dir():
+        raise InputError(f"{what} file {path} is a folder, not a file")
     if not p.is_file():
         raise InputError(f"{what} file {path} does not exist")
     mod_name = f"fpsmt_user_{abs(hash(str(p.resolve())))}"

@@ -179,7 +179,7 @@ def test_reproduce_json_and_report(tmp_path):
         assert set(x) == {"lemma", "activation", "variant", "format", "status", "statement", "counterexample", "solver",
                           "seconds"}
         assert "for all" in x["statement"]
-    assert "| step_indicator_ge | repaired | float8_e4m3 | PROVED" in report.read_text()
+    assert "| step_indicator_ge | relu | repaired | float8_e4m3 | PROVED" in report.read_text()
 
 
 def test_reproduce_confirm_reports_which_unsat_answers_a_second_back_end_checked(tmp_path):

@@ -153,7 +153,7 @@ def test_mutated_targets(tmp_path, data):
 
 # Option values a careless user types; each subcommand gets a random selection.
 VALUES = ["", ",", "-1", "0", "nan", "inf", "1e-300", "2", "abc", "float8_e4m3", "bfloat16", "relu", "tanh",
-          "leaky_relu:-1", "leaky_relu:x", "released", "repaired", "boxplus_neutrality", "z3", "exhaustive", "nope"]
+          "leaky_relu:-1", "leaky_relu:x", "leaky_relu:1/0", "example:claims.py", "example:nope.py", "released", "repaired", "boxplus_neutrality", "z3", "exhaustive", "nope"]
 SUBCOMMANDS = {
     "formats": (["--json"], {}),
     "counterexample": (["associativity"], {"--format": 1, "--timeout": 1, "--solver": 1, "--store": 1}),

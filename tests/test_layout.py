@@ -157,3 +157,30 @@ def test_no_import_cycle():
     graph = {m: {t for t, _, _ in im if t in mods and t != m} for m, im in imps.items()}
     found = cycles(graph)
     assert not found, "import cycles: " + "; ".join(" <-> ".join(c) for c in found)
+
+
+def interpretation_branches(sources):
+    """Places outside the interpretations that ask which interpretation they hold:
+    ``isinstance(…, …Arith)`` or an ``A.concrete``-style flag."""
+    bad = []
+    for m, src in sources.items():
+        if m.startswith("fpsmt.semantics.arith"):
+            continue
+        for node in ast.walk(ast.parse(src)):
+            if isinstance(node, ast.Call) and getattr(node.func, "id", None) == "isinstance" and len(node.args) == 2:
+                names = [n.id if isinstance(n, ast.Name) else getattr(n, "attr", "") for n in ast.walk(node.args[1])
+                         if isinstance(n, (ast.Name, ast.Attribute))]
+                if any(str(n).endswith("Arith") for n in names):
+                    bad.append(f"{m}:{node.lineno} isinstance on an interpretation")
+            if isinstance(node, ast.Attribute) and node.attr in ("concrete", "symbolic") and \
+                    isinstance(node.ctx, ast.Load) and getattr(node.value, "id", "") in ("A", "Z", "X"):
+                bad.append(f"{m}:{node.lineno} reads {node.value.id}.{node.attr}")
+    return bad
+
+
+def test_nothing_outside_the_interpretations_asks_which_one_it_holds():
+    mods = modules()
+    assert interpretation_branches({"fpsmt.proof.x": "if isinstance(A, Z3Arith): pass"})
+    assert interpretation_branches({"fpsmt.proof.x": "if A.concrete: pass"})
+    bad = interpretation_branches({m: p.read_text(encoding="utf-8") for m, p in mods.items()})
+    assert not bad, "\n".join(bad)

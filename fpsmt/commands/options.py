@@ -133,6 +133,9 @@ def atomic_output(path, suffix=""):
     p = Path(path)
     fd, tmp = tempfile.mkstemp(prefix=f".{p.name}.", suffix=suffix + ".tmp", dir=str(p.parent or "."))
     os.close(fd)
+    mask = os.umask(0)  # mkstemp makes the file private; the output gets the usual permissions
+    os.umask(mask)
+    os.chmod(tmp, 0o666 & ~mask)
     try:
         yield Path(tmp)
         os.replace(tmp, p)

@@ -74,6 +74,20 @@ def result_key(smt2: str, fmt_name: str, solver: str, solver_version: str) -> st
     return sha("result", smt2, fmt_name, solver, solver_version, __version__)
 
 
+def _db_errors(method):
+    """A database error while using the store (locked, full disk, a file changed under us)
+    is the user's path's problem: one line, exit 2."""
+    import functools
+
+    @functools.wraps(method)
+    def wrapped(self, *args, **kw):
+        try:
+            return method(self, *args, **kw)
+        except sqlite3.DatabaseError as e:
+            raise InputError(f"results store {self.path}: {e}") from None
+    return wrapped
+
+
 class Store:
     def __init__(self, path=None):
         self.path = Path(path) if path else default_path()
@@ -92,6 +106,7 @@ class Store:
         except OSError as e:
             raise InputError(f"results store {self.path} cannot be created: {e}") from None
 
+    @_db_errors
     def get(self, key):
         row = self.con.execute("SELECT status, witness, solver, seconds, total_seconds, assumed, detail "
                                "FROM results WHERE key = ?", (key,)).fetchone()
@@ -100,10 +115,12 @@ class Store:
         return {"status": row[0], "witness": json.loads(row[1]), "solver": row[2], "seconds": json.loads(row[3]),
                 "total_seconds": row[4], "assumed": json.loads(row[5]), "detail": json.loads(row[6])}
 
+    @_db_errors
     def proved(self, statement: str) -> bool:
         return self.con.execute("SELECT 1 FROM results WHERE statement = ? AND status = 'PROVED' LIMIT 1",
                                 (statement,)).fetchone() is not None
 
+    @_db_errors
     def put(self, *, key, statement, claim, fmt, kind, status, witness, solver, solver_version, seconds,
             total_seconds, smt2, assumed, detail):
         with self.con:  # one transaction: all or nothing
@@ -113,16 +130,19 @@ class Store:
                  __version__, json.dumps(seconds), total_seconds, zlib.compress(smt2.encode()),
                  json.dumps(assumed), json.dumps(detail), time.time()))
 
+    @_db_errors
     def confirm(self, key, who: str):
         """Record that ``who`` confirmed the stored answer ``key``."""
         with self.con:
             self.con.execute("UPDATE results SET detail = json_set(detail, '$.confirmed_by', ?) WHERE key = ?",
                              (who, key))
 
+    @_db_errors
     def smt2(self, key) -> str | None:
         row = self.con.execute("SELECT smt2 FROM results WHERE key = ?", (key,)).fetchone()
         return zlib.decompress(row[0]).decode() if row else None
 
+    @_db_errors
     def rows(self):
         return self.con.execute("SELECT claim, format, status, solver, total_seconds, key FROM results "
                                 "ORDER BY created").fetchall()

@@ -60,6 +60,8 @@ def get_activation(name) -> Activation:
             slope = Fraction(text.split(":", 1)[1])
         except (ValueError, ZeroDivisionError):
             raise InputError(f"bad leaky_relu slope in {text!r}") from None
+        if slope < 0:  # the monotone piece the Z3 encoding relies on needs slope >= 0
+            raise InputError(f"leaky_relu slope must be >= 0, got {slope} in {text!r}")
         act = LeakyReLU(str(slope))
         REGISTRY[key] = act
         return act

@@ -44,12 +44,31 @@ class ivprec:
         iv.prec = self.saved
 
 
+def _raw(v):
+    """The exact (sign, mantissa, exponent, bits) of an mpf, or of an interval endpoint.
+
+    Never ``mpmath.mpf(endpoint)``: that rounds to the mp context's 53 bits, and an
+    enclosure computed at hundreds of bits to separate a value from a rounding tie would
+    be rounded onto the tie first (a double rounding: bfloat16 gelu(0x0001) came out
+    0x0000)."""
+    if isinstance(v, tuple):
+        return v
+    if hasattr(v, "_mpi_"):  # an interval (e.g. a degenerate endpoint interval y.a)
+        lo, hi = v._mpi_
+        if lo != hi:
+            raise ValueError("round_mpf takes a point, not an interval")
+        return lo
+    return mpmath.mpf(v)._mpf_
+
+
 def round_mpf(fmt: Format, v) -> int | None:
-    """RNE of an mpf to ``fmt`` (None for ±inf/NaN endpoints), without building huge
-    rationals: magnitudes far outside the format round to ±0 or ±inf directly."""
-    if not mpmath.isfinite(v):
+    """RNE of an mpf (or an exact endpoint) to ``fmt`` (None for ±inf/NaN endpoints),
+    without building huge rationals: magnitudes far outside the format round to ±0 or
+    ±inf directly.  Exact: the value is never rounded on the way (:func:`_raw`)."""
+    raw = _raw(v)
+    if raw in (mpmath.libmp.finf, mpmath.libmp.fninf, mpmath.libmp.fnan):
         return None
-    sign, man, exp, _ = mpmath.mpf(v)._mpf_  # man_exp would drop the sign
+    sign, man, exp, _ = raw  # man_exp would drop the sign
     if sign:
         man = -man
     if man == 0:
@@ -95,7 +114,7 @@ def correctly_rounded(act, fmt: Format, bits: int, which: str = "value") -> int:
             except (ArithmeticError, ValueError, mpmath.libmp.NoConvergence):
                 y = None
         if y is not None:
-            a, b = round_mpf(fmt, y.a), round_mpf(fmt, y.b)
+            a, b = round_mpf(fmt, y._mpi_[0]), round_mpf(fmt, y._mpi_[1])  # the exact endpoints
             if a is not None and a == b:  # RNE is monotone: every value of the enclosure rounds to a
                 return a
         prec *= 2
@@ -112,6 +131,9 @@ def cache_dir() -> Path:
 
 
 _tables: dict = {}
+#: bumped whenever the values a table holds may change: tables cached by an earlier
+#: revision are not read (revision 2: endpoints rounded exactly, see :func:`_raw`)
+TABLE_REVISION = 2
 
 
 def _table_chunk(args):
@@ -133,7 +155,7 @@ def table(act, fmt: Format, progress=None) -> np.ndarray:
     key = (act.key, fmt.E, fmt.M)
     if key in _tables:
         return _tables[key]
-    path = cache_dir() / f"{act.key}-E{fmt.E}M{fmt.M}-{__version__}.npy"
+    path = cache_dir() / f"{act.key}-E{fmt.E}M{fmt.M}-{__version__}-r{TABLE_REVISION}.npy"
     if act.cacheable and path.is_file():
         t = np.load(path)
         _tables[key] = t
