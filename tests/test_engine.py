@@ -331,3 +331,21 @@ def test_range_values_of_wide_and_narrow_ranges():
     for name in ("float64", "float32"):
         g = parse_format(name)
         assert _range_values(g, Float(range=(0, g.hex(g.max_bits)))) is None
+
+
+def test_a_changed_fingerprint_decides_the_answer_again(tmp_path, monkeypatch):
+    """Answers depend on the executor and encoder code, not only on the query text: with
+    another fingerprint (as after a change to the semantics layer) the store's answer is
+    not served and the claim is decided again; an assumed claim no longer counts as proved."""
+    from fpsmt.proof import store as store_module
+    store = Store(tmp_path / "s.sqlite")
+    first = prove_all(EXAMPLES, "float16", "z3", store)
+    again = prove_all(EXAMPLES, "float16", "z3", store)
+    assert all(r.cached for r in again.values())
+    stmt = store.con.execute("SELECT statement FROM results WHERE status = 'PROVED' LIMIT 1").fetchone()[0]
+    assert store.proved(stmt)
+    monkeypatch.setattr(store_module, "_fingerprint", ["another"])
+    assert not store.proved(stmt)
+    changed = prove_all(EXAMPLES, "float16", "z3", store)
+    assert all(not r.cached for r in changed.values())
+    assert {k: r.status for k, r in changed.items()} == {k: r.status for k, r in first.items()}

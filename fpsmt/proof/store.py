@@ -1,8 +1,13 @@
 """The results store: one SQLite file of decided claims, their certificates and timings.
 
 Key = SHA-256 of (the rendered SMT-LIB 2 query, the format, the solver name and version,
-the fpsmt version): an encoder change renders a different query, a solver upgrade is a
-different key, so a stale answer is never served.  A row holds the status, the witness
+the fpsmt version, and the *fingerprint*: a hash of the source of every module an answer
+depends on — the semantics layer (formats, IR, interpretations, activations) and the
+claim language, encoding, enumeration and replay).  An encoder change renders a
+different query, a solver upgrade is a different key, and a change to the executor that
+decides answers by enumeration changes the fingerprint, so a stale answer is never
+served.  The fingerprint is also kept in each row's ``detail``; an assumed claim counts
+as proved only under the current fingerprint.  A row holds the status, the witness
 bit patterns, the seconds per solver, the compressed SMT-LIB 2 text and the claims the
 result rests on.  Rows are written in one transaction after the result is complete, so
 a run killed midway leaves no partial row.
@@ -66,12 +71,36 @@ def sha(*parts) -> str:
     return h.hexdigest()
 
 
+#: what an answer depends on, besides its query text: these packages and modules
+FINGERPRINTED = ("fpsmt.semantics", "fpsmt.proof.claims", "fpsmt.proof.encoding", "fpsmt.proof.exhaustive",
+                 "fpsmt.proof.replay")
+_fingerprint: list = []
+
+
+def fingerprint() -> str:
+    """A hash of the source of the modules an answer depends on (:data:`FINGERPRINTED`),
+    read once per process."""
+    if not _fingerprint:
+        import importlib
+        h = hashlib.sha256()
+        for name in FINGERPRINTED:
+            mod = importlib.import_module(name)
+            path = Path(mod.__file__)
+            files = sorted(path.parent.rglob("*.py")) if path.name == "__init__.py" else [path]
+            for f in files:
+                h.update(str(f.relative_to(path.parent.parent)).encode())
+                h.update(b"\0")
+                h.update(f.read_bytes())
+        _fingerprint.append(h.hexdigest()[:32])
+    return _fingerprint[0]
+
+
 def statement_hash(smt2: str, fmt_name: str) -> str:
     return sha("statement", smt2, fmt_name)
 
 
 def result_key(smt2: str, fmt_name: str, solver: str, solver_version: str) -> str:
-    return sha("result", smt2, fmt_name, solver, solver_version, __version__)
+    return sha("result", smt2, fmt_name, solver, solver_version, __version__, fingerprint())
 
 
 def _db_errors(method):
@@ -117,8 +146,10 @@ class Store:
 
     @_db_errors
     def proved(self, statement: str) -> bool:
-        return self.con.execute("SELECT 1 FROM results WHERE statement = ? AND status = 'PROVED' LIMIT 1",
-                                (statement,)).fetchone() is not None
+        """Whether the statement is PROVED in this store under the current fingerprint."""
+        return self.con.execute("SELECT 1 FROM results WHERE statement = ? AND status = 'PROVED' "
+                                "AND json_extract(detail, '$.fingerprint') = ? LIMIT 1",
+                                (statement, fingerprint())).fetchone() is not None
 
     @_db_errors
     def put(self, *, key, statement, claim, fmt, kind, status, witness, solver, solver_version, seconds,
@@ -128,7 +159,7 @@ class Store:
                 "INSERT OR REPLACE INTO results VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
                 (key, statement, claim, fmt, kind, status, json.dumps(witness), solver, solver_version,
                  __version__, json.dumps(seconds), total_seconds, zlib.compress(smt2.encode()),
-                 json.dumps(assumed), json.dumps(detail), time.time()))
+                 json.dumps(assumed), json.dumps({**detail, "fingerprint": fingerprint()}), time.time()))
 
     @_db_errors
     def confirm(self, key, who: str):
