@@ -211,8 +211,8 @@ def cmd_construct(args):
 
 def register(sub):
     """Add the subcommand to the parser's subcommands."""
-    s = sub.add_parser("construct", help="build the Theorem 3.1 ReLU network for target values and gradients, "
-                                         "save it and verify it bit for bit",
+    s = sub.add_parser("construct", help="build the Theorem 3.1 network (an activation with a construction) for "
+                                         "target values and gradients, save it and verify it bit for bit",
                        description="Targets: a CSV table with header x,f,h,g (hex patterns) or a Python file "
                                    "with domain(), f_star(x), h_star(x), g_star(x).  The network is f2 ⊞ f1 of "
                                    "the repaired blocks (fpsmt reproduce proves their lemmas).")

@@ -77,7 +77,7 @@ def register(sub):
                        description="associativity: a, b, c with (a⊗b)⊗c ≠ a⊗(b⊗c), all finite. "
                                    "proportionality: a 1-2-1 ReLU network, x, y1, y2 with "
                                    "D(y2)·y1 ≠ D(y1)·y2 as exact rationals, all finite and nonzero.")
-    s.add_argument("kind", choices=["associativity", "proportionality"])
+    s.add_argument("kind", choices=sorted(searches()))
     s.add_argument("--format", required=True, help="format name, alias or ExMy")
     solver_options(s, "z3", "search", 300.0)
     s.set_defaults(fn=cmd_counterexample)
