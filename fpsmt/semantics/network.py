@@ -220,14 +220,6 @@ class Layer:
         return cache[key]
 
     @property
-    def forward_pattern(self) -> Pattern:
-        return self.pattern("forward")
-
-    @property
-    def backward_pattern(self) -> Pattern:
-        return self.pattern("backward")
-
-    @property
     def act(self) -> Activation:
         return get_activation(self.activation)
 
@@ -321,17 +313,12 @@ def fold(A, pattern: Pattern, W, v, product, sem: Semantics):
 
 
 def fold_terms(A, terms, sem: Semantics):
-    """A row's sum from its terms (a list of value arrays, listed by column) in the
-    semantics' order and with its fold start, as :func:`fold` sums a layer's rows."""
-    seq = [terms[i] for i in sem.sequence(len(terms))]
-    if sem.fold_init == "first":
-        S = seq[0]
-        seq = seq[1:]
-    else:
-        S = A.full(np.shape(seq[0]), 0)
-    for t in seq:
-        S = A.add(S, t)
-    return S
+    """A row's sum from its terms (a list of value arrays of one shape, listed by column):
+    :func:`fold` itself on one dense row whose products are the terms, so the order and
+    the fold start are the IR's by construction."""
+    n = len(terms)
+    row = Pattern(1, n, np.zeros(n, dtype=np.int64), np.arange(n), sem)
+    return fold(A, row, np.arange(n), np.stack(terms, axis=-1), lambda ts, _: ts, sem)[..., 0]
 
 
 def run(A, net: Network, x, y=None, params=None, sem: Semantics = PAPER) -> Trace:
