@@ -22,7 +22,7 @@ def cmd_activation_table(args):
         raise InputError(f"{fmt.name} has {fmt.nbits} bits: tables are for formats of at most {TABLE_MAX_BITS} bits")
     err(f"tabulating {act.name} in {fmt.name} ({1 << fmt.nbits} inputs) ...")
     t = table(act.real, fmt, progress=lambda d, n: err(f"  {d}/{n}"))
-    with atomic_output(out_path) as tmp, open(tmp, "w", encoding="utf-8") as fh:
+    with atomic_output(out_path) as pending, open(pending.path, "w", encoding="utf-8") as fh:
         fh.write("x,sigma,sigma_prime\n")
         fh.writelines(f"{fmt.hex(b)},{fmt.hex(int(t[b, 0]))},{fmt.hex(int(t[b, 1]))}\n" for b in range(1 << fmt.nbits))
     err(f"wrote {args.out}: {1 << fmt.nbits} rows (hex patterns; NaN as {fmt.hex(fmt.nan_bits)}), "

@@ -4,7 +4,6 @@ optionally plotted, run in PyTorch and linked to its lemma certificates."""
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 
 from fpsmt.commands.options import engine_session, err, out, solver_options
@@ -75,8 +74,8 @@ def _plot(args, fmt, points, f_got, g_got, depth, n_bad):
     fig.tight_layout()
     path = Path(args.plot)
     from fpsmt.commands.options import atomic_output
-    with atomic_output(path, ".png") as tmp:
-        fig.savefig(tmp, dpi=110, format="png")
+    with atomic_output(path, ".png") as pending:
+        fig.savefig(pending.path, dpi=110, format="png")
     err(f"  plot written to {path}")
     return str(path)
 
@@ -139,7 +138,7 @@ def cmd_construct(args):
     import time
 
     from fpsmt.commands import netio, targets
-    from fpsmt.commands.options import check_store, output_path
+    from fpsmt.commands.options import atomic_output, check_store, output_path
     from fpsmt.constructions.registry import get_construction
     from fpsmt.resources import resolve
     from fpsmt.semantics.formats import parse_format
@@ -167,19 +166,15 @@ def cmd_construct(args):
     t0 = time.perf_counter()
     net = construction.network(fmt, points)
     built = time.perf_counter() - t0
-    tmp = out_path.with_name(f".{out_path.name}.{os.getpid()}.tmp")
-    try:
-        size = netio.save_network(net, tmp)
+    with atomic_output(out_path) as pending:
+        size = netio.write_network(net, pending.path)
         err(f"  verifying at {len(points)} points (value and D^AD, bit for bit) ...")
         t1 = time.perf_counter()
-        written = netio.load_network(tmp)  # verified and exported as written, not as built
+        written = netio.load_network(pending.path)  # verified and exported as written, not as built
         bad, f_got, g_got = targets.verify(fmt, written, points)
         checked = time.perf_counter() - t1
-        if not bad:
-            os.replace(tmp, out_path)
-    finally:
-        if tmp.exists():
-            tmp.unlink()  # a network that fails its verification is not left at --out
+        if bad:
+            pending.discard()  # a network that fails its verification is not left at --out
     n_ga = sum(1 for p in points if not fmt.is_zero(p[3]))
     summary = {"format": fmt.name, "points": len(points), "gradient_atoms": n_ga, "depth": net.depth,
                "activation": construction.activation, "paper_depth": construction.paper_depth, "max_width": max(L.n_out for L in net.layers),

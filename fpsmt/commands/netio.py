@@ -146,9 +146,15 @@ def network_to_json(net: Network, sparse="auto") -> dict:
 def save_network(net: Network, path, sparse="auto") -> int:
     """Write the network JSON atomically; returns the file size in bytes."""
     from fpsmt.commands.options import atomic_output
+    with atomic_output(path) as pending:
+        return write_network(net, pending.path, sparse)
+
+
+def write_network(net: Network, path, sparse="auto") -> int:
+    """Write the network JSON to ``path`` as it is (see :func:`save_network` for the atomic
+    write); returns the file size in bytes."""
     text = json.dumps(network_to_json(net, sparse), separators=(",", ":"))
-    with atomic_output(path) as tmp:
-        tmp.write_text(text, encoding="utf-8")
+    Path(path).write_text(text, encoding="utf-8")
     return len(text)
 
 

@@ -126,23 +126,37 @@ def output_path(path, option: str) -> Path:
     return p
 
 
+class PendingOutput:
+    """The temporary file of :func:`atomic_output` (``path``); ``discard()`` keeps it from
+    being renamed to the target (a result that failed its own check)."""
+
+    def __init__(self, path):
+        self.path = Path(path)
+        self.kept = True
+
+    def discard(self):
+        self.kept = False
+
+
 @contextlib.contextmanager
 def atomic_output(path, suffix=""):
-    """A temporary file in the target's folder, renamed to ``path`` only when the block
-    succeeds; removed otherwise, so nothing half-written is left behind."""
+    """A temporary file in the target's folder (a :class:`PendingOutput`), renamed to
+    ``path`` when the block succeeds and did not discard it; removed otherwise, so nothing
+    half-written or rejected is left behind."""
     p = Path(path)
     fd, tmp = tempfile.mkstemp(prefix=f".{p.name}.", suffix=suffix + ".tmp", dir=str(p.parent or "."))
     os.close(fd)
     mask = os.umask(0)  # mkstemp makes the file private; the output gets the usual permissions
     os.umask(mask)
     os.chmod(tmp, 0o666 & ~mask)
+    pending = PendingOutput(tmp)
     try:
-        yield Path(tmp)
-        os.replace(tmp, p)
-    except BaseException:
+        yield pending
+        if pending.kept:
+            os.replace(tmp, p)
+    finally:
         with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise
+            os.unlink(tmp)  # gone already when it was renamed
 
 
 def check_store(path):

@@ -31,8 +31,8 @@ def cmd_reproduce(args):
         rows = [r for a in activations
                 for r in reproduce.run(eng, lemmas, variants, fmts, progress=err, construction=get_construction(a))]
     report = markdown(rows)
-    with atomic_output(path) as tmp:
-        tmp.write_text(report, encoding="utf-8")
+    with atomic_output(path) as pending:
+        pending.path.write_text(report, encoding="utf-8")
     err(report)
     err(f"fpsmt: report written to {path}")
     missing = sorted({r["lemma"] for r in rows if r["status"] == "MISSING"})
