@@ -43,17 +43,17 @@ class Construction:
             yield
 
     def check_points(self, fmt, points):
-        """Refuse targets outside the theorem's hypotheses: x outside X or |h*| > H_σ (one
-        line naming x and the bound), plus the blocks' own checks."""
+        """Refuse targets outside the hypotheses: the blocks' own checks, then x outside X or
+        |h*| > H_σ (one line naming x and the bound)."""
+        self.blocks.check_points(fmt, points)
         c = self.constants(fmt)
         for z, _, h, _ in points:
-            if fmt.is_finite(z) and abs(fmt.to_fraction(z)) > c.M_sigma:
+            if abs(fmt.to_fraction(z)) > c.M_sigma:
                 raise InputError(f"at x = {fmt.show(z)}: x is outside X = [-{_show(c.M_sigma)}, {_show(c.M_sigma)}] "
                                  f"of Theorem 3.1 for {self.activation} in {fmt.name}")
-            if fmt.is_finite(h) and abs(fmt.to_fraction(h)) > c.H_sigma:
+            if abs(fmt.to_fraction(h)) > c.H_sigma:
                 raise InputError(f"at x = {fmt.show(z)}: |h*| = {fmt.describe(h)} exceeds H = {_show(c.H_sigma)} "
                                  f"of Theorem 3.1 for {self.activation} in {fmt.name}")
-        self.blocks.check_points(fmt, points)
 
     def network(self, fmt, points):
         """The Theorem 3.1 network f2 ⊞ f1 for ``points`` = [(x, f*, h*, g*)] (patterns)."""

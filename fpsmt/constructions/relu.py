@@ -700,7 +700,7 @@ def theorem_network(fmt, points):
     repaired gradient atoms of the points with g* ≠ 0, f1 the ⊞ of the repaired
     zero-gradient atoms of every point; f2's terms come first in the output row
     (proofs/boxplus_neutrality.py, proofs/theorem_3_1_relu.py)."""
-    check_points(fmt, points)
+    CONSTRUCTIONS[0].check_points(fmt, points)  # the theorem's hypotheses and the blocks'
     depth = gradient_atom_depth(fmt)
     ga = [(z, h, g) for z, _, h, g in points if not fmt.is_zero(g)]
     kinds = [_copies(repaired_gradient_atom, fmt, list(zip(*ga)), depth)] if ga else []
@@ -709,19 +709,18 @@ def theorem_network(fmt, points):
 
 
 def check_points(fmt, points):
-    """The targets' hypotheses, each violation one error line naming x: a non-empty domain
-    of distinct finite x in X, finite values, g* = 0 where h* = 0."""
+    """The blocks' own hypotheses on targets, each violation one error line naming x: a
+    non-empty domain of distinct finite x, finite values, g* = 0 where h* = 0.  The
+    theorem's (x in X, |h*| <= H) are the construction's
+    (:meth:`~fpsmt.constructions.registry.Construction.check_points`, which calls this)."""
     if not points:
         raise InputError("the domain is empty")
-    top = Fraction(2) ** (fmt.e_max - 2)
     seen = set()
     for z, v, h, g in points:
         at = f"at x = {fmt.show(z)}"
         for what, b in (("x", z), ("f*", v), ("h*", h), ("g*", g)):
             if not fmt.is_finite(b):
                 raise InputError(f"{at}: {what} = {fmt.show(b)} is not finite")
-        if abs(fmt.to_fraction(z)) > top:
-            raise InputError(f"{at}: x is outside X = [-2^{fmt.e_max - 2}, 2^{fmt.e_max - 2}]")
         if fmt.to_fraction(z) in seen:
             raise InputError(f"{at}: x appears twice (+0 and -0 are one point)")
         seen.add(fmt.to_fraction(z))
