@@ -88,6 +88,7 @@ def test_block_aware_evaluation_follows_a_registered_order(reversed_order):
 
 
 def test_torch_export_follows_a_registered_order(reversed_order):
+    pytest.importorskip("torch")  # the optional extra fpsmt[torch]; CI installs it
     from fpsmt.commands import torch_export
     f = parse_format("bfloat16")
     one, w = f.one_bits, [f.from_float(256.0), f.from_float(1.0), f.from_float(1.0)]
