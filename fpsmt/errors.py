@@ -16,3 +16,8 @@ class InputError(FpsmtError):
 
 class ReplayMismatch(FpsmtError):
     """A solver model that the executor does not reproduce (an internal error)."""
+
+
+class Disagreement(FpsmtError):
+    """Two back ends decide one query both ways: a replayed model against an UNSAT.  One of
+    them is wrong, so the run stops (exit status 1) naming both answers."""

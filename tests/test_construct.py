@@ -177,14 +177,23 @@ def test_reproduce_json_and_report(tmp_path):
                                                           ("zero_gradient_atom", "PROVED")]
     for x in rows:
         assert set(x) == {"lemma", "activation", "variant", "format", "status", "statement", "counterexample", "solver",
-                          "seconds"}
+                          "seconds", "confirmed"}
         assert "for all" in x["statement"]
+        assert x["confirmed"]["stages"] >= 1 and x["confirmed"]["unconfirmed"] == []  # confirmation is the default
     assert "| step_indicator_ge | relu | repaired | float8_e4m3 | PROVED" in report.read_text()
+
+
+def test_reproduce_no_confirm_leaves_the_unsat_answers_unconfirmed(tmp_path):
+    r = fpsmt("reproduce", "--format", "float8_e4m3", "--lemma", "zero_indicator", "--variant", "repaired",
+              "--no-confirm", "--json", "--store", str(tmp_path / "s.sqlite"), "--report", str(tmp_path / "r.md"))
+    assert r.returncode == 0, r.stderr
+    (row,) = json.loads(r.stdout)
+    assert row["status"] == "PROVED" and row["confirmed"]["unconfirmed"]  # nobody checked them
 
 
 def test_reproduce_confirm_reports_which_unsat_answers_a_second_back_end_checked(tmp_path):
     report = tmp_path / "r.md"
-    r = fpsmt("reproduce", "--format", "float8_e4m3", "--lemma", "zero_indicator", "--confirm", "--json",
+    r = fpsmt("reproduce", "--format", "float8_e4m3", "--lemma", "zero_indicator", "--json",
               "--store", str(tmp_path / "s.sqlite"), "--report", str(report))
     assert r.returncode == 0, r.stderr
     released, repaired = json.loads(r.stdout)

@@ -191,9 +191,25 @@ def test_construct_certify_links_proved_lemmas(tmp_path):
     from fpsmt.proof.lemmas import construction_lemmas
     assert [c["lemma"] for c in doc["certificates"]] == construction_lemmas()
     assert all(c["status"] == "PROVED" and c["keys"] and all(k["key"] for k in c["keys"]) for c in doc["certificates"])
+    assert all(c["confirmed"]["stages"] and not c["confirmed"]["unconfirmed"] for c in doc["certificates"])
     again = json.loads(fpsmt(*args).stdout)
     assert again["certified"] is True and all(c["seconds"] == 0 for c in again["certificates"])
     assert [c["keys"] for c in again["certificates"]] == [c["keys"] for c in doc["certificates"]]
+
+
+def test_construct_certify_needs_every_unsat_confirmed(tmp_path):
+    """With --no-confirm on an empty store every lemma is PROVED but its UNSAT answers are
+    unchecked: not certified, and the summary says why."""
+    args = ["construct", "--targets", str(_csv(tmp_path, [(0.5, 2.0, 1.0, -3.0)], "float8_e4m3")),
+            "--format", "float8_e4m3", "--out", str(tmp_path / "n.json"), "--certify", "--no-confirm",
+            "--store", str(tmp_path / "s.sqlite"), "--json"]
+    r = fpsmt(*args)
+    assert r.returncode == 0, r.stderr
+    doc = json.loads(r.stdout)
+    assert all(c["status"] == "PROVED" for c in doc["certificates"]) and doc["certified"] is False
+    assert "NOT certified" in r.stderr and "--no-confirm skipped confirmation" in r.stderr
+    args.remove("--no-confirm")  # confirming now checks the stored answers: certified
+    assert json.loads(fpsmt(*args).stdout)["certified"] is True
 
 
 def test_construct_plot(tmp_path):

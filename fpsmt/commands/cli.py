@@ -5,7 +5,8 @@ its parser (and its presentation: tables, reports, plots); adding a subcommand m
 adding its module to :data:`COMMANDS`.
 
 Exit codes: 0 for a run that produced results (a refuted claim is a result), 2 for bad
-input or a missing dependency (one line on stderr), 1 for an internal error (a bug).
+input or a missing dependency (one line on stderr), 1 for an internal error (a bug) or
+two back ends that decide one query both ways (SOLVERS DISAGREE, both answers named).
 With ``--json`` stdout holds JSON only; tables, progress and warnings go to stderr.
 """
 
@@ -17,7 +18,7 @@ import sys
 
 from fpsmt import __version__
 from fpsmt.commands.options import Parser, err
-from fpsmt.errors import InputError, ReplayMismatch
+from fpsmt.errors import Disagreement, InputError, ReplayMismatch
 
 COMMANDS = ("formats", "evaluate", "counterexample", "prove", "activation", "conditions", "reproduce", "construct",
             "paths")
@@ -42,6 +43,9 @@ def main(argv=None) -> int:
         return 2
     except ReplayMismatch as e:
         err(f"fpsmt: internal error: {e}")
+        return 1
+    except Disagreement as e:
+        err(f"fpsmt: error: {e}")
         return 1
     except KeyboardInterrupt:
         err("fpsmt: interrupted")

@@ -3,6 +3,7 @@ optionally plotted, run in PyTorch and linked to its lemma certificates."""
 
 from __future__ import annotations
 
+import argparse
 import json
 from pathlib import Path
 
@@ -87,15 +88,25 @@ def _certify(args, fmt, construction):
     names = reproduce.construction_lemmas(construction.family)
     err(f"  certificates: the repaired lemmas of {', '.join(names)} for {construction.activation} in {fmt.name} "
         f"(from the store {args.store or 'default'}, proved where missing) ...")
-    with engine_session(args) as eng:
+    with engine_session(args, confirm=args.confirm) as eng:
         rows = reproduce.run(eng, names, ["repaired"], [fmt.name], progress=err, construction=construction)
-    certs = [{k: r.get(k) for k in ("lemma", "status", "statement", "seconds", "reason", "keys")} for r in rows]
+    certs = [{k: r.get(k) for k in ("lemma", "status", "statement", "seconds", "reason", "keys", "confirmed")}
+             for r in rows]
+    why = []  # what keeps the network from being certified
     for c in certs:
+        left = c["confirmed"]["unconfirmed"]
         err(f"    {c['lemma']}: {c['status']}" + (f" ({c['reason']})" if c["status"] != "PROVED" else "")
-             + f", {len(c['keys'] or [])} store entries")
-    ok = all(c["status"] == "PROVED" for c in certs)
-    err("  certified: every lemma the network rests on is PROVED for all its parameters" if ok else
-         "  NOT certified: " + ", ".join(f"{c['lemma']} is {c['status']}" for c in certs if c["status"] != "PROVED"))
+            + f", {len(c['keys'] or [])} store entries, {c['confirmed']['stages'] - len(left)}/"
+              f"{c['confirmed']['stages']} UNSAT answers confirmed"
+            + (f" by {', '.join(c['confirmed']['by'])}" if c["confirmed"]["by"] else ""))
+        if c["status"] != "PROVED":
+            why.append(f"{c['lemma']} is {c['status']}")
+        elif left:
+            why.append(f"{c['lemma']} has UNSAT answers no second back end or enumeration confirmed "
+                       f"({', '.join(left)})" + ("" if args.confirm else "; --no-confirm skipped confirmation"))
+    ok = not why
+    err("  certified: every lemma the network rests on is PROVED for all its parameters, every UNSAT answer "
+        "confirmed by a second back end or by enumeration" if ok else "  NOT certified: " + "; ".join(why))
     return certs, ok
 
 
@@ -221,6 +232,10 @@ def register(sub):
     s.add_argument("--certify", action="store_true",
                    help="also link the certificates of the lemmas the network rests on (fpsmt reproduce's repaired "
                         "rows) from the results store, proving them first where missing")
+    s.add_argument("--confirm", action=argparse.BooleanOptionalAction, default=True,
+                   help="with --certify: confirm every UNSAT answer with a second back end or by enumeration "
+                        "(default on; --no-confirm skips it, and the network is then certified only if the "
+                        "store's answers were confirmed when found)")
     s.add_argument("--force", action="store_true",
                    help="build even when the estimated memory exceeds what is available")
     s.add_argument("--plot", default=None, metavar="PNG",

@@ -43,7 +43,7 @@ def _print_results(results):
         wit = ", ".join(f"{k}={v}" for k, v in r.witness_json().items())
         tag = " (cached)" if r.cached else ""
         out(f"{r.claim:<24} {r.format.name:<12} {r.status:<8} {r.solver or '-':<9} {r.seconds:>8.2f}  "
-             f"{wit}{tag}" + (f"  [{r.reason}]" if r.status == "UNKNOWN" else ""))
+             f"{wit}{tag}" + (f"  [{r.reason}]" if r.status in ("UNKNOWN", "VACUOUS") else ""))
         if r.witness:
             f = r.format
             out("    " + ", ".join(f"{k} = {f.describe(v)}" if k in r.float_vars else f"{k} = {v}"
@@ -54,8 +54,10 @@ def register(sub):
     """Add the subcommand to the parser's subcommands."""
     s = sub.add_parser("prove", help="prove the claims a Python file defines, per format",
                        description="Claims are exists / forall / exists_forall statements (fpsmt.proof.claims). "
-                                   "PROVED: a replayed witness or an unsat negation; REFUTED: a replayed "
-                                   "counterexample or an unsat proof that no witness exists; UNKNOWN: why.")
+                                   "PROVED: a replayed witness or an unsat negation whose hypotheses a "
+                                   "replayed assignment meets; VACUOUS: an unsat negation whose hypotheses "
+                                   "nothing meets; REFUTED: a replayed counterexample or an unsat proof that no "
+                                   "witness exists; UNKNOWN: why.")
     s.add_argument("target", help="FILE.py or FILE.py:NAME (FILE may be example:claims.py)")
     s.add_argument("--format", required=True, action="append",
                    help="format(s); repeat or separate with commas")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 import json
 
 from fpsmt.commands.options import atomic_output, engine_session, err, format_names, listed, out, output_path, solver_options
@@ -40,8 +41,7 @@ def cmd_reproduce(args):
         err(f"fpsmt: warning: no proof yet for {', '.join(missing)} (rows marked MISSING)")
     if args.json:
         fields = ("lemma", "activation", "variant", "format", "status", "statement", "counterexample", "solver",
-                  "seconds")
-        fields += ("confirmed",) if args.confirm else ()  # {"stages", "by", "unconfirmed"}: see reproduce
+                  "seconds", "confirmed")  # confirmed: {"stages", "by", "unconfirmed"}, see lemmas._confirmation
         out(json.dumps([{k: r.get(k) for k in fields} for r in rows], ensure_ascii=False))
     return 0
 
@@ -56,17 +56,18 @@ def _confirmed_cell(c) -> str:
 
 
 def markdown(rows) -> str:
-    confirm = any("confirmed" in r for r in rows)  # --confirm: a column of UNSAT answers confirmed
+    """The report; its last column says how many of a row's UNSAT answers a second back end
+    or an enumeration confirmed."""
     out = ["# fpsmt reproduce: the construction lemmas", "",
            "| lemma | activation | variant | format | status | statement | counterexample | solver | seconds |"
-           + (" confirmed |" if confirm else ""),
-           "| --- | --- | --- | --- | --- | --- | --- | --- | --- |" + (" --- |" if confirm else "")]
+           " confirmed |",
+           "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
     for r in rows:
         cx = ", ".join(f"{k}={v}" for k, v in (r["counterexample"] or {}).items())
         statement = r["statement"].replace("|", "\\|")  # |h| in a statement must not end the cell
         out.append(f"| {r['lemma']} | {r['activation']} | {r['variant']} | {r['format']} | {r['status']} | {statement} | "
                    f"{cx} | {r['solver'] or ''} | {r['seconds']:.2f} |"
-                   + (f" {_confirmed_cell(r['confirmed']) if r.get('confirmed') else ''} |" if confirm else ""))
+                   f" {_confirmed_cell(r['confirmed']) if r.get('confirmed') else ''} |")
     return "\n".join(out) + "\n"
 
 
@@ -84,6 +85,8 @@ def register(sub):
                    help="activation(s) with a construction; repeat or separate with commas (default: every one)")
     s.add_argument("--variant", help="released or repaired (default both)")
     s.add_argument("--report", default="fpsmt-reproduce.md", help="markdown report file (default fpsmt-reproduce.md)")
-    s.add_argument("--confirm", action="store_true", help="confirm UNSAT answers with a second solver")
+    s.add_argument("--confirm", action=argparse.BooleanOptionalAction, default=True,
+                   help="confirm every UNSAT answer with a second back end or by enumeration (default on; "
+                        "--no-confirm skips it)")
     solver_options(s, "portfolio", "claim", 600.0)
     s.set_defaults(fn=cmd_reproduce)

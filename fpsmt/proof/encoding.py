@@ -6,7 +6,9 @@ its parts.  :func:`parts` says which conditions a query asks to satisfy:
 
 * ``exists`` / ``propose``: the witness domains, ``such_that`` and, while the ∃∀ loop
   runs, one ``given → goal`` instance per refutation found so far;
-* ``forall`` / ``refute``: the universal domains, ``given`` and ``not goal``.
+* ``forall`` / ``refute``: the universal domains, ``given`` and ``not goal``;
+* ``hypotheses``: the universal domains and ``given`` alone (what shows a ∀ claim is not
+  vacuous).
 
 The solver query, the replay and the enumeration all use these same builders.
 """
@@ -116,6 +118,8 @@ def parts(claim, part, cexs=()):
                 conds[f"refutation {i + 1}"] = (sub.domains(u) & sub.part(claim.given)).implies(
                     sub.part(claim.goal))
             return conds
+        if part == "hypotheses":
+            return {"domains": enc.domains(u), "given": enc.part(claim.given)}
         return {"domains": enc.domains(u), "given": enc.part(claim.given), "not goal": ~enc.part(claim.goal)}
     build.variables = w if part in ("exists", "propose") else u
     if part not in ("exists", "propose"):  # each is necessary for the query (lets an enumeration narrow its axes)

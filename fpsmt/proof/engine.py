@@ -3,8 +3,14 @@
 For a claim and a format it (1) checks that every assumed claim is proved, (2) renders
 the query to SMT-LIB 2 through Z3, (3) answers from the store when it can, (4) solves
 with the requested back end or the portfolio under a wall-clock limit, (5) replays
-every model in the executor (:mod:`fpsmt.proof.replay`), (6) optionally confirms an UNSAT
-answer with a second solver, and (7) records the decided result in the store.
+every model in the executor (:mod:`fpsmt.proof.replay`), (6) shows a ∀ claim's domains
+and hypotheses satisfiable by a replayed witness before calling it PROVED (otherwise it
+is VACUOUS), (7) confirms an UNSAT answer with a second back end or by enumeration
+(``confirm``), and (8) records the decided result in the store.
+
+A SAT and an UNSAT for one query, from two back ends (in one portfolio race, or an UNSAT
+and its confirmation), stop the run: the SAT's model is replayed first, then
+:class:`~fpsmt.errors.Disagreement` names both answers.
 """
 
 from __future__ import annotations
@@ -18,14 +24,17 @@ import numpy as np
 from fpsmt.semantics.arith import symbolic
 from fpsmt.proof.claims import Claim, FloatDomain
 from fpsmt.proof.encoding import Encoding, conjunction, parts
-from fpsmt.errors import FpsmtError, InputError
+from fpsmt.errors import Disagreement, InputError
 from fpsmt.semantics.formats import Format
 from fpsmt.proof.replay import replay_model, show
 from fpsmt.proof.exhaustive import CLAIM_LIMIT, TimeUp, decide, space
 from fpsmt.proof.solve import Answer, Query, plan_for, second_opinion, solve_plan, solver_versions
 from fpsmt.proof.store import Store, result_key, statement_hash
 
-PROVED, REFUTED, UNKNOWN = "PROVED", "REFUTED", "UNKNOWN"
+PROVED, REFUTED, UNKNOWN, VACUOUS = "PROVED", "REFUTED", "UNKNOWN", "VACUOUS"
+#: what a ∀ part's hypotheses check gets beside the claim's own time limit: they are
+#: usually met by the first values tried
+VACUITY_SECONDS = 60.0
 
 
 def rests_on_unsat(kind: str, status: str) -> bool:
@@ -52,6 +61,9 @@ class Result:
     per_solver: dict = field(default_factory=dict)
     key: str = ""
     float_vars: tuple = ()
+    #: a replayed assignment meeting the ∀ part's domains and hypotheses (bit patterns):
+    #: what shows a PROVED ∀ claim is not vacuous
+    satisfiable_by: dict = field(default_factory=dict)
 
     def witness_json(self):
         return {k: (self.format.hex(v) if k in self.float_vars else v) for k, v in self.witness.items()}
@@ -61,7 +73,11 @@ class Result:
                 "witness": self.witness_json(), "solver": self.solver, "seconds": round(self.seconds, 3),
                 "cached": self.cached, "kind": self.kind, "reason": self.reason,
                 "experimental": self.experimental, "confirmed_by": self.confirmed_by or None,
-                "assumed": self.assumed, "rounds": self.rounds}
+                "assumed": self.assumed, "rounds": self.rounds,
+                "hypotheses_met_by": self._shown(self.satisfiable_by) or None}
+
+    def _shown(self, values):
+        return {k: (self.format.hex(v) if k in self.float_vars else v) for k, v in values.items()}
 
 
 # -------------------------------------------------------------------- engine
@@ -120,11 +136,13 @@ class Engine:
             row = self.store.get(key)
             if row is not None:
                 witness = {k: (fmt.parse_hex(v) if k in float_vars else v) for k, v in row["witness"].items()}
+                met = {k: (fmt.parse_hex(v) if k in float_vars else v)
+                       for k, v in (row["detail"].get("hypotheses_met_by") or {}).items()}
                 r = Result(claim.name, fmt, claim.kind, row["status"], witness, row["solver"],
                            row["total_seconds"], True, row["detail"].get("reason", ""),
                            row["detail"].get("experimental", False), [a["claim"] for a in row["assumed"]],
                            row["detail"].get("rounds", 0), row["detail"].get("confirmed_by", ""),
-                           row["seconds"], key, float_vars)
+                           row["seconds"], key, float_vars, met)
                 if self.confirm and not r.confirmed_by:
                     self._confirm_stored(r, claim, fmt, registry)
                 self.results[(claim.name, fmt.name)] = r
@@ -138,6 +156,9 @@ class Engine:
             r = self._cegis(claim, fmt, registry, plan, deadline, cexs)
         else:
             r = self._single(claim, fmt, registry, plan, deadline)
+        r.float_vars = float_vars
+        if r.status == PROVED and claim.kind != "exists":
+            self._nonvacuous(r, claim, fmt, registry, plan)
         r.seconds = time.perf_counter() - t0
         r.assumed, r.key, r.float_vars = [a["claim"] for a in assumed], key, float_vars
         if r.status != UNKNOWN and self.store is not None:
@@ -145,7 +166,8 @@ class Engine:
                            status=r.status, witness=r.witness_json(), solver=r.solver, solver_version=versions,
                            seconds=r.per_solver, total_seconds=r.seconds, smt2=text, assumed=assumed,
                            detail={"reason": r.reason, "experimental": r.experimental, "rounds": r.rounds,
-                                   "confirmed_by": r.confirmed_by, "requested_solver": self.solver})
+                                   "confirmed_by": r.confirmed_by, "requested_solver": self.solver,
+                                   "hypotheses_met_by": r._shown(r.satisfiable_by)})
         self.results[(claim.name, fmt.name)] = r
         self._memo[key] = r  # UNKNOWN too: the same solvers and time limit would not do better in this run
         return r
@@ -192,14 +214,13 @@ class Engine:
         if ans.status == "unknown":
             got = decide(claim, fmt, conjunction(build), fixed or {}, free, registry)
             if got is not None:
-                if ans.solver and ans.experimental and got[0] == "sat":
-                    self.progress(f"fpsmt: WARNING: SOLVERS DISAGREE: {ans.solver} (experimental) said unsat, "
-                                  "enumeration finds a model")
-                if got[0] == "unsat" and ans.solver and ans.experimental:
+                said_unsat = bool(ans.solver and ans.experimental)  # an experimental UNSAT left unconfirmed
+                if got[0] == "unsat" and said_unsat:
                     return q, Answer("unsat", None, ans.solver, ans.seconds, True, "", ans.per_solver,
                                      confirmed_by="exhaustive")
                 return q, Answer(got[0], got[1], "exhaustive", ans.seconds, False,
-                                 f"decided by enumeration ({ans.reason})", ans.per_solver)
+                                 f"decided by enumeration ({ans.reason})", ans.per_solver,
+                                 disputed_by=[f"{ans.solver} (experimental)"] if said_unsat and got[0] == "sat" else [])
             axes = space(claim, fmt, free, CLAIM_LIMIT)
             if axes is not None:  # too large to enumerate on the way, not for the enumeration back end
                 n = int(np.prod([len(a) for a in axes], dtype=object))
@@ -236,10 +257,13 @@ class Engine:
             res.status = REFUTED if claim.kind == "exists" else PROVED
             res.reason = "no witness exists (unsat)" if claim.kind == "exists" else "negation unsat"
             res.confirmed_by = ans.confirmed_by
-            self._confirm(res, claim, fmt, registry, build, q, deadline)
+            self._confirm(res, claim, fmt, registry, build, q, deadline, part=part)
         return res
 
-    def _confirm(self, res: Result, claim, fmt, registry, build, q: Query, deadline, fixed=None):
+    def _confirm(self, res: Result, claim, fmt, registry, build, q: Query, deadline, fixed=None, part="forall",
+                 cexs=()):
+        """Check the UNSAT behind ``res`` by enumeration (where the space is small) or with
+        the other back ends; a model found instead is replayed and the run stops."""
         if not self.confirm or res.confirmed_by:
             return
         try:  # an experimental mode may check a decisive back end's UNSAT, never one of its own kind
@@ -260,10 +284,9 @@ class Engine:
         if status == "unsat":
             res.confirmed_by = who
         elif status == "sat":
-            raise FpsmtError(f"SOLVERS DISAGREE on {res.claim} in {fmt.name}: {res.solver} says unsat, "
-                             f"{who} says sat with model "
-                             + ", ".join(f"{k}={fmt.hex(v) if q.variables[k] == fmt.nbits else v}"
-                                         for k, v in (model or {}).items() if k in q.variables))
+            unsat = res.solver + (" (experimental)" if res.experimental else "")
+            self._replay(claim, fmt, registry, Answer("sat", model, who, 0.0, disputed_by=[unsat]), part, fixed,
+                         cexs)
         else:
             res.reason += "; not confirmed: no second solver decided"
 
@@ -276,11 +299,12 @@ class Engine:
             r.reason += "; not confirmed: the store keeps no query to check again"
             return
         if claim.kind == "exists_forall":
-            build, fixed = parts(claim, "forall"), {n: v for n, v in r.witness.items() if n in claim.witness}
+            part, fixed = "forall", {n: v for n, v in r.witness.items() if n in claim.witness}
         else:
-            build, fixed = parts(claim, claim.kind), None
+            part, fixed = claim.kind, None
+        build = parts(claim, part)
         _, q = self._query(claim, fmt, registry, build, fixed)
-        self._confirm(r, claim, fmt, registry, build, q, time.monotonic() + self.timeout, fixed)
+        self._confirm(r, claim, fmt, registry, build, q, time.monotonic() + self.timeout, fixed, part)
         if r.confirmed_by and self.store is not None:
             self.store.confirm(r.key, r.confirmed_by)
 
@@ -311,7 +335,7 @@ class Engine:
                 res = Result(claim.name, fmt, claim.kind, PROVED, cand, vans.solver, experimental=vans.experimental,
                              per_solver=vans.per_solver, confirmed_by=vans.confirmed_by,
                              reason=f"witness replayed ({told}); its ∀ part unsat")
-                self._confirm(res, claim, fmt, registry, vbuild, vq, deadline, fixed=cand)
+                self._confirm(res, claim, fmt, registry, vbuild, vq, deadline, fixed=cand, part="forall")
                 return res, cexs
             if vans.status == "sat":
                 cx = self._replay(claim, fmt, registry, vans, "refute", fixed=cand)
@@ -352,7 +376,7 @@ class Engine:
                 res.status = REFUTED
                 res.reason = f"no witness survives the {len(cexs)} refutation(s) found (unsat)"
                 res.confirmed_by = ans.confirmed_by
-                self._confirm(res, claim, fmt, registry, build, q, deadline)
+                self._confirm(res, claim, fmt, registry, build, q, deadline, part="propose", cexs=cexs)
                 return res
             if ans.status != "sat":
                 res.reason = f"round {rnd}: proposing a witness: {ans.reason}"
@@ -365,7 +389,7 @@ class Engine:
                 res.status, res.witness, res.solver = PROVED, cand, vans.solver
                 res.confirmed_by = vans.confirmed_by
                 res.reason = f"witness replayed; its ∀ part unsat after {rnd} round(s)"
-                self._confirm(res, claim, fmt, registry, vbuild, vq, deadline, fixed=cand)
+                self._confirm(res, claim, fmt, registry, vbuild, vq, deadline, fixed=cand, part="forall")
                 return res
             if vans.status != "sat":
                 res.reason = f"round {rnd}: refuting the candidate: {vans.reason}"
@@ -378,7 +402,33 @@ class Engine:
         return res
 
     def _replay(self, claim, fmt, registry, ans: Answer, part, fixed=None, cexs=()) -> dict:
-        return replay_model(claim, fmt, registry, ans.solver, ans.model, part, fixed, cexs)
+        """The model of a SAT answer, decoded and replayed (a mismatch raises); when another
+        back end said UNSAT to the same query, the run stops here naming both."""
+        got = replay_model(claim, fmt, registry, ans.solver, ans.model, part, fixed, cexs)
+        if ans.disputed_by:
+            shown = ", ".join(f"{n}={show(claim, fmt, n, v)}" for n, v in {**(fixed or {}), **got}.items())
+            raise Disagreement(f"SOLVERS DISAGREE on claim {claim.name} in {fmt.name} ({part} query): {ans.solver} "
+                               f"says sat with the model {shown or '(no variables)'}, replayed in the executor; "
+                               f"{' and '.join(ans.disputed_by)} said unsat")
+        return got
+
+    # -- vacuity
+    def _nonvacuous(self, r: Result, claim, fmt, registry, plan):
+        """A PROVED ∀ part stays PROVED only when a replayed assignment meets its domains and
+        hypotheses (with the ∃∀ witness fixed); VACUOUS when none does (UNSAT), UNKNOWN
+        when that is not decided."""
+        fixed = {n: v for n, v in r.witness.items() if n in claim.witness} or None
+        deadline = time.monotonic() + max(self.timeout, VACUITY_SECONDS)
+        _, ans = self._ask(claim, fmt, registry, parts(claim, "hypotheses"), plan, deadline, fixed=fixed)
+        if ans.status == "sat":
+            r.satisfiable_by = self._replay(claim, fmt, registry, ans, "hypotheses", fixed=fixed)
+        elif ans.status == "unsat":
+            r.status = VACUOUS
+            r.reason = (f"{r.reason}, but no value meets its domains and hypotheses (unsat, {ans.solver}): "
+                        "it holds vacuously")
+        else:
+            r.status = UNKNOWN
+            r.reason = f"{r.reason}, but its hypotheses were not shown satisfiable: {ans.reason}"
 
 
 def order_by_assumptions(claims: list) -> list:

@@ -127,15 +127,15 @@ def _row(engine, name, lemma, variant, fmt: Format, progress, built=None, activa
         keys.append({"claim": claim.name, "status": r.status, "key": r.key or None,
                      "confirmed_by": r.confirmed_by or None})
         total += 0.0 if r.cached else r.seconds  # a stage shared with an earlier row costs nothing again
-        if r.status == "REFUTED":
+        if r.status in ("REFUTED", "VACUOUS"):  # a vacuous stage proves nothing: the row is not PROVED
             break
         if r.status == "UNKNOWN":
             unknown.append((claim, r))
-    if r.status != "REFUTED" and unknown:
+    if r.status not in ("REFUTED", "VACUOUS") and unknown:
         claim, r = unknown[0]
     cx = r.witness_json() if r.status == "REFUTED" and r.witness else None
-    if r.status == "REFUTED" and len(claims) > 1:
-        statement = f"stage {claim.name} is REFUTED: {statement}"
+    if r.status in ("REFUTED", "VACUOUS") and len(claims) > 1:
+        statement = f"stage {claim.name} is {r.status}: {statement}"
     elif r.status == "UNKNOWN" and len(claims) > 1:
         names = ", ".join(c.name for c, _ in unknown)
         statement = (f"stage{'s' if len(unknown) > 1 else ''} {names} {'are' if len(unknown) > 1 else 'is'} "
@@ -145,14 +145,14 @@ def _row(engine, name, lemma, variant, fmt: Format, progress, built=None, activa
         progress(f"  {r.status} in {total:.1f} s" + (f": {reason}" if r.status == "UNKNOWN" else ""))
     row = {**base, "status": r.status, "statement": statement, "counterexample": cx, "solver": r.solver or None,
            "seconds": round(total, 3), "reason": reason, "cached": r.cached, "keys": keys}
-    if engine.confirm:
-        row["confirmed"] = _confirmation(claims, keys)
+    row["confirmed"] = _confirmation(claims, keys)
     return row
 
 
 def _confirmation(claims, keys):
-    """Which of the row's UNSAT answers a second back end confirmed (--confirm): the
-    stages PROVED (∀, ∃∀) or REFUTED (∃) by an UNSAT, by whom, and those left unconfirmed."""
+    """Which of the row's UNSAT answers a second back end or an enumeration confirmed
+    (now, or when the store's answer was found): the stages PROVED (∀, ∃∀) or REFUTED (∃)
+    by an UNSAT, by whom, and those left unconfirmed."""
     kinds = {c.name: c.kind for c in claims}
     unsat = [k for k in keys if rests_on_unsat(kinds[k["claim"]], k["status"])]
     return {"stages": len(unsat), "by": sorted({k["confirmed_by"] for k in unsat if k["confirmed_by"]}),

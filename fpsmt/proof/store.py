@@ -3,7 +3,8 @@
 Key = SHA-256 of (the rendered SMT-LIB 2 query, the format, the solver name and version,
 the fpsmt version, and the *fingerprint*: a hash of the source of every module an answer
 depends on — the semantics layer (formats, IR, interpretations, activations) and the
-claim language, encoding, enumeration and replay).  An encoder change renders a
+claim language, encoding, enumeration, replay and the engine, which decides what PROVED,
+VACUOUS and confirmation mean).  An encoder change renders a
 different query, a solver upgrade is a different key, and a change to the executor that
 decides answers by enumeration changes the fingerprint, so a stale answer is never
 served.  The fingerprint is also kept in each row's ``detail``; an assumed claim counts
@@ -36,7 +37,7 @@ CREATE TABLE IF NOT EXISTS results (
     claim TEXT NOT NULL,
     format TEXT NOT NULL,
     kind TEXT NOT NULL,
-    status TEXT NOT NULL,         -- PROVED | REFUTED
+    status TEXT NOT NULL,         -- PROVED | REFUTED | VACUOUS
     witness TEXT NOT NULL,        -- JSON {var: hex or int}
     solver TEXT NOT NULL,
     solver_version TEXT NOT NULL,
@@ -73,7 +74,7 @@ def sha(*parts) -> str:
 
 #: what an answer depends on, besides its query text: these packages and modules
 FINGERPRINTED = ("fpsmt.semantics", "fpsmt.proof.claims", "fpsmt.proof.encoding", "fpsmt.proof.exhaustive",
-                 "fpsmt.proof.replay")
+                 "fpsmt.proof.replay", "fpsmt.proof.engine")
 _fingerprint: list = []
 
 

@@ -3,7 +3,9 @@
 :func:`solve` sends a :class:`Query` to one back end (``z3``, ``cvc5``, ``bitwuzla``)
 or to every back end that accepts the format (``portfolio``, in parallel processes,
 first decisive answer wins).  An UNSAT from an experimental mode (cvc5's ``fp-exp``)
-is not decisive on its own: it must be confirmed by another back end.
+is not decisive on its own: it must be confirmed by another back end.  When one race
+holds both a SAT and an UNSAT, the SAT is returned with the UNSAT in ``disputed_by``:
+the engine replays the model and stops the run naming both answers.
 """
 
 from __future__ import annotations
@@ -39,6 +41,7 @@ class Answer:
     reason: str = ""
     per_solver: dict = field(default_factory=dict)  # backend -> seconds, or "timeout"/"cancelled"/"error: …"
     confirmed_by: str = ""
+    disputed_by: list = field(default_factory=list)  # back ends that said unsat to this sat answer
 
 
 def _warn(msg):
@@ -100,11 +103,28 @@ def _undecided(out, wall, per, timeout) -> Answer:
     return Answer("unknown", None, "", wall, False, "; ".join(reasons) or "no answer", per)
 
 
+def _named(b, plan) -> str:
+    return b + (" (experimental)" if plan.get(b) else "")
+
+
+def _decided(out, plan, wall, per, unsat_decides) -> Answer | None:
+    """The race's answer: a SAT first (with every UNSAT of the same race as disputing it, so
+    the replayed model stops the run), else an UNSAT that ``unsat_decides``, else None."""
+    unsats = [b for b, a in out.answers.items() if a[0] == "unsat"]
+    for b, (status, model, reason, secs) in out.answers.items():
+        if status == "sat":
+            return Answer("sat", model, b, wall, plan[b], "", per, disputed_by=[_named(u, plan) for u in unsats])
+    for b in unsats:
+        if unsat_decides(b):
+            return Answer("unsat", None, b, wall, plan[b], "", per)
+    return None
+
+
 def solve_plan(q: Query, plan: dict, timeout: float) -> Answer:
     out, wall, per = _race(q, plan, timeout, lambda b, status, exp: status == "sat" or (status == "unsat" and not exp))
-    for b, (status, model, reason, secs) in out.answers.items():
-        if status == "sat" or (status == "unsat" and not plan[b]):
-            return Answer(status, model, b, wall, plan[b], "", per)
+    ans = _decided(out, plan, wall, per, lambda b: not plan[b])
+    if ans is not None:
+        return ans
     exp_unsat = [b for b, a in out.answers.items() if a[0] == "unsat"]
     if exp_unsat:
         return _confirm_experimental(q, exp_unsat[0], plan, wall, per, timeout - wall)
@@ -115,10 +135,8 @@ def second_opinion(q: Query, plan: dict, timeout: float) -> Answer:
     """The first answer any of ``plan``'s back ends decides, experimental modes included:
     the check of an UNSAT another back end found (a wrong PROVED would need both wrong)."""
     out, wall, per = _race(q, plan, timeout, lambda b, status, exp: status in ("sat", "unsat"))
-    for b, (status, model, reason, secs) in out.answers.items():
-        if status in ("sat", "unsat"):
-            return Answer(status, model, b, wall, plan[b], "", per)
-    return _undecided(out, wall, per, timeout)
+    ans = _decided(out, plan, wall, per, lambda b: True)
+    return ans if ans is not None else _undecided(out, wall, per, timeout)
 
 
 def _confirm_experimental(q: Query, who: str, plan: dict, wall: float, per: dict, left: float) -> Answer:
@@ -137,9 +155,8 @@ def _confirm_experimental(q: Query, who: str, plan: dict, wall: float, per: dict
     wall += time.perf_counter() - t0
     if ans.status == "unsat":
         return Answer("unsat", None, who, wall, True, "", per, confirmed_by=ans.solver)
-    if ans.status == "sat":
-        sys.stderr.write(f"fpsmt: WARNING: SOLVERS DISAGREE: {who} (experimental) says unsat, {ans.solver} "
-                         "says sat; the sat model is replayed and used\n")
-        return Answer("sat", ans.model, ans.solver, wall, False, f"{who} (experimental) said unsat", per)
+    if ans.status == "sat":  # replayed by the engine, which then stops the run naming both
+        return Answer("sat", ans.model, ans.solver, wall, False, f"{who} (experimental) said unsat", per,
+                      disputed_by=[f"{who} (experimental)", *ans.disputed_by])
     return Answer("unknown", None, who, wall, True,
                   f"{who} (experimental) says unsat, not confirmed: {ans.reason}", per)

@@ -48,7 +48,7 @@ def _die_with_parent(parent_pid):
         os._exit(0)
 
 
-def _serve(conn, backend, parent_pid):
+def _serve(conn, backend, runner, parent_pid):
     _die_with_parent(parent_pid)
     threading.Thread(target=_watch_parent, args=(parent_pid,), daemon=True).start()
     while True:
@@ -58,7 +58,7 @@ def _serve(conn, backend, parent_pid):
             return
         t0 = time.perf_counter()
         try:
-            status, model, reason = RUNNERS[backend](text, variables, experimental)
+            status, model, reason = runner(text, variables, experimental)
             conn.send(("ok", status, model, reason, time.perf_counter() - t0))
         except Exception as e:  # parse errors, unsupported sorts, solver exceptions
             msg = str(e).splitlines()[0][:300] if str(e) else type(e).__name__
@@ -75,8 +75,10 @@ class Worker:
     def start(self):
         ctx = mp.get_context("spawn")
         parent, child = ctx.Pipe()
-        self.proc = ctx.Process(target=_serve, args=(child, self.backend, os.getpid()), daemon=True,
-                                name=f"fpsmt-{self.backend}")
+        # the runner goes to the worker by reference (module and name): a back end added to
+        # RUNNERS (a test's fake one, say) runs like the built-in ones
+        self.proc = ctx.Process(target=_serve, args=(child, self.backend, RUNNERS[self.backend], os.getpid()),
+                                daemon=True, name=f"fpsmt-{self.backend}")
         self.proc.start()
         child.close()
         self.conn = parent
@@ -134,11 +136,10 @@ def run_query(text, variables, plan, timeout, decisive):
         live[w.conn] = (w, experimental)
     deadline = time.monotonic() + timeout
     done = False
-    while live and not done:
-        left = deadline - time.monotonic()
-        if left <= 0:
-            break
-        for conn in wait(list(live), timeout=left):
+
+    def take(conns):
+        nonlocal done
+        for conn in conns:
             w, experimental = live.pop(conn)
             try:
                 _, status, model, reason, secs = conn.recv()
@@ -149,6 +150,13 @@ def run_query(text, variables, plan, timeout, decisive):
             out.answers[w.backend] = (status, model, reason, secs)
             if decisive(w.backend, status, experimental):
                 done = True
+    while live and not done:
+        left = deadline - time.monotonic()
+        if left <= 0:
+            break
+        take(wait(list(live), timeout=left))
+    if live:  # answers that arrived meanwhile are heard too: a SAT beside an UNSAT is a disagreement
+        take(wait(list(live), timeout=0))
     for conn, (w, _) in live.items():
         (out.cancelled if done else out.timed_out).append(w.backend)
         w.kill()

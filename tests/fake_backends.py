@@ -1,0 +1,14 @@
+"""Fake solver back ends for the tests: they answer without looking at the query.
+
+They are plain module functions so that a worker process (started with ``spawn``)
+imports them by name, like the real runners of :mod:`fpsmt.proof.solve.backends`.
+"""
+
+
+def always_unsat(text, variables, experimental=False, seed=0):
+    return "unsat", None, ""
+
+
+def always_sat_zero(text, variables, experimental=False, seed=0):
+    """SAT with every variable 0 (a model the replay checks like any other)."""
+    return "sat", {n: 0 for n in variables}, ""

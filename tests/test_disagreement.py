@@ -1,0 +1,90 @@
+"""A SAT and an UNSAT for one query from two back ends stop the run (exit 1), both named.
+
+The UNSAT comes from a fake back end that answers unsat to everything: a lie the
+second back end (Z3) and the replay must catch."""
+
+import pytest
+
+import fake_backends
+from fpsmt.commands import cli
+from fpsmt.errors import Disagreement
+from fpsmt.proof import engine as engine_mod
+from fpsmt.proof import solve
+from fpsmt.proof.claims import Claim, Float
+from fpsmt.proof.engine import Engine
+from fpsmt.proof.solve import backends, pool
+from fpsmt.proof.solve.pool import Outcome
+from fpsmt.semantics.formats import parse_format
+
+BF16 = parse_format("bfloat16")
+#: false in every format: a + 0 is +0 at a = −0
+ADD_ZERO = Claim("add_zero_is_identity", "forall", universal={"a": Float(finite=True)},
+                 goal=lambda s: (s.a + 0).same(s.a))
+
+
+@pytest.fixture
+def fake_first(monkeypatch):
+    """The engine's plan: the lying back end first; every other opinion from Z3."""
+    monkeypatch.setitem(backends.RUNNERS, "fake_unsat", fake_backends.always_unsat)
+
+    def plan_for(solver, fmt, exclude=()):
+        return {"fake_unsat": False} if "fake_unsat" not in exclude else {"z3": False}
+    monkeypatch.setattr(engine_mod, "plan_for", plan_for)
+    monkeypatch.setattr(engine_mod, "solver_versions", lambda plan: "fake")
+    yield
+    solve.shutdown()
+
+
+@pytest.mark.parametrize("fmt,second,minus_zero", [("bfloat16", "exhaustive", "0x8000"),  # small: enumerated
+                                                     ("float32", "z3", "0x80000000")])  # too large: Z3
+def test_confirmation_catches_a_lying_unsat(fake_first, fmt, second, minus_zero):
+    eng = Engine(solver="portfolio", timeout=30, confirm=True)
+    with pytest.raises(Disagreement) as e:
+        eng.prove(ADD_ZERO, parse_format(fmt), {ADD_ZERO.name: ADD_ZERO})
+    msg = str(e.value)
+    assert "fake_unsat said unsat" in msg and f"{second} says sat" in msg and f"a={minus_zero}" in msg
+
+
+def test_without_confirmation_the_lie_is_not_proved_either(fake_first):
+    """No confirmation: the lying UNSAT makes the negation unsat, and the same back end
+    says the hypotheses are unsatisfiable too, so the claim is VACUOUS, not PROVED."""
+    r = Engine(solver="portfolio", timeout=30).prove(ADD_ZERO, BF16, {ADD_ZERO.name: ADD_ZERO})
+    assert r.status == "VACUOUS"
+
+
+def test_cli_exits_1_naming_both(fake_first, tmp_path, capsys):
+    claims = tmp_path / "claims.py"
+    claims.write_text("from fpsmt.proof.claims import Claim, Float\n"
+                      "c = Claim('add_zero', 'forall', universal={'a': Float(finite=True)},\n"
+                      "          goal=lambda s: (s.a + 0).same(s.a))\n")
+    rc = cli.main(["prove", str(claims), "--format", "float32", "--solver", "portfolio", "--confirm",
+                   "--store", str(tmp_path / "s.sqlite")])
+    err = capsys.readouterr().err
+    assert rc == 1
+    assert "SOLVERS DISAGREE" in err and "fake_unsat" in err and "z3 says sat" in err
+
+
+@pytest.mark.parametrize("order", [("fake_unsat", "z3"), ("z3", "fake_unsat")])
+def test_one_race_with_both_answers_is_a_disagreement_whatever_the_order(monkeypatch, order):
+    """Both answers in the race's outcome: the SAT is returned with the UNSAT disputing it
+    (before, the first in dictionary order won)."""
+    said = {"fake_unsat": ("unsat", None, "", 0.01), "z3": ("sat", {"a": 0x8000}, "", 0.01)}
+    monkeypatch.setattr(solve, "run_query", lambda *a, **k: Outcome(answers={b: said[b] for b in order}))
+    q = solve.Query("", {"a": 16}, BF16)
+    ans = solve.solve_plan(q, {"fake_unsat": False, "z3": False}, 5.0)
+    assert (ans.status, ans.solver, ans.disputed_by) == ("sat", "z3", ["fake_unsat"])
+    ans = solve.second_opinion(q, {"fake_unsat": False, "z3": False}, 5.0)
+    assert (ans.status, ans.solver, ans.disputed_by) == ("sat", "z3", ["fake_unsat"])
+
+
+def test_real_workers_running_fake_back_ends(monkeypatch):
+    """The pool runs a back end added to RUNNERS in its own worker; a race that hears
+    both answers reports both."""
+    monkeypatch.setitem(backends.RUNNERS, "fake_unsat", fake_backends.always_unsat)
+    monkeypatch.setitem(backends.RUNNERS, "fake_sat", fake_backends.always_sat_zero)
+    try:
+        out = pool.run_query("", {"a": 16}, {"fake_unsat": False, "fake_sat": False}, 60.0,
+                             decisive=lambda b, status, exp: False)
+    finally:
+        solve.shutdown()
+    assert out.answers["fake_unsat"][0] == "unsat" and out.answers["fake_sat"][:2] == ("sat", {"a": 0})
