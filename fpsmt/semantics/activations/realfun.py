@@ -1,12 +1,16 @@
 """Exact real activations σ and σ', written once over an mpmath-like context ``m``.
 
-Each definition is called with ``m = mpmath.mp`` (values) or with :data:`IV`, a
-rigorous interval context: mpmath's ``iv`` plus the functions it lacks (``tanh``,
-``erf``, ``erfc``, ``sigmoid``), built here from rigorous parts — monotone compositions
-of ``iv.exp``/``iv.expm1``/``iv.log1p``, the Taylor series of erf with its alternating
-remainder, and the Laplace continued fraction of erfc, whose successive convergents
-bracket the value.  Arguments are always points (exact floats), so an expression that
-uses x twice loses nothing to interval dependency.
+Each definition is called with ``m = mpmath.mp`` (:data:`MP`: values), with :data:`ARB`,
+a rigorous context on python-flint's Arb ball arithmetic (a ball that certainly
+contains the exact value; ``exp``, ``expm1``, ``log1p``, ``erf``, ``erfc``, ``tanh``,
+``sin``, ``cos``, ``sqrt`` are Arb's own, ``sigmoid`` is built from ``exp``), or with
+:data:`IV`, mpmath's interval arithmetic with the functions it lacks (``tanh``, ``erf``,
+``erfc``, ``sigmoid``, all monotone) taken from Arb at the interval's exact ends.
+
+The correctly rounded values use :data:`ARB` at exact points (:func:`arbprec` sets the
+working precision).  A declared monotone piece of a user's activation is checked with
+:data:`IV`: an interval of mpmath has exact ends, while an Arb ball's radius is rounded
+up, so a ball over [0, 1] reaches below 0 and σ' = 2x on it is never certainly >= 0.
 
 Kink conventions (BRIEF §3, PyTorch): relu'(0) = 0; leaky_relu'(0) = slope;
 elu'(0) and selu'(0) use the left branch (α e^0, λ α e^0), as PyTorch does.
@@ -14,101 +18,101 @@ elu'(0) and selu'(0) use the left branch (α e^0, λ α e^0), as PyTorch does.
 
 from __future__ import annotations
 
+import contextlib
 from fractions import Fraction
 
+import flint
 import mpmath
 
-iv = mpmath.iv
+
+# ------------------------------------------------------------ the rigorous context
+def arb(x) -> flint.arb:
+    """A ball holding ``x`` exactly where ``x`` is an int, a float, a dyadic Fraction or an
+    mpmath number; otherwise (a non-dyadic Fraction, a decimal string) a ball around it
+    at the working precision."""
+    if isinstance(x, flint.arb):
+        return x
+    if isinstance(x, bool):
+        x = int(x)
+    if isinstance(x, int):
+        return flint.arb(flint.fmpz(x))
+    if isinstance(x, Fraction):
+        d = x.denominator
+        if d & (d - 1) == 0:  # dyadic: exact
+            return _dyadic(x.numerator, 1 - d.bit_length())
+        return flint.arb(flint.fmpq(x.numerator, d))
+    if isinstance(x, mpmath.mpf):
+        if not mpmath.isfinite(x):
+            return flint.arb(str(x))
+        man, exp = x.man_exp
+        return _dyadic(int(man), int(exp))
+    return flint.arb(x)
 
 
-# ------------------------------------------------------------ the interval context
-def _point_fn(f_point, increasing=True):
-    """Lift a rigorous point enclosure to intervals of a monotone function."""
-    def fn(x):
-        x = iv.mpf(x)
-        lo, hi = f_point(iv.mpf(x.a)), f_point(iv.mpf(x.b))
-        if not increasing:
-            lo, hi = hi, lo
-        return iv.mpf([lo.a, hi.b])
-    return fn
+def _dyadic(man: int, exp: int) -> flint.arb:
+    """man · 2^exp as an exact ball (Arb rounds a product to the working precision, so
+    the product is formed at a precision that holds man)."""
+    if man == 0:
+        return flint.arb(0)
+    with arbprec(max(flint.ctx.prec, abs(man).bit_length() + 2)):
+        return flint.arb(flint.fmpz(man)) * flint.arb(2) ** exp
 
 
-def _tanh_point(p):
-    if p.a >= 0:
-        e = iv.expm1(2 * p)
-        return e / (e + 2)
-    return -_tanh_point(-p)
+@contextlib.contextmanager
+def arbprec(prec: int):
+    """Arb's working precision (bits) inside the block."""
+    saved = flint.ctx.prec
+    flint.ctx.prec = prec
+    try:
+        yield
+    finally:
+        flint.ctx.prec = saved
 
 
-def _sigmoid_point(p):
-    return 1 / (1 + iv.exp(-p))
+def _unary(name):
+    return staticmethod(lambda x: getattr(arb(x), name)())
 
 
-def _erf_taylor(p):
-    """erf(p) for |p| <= 2: Taylor series, alternating remainder bounded by the next term."""
-    s = iv.mpf(0)
-    term = p  # p^(2n+1) / n!
-    n = 0
-    x2 = p * p
-    while True:
-        t = term / (2 * n + 1)
-        s += t if n % 2 == 0 else -t
-        n += 1
-        term = term * x2 / n
-        nxt = term / (2 * n + 1)
-        # terms decrease from n > x^2 on; then the tail is bounded by the next term
-        if n > 8 and iv.mpf(n) > x2 and abs(nxt).b < mpmath.mpf(2) ** (-iv.prec - 8):
-            tail = abs(nxt).b
-            return 2 / iv.sqrt(iv.pi) * (s + iv.mpf([-tail, tail]))
+class _ArbContext:
+    """The mpmath-like names over Arb balls (python-flint)."""
 
-
-def _erfc_cf(t):
-    """erfc(t) for t >= 1/2: Laplace's continued fraction; successive convergents bracket it."""
-    n = max(8, int(4 * iv.prec / max(mpmath.mpf(1), mpmath.mpf(t.a) ** 2)) + 8)
-    hull = None
-    while True:
-        vals = []
-        for N in (n, n + 1):
-            v = t  # evaluate 1/(t + (1/2)/(t + (2/2)/(t + …)))
-            for k in range(N, 0, -1):
-                v = t + iv.mpf(k) / 2 / v
-            vals.append(1 / v)
-        lo = min(vals[0].a, vals[1].a)
-        hi = max(vals[0].b, vals[1].b)
-        hull = iv.mpf([lo, hi])
-        if hull.delta <= abs(hull.a) * mpmath.mpf(2) ** (-iv.prec + 4) or n > 20000:
-            return iv.exp(-t * t) / iv.sqrt(iv.pi) * hull
-        n *= 2
-
-
-def _erf_point(p):
-    if abs(p).b <= 2:
-        # one series at the midpoint, widened by |erf'| <= 2/sqrt(pi) times the radius
-        mid = iv.mpf(p.mid)
-        r = iv.mpf(p.delta) / 2
-        return _erf_taylor(mid) + iv.mpf([-1, 1]) * r * 2 / iv.sqrt(iv.pi)
-    if p.a > 0:
-        return 1 - _erfc_cf(p)
-    return -(1 - _erfc_cf(-p))
-
-
-def _erfc_point(p):
-    if p.a >= iv.mpf(0.5).a:
-        return _erfc_cf(p)
-    return 1 - _erf_point(p)
-
-
-class _IVContext:
-    """mpmath.iv with rigorous tanh, erf, erfc and sigmoid added."""
-
-    tanh = staticmethod(_point_fn(_tanh_point))
-    erf = staticmethod(_point_fn(_erf_point))
-    erfc = staticmethod(_point_fn(_erfc_point, increasing=False))
-    sigmoid = staticmethod(_point_fn(_sigmoid_point))
     rigorous = True
+    mpf = staticmethod(arb)
+    exp, expm1, log, log1p = _unary("exp"), _unary("expm1"), _unary("log"), _unary("log1p")
+    tanh, sqrt = _unary("tanh"), _unary("sqrt")
+    sin, cos, sinh, cosh, atan = _unary("sin"), _unary("cos"), _unary("sinh"), _unary("cosh"), _unary("atan")
 
-    def __getattr__(self, name):
-        return getattr(iv, name)
+    @staticmethod
+    def sigmoid(x):
+        return 1 / (1 + (-arb(x)).exp())
+
+    @staticmethod
+    def erfc(x):
+        """Arb's erfc, except far in the right tail, where Arb's ball is [0 ± tiny] and says
+        nothing of the sign: there the bracket of Abramowitz & Stegun 7.1.13,
+        2e^(−x²)/√π / (x + √(x² + 2)) < erfc(x) <= 2e^(−x²)/√π / (x + √(x² + 4/π)), x >= 0."""
+        x = arb(x)
+        y = x.erfc()
+        if x > 0 and not y > 0:
+            pi = flint.arb.pi()
+            c = 2 * (-(x * x)).exp() / pi.sqrt()
+            y = (c / (x + (x * x + 2).sqrt())).union(c / (x + (x * x + 4 / pi).sqrt()))
+        return y
+
+    @classmethod
+    def erf(cls, x):
+        """erf(x) = −1 + erfc(−x) far in the left tail (a ball of −1 ± tiny says nothing of
+        1 + erf there); Arb's erf elsewhere."""
+        x = arb(x)
+        return -1 + cls.erfc(-x) if x < -4 else x.erf()
+
+    @property
+    def pi(self):
+        return flint.arb.pi()
+
+    @property
+    def e(self):
+        return flint.arb(1).exp()
 
 
 class _MPContext:
@@ -124,8 +128,71 @@ class _MPContext:
         return getattr(mpmath.mp, name)
 
 
-IV = _IVContext()
+def _iv_monotone(name, increasing=True):
+    """An mpmath interval function from Arb's at the interval's exact ends (the function
+    is monotone), its ends rounded outward."""
+    iv = mpmath.iv
+
+    def at(end, lower):
+        with arbprec(iv.prec + 16):
+            y = ARB.sigmoid(arb(end)) if name == "sigmoid" else getattr(arb(end), name)()
+        lo, hi = ends_of(y)
+        man, exp = lo if lower else hi
+        with mpmath.workprec(max(53, abs(man).bit_length() + 1)):
+            exact = mpmath.mpf((man, exp))
+        return iv.mpf(exact)  # rounded outward to the interval precision
+
+    def fn(x):
+        x = iv.mpf(x)
+        a, b = mpmath.mpf(x.a), mpmath.mpf(x.b)
+        if not increasing:
+            a, b = b, a
+        return iv.mpf([at(a, True).a, at(b, False).b])
+    return fn
+
+
+def ends_of(ball, floor=None) -> tuple:
+    """Exact ends (man, exp) of an enclosure of a finite Arb ball: mid ∓ rad from its exact
+    midpoint and radius (Arb's ``lower()``/``upper()`` round them to the working precision),
+    on a grid of 2^cut, the ends pushed outward (so still an enclosure), with cut some 2·64
+    bits below the ball's magnitude: a ball with a tiny midpoint and a large radius, or the
+    reverse, is never written as an integer of 10^38 bits.
+
+    ``floor``: a ball of one sign lying wholly below 2^floor in magnitude (e^(−10^38) and
+    the like, where a rounding sees only the sign) gets the ends ±2^(floor − 2)."""
+    if not ball.is_finite():
+        raise ArithmeticError("Arb gives no finite enclosure")
+    (mm, me), (rm, re) = ((int(m), int(e)) for m, e in (ball.mid().man_exp(), ball.rad().man_exp()))
+    if rm == 0:
+        return (mm, me), (mm, me)
+    top = max(me + mm.bit_length(), re + rm.bit_length())  # |mid| + rad < 2^(top + 1)
+    if floor is not None and top + 1 < floor and (ball > 0 or ball < 0):
+        s = 1 if ball > 0 else -1
+        return (s, floor - 2), (s, floor - 2)
+    cut = top - 2 * max(mm.bit_length(), 64) - 64
+    if mm and cut - 512 <= me < cut:
+        cut = me  # the midpoint stays exact when it is not far below the ball's magnitude
+    mid = mm << (me - cut) if me >= cut else mm >> (cut - me)  # floor: mid in [mid, mid + 1)·2^cut
+    rad = (rm << (re - cut) if re >= cut else (rm >> (cut - re)) + 1) + 1
+    return (mid - rad, cut), (mid + rad, cut)
+
+
+class _IVContext:
+    """mpmath.iv with tanh, erf, erfc and sigmoid from Arb (rigorous)."""
+
+    tanh = staticmethod(_iv_monotone("tanh"))
+    erf = staticmethod(_iv_monotone("erf"))
+    erfc = staticmethod(_iv_monotone("erfc", increasing=False))
+    sigmoid = staticmethod(_iv_monotone("sigmoid"))
+    rigorous = True
+
+    def __getattr__(self, name):
+        return getattr(mpmath.iv, name)
+
+
+ARB = _ArbContext()
 MP = _MPContext()
+IV = _IVContext()
 
 
 # ------------------------------------------------------------ the definitions

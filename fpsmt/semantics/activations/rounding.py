@@ -1,8 +1,10 @@
 """Correctly rounded activations: σ_F(x) = RNE(σ(x)) and σ'_F(x) = RNE(σ'(x)), in any format.
 
-A Ziv loop: evaluate σ at the exact input with rigorous interval arithmetic (:data:`IV`)
-at a working precision, round both ends of the enclosure; when they round to the same
-float that float is the answer, otherwise double the precision.  Points where the value
+A Ziv loop: evaluate σ at the exact input with rigorous ball arithmetic (:data:`ARB`,
+python-flint's Arb) at a working precision, round both exact ends of the enclosure;
+when they round to the same float that float is the answer (RNE is monotone, so the
+exact value rounds to it too: one rounding, from an enclosure), otherwise double the
+precision.  Points where the value
 is rational (σ(0) = 0, sigmoid(0) = 1/2, piecewise-linear σ everywhere) are rounded
 exactly from the activation's ``exact`` hooks, never from an enclosure.  An exact zero
 result is +0 (as for ReLU); a nonzero value that underflows keeps its sign.
@@ -25,52 +27,17 @@ from fpsmt import __version__
 from fpsmt.errors import FpsmtError, InputError
 from fpsmt.semantics.arith.functions import TABLE_MAX_BITS
 from fpsmt.semantics.formats import Format
-from fpsmt.semantics.activations.realfun import IV, iv
+from fpsmt.semantics.activations.realfun import ARB, arb, arbprec, ends_of
 
 MAX_PREC = 1 << 16
 
 
-class ivprec:
-    """Set mpmath.iv's working precision (it has no workprec) and restore it."""
-
-    def __init__(self, prec):
-        self.prec = prec
-
-    def __enter__(self):
-        self.saved = iv.prec
-        iv.prec = self.prec
-
-    def __exit__(self, *exc):
-        iv.prec = self.saved
-
-
-def _raw(v):
-    """The exact (sign, mantissa, exponent, bits) of an mpf, or of an interval endpoint.
-
-    Never ``mpmath.mpf(endpoint)``: that rounds to the mp context's 53 bits, and an
-    enclosure computed at hundreds of bits to separate a value from a rounding tie would
-    be rounded onto the tie first (a double rounding: bfloat16 gelu(0x0001) came out
-    0x0000)."""
-    if isinstance(v, tuple):
-        return v
-    if hasattr(v, "_mpi_"):  # an interval (e.g. a degenerate endpoint interval y.a)
-        lo, hi = v._mpi_
-        if lo != hi:
-            raise ValueError("round_mpf takes a point, not an interval")
-        return lo
-    return mpmath.mpf(v)._mpf_
-
-
-def round_mpf(fmt: Format, v) -> int | None:
-    """RNE of an mpf (or an exact endpoint) to ``fmt`` (None for ±inf/NaN endpoints),
-    without building huge rationals: magnitudes far outside the format round to ±0 or
-    ±inf directly.  Exact: the value is never rounded on the way (:func:`_raw`)."""
-    raw = _raw(v)
-    if raw in (mpmath.libmp.finf, mpmath.libmp.fninf, mpmath.libmp.fnan):
-        return None
-    sign, man, exp, _ = raw  # man_exp would drop the sign
-    if sign:
-        man = -man
+def round_dyadic(fmt: Format, man: int, exp: int) -> int:
+    """RNE of the exact value man · 2^exp to ``fmt``, without building huge rationals:
+    magnitudes far outside the format round to ±0 or ±inf directly.  One rounding: the
+    value is never rounded on the way (an enclosure's end rounded to 53 bits first would
+    land on a tie it was computed to stay clear of: bfloat16 gelu(0x0001) once came out
+    0x0000 that way)."""
     if man == 0:
         return 0
     top = exp + abs(man).bit_length()  # 2^(top-1) <= |v| < 2^top
@@ -79,6 +46,17 @@ def round_mpf(fmt: Format, v) -> int | None:
     if top > fmt.e_max + 2:
         return fmt.inf_bits(man < 0)
     return fmt.round(Fraction(man) * (Fraction(2) ** exp))
+
+
+def enclosure(fn, q: Fraction, prec: int):
+    """A ball certainly holding fn(q) at ``prec`` bits (None when Arb cannot say)."""
+    with arbprec(prec):
+        try:
+            y = fn(arb(q), ARB)
+        except (ArithmeticError, ValueError):
+            return None
+        y = arb(y)
+        return y if y.is_finite() else None
 
 
 def limit_bits(fmt: Format, v) -> int:
@@ -104,18 +82,11 @@ def correctly_rounded(act, fmt: Format, bits: int, which: str = "value") -> int:
     fn = act.f if which == "value" else act.fprime
     prec = fmt.M + 24
     while prec <= MAX_PREC:
-        with ivprec(prec):
-            x = iv.mpf(mpmath.mpf(q.numerator) / q.denominator) if q.denominator & (q.denominator - 1) == 0 \
-                else None
-            if x is None:  # pragma: no cover - float values are dyadic
-                raise FpsmtError("non-dyadic input")
-            try:
-                y = iv.mpf(fn(x, IV))
-            except (ArithmeticError, ValueError, mpmath.libmp.NoConvergence):
-                y = None
+        y = enclosure(fn, q, prec)
         if y is not None:
-            a, b = round_mpf(fmt, y._mpi_[0]), round_mpf(fmt, y._mpi_[1])  # the exact endpoints
-            if a is not None and a == b:  # RNE is monotone: every value of the enclosure rounds to a
+            # the exact ends (a radius far below every quantum of fmt widened: it rounds alike)
+            a, b = (round_dyadic(fmt, *end) for end in ends_of(y, floor=fmt.e_min - fmt.M - 4))
+            if a == b:  # RNE is monotone: every value of the enclosure rounds to a
                 return a
         prec *= 2
     raise FpsmtError(f"{act.name}: could not decide the rounding of {which} at {fmt.show(bits)} "
@@ -132,8 +103,9 @@ def cache_dir() -> Path:
 
 _tables: dict = {}
 #: bumped whenever the values a table holds may change: tables cached by an earlier
-#: revision are not read (revision 2: endpoints rounded exactly, see :func:`_raw`)
-TABLE_REVISION = 2
+#: revision are not read (revision 2: endpoints rounded exactly, see :func:`round_dyadic`;
+#: revision 3: enclosures from Arb)
+TABLE_REVISION = 3
 
 
 def _table_chunk(args):
@@ -195,11 +167,10 @@ def derivative_sign(act, fmt: Format, bits: int) -> int:
     q = fmt.to_fraction(bits)
     prec = fmt.M + 24
     while prec <= 4096:
-        with ivprec(prec):
-            y = iv.mpf(act.fprime(iv.mpf(mpmath.mpf(q.numerator) / q.denominator), IV))
-        if y.a > 0:
+        y = enclosure(act.fprime, q, prec)
+        if y is not None and y > 0:
             return 1
-        if y.b < 0:
+        if y is not None and y < 0:
             return -1
         prec *= 2
     return 0

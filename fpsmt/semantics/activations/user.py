@@ -2,9 +2,10 @@
 
 FILE.py defines ``NAME(x, m)`` and ``NAME_prime(x, m)``, written with the functions of
 the mpmath-like context ``m`` (``m.exp``, ``m.log1p``, ``m.erf``, ``m.tanh``, ``m.sigmoid``,
-``m.sin``, ``m.sqrt``, ``m.pi`` …).  fpsmt calls them with mpmath's ``mp`` for values and
-with a rigorous interval context (mpmath's ``iv`` plus ``tanh``/``erf``/``erfc``/``sigmoid``)
-for enclosures, so correctly rounded values are decided rigorously.  Optional:
+``m.sin``, ``m.sqrt``, ``m.pi``, ``m.mpf`` …).  fpsmt calls them with mpmath's ``mp`` for
+values, with a rigorous context on python-flint's Arb balls for the enclosures that
+decide correctly rounded values, and with mpmath's intervals (tanh, erf, erfc and
+sigmoid from Arb) to check declared monotone pieces.  Optional:
 
 * ``NAME_pieces = [(lo, hi, +1 | -1), …]``: intervals (numbers or None for ∓∞) on which σ
   is non-decreasing (+1) or non-increasing (−1).  Each is checked rigorously: σ' is
@@ -26,7 +27,7 @@ import mpmath
 
 from fpsmt.errors import InputError
 from fpsmt.userfiles import import_file
-from fpsmt.semantics.activations.realfun import IV, MP, RealActivation, iv
+from fpsmt.semantics.activations.realfun import IV, MP, RealActivation
 
 MAX_SPLITS = 4000
 
@@ -133,9 +134,9 @@ def check_pieces(act, label):
         splits = 0
         while stack:
             u, v = stack.pop()
-            iv.prec = 80
+            mpmath.iv.prec = 80
             try:
-                y = iv.mpf(act.fprime(iv.mpf([u, v]), IV))
+                y = mpmath.iv.mpf(act.fprime(mpmath.iv.mpf([u, v]), IV))
                 ok = (y.a >= 0) if d > 0 else (y.b <= 0)
             except Exception:
                 ok = False
