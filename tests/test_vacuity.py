@@ -1,10 +1,9 @@
 """VACUOUS is a status: a ∀ claim whose domains and hypotheses nothing meets is never PROVED."""
 
 import json
-import subprocess
-import sys
 
 import pytest
+from conftest import fpsmt
 
 from fpsmt.proof.claims import Claim, Float
 from fpsmt.proof.engine import Engine, VACUOUS
@@ -63,7 +62,6 @@ def test_cli_prints_vacuous(tmp_path):
     f = tmp_path / "c.py"
     f.write_text("from fpsmt.proof.claims import Claim, Float\n"
                  "c = Claim('empty', 'forall', universal={'a': Float(range=(2, 1))}, goal=lambda s: s.a.is_nan())\n")
-    r = subprocess.run([sys.executable, "-m", "fpsmt.commands.cli", "prove", str(f), "--format", "bfloat16",
-                        "--store", str(tmp_path / "s.sqlite"), "--json"], capture_output=True, text=True)
+    r = fpsmt("prove", str(f), "--format", "bfloat16", "--store", str(tmp_path / "s.sqlite"), "--json")
     assert r.returncode == 0, r.stderr
     assert json.loads(r.stdout)[0]["status"] == "VACUOUS"
