@@ -48,19 +48,19 @@ def main():
     print(f"reproduce per format from an empty store: {len(lemmas)} lemmas x 2 variants, portfolio, "
           f"cap {args.cap:g} s per claim")
     print(f"statuses in the order {', '.join(lemmas)} (released, repaired each)", flush=True)
-    table = []
+    header = (f"{'format':<10} {'confirm s':>10} {'no-confirm s':>13} {'ratio':>6} {'budget s':>9} {'within':>7} "
+              f"{'unconfirmed':>12}  statuses (confirm | no-confirm)")
+    lines = []
     for fmt in args.formats.split(","):
-        on, s_on, left_on = timed(True, fmt, args.cap, lemmas)
+        on, s_on, left = timed(True, fmt, args.cap, lemmas)
         off, s_off, _ = timed(False, fmt, args.cap, lemmas)
-        table.append((fmt, on, off, s_on, s_off, left_on))
-    print(f"\n{'format':<10} {'confirm s':>10} {'no-confirm s':>13} {'ratio':>6} {'budget s':>9} {'within':>7} "
-          f"{'unconfirmed':>12}  statuses (confirm | no-confirm)")
-    for fmt, on, off, s_on, s_off, left in table:
         budget = BUDGET.get(fmt)
         ratio = f"{on / off:.2f}" if on and off else "-"
         within = "-" if budget is None or on is None else ("yes" if on <= budget else "NO")
-        print(f"{fmt:<10} {'-' if on is None else f'{on:.1f}':>10} {'-' if off is None else f'{off:.1f}':>13} "
-              f"{ratio:>6} {budget or '-':>9} {within:>7} {left:>12}  {s_on} | {s_off}", flush=True)
+        lines.append(f"{fmt:<10} {'-' if on is None else f'{on:.1f}':>10} {'-' if off is None else f'{off:.1f}':>13} "
+                     f"{ratio:>6} {budget or '-':>9} {within:>7} {left:>12}  {s_on} | {s_off}")
+        print(f"\n{header}\n{lines[-1]}\n", flush=True)  # each format as soon as it is measured
+    print(f"\n{header}\n" + "\n".join(lines), flush=True)
     shutdown()
 
 
