@@ -28,7 +28,7 @@ from fpsmt.errors import Disagreement, InputError
 from fpsmt.semantics.formats import Format
 from fpsmt.proof.replay import replay_model, show
 from fpsmt.proof.exhaustive import CLAIM_LIMIT, TimeUp, decide, space
-from fpsmt.proof.solve import Answer, Query, plan_for, second_opinion, solve_plan, solver_versions
+from fpsmt.proof.solve import Answer, Query, named, plan_for, second_opinion, solve_plan, solver_versions
 from fpsmt.proof.store import Store, result_key, statement_hash
 
 PROVED, REFUTED, UNKNOWN, VACUOUS = "PROVED", "REFUTED", "UNKNOWN", "VACUOUS"
@@ -66,7 +66,7 @@ class Result:
     satisfiable_by: dict = field(default_factory=dict)
 
     def witness_json(self):
-        return {k: (self.format.hex(v) if k in self.float_vars else v) for k, v in self.witness.items()}
+        return self._shown(self.witness)
 
     def to_json(self):
         return {"claim": self.claim, "format": self.format.name, "status": self.status,
@@ -135,9 +135,9 @@ class Engine:
         if self.store is not None and not self.recheck:
             row = self.store.get(key)
             if row is not None:
-                witness = {k: (fmt.parse_hex(v) if k in float_vars else v) for k, v in row["witness"].items()}
-                met = {k: (fmt.parse_hex(v) if k in float_vars else v)
-                       for k, v in (row["detail"].get("hypotheses_met_by") or {}).items()}
+                def parsed(values):
+                    return {k: (fmt.parse_hex(v) if k in float_vars else v) for k, v in values.items()}
+                witness, met = parsed(row["witness"]), parsed(row["detail"].get("hypotheses_met_by") or {})
                 r = Result(claim.name, fmt, claim.kind, row["status"], witness, row["solver"],
                            row["total_seconds"], True, row["detail"].get("reason", ""),
                            row["detail"].get("experimental", False), [a["claim"] for a in row["assumed"]],
@@ -160,7 +160,7 @@ class Engine:
         if r.status == PROVED and claim.kind != "exists":
             self._nonvacuous(r, claim, fmt, registry, plan)
         r.seconds = time.perf_counter() - t0
-        r.assumed, r.key, r.float_vars = [a["claim"] for a in assumed], key, float_vars
+        r.assumed, r.key = [a["claim"] for a in assumed], key
         if r.status != UNKNOWN and self.store is not None:
             self.store.put(key=key, statement=stmt, claim=claim.name, fmt=fmt.name, kind=claim.kind,
                            status=r.status, witness=r.witness_json(), solver=r.solver, solver_version=versions,
@@ -220,7 +220,7 @@ class Engine:
                                      confirmed_by="exhaustive")
                 return q, Answer(got[0], got[1], "exhaustive", ans.seconds, False,
                                  f"decided by enumeration ({ans.reason})", ans.per_solver,
-                                 disputed_by=[f"{ans.solver} (experimental)"] if said_unsat and got[0] == "sat" else [])
+                                 disputed_by=[named(ans.solver, True)] if said_unsat and got[0] == "sat" else [])
             axes = space(claim, fmt, free, CLAIM_LIMIT)
             if axes is not None:  # too large to enumerate on the way, not for the enumeration back end
                 n = int(np.prod([len(a) for a in axes], dtype=object))
@@ -280,13 +280,13 @@ class Engine:
         if status == "unknown" and others:
             ans = second_opinion(q, others, max(self.timeout, deadline - time.monotonic()))
             status, model = ans.status, ans.model
-            who = ans.solver + (" (experimental)" if ans.experimental else "")
+            who = named(ans.solver, ans.experimental)
         if status == "unsat":
             res.confirmed_by = who
         elif status == "sat":
-            unsat = res.solver + (" (experimental)" if res.experimental else "")
-            self._replay(claim, fmt, registry, Answer("sat", model, who, 0.0, disputed_by=[unsat]), part, fixed,
-                         cexs)
+            self._replay(claim, fmt, registry,
+                         Answer("sat", model, who, 0.0, disputed_by=[named(res.solver, res.experimental)]), part,
+                         fixed, cexs)
         else:
             res.reason += "; not confirmed: no second solver decided"
 

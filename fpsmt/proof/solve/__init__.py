@@ -103,8 +103,9 @@ def _undecided(out, wall, per, timeout) -> Answer:
     return Answer("unknown", None, "", wall, False, "; ".join(reasons) or "no answer", per)
 
 
-def _named(b, plan) -> str:
-    return b + (" (experimental)" if plan.get(b) else "")
+def named(backend: str, experimental: bool) -> str:
+    """A back end as answers name it: ``cvc5 (experimental)`` for an experimental mode."""
+    return backend + (" (experimental)" if experimental else "")
 
 
 def _decided(out, plan, wall, per, unsat_decides) -> Answer | None:
@@ -113,7 +114,7 @@ def _decided(out, plan, wall, per, unsat_decides) -> Answer | None:
     unsats = [b for b, a in out.answers.items() if a[0] == "unsat"]
     for b, (status, model, reason, secs) in out.answers.items():
         if status == "sat":
-            return Answer("sat", model, b, wall, plan[b], "", per, disputed_by=[_named(u, plan) for u in unsats])
+            return Answer("sat", model, b, wall, plan[b], "", per, disputed_by=[named(u, plan[u]) for u in unsats])
     for b in unsats:
         if unsat_decides(b):
             return Answer("unsat", None, b, wall, plan[b], "", per)
@@ -157,6 +158,6 @@ def _confirm_experimental(q: Query, who: str, plan: dict, wall: float, per: dict
         return Answer("unsat", None, who, wall, True, "", per, confirmed_by=ans.solver)
     if ans.status == "sat":  # replayed by the engine, which then stops the run naming both
         return Answer("sat", ans.model, ans.solver, wall, False, f"{who} (experimental) said unsat", per,
-                      disputed_by=[f"{who} (experimental)", *ans.disputed_by])
+                      disputed_by=[named(who, True), *ans.disputed_by])
     return Answer("unknown", None, who, wall, True,
                   f"{who} (experimental) says unsat, not confirmed: {ans.reason}", per)

@@ -135,7 +135,7 @@ def _iv_monotone(name, increasing=True):
 
     def at(end, lower):
         with arbprec(iv.prec + 16):
-            y = ARB.sigmoid(arb(end)) if name == "sigmoid" else getattr(arb(end), name)()
+            y = getattr(ARB, name)(arb(end))  # ARB's own: erfc's far tail keeps its sign
         lo, hi = ends_of(y)
         man, exp = lo if lower else hi
         with mpmath.workprec(max(53, abs(man).bit_length() + 1)):

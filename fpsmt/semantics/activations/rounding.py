@@ -84,7 +84,7 @@ def correctly_rounded(act, fmt: Format, bits: int, which: str = "value") -> int:
     while prec <= MAX_PREC:
         y = enclosure(fn, q, prec)
         if y is not None:
-            # the exact ends (a radius far below every quantum of fmt widened: it rounds alike)
+            # the exact ends (a ball of one sign wholly below fmt's least subnormal: signed tiny ends)
             a, b = (round_dyadic(fmt, *end) for end in ends_of(y, floor=fmt.e_min - fmt.M - 4))
             if a == b:  # RNE is monotone: every value of the enclosure rounds to a
                 return a
