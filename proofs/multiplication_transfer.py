@@ -6,21 +6,29 @@ then the chain's weights, and must arrive at g exactly.
 
 released — the one-weight reading of BRIEF §5.1 ("AD gives y ⊗ v"): v = g ⊘ h, claim
 h ⊗ v = g.  Rounding twice breaks it.
-repaired — fpsmt.constructions.relu.transfer_weights, proved in two stages joined at the exact
-value ±1:
+repaired — fpsmt.constructions.relu.transfer_weights, proved in stages joined at the exact
+value ±1 (h ↦ sign(h)·1, then ±1 ↦ g), by the route of
+fpsmt.constructions.relu.transfer_route:
 
-* scale (∀ h) and significand (∀ m ∈ [1, 2), decided by enumeration where the binade
-  is small enough, e.g. float32's 2^23 values): h ⊗ w_out ⊗ up_1 ⊗ … ⊗ up_U = sign(h)·m_h
-  and (m ⊗ a) ⊗ b = 1, so h ↦ sign(h)·1 (RNE is symmetric), with w_out a power of
-  two in (0, 1] (the output weight: it is the only weight every upstream gradient meets,
-  so |w_out| <= 1 keeps y ⊗ w_out finite for |y| <= Ω), up_i powers of two <= 2^q (q = min(p, e_max)), a, b in
-  (1/2, 1] (m ⊗ a = 1, or m ⊗ a = 1 + 2^−p and then ⊗ (1 − 2^(−p−1)) = 1);
+* significand route (M <= 23: up to float32): scale (∀ h) and significand (∀ m ∈ [1, 2),
+  decided by enumeration: float32's 2^23 values): h ⊗ w_out ⊗ up_1 ⊗ … ⊗ up_U =
+  sign(h)·m_h and (m ⊗ a) ⊗ b = 1, so h ↦ sign(h)·1 (RNE is symmetric), with w_out a power
+  of two in (0, 1] (the output weight: it is the only weight every upstream gradient
+  meets, so |w_out| <= 1 keeps y ⊗ w_out finite for |y| <= Ω), up_i powers of two <= 2^q
+  (q = min(p, e_max)), a, b in (1/2, 1] (m ⊗ a = 1, or m ⊗ a = 1 + 2^−p and then
+  ⊗ (1 − 2^(−p−1)) = 1).  Every product but the significand step is exact.
+* subnormal route (M > 23, e.g. float64), one claim ∀ h: h ⊗ w_out ⊗ down ⊗ up_1 ⊗ … ⊗
+  up_U = sign(h)·1, where down (a power of two <= 1) takes h ⊗ w_out ∈ ±[2^e, 2^(e+1)),
+  e <= 0, into ±[ω, 2ω) (ω the least subnormal) and the product rounds to ±ω or ±2ω.
+  Every product but ⊗ down is exact, and none has two operands of more than one
+  significant bit: the significand stage multiplies two symbolic 53-bit significands in
+  float64, which no back end decided in 30 minutes, and 2^52 values cannot be enumerated.
 * target (∀ g, from ±1): t ⊗ sgn ⊗ m_g ⊗ e_1 ⊗ … ⊗ e_V = g for t = ±1, with sgn = ±1,
   m_g ∈ [1, 2) and e_j powers of two <= 2^q.
 
-Every product but the significand step is exact; all partial products are finite and
-nonzero (stated).  Bounding each weight by 2^q is what lets the gradient atom reset its
-forward values to exactly 1 after every weight (gradient_atom).
+All partial products are finite and nonzero (stated).  Bounding each weight by 2^q is
+what lets the gradient atom reset its forward values to exactly 1 after every weight
+(gradient_atom).
 """
 
 from fpsmt.constructions import relu as C
@@ -43,7 +51,8 @@ def _chain(v, ws):
 
 def scale_claim(fmt):
     def goal(s):
-        w_out, ups, _ = C.normalize_weights(s, s.h)
+        w_out, mids = C.normalize_weights(s, s.h)
+        ups = mids[:-2]
         v, partial = _chain(s.h, [w_out] + ups)
         m, _ = C.significand(s, s.h)
         return ([v.same(s.where(s.h.is_negative(), -m, m)), (m >= 1) & (m < 2), (w_out > 0) & (w_out <= 1)]
@@ -59,10 +68,26 @@ def significand_claim(fmt):
         f.round(2)))))}, goal=goal, enumerate=True)
 
 
+def subnormal_claim(fmt):
+    def goal(s):
+        w_out, mids = C.normalize_weights(s, s.h)
+        v, partial = _chain(s.h, [w_out] + mids)
+        f = s.fmt
+        r = abs(partial[1])
+        return ([v.same(s.where(s.h.is_negative(), -1, 1)), r.eq(s.int_pow2(f.e_min - f.M))
+                 | r.eq(s.int_pow2(f.e_min - f.M + 1)), (w_out > 0) & (w_out <= 1)]
+                + _weights_ok(s, mids) + [q.is_finite() & ~q.is_zero() for q in partial])
+    return forall("multiplication_transfer.subnormal", {"h": Float(finite=True, nonzero=True)}, goal=goal)
+
+
 def normalize_claims(fmt):
-    """h ⊗ w_out ⊗ ups = ±m (scale, ∀ h) and (m ⊗ a) ⊗ b = 1 (significand, ∀ m ∈ [1, 2));
-    with RNE's symmetry ((−m) ⊗ a = −(m ⊗ a)) they give h ↦ sign(h)·1."""
-    return [scale_claim(fmt), significand_claim(fmt)]
+    """h ↦ sign(h)·1 by the route of :func:`fpsmt.constructions.relu.transfer_route`:
+    significand — h ⊗ w_out ⊗ ups = ±m (scale, ∀ h) and (m ⊗ a) ⊗ b = 1 (significand,
+    ∀ m ∈ [1, 2)), joined by RNE's symmetry ((−m) ⊗ a = −(m ⊗ a)); subnormal — one claim,
+    ∀ h, through ±ω or ±2ω."""
+    if C.transfer_route(fmt) == "significand":
+        return [scale_claim(fmt), significand_claim(fmt)]
+    return [subnormal_claim(fmt)]
 
 
 def target_claim(fmt):
@@ -79,12 +104,16 @@ def target_claim(fmt):
 
 def repaired(fmt):
     U, V = C.transfer_slots(fmt)
+    if C.transfer_route(fmt) == "significand":
+        route = (f"h -> sign(h)*m_h ({U} powers of two), m -> 1 for every m in [1, 2) (two significand weights)", U + 2)
+    else:
+        route = (f"h -> +-w or +-2w (w the least subnormal; the one rounding) -> sign(h)*1 ({U + 1} powers of two)",
+                 U + 1)
     return normalize_claims(fmt) + [target_claim(fmt)], (
-        f"for every finite h != 0 and every finite g != 0: h * w_out * c_1 * ... * c_{U + 4 + V} = g exactly "
-        f"(left to right), with w_out a power of two in (0, 1], every c_i = +-1, a power of two <= 2^{C.step_cap(fmt)} or in "
-        f"(1/2, 2), every partial product finite and nonzero; proved in three stages joined at exact values: h -> "
-        f"sign(h)*m_h ({U} powers of two), m -> 1 for every m in [1, 2) (two significand weights), +-1 -> g "
-        f"({V} powers of two)")
+        f"for every finite h != 0 and every finite g != 0: h * w_out * c_1 * ... * c_{route[1] + 2 + V} = g exactly "
+        f"(left to right), with w_out a power of two in (0, 1], every c_i = +-1, a power of two <= 2^{C.step_cap(fmt)} "
+        f"or in (1/2, 2), every partial product finite and nonzero; proved in stages joined at exact values: "
+        f"{route[0]}, +-1 -> g ({V} powers of two)")
 
 
 def released(fmt):

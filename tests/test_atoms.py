@@ -65,6 +65,31 @@ def test_bfloat16_gradient_atom_every_x(h, g):
     assert net.depth == C.gradient_atom_depth(f)
 
 
+def _sampled_x(f, z, n, seed):
+    """z, its neighbours, the specials of X and n random floats of X, as patterns."""
+    rng = np.random.default_rng(seed)
+    top = Fraction(2) ** (f.e_max - 2)
+    xs = {z, f.next_up(z), f.next_down(z), *_specials(f)}
+    while len(xs) < n:
+        b = int(rng.integers(0, (1 << f.nbits) - 1, dtype=np.uint64, endpoint=True))
+        if f.is_finite(b) and abs(f.to_fraction(b)) <= top:
+            xs.add(b)
+    return np.asarray(sorted(b for b in xs if f.is_finite(b) and abs(f.to_fraction(b)) <= top), dtype=np.uint64)
+
+
+@pytest.mark.parametrize("fmt", ["float32", "float64"])
+def test_gradient_atom_wide_formats_at_sampled_x(fmt):
+    """float32 (significand route) and float64 (subnormal route): for every special z and
+    every (h, g) of HG, value +0 everywhere and D^AD = g exactly at z, ±0 at 300 other x."""
+    f = parse_format(fmt)
+    for i, z in enumerate(_specials(f)):
+        xs = _sampled_x(f, z, 300, i)
+        for h, g in HG:
+            bad, net = _atom_ok(f, z, _val(f, h), _val(f, g), xs)
+            assert not bad, (f.show(z), h, g, [f.show(int(x)) for x in bad[:3]])
+    assert net.depth == C.gradient_atom_depth(f)
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("fmt", ["float8_e4m3", "float8_e5m2", "float8_e3m4"])
 def test_8_bit_gradient_atom_every_z_every_x(fmt):
@@ -94,6 +119,45 @@ def test_transfer_every_h_every_g_8_bit():
         assert np.asarray(v.is_finite().v).all() and not np.asarray(v.is_zero().v).any()
     assert (np.ravel(A.to_bits(v.v)) == gg).all()
     assert (np.asarray((w_out <= 1).v)).all()
+
+
+def _normalize_h(fmt):
+    """Every nonzero finite h of a format of at most 16 bits; else the extremes, every
+    binade's first and last significands and 2^16 random patterns."""
+    f = parse_format(fmt)
+    if f.nbits <= 16:
+        bits = np.arange(1 << f.nbits, dtype=np.uint64)
+    else:
+        rng = np.random.default_rng(11)
+        top = (1 << (f.nbits - 1)) - 1
+        edges = [(e << f.M) + d for e in range(1 << (f.nbits - 1 - f.M)) for d in (0, 1, (1 << f.M) - 1)]
+        rand = rng.integers(0, top, size=1 << 16, dtype=np.uint64, endpoint=True)
+        mag = np.concatenate([np.asarray([e for e in edges if e <= top], dtype=np.uint64), rand])
+        bits = np.concatenate([mag, mag | np.uint64(f.sign_bit)])
+    return f, np.asarray([b for b in bits.tolist() if f.is_finite(b) and not f.is_zero(b)], dtype=np.uint64)
+
+
+@pytest.mark.parametrize("fmt", ["bfloat16", "float16", "float32", "float64"])
+def test_normalize_takes_every_h_to_its_sign(fmt):
+    """h ⊗ w_out ⊗ mids = sign(h)·1 (in float64 through ±ω or ±2ω), run in the executor:
+    every h of the 16-bit formats; edges and 2^17 random h of float32 and float64."""
+    f, hh = _normalize_h(fmt)
+    A = executor(f)
+    s = Scope(A, f, {})
+    h = F(s, A.const(hh))
+    w_out, mids = C.normalize_weights(s, h)
+    v = h * w_out
+    sign = hh & np.uint64(f.sign_bit)
+    for i, w in enumerate(mids):
+        v = v * w
+        assert np.asarray(v.is_finite().v).all() and not np.asarray(v.is_zero().v).any()
+        if i == 0 and C.transfer_route(f) == "subnormal":
+            mag = np.ravel(A.to_bits(v.v)) & np.uint64(f.sign_bit - 1)
+            assert set(np.unique(mag).tolist()) <= {1, 2}  # ω and 2ω
+    assert (np.ravel(A.to_bits(v.v)) == (sign | np.uint64(f.one_bits))).all()
+    assert (np.asarray((w_out <= 1).v)).all()
+    assert C.transfer_route(f) == ("subnormal" if fmt == "float64" else "significand")
+    assert len(mids) == C.transfer_slots(f)[0] + (1 if fmt == "float64" else 2)
 
 
 def test_transfer_float32_significand_step_is_exact_where_sampled():

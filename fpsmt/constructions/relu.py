@@ -426,30 +426,61 @@ def step_cap(fmt):
 
 def transfer_slots(fmt):
     """(U_h, U_g): the number of power-of-two weights (each at most 2^q, :func:`step_cap`)
-    that carry any |h| up to [1, 2) and 1 up to any |g|."""
+    that carry the least subnormal ω = 2^(e_min − M) up to [1, 2), and 1 up to any |g|."""
     q = step_cap(fmt)
     return -(-(fmt.M - fmt.e_min) // q), -(-fmt.e_max // q)
 
 
+SIGNIFICAND_ROUTE_BITS = 23
+
+
+def transfer_route(fmt):
+    """How the chain takes h to sign(h)·1 (:func:`normalize_weights`).
+
+    ``"significand"`` (M <= 23: every format up to float32): h goes to ±m_h in [1, 2)
+    exactly and two weights a ≈ 1/m, b take m to 1, no value of the chain subnormal unless
+    h is.  The stage ∀ m ∈ [1, 2): (m ⊗ a) ⊗ b = 1 multiplies two symbolic significands;
+    it is decided by enumerating the 2^M values of m, which is out of reach beyond
+    float32's 2^23.
+    ``"subnormal"`` (M > 23, e.g. float64): h goes into [ω, 2ω) (ω the least subnormal),
+    where one rounding leaves ±ω or ±2ω, then up to ±1 by powers of two: no product has two
+    operands of more than one significant bit, and solvers decide it (float64: seconds).
+    Its price is gradual underflow on every backward pass: an arithmetic that flushes
+    subnormals to zero (as bfloat16 matrix kernels do) loses the gradient, which is why it
+    is not the route where the other one is proved."""
+    return "significand" if fmt.M <= SIGNIFICAND_ROUTE_BITS else "subnormal"
+
+
 def normalize_weights(s, h):
-    """Backward weights carrying h (finite, nonzero) to sign(h)·1 exactly: ``w_out`` (a
-    power of two <= 1, the output weight: it meets every upstream gradient), ``ups``
-    (powers of two <= 2^q, :func:`step_cap`), then ``sig`` (two weights in (1/2, 1]).  Every product is exact
-    but the significand step: m ⊗ w = 1 for w ∈ {RN(1/m), its neighbours} when such a w
-    exists, else m ⊗ w = 1 + 2^−p (always reachable) and then ⊗ (1 − 2^(−p−1)) = 1."""
+    """Backward weights carrying h (finite, nonzero) to sign(h)·1 exactly: ``(w_out,
+    mids)``, ``w_out`` a power of two <= 1 (the output weight: it meets every upstream
+    gradient), then ``mids`` by :func:`transfer_route`:
+
+    * significand: powers of two <= 2^q (:func:`step_cap`) taking |h| ⊗ w_out to m_h in
+      [1, 2) exactly, then two weights in (1/2, 1] (:func:`significand_weights`);
+    * subnormal: ``down`` = 2^(e_min − M − e), where |h| ⊗ w_out ∈ [2^e, 2^(e+1)), e <= 0
+      (exact): the one rounding of the chain lands on ω or 2ω; then powers of two <= 2^q
+      up to 1."""
     f = s.fmt
     q = step_cap(f)
     e = true_exponent(s, h)
     w_out = s.iwhere(e > 0, -e, 0).pow2()
-    rem = s.iwhere(e < 0, -e, 0)
+    if transfer_route(f) == "significand":
+        rem = s.iwhere(e < 0, -e, 0)
+        m = abs(h) * w_out
+    else:
+        down = (f.e_min - f.M - s.iwhere(e > 0, 0, e)).pow2()
+        m = (abs(h) * w_out) * down  # ω or 2ω
+        rem = -true_exponent(s, m)
     ups = []
-    m = abs(h) * w_out
     for _ in range(transfer_slots(f)[0]):
         k = s.iwhere(rem > q, q, rem)
         ups.append(k.pow2())
         rem = rem - k
         m = m * ups[-1]
-    return w_out, ups, significand_weights(s, m)
+    if transfer_route(f) == "significand":
+        return w_out, ups + significand_weights(s, m)
+    return w_out, [down] + ups
 
 
 def significand_weights(s, m):
@@ -494,9 +525,9 @@ def _same_sign(s, a, b):
 
 def transfer_weights(s, h, g):
     """The whole backward chain h → g: (w_out, [weights after it in backward order])."""
-    w_out, ups, sig = normalize_weights(s, h)
+    w_out, mids = normalize_weights(s, h)
     sgn, m, exps = target_weights(s, g, h)
-    return w_out, ups + sig + [sgn, m] + exps
+    return w_out, mids + [sgn, m] + exps
 
 
 # ------------------------------------------------------------------ gradient atom (repaired)
@@ -621,7 +652,8 @@ OUTPUT_LAYER = [("out", [("R", Param("w_out")), ("N", -1)], NEG0)]
 
 def gradient_atom_depth(fmt):
     U_h, U_g = transfer_slots(fmt)
-    return 7 + shrink_count(fmt) + U_h + 2 + 2 + U_g + 1
+    mids = U_h + (2 if transfer_route(fmt) == "significand" else 1)
+    return 7 + shrink_count(fmt) + mids + 2 + U_g + 1
 
 
 # ------------------------------------------------------------------ ⊞
