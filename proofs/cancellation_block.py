@@ -19,6 +19,7 @@ from fpsmt.proof.claims import Float, Int, forall
 from fpsmt.proofs.common import indicator, x_ends
 from fpsmt.semantics.network import Network
 from fpsmt.proof.lemmas import Lemma
+from fpsmt.proof.tree import Node, Pred, induction, sequence, stage
 
 
 def _lemma(variant):
@@ -41,10 +42,15 @@ def _lemma(variant):
             if first is not None:
                 hints = {c.name: [{"s": first, "y": fmt.round(1)}]}
         rng = "every s >= 0 of X" if variant == C.RELEASED else f"0 <= s <= 2^{fmt.e_max - fmt.M}"
+        if variant == C.REPAIRED and fmt.e_max <= fmt.M:  # no stage index: the block as one claim
+            return [c], (f"one block, for {rng} and every finite y: out = 1[s >= 1/2] (1 or +0); D^AD(y) = "
+                         f"y * 2^{fmt.M - fmt.e_max} (rounded) where s >= 1/2, ±0 elsewhere (e_max <= p: the row "
+                         "has no stage to induct over)"), {}
         if variant == C.REPAIRED:
             return staged(fmt), (f"one block, for {rng} and every finite y: out = 1[s >= 1/2] (1 or +0); D^AD(y) = "
-                                 f"y * 2^{fmt.M - fmt.e_max} (rounded) where s >= 1/2, ±0 elsewhere; proved per stage "
-                                 "index (the invariant in proofs/cancellation_block.py) and for the gradient's path"), {}
+                                 f"y * 2^{fmt.M - fmt.e_max} (rounded) where s >= 1/2, ±0 elsewhere; proved as an "
+                                 "induction on the stage index (base, step, conclusion), the exit and the gradient's "
+                                 "path at three representative s"), {}
         return [c], (f"one block, for {rng} and every finite y: out = 1[s >= 1/2] (1 or +0); D^AD(y) = "
                      f"y * 2^{fmt.M - fmt.e_max} (rounded) where s >= 1/2, ±0 elsewhere"), hints
     return build
@@ -59,46 +65,55 @@ def _multiple(s, t, j):
 
 
 def staged(fmt):
-    """The repaired block by stages.  The row ``s ⊕ a_p ⊖ a_p ⊕ … ⊖ a_emax`` (a_k = (2^k)⁺)
-    runs t_p = (s ⊕ a_p) ⊖ a_p, t_k = (t_(k−1) ⊕ a_k) ⊖ a_k.  Invariant after stage k:
-    t_k = +0, or t_k is a multiple of 2^(k−p) in [2^(k−p), T], T = 2^(e_max−p).
-    ``entry``: s < 1/2 gives +0, s in [1/2, T] an integer in [1, T]; ``stage``: the
-    invariant carries from k − 1 to k, for every k in (p, e_max]; so t_emax is +0 or a
-    multiple of T in [T, T], i.e. T exactly; ``exit``: relu(t) ⊗ 2^(p−e_max) is 1[t = T].
-    ``gradient``: D^AD reads the forward pass only through σ'(pre) (fpsmt.semantics.network: the
-    backward step is g ⊗ σ'(z), then sums of g ⊗ w), and the only pre-activations on the
-    path to s are s itself and the row's value r (the constants have no input weight); by
-    the invariant r = T > 0 exactly where s >= 1/2 and r = +0 elsewhere, so D^AD at any s
-    of [0, T] equals D^AD at s = 0, 1/4 or 1 (σ'(s), σ'(r) = (0, 0), (1, 0), (1, 1)).  The
-    stage proves, for every finite y, at those three s: σ'(s) and σ'(r) as said, and D^AD =
-    ((((y ⊗ 2^(p−e_max)) ⊗ σ'(r)) ⊗ 1) ⊗ σ'(s)) ⊗ 1 (up to the sign of a zero): y ⊗ 2^(p−e_max)
-    where s >= 1/2, ±0 elsewhere."""
+    """The repaired block as a proof tree (fpsmt.proof.tree).  The row ``s ⊕ a_p ⊖ a_p ⊕ …
+    ⊖ a_emax`` (a_k = (2^k)⁺) runs t_p = (s ⊕ a_p) ⊖ a_p, t_(k+1) = (t_k ⊕ a_(k+1)) ⊖ a_(k+1).
+
+    * value: an induction on k from p to e_max with the invariant I(k, s, t): t = +0 where
+      s < 1/2, else t is a multiple of 2^(k−p) in [2^(k−p), T], T = 2^(e_max−p) —
+      ``entry`` (the base: t_p from s), ``stages.step`` (I(k) to I(k + 1) for a symbolic
+      k), ``stages.conclusion`` (I(e_max) gives t = +0 or T exactly, by s), then ``exit``:
+      relu(t) ⊗ 2^(p−e_max) is 1[s >= 1/2].
+    * ``gradient``: D^AD reads the forward pass only through σ'(pre) (fpsmt.semantics.network: the
+      backward step is g ⊗ σ'(z), then sums of g ⊗ w), and the only pre-activations on the
+      path to s are s itself and the row's value r (the constants have no input weight); by
+      the invariant r = T > 0 exactly where s >= 1/2 and r = +0 elsewhere, so D^AD at any s
+      of [0, T] equals D^AD at s = 0, 1/4 or 1 (σ'(s), σ'(r) = (0, 0), (1, 0), (1, 1)).  The
+      stage proves, for every finite y, at those three s: σ'(s) and σ'(r) as said, and D^AD =
+      ((((y ⊗ 2^(p−e_max)) ⊗ σ'(r)) ⊗ 1) ⊗ σ'(s)) ⊗ 1 (up to the sign of a zero): y ⊗ 2^(p−e_max)
+      where s >= 1/2, ±0 elsewhere.  This join (any s to the three) is still argued here,
+      not a claim."""
     p = fmt.M
     T = Fraction(2) ** (fmt.e_max - p)
     Tx = fmt.hex(fmt.round(T))
 
+    S = Pred("cancellation.s", {"s": Float(range=(0, Tx))}, lambda s: s.true(), doc="0 <= s <= T")
+
+    def inv_fn(s):
+        on = s.s >= 0.5
+        return [(~on).implies(s.t.same(0)),
+                on.implies((s.t >= (s.k - p).pow2()) & (s.t <= s.const(Tx)) & _multiple(s, s.t, s.k - p))]
+    inv = Pred("cancellation.invariant", {"k": Int(p, fmt.e_max), "s": Float(range=(0, Tx)),
+                                          "t": Float(range=(0, Tx))}, inv_fn,
+               doc="after stage k: t = +0 where s < 1/2, else a multiple of 2^(k-p) in [2^(k-p), T]")
+    done = Pred("cancellation.row", {"s": Float(range=(0, Tx)), "t": Float(range=(0, Tx))},
+                lambda s: [(s.s < 0.5).implies(s.t.same(0)), (s.s >= 0.5).implies(s.t.eq(s.const(Tx)))],
+                doc="the row's value r = +0 where s < 1/2, T where s >= 1/2")
+    out_ok = Pred("cancellation.out", {"s": Float(range=(0, Tx)), "out": Float()},
+                  lambda s: s.out.same(indicator(s, s.s >= 0.5)), doc="out = 1[s >= 1/2]")
+
     def entry(s):
         a = s.int_pow2(p).next_up()
-        t = (s.s + a) - a
-        return [(s.s < 0.5).implies(t.same(0)),
-                (s.s >= 0.5).implies((t >= 1) & (t <= s.const(Tx)) & _multiple(s, t, 0))]
+        return {"k": p, "t": (s.s + a) - a}
 
-    def stage(s):
-        k = s.k
-        a = k.pow2().next_up()
-        t = (s.t + a) - a
-        return [s.t.eq(0).implies(t.same(0)),
-                (~s.t.eq(0)).implies((t >= (k - p).pow2()) & (t <= s.const(Tx)) & _multiple(s, t, k - p))]
-
-    def stage_given(s):
-        lo = (s.k - 1 - p).pow2()
-        return s.t.same(0) | ((s.t >= lo) & (s.t <= s.const(Tx)) & _multiple(s, s.t, s.k - 1 - p))
+    def step(s):
+        a = (s.k + 1).pow2().next_up()
+        return {"t": (s.t + a) - a}
 
     def exit_(s):
         net, _ = C.cancellation(s, 1)
         top = Network(s.fmt, net.layers[2:])  # relu(r) then ⊗ 2^(p − e_max)
         out, _ = s.run(top, [s.t])
-        return out[0].same(s.where(s.t.eq(s.const(Tx)), 1, 0))
+        return out[0]
 
     def gradient(s):
         net, _ = C.cancellation(s, 1)
@@ -111,13 +126,13 @@ def staged(fmt):
                     (~path.is_zero()).implies(grad[0].same(path)), path.is_zero().implies(grad[0].is_zero())]
         return res
 
-    rng = {"s": Float(range=(0, Tx))}
-    return [forall("cancellation_block.entry", rng, goal=entry),
-            forall("cancellation_block.stage", {"k": Int(p + 1, fmt.e_max), "t": Float(range=(0, Tx))},
-                   goal=stage, given=stage_given),
-            forall("cancellation_block.exit", {"t": Float(range=(0, Tx))}, goal=exit_,
-                   given=lambda s: s.t.same(0) | s.t.eq(s.const(Tx))),
-            forall("cancellation_block.gradient", {"y": Float(finite=True)}, goal=gradient)]
+    base = stage("cancellation_block.entry", {}, inv, entry, S)
+    value = sequence("cancellation_block.value", [
+        induction("cancellation_block.stages", inv, "k", p, fmt.e_max, base, step, done),
+        stage("cancellation_block.exit", {}, out_ok, lambda s: {"out": exit_(s)}, done)])
+    grad = stage("cancellation_block.gradient", {"y": Float(finite=True)},
+                 Pred("cancellation.gradient", {}, lambda s: s.true()), lambda s: {}, side=gradient)
+    return Node("lemma", "cancellation_block", None, [value, grad])
 
 
 def first_failure(fmt):

@@ -54,7 +54,7 @@ from fractions import Fraction
 from fpsmt.constructions import relu as C
 from fpsmt.proof.claims import Float, Int, forall
 from fpsmt.proofs.common import X, step_claims, xdesc, zero
-from fpsmt.proofs.multiplication_transfer import normalize_claims, target_claim
+from fpsmt.proofs.multiplication_transfer import transfer_tree
 from fpsmt.proof.lemmas import Lemma
 
 def _in_k(s, c):
@@ -211,7 +211,7 @@ def _statement(fmt, zs):
 def repaired(fmt):
     stages = step_claims(fmt) + [gate_t_claim(fmt), gate_top_claim(fmt), layer_claim(fmt), shrink_claim(fmt), spacing_claim(fmt),
               shrinks_claim(fmt), kill_claim(fmt),
-              output_claim(fmt)] + normalize_claims(fmt) + [target_claim(fmt)]
+              output_claim(fmt)] + transfer_tree(fmt).claims()
     how = (f"; depth {C.gradient_atom_depth(fmt)}, proved in stages (the step indicators, T, the gate's top, a "
            f"chain layer for every weight the chain can hold, shrinks, killed layers, output, transfer) joined by "
            f"the induction over the chain written in proofs/gradient_atom.py")

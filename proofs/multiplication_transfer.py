@@ -34,6 +34,7 @@ what lets the gradient atom reset its forward values to exactly 1 after every we
 from fpsmt.constructions import relu as C
 from fpsmt.proof.claims import Float, forall
 from fpsmt.proof.lemmas import Lemma
+from fpsmt.proof.tree import Pred, sequence, stage
 
 
 def _weights_ok(s, ws):
@@ -49,71 +50,96 @@ def _chain(v, ws):
     return v, partial
 
 
-def scale_claim(fmt):
-    def goal(s):
-        w_out, mids = C.normalize_weights(s, s.h)
+def _nonzero(partial):
+    return [q.is_finite() & ~q.is_zero() for q in partial]
+
+
+NONZERO = Float(finite=True, nonzero=True)
+#: the interfaces of the stages (fpsmt.proof.tree): what one guarantees, the next assumes
+H = Pred("transfer.h", {"h": NONZERO}, lambda s: s.true(), doc="h finite and nonzero")
+SIGNIFICAND = Pred("transfer.significand", {"v": Float(magnitude=(1, lambda f: f.hex(f.next_down(f.round(2)))))},
+                   lambda s: s.true(), doc="|v| in [1, 2)")
+UNIT = Pred("transfer.unit", {"t": Float()}, lambda s: s.t.eq(1) | s.t.eq(-1), doc="t = ±1")
+UNITS = [1, -1]
+REACHES = Pred("transfer.reaches_g", {"g": NONZERO, "out": Float()}, lambda s: s.out.same(s.g), doc="out = g")
+
+
+def _normalized(s):
+    w_out, mids = C.normalize_weights(s, s.h)
+    return w_out, mids, _chain(s.h, [w_out] + mids)
+
+
+def scale_stage(fmt):
+    """h ⊗ w_out ⊗ ups lands in ±[1, 2) (significand route)."""
+    def side(s):
+        w_out, mids, (_, partial) = _normalized(s)
         ups = mids[:-2]
-        v, partial = _chain(s.h, [w_out] + ups)
-        m, _ = C.significand(s, s.h)
-        return ([v.same(s.where(s.h.is_negative(), -m, m)), (m >= 1) & (m < 2), (w_out > 0) & (w_out <= 1)]
-                + _weights_ok(s, ups) + [q.is_finite() & ~q.is_zero() for q in partial])
-    return forall("multiplication_transfer.scale", {"h": Float(finite=True, nonzero=True)}, goal=goal)
+        return [(w_out > 0) & (w_out <= 1)] + _weights_ok(s, ups) + _nonzero(partial[:len(ups) + 1])
+    def out(s):
+        w_out, mids, _ = _normalized(s)
+        return {"v": _chain(s.h, [w_out] + mids[:-2])[0]}
+    return stage("multiplication_transfer.scale", {}, SIGNIFICAND, out, H, side=side)
 
 
-def significand_claim(fmt):
-    def goal(s):
-        a, b = C.significand_weights(s, s.m)
-        return [((s.m * a) * b).same(1), (a > 0.5) & (a <= 1), (b > 0.5) & (b <= 1)]
-    return forall("multiplication_transfer.significand", {"m": Float(range=(1, lambda f: f.hex(f.next_down(
-        f.round(2)))))}, goal=goal, enumerate=True)
+def significand_stage(fmt):
+    """(v ⊗ a) ⊗ b = ±1 for every v in ±[1, 2), a and b from |v| (decided by enumeration)."""
+    def out(s):
+        a, b = C.significand_weights(s, abs(s.v))
+        return {"t": (s.v * a) * b}
+
+    def side(s):
+        a, b = C.significand_weights(s, abs(s.v))
+        return [(a > 0.5) & (a <= 1), (b > 0.5) & (b <= 1), _nonzero([s.v * a])[0]]
+    return stage("multiplication_transfer.significand", {}, UNIT, out, SIGNIFICAND, side=side, enumerate=True)
 
 
-def subnormal_claim(fmt):
-    def goal(s):
-        w_out, mids = C.normalize_weights(s, s.h)
-        v, partial = _chain(s.h, [w_out] + mids)
+def subnormal_stage(fmt):
+    """h ⊗ w_out ⊗ down ⊗ ups = ±1, through ±ω or ±2ω (subnormal route)."""
+    def side(s):
         f = s.fmt
+        w_out, mids, (_, partial) = _normalized(s)
         r = abs(partial[1])
-        return ([v.same(s.where(s.h.is_negative(), -1, 1)), r.eq(s.int_pow2(f.e_min - f.M))
-                 | r.eq(s.int_pow2(f.e_min - f.M + 1)), (w_out > 0) & (w_out <= 1)]
-                + _weights_ok(s, mids) + [q.is_finite() & ~q.is_zero() for q in partial])
-    return forall("multiplication_transfer.subnormal", {"h": Float(finite=True, nonzero=True)}, goal=goal)
+        return ([r.eq(s.int_pow2(f.e_min - f.M)) | r.eq(s.int_pow2(f.e_min - f.M + 1)), (w_out > 0) & (w_out <= 1)]
+                + _weights_ok(s, mids) + _nonzero(partial))
+    return stage("multiplication_transfer.subnormal", {}, UNIT, lambda s: {"t": _normalized(s)[2][0]}, H, side=side)
 
 
-def normalize_claims(fmt):
-    """h ↦ sign(h)·1 by the route of :func:`fpsmt.constructions.relu.transfer_route`:
-    significand — h ⊗ w_out ⊗ ups = ±m (scale, ∀ h) and (m ⊗ a) ⊗ b = 1 (significand,
-    ∀ m ∈ [1, 2)), joined by RNE's symmetry ((−m) ⊗ a = −(m ⊗ a)); subnormal — one claim,
-    ∀ h, through ±ω or ±2ω."""
+def target_stage(fmt):
+    """±1 ⊗ sgn ⊗ m_g ⊗ exps = g, the weights from g and the ±1."""
+    def chain(s):
+        sgn, m, exps = C.target_weights(s, s.g, s.t)
+        return (sgn, m, exps), _chain(s.t, [sgn, m] + exps)
+
+    def side(s):
+        (sgn, m, exps), (_, partial) = chain(s)
+        return [sgn.eq(1) | sgn.eq(-1), (m >= 1) & (m < 2)] + _weights_ok(s, exps) + _nonzero(partial)
+    return stage("multiplication_transfer.target", {"g": NONZERO}, REACHES, lambda s: {"out": chain(s)[1][0]}, UNIT,
+                 side=side, cases={"t": UNITS})
+
+
+def transfer_tree(fmt):
+    """The repaired transfer h → ±1 → g as a proof tree (fpsmt.proof.tree): the route's
+    stages (fpsmt.constructions.relu.transfer_route), then the target stage; each stage's
+    guarantee is the next one's hypothesis (the same predicate), so no join is needed."""
     if C.transfer_route(fmt) == "significand":
-        return [scale_claim(fmt), significand_claim(fmt)]
-    return [subnormal_claim(fmt)]
-
-
-def target_claim(fmt):
-    def goal(s):
-        out = []
-        for t in (1, -1):
-            sgn, m, exps = C.target_weights(s, s.g, s.const(t))
-            v, partial = _chain(s.const(t), [sgn, m] + exps)
-            out += [v.same(s.g), sgn.eq(1) | sgn.eq(-1), (m >= 1) & (m < 2)] + _weights_ok(s, exps)
-            out += [q.is_finite() & ~q.is_zero() for q in partial]
-        return out
-    return forall("multiplication_transfer.target", {"g": Float(finite=True, nonzero=True)}, goal=goal)
+        first = [scale_stage(fmt), significand_stage(fmt)]
+    else:
+        first = [subnormal_stage(fmt)]
+    return sequence("multiplication_transfer", first + [target_stage(fmt)], kind="lemma")
 
 
 def repaired(fmt):
     U, V = C.transfer_slots(fmt)
     if C.transfer_route(fmt) == "significand":
-        route = (f"h -> sign(h)*m_h ({U} powers of two), m -> 1 for every m in [1, 2) (two significand weights)", U + 2)
+        route = (f"h -> +-m in [1, 2) ({U} powers of two), +-m -> +-1 (two significand weights, from |m|)", U + 2)
     else:
-        route = (f"h -> +-w or +-2w (w the least subnormal; the one rounding) -> sign(h)*1 ({U + 1} powers of two)",
+        route = (f"h -> +-w or +-2w (w the least subnormal; the one rounding) -> +-1 ({U + 1} powers of two)",
                  U + 1)
-    return normalize_claims(fmt) + [target_claim(fmt)], (
+    return transfer_tree(fmt), (
         f"for every finite h != 0 and every finite g != 0: h * w_out * c_1 * ... * c_{route[1] + 2 + V} = g exactly "
         f"(left to right), with w_out a power of two in (0, 1], every c_i = +-1, a power of two <= 2^{C.step_cap(fmt)} "
-        f"or in (1/2, 2), every partial product finite and nonzero; proved in stages joined at exact values: "
-        f"{route[0]}, +-1 -> g ({V} powers of two)")
+        f"or in (1/2, 2), every partial product finite and nonzero; proved as a tree of stages, each assuming what "
+        f"the one before guarantees: {route[0]}, +-1 -> g ({V} powers of two; the weights from g and the +-1)")
 
 
 def released(fmt):

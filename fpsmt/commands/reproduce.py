@@ -41,7 +41,8 @@ def cmd_reproduce(args):
         err(f"fpsmt: warning: no proof yet for {', '.join(missing)} (rows marked MISSING)")
     if args.json:
         fields = ("lemma", "activation", "variant", "format", "status", "statement", "counterexample", "solver",
-                  "seconds", "confirmed")  # confirmed: {"stages", "by", "unconfirmed"}, see lemmas._confirmation
+                  "seconds", "confirmed", "tree")  # confirmed: {"stages", "by", "unconfirmed"}, see
+        # lemmas._confirmation; tree: the row's proof tree with each claim's result (null: a flat list of stages)
         out(json.dumps([{k: r.get(k) for k in fields} for r in rows], ensure_ascii=False))
     return 0
 

@@ -456,31 +456,43 @@ def normalize_weights(s, h):
     mids)``, ``w_out`` a power of two <= 1 (the output weight: it meets every upstream
     gradient), then ``mids`` by :func:`transfer_route`:
 
-    * significand: powers of two <= 2^q (:func:`step_cap`) taking |h| ⊗ w_out to m_h in
-      [1, 2) exactly, then two weights in (1/2, 1] (:func:`significand_weights`);
+    * significand: powers of two <= 2^q (:func:`step_cap`) taking h ⊗ w_out to ±m_h,
+      m_h ∈ [1, 2), exactly, then two weights in (1/2, 1] (:func:`significand_weights` of
+      |±m_h|);
     * subnormal: ``down`` = 2^(e_min − M − e), where |h| ⊗ w_out ∈ [2^e, 2^(e+1)), e <= 0
-      (exact): the one rounding of the chain lands on ω or 2ω; then powers of two <= 2^q
-      up to 1."""
+      (exact): the one rounding of the chain lands on ±ω or ±2ω; then powers of two <= 2^q
+      up to ±1.
+
+    Each weight is computed from the signed value the chain has reached (h ⊗ w_out ⊗ …),
+    so the stages of proofs/multiplication_transfer.py compute exactly these weights."""
     f = s.fmt
     q = step_cap(f)
     e = true_exponent(s, h)
     w_out = s.iwhere(e > 0, -e, 0).pow2()
+    v = h * w_out
+    ups = ups_to_one(s, v)
     if transfer_route(f) == "significand":
-        rem = s.iwhere(e < 0, -e, 0)
-        m = abs(h) * w_out
-    else:
-        down = (f.e_min - f.M - s.iwhere(e > 0, 0, e)).pow2()
-        m = (abs(h) * w_out) * down  # ω or 2ω
-        rem = -true_exponent(s, m)
+        for w in ups:
+            v = v * w
+        return w_out, ups + significand_weights(s, abs(v))
+    down = (f.e_min - f.M - s.iwhere(e > 0, 0, e)).pow2()
+    v = v * down  # ±ω or ±2ω
+    return w_out, [down] + ups_to_one(s, v)
+
+
+def ups_to_one(s, v):
+    """Powers of two <= 2^q (:func:`transfer_slots`' U_h of them, trailing ones 1) that take
+    a finite nonzero v with |v| < 2 to ±[1, 2) exactly: 2^(−e_v) in steps of at most 2^q."""
+    f = s.fmt
+    q = step_cap(f)
+    e = true_exponent(s, v)
+    rem = s.iwhere(e < 0, -e, 0)
     ups = []
     for _ in range(transfer_slots(f)[0]):
         k = s.iwhere(rem > q, q, rem)
         ups.append(k.pow2())
         rem = rem - k
-        m = m * ups[-1]
-    if transfer_route(f) == "significand":
-        return w_out, ups + significand_weights(s, m)
-    return w_out, [down] + ups
+    return ups
 
 
 def significand_weights(s, m):
@@ -524,9 +536,13 @@ def _same_sign(s, a, b):
 
 
 def transfer_weights(s, h, g):
-    """The whole backward chain h → g: (w_out, [weights after it in backward order])."""
+    """The whole backward chain h → g: (w_out, [weights after it in backward order]).  The
+    target weights are computed from the ±1 the first part reaches (its sign is h's)."""
     w_out, mids = normalize_weights(s, h)
-    sgn, m, exps = target_weights(s, g, h)
+    t = h * w_out
+    for w in mids:
+        t = t * w
+    sgn, m, exps = target_weights(s, g, t)
     return w_out, mids + [sgn, m] + exps
 
 

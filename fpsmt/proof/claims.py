@@ -57,6 +57,8 @@ class FloatDomain:
     lo: object = None  # bound (number, "0x…" pattern, or callable(fmt) -> either)
     hi: object = None
     not_nan: bool = False
+    mag_lo: object = None  # |v| in [mag_lo, mag_hi] (both signs), bounds as for lo and hi
+    mag_hi: object = None
 
     kind = "float"
 
@@ -70,15 +72,17 @@ class IntDomain:
 
 
 def Float(*, finite=False, normal=False, subnormal=False, nonzero=False, sign=None, range=None,
-          not_nan=False) -> FloatDomain:
+          not_nan=False, magnitude=None) -> FloatDomain:
     """A float of the claim's format.  ``range=(lo, hi)`` is a closed IEEE interval whose
-    bounds are numbers, ``"0x…"`` patterns or functions of the format."""
+    bounds are numbers, ``"0x…"`` patterns or functions of the format; ``magnitude=(lo,
+    hi)`` the same for |v| (0 <= lo: both signs, e.g. ±[1, 2))."""
     if sign not in (None, "+", "-"):
         raise InputError(f"sign must be '+' or '-', got {sign!r}")
     if normal and subnormal:
         raise InputError("a float cannot be both normal and subnormal")
     lo, hi = range if range is not None else (None, None)
-    return FloatDomain(finite, normal, subnormal, nonzero, sign, lo, hi, not_nan)
+    mlo, mhi = magnitude if magnitude is not None else (None, None)
+    return FloatDomain(finite, normal, subnormal, nonzero, sign, lo, hi, not_nan, mlo, mhi)
 
 
 def Int(lo, hi) -> IntDomain:
@@ -562,7 +566,7 @@ def domain_constraint(scope: Scope, name: str, dom) -> B:
         parts.append(v.is_positive())
     elif dom.sign == "-":
         parts.append(v.is_negative())
-    for bound, op in ((dom.lo, "ge"), (dom.hi, "le")):
+    for bound, op in ((dom.lo, "ge"), (dom.hi, "le"), (dom.mag_lo, "mag_ge"), (dom.mag_hi, "mag_le")):
         if bound is not None:
             b = bound(fmt) if callable(bound) else bound
             try:
@@ -570,5 +574,6 @@ def domain_constraint(scope: Scope, name: str, dom) -> B:
                     else scope.inf(b < 0)
             except InputError as e:
                 raise InputError(f"variable {name}: range bound: {e}") from None
-            parts.append(v >= c if op == "ge" else v <= c)
+            parts.append({"ge": lambda: v >= c, "le": lambda: v <= c, "mag_ge": lambda: abs(v) >= c,
+                          "mag_le": lambda: abs(v) <= c}[op]())
     return scope.all(*parts) if parts else scope.true()

@@ -36,10 +36,14 @@ def _float_values(fmt):
 
 
 def _range_values(fmt, dom, limit=LIMIT):
-    """The patterns of a float variable with a finite ``range`` (a superset: the domain
-    constraint is part of the enumerated condition), or None when it is too large.  The
-    patterns of [lo, hi] are one run per sign, so wide formats enumerate narrow ranges."""
+    """The patterns of a float variable with a finite ``range`` or ``magnitude`` (a
+    superset: the domain constraint is part of the enumerated condition), or None when it
+    is too large.  The patterns of [lo, hi] are one run per sign, so wide formats enumerate
+    narrow ranges; a magnitude [lo, hi] is the range [lo, hi] and its negation."""
     from fractions import Fraction
+    if dom.lo is None and dom.mag_lo is not None:
+        pos = _range_values(fmt, FloatDomain(lo=dom.mag_lo, hi=dom.mag_hi), limit // 2)
+        return None if pos is None else np.concatenate([pos, pos | np.uint64(fmt.sign_bit)])
     ends = []
     for b in (dom.lo, dom.hi):
         b = b(fmt) if callable(b) else b
@@ -79,8 +83,9 @@ def space(claim, fmt, free, limit=LIMIT):
         dom = claim.variables[name]
         if isinstance(dom, FloatDomain):
             if fmt.nbits > 16:  # sized before it is built: what is left of the limit, one axis at most LIMIT
-                ax = (_range_values(fmt, dom, min(LIMIT, limit // total))
-                      if dom.lo is not None and dom.hi is not None else None)
+                ranged = (dom.lo is not None and dom.hi is not None) or (dom.mag_lo is not None
+                                                                         and dom.mag_hi is not None)
+                ax = _range_values(fmt, dom, min(LIMIT, limit // total)) if ranged else None
                 if ax is None:
                     return None
             else:

@@ -2,7 +2,8 @@
 
 A proof file defines ``LEMMA``, a :class:`Lemma`: for each variant (``released``,
 ``repaired``) a function ``fmt -> (claims, statement[, hints])`` giving the claims to
-discharge in order (stages first; the row is PROVED only when every claim is; a REFUTED
+discharge in order (or a proof tree, :mod:`fpsmt.proof.tree`, whose claims are decided
+depth first and whose nodes the row reports) (stages first; the row is PROVED only when every claim is; a REFUTED
 stage ends the row, an UNKNOWN one does not — the row then names every UNKNOWN stage), a one-line statement of exactly what is proved, with every
 range, and optionally candidate counterexamples per claim name (partial assignments of
 bit patterns, e.g. where BRIEF §5.1 predicts a break): the engine tries each with those
@@ -20,6 +21,7 @@ from dataclasses import dataclass, field
 from typing import Callable
 
 from fpsmt.proof.engine import rests_on_unsat
+from fpsmt.proof.tree import Node, to_json
 from fpsmt.errors import InputError
 from fpsmt.semantics.formats import Format, parse_format
 
@@ -115,6 +117,9 @@ def _row(engine, name, lemma, variant, fmt: Format, progress, built=None, activa
     if built is None:
         return {**base, "status": "MISSING", "statement": f"no {variant} variant is stated for this lemma"}
     claims, statement = built[:2]
+    tree = None
+    if isinstance(claims, Node):  # a proof tree (fpsmt.proof.tree): its claims, depth first
+        tree, claims = claims, claims.claims()
     hints = built[2] if len(built) > 2 else {}  # claim name -> candidate counterexamples (steer only)
     registry = {c.name: c for c in claims}
     total = 0.0
@@ -146,6 +151,10 @@ def _row(engine, name, lemma, variant, fmt: Format, progress, built=None, activa
     row = {**base, "status": r.status, "statement": statement, "counterexample": cx, "solver": r.solver or None,
            "seconds": round(total, 3), "reason": reason, "cached": r.cached, "keys": keys}
     row["confirmed"] = _confirmation(claims, keys)
+    if tree is not None:
+        by_claim = {k["claim"]: {"status": k["status"], "key": k["key"], "confirmed_by": k["confirmed_by"]}
+                    for k in keys}
+        row["tree"] = to_json(tree, {c.name: by_claim.get(c.name, {"status": "NOT DECIDED"}) for c in claims})
     return row
 
 
