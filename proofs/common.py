@@ -69,7 +69,7 @@ def step_claims(fmt):
     """The repaired step-indicator lemmas' claims (stages of every block built on them)."""
     from fpsmt.constructions import relu as C
     from fpsmt.proof.lemmas import load
-    return [c for k in ("ge", "le") for c in load(f"step_indicator_{k}").build(C.REPAIRED, fmt)[0]]
+    return [c for k in ("ge", "le") for c in load(f"step_indicator_{k}").claims(C.REPAIRED, fmt)]
 
 
 def steps_and_top(fmt, name, top_net, cases, extra=None):

@@ -43,7 +43,7 @@ def _parts(variant, fmt):
     for name in ("zero_gradient_atom", "gradient_atom", "boxplus_neutrality"):
         built = load(name).build(variant, fmt)
         hints.update(built[2] if len(built) > 2 else {})
-        for c in built[0]:
+        for c in load(name).claims(variant, fmt):
             if c.name not in seen:
                 seen.add(c.name)
                 claims.append(c)

@@ -20,7 +20,7 @@ from fpsmt import __version__
 from fpsmt.commands.options import Parser, err
 from fpsmt.errors import Disagreement, InputError, ReplayMismatch
 
-COMMANDS = ("formats", "evaluate", "counterexample", "prove", "activation", "conditions", "reproduce", "construct",
+COMMANDS = ("formats", "evaluate", "counterexample", "prove", "activation", "conditions", "reproduce", "check", "construct",
             "paths")
 
 

@@ -28,6 +28,7 @@ def cmd_reproduce(args):
         if v not in ("released", "repaired"):
             raise InputError(f"unknown variant {v!r}: use released or repaired")
     path = output_path(args.report, "--report")
+    cert_path = output_path(args.certificate, "--certificate") if args.certificate else None
     with engine_session(args, confirm=args.confirm) as eng:
         rows = [r for a in activations
                 for r in reproduce.run(eng, lemmas, variants, fmts, progress=err, construction=get_construction(a))]
@@ -36,13 +37,18 @@ def cmd_reproduce(args):
         pending.path.write_text(report, encoding="utf-8")
     err(report)
     err(f"fpsmt: report written to {path}")
+    if cert_path is not None:
+        from fpsmt.proof.certificate import certificate
+        with atomic_output(cert_path) as pending:
+            pending.path.write_text(json.dumps(certificate(rows), ensure_ascii=False, indent=1), encoding="utf-8")
+        err(f"fpsmt: certificate written to {cert_path} (re-check it with: fpsmt check {cert_path})")
     missing = sorted({r["lemma"] for r in rows if r["status"] == "MISSING"})
     if missing:
         err(f"fpsmt: warning: no proof yet for {', '.join(missing)} (rows marked MISSING)")
     if args.json:
         fields = ("lemma", "activation", "variant", "format", "status", "statement", "counterexample", "solver",
                   "seconds", "confirmed", "tree")  # confirmed: {"stages", "by", "unconfirmed"}, see
-        # lemmas._confirmation; tree: the row's proof tree with each claim's result (null: a flat list of stages)
+        # lemmas._confirmation; tree: the row's proof tree with each claim's result (lemmas.tree_node)
         out(json.dumps([{k: r.get(k) for k in fields} for r in rows], ensure_ascii=False))
     return 0
 
@@ -86,6 +92,8 @@ def register(sub):
                    help="activation(s) with a construction; repeat or separate with commas (default: every one)")
     s.add_argument("--variant", help="released or repaired (default both)")
     s.add_argument("--report", default="fpsmt-reproduce.md", help="markdown report file (default fpsmt-reproduce.md)")
+    s.add_argument("--certificate", help="also write a certificate (JSON: every row's proof tree and each node's "
+                                         "result) that `fpsmt check` re-establishes independently")
     s.add_argument("--confirm", action=argparse.BooleanOptionalAction, default=True,
                    help="confirm every UNSAT answer with a second back end or by enumeration (default on; "
                         "--no-confirm skips it)")

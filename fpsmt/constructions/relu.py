@@ -470,25 +470,22 @@ def normalize_weights(s, h):
     e = true_exponent(s, h)
     w_out = s.iwhere(e > 0, -e, 0).pow2()
     v = h * w_out
-    ups = ups_to_one(s, v)
     if transfer_route(f) == "significand":
+        ups = ups_to_one(s, s.iwhere(e < 0, -e, 0))  # |v| = |h| 2^-e for e > 0, h itself otherwise
         for w in ups:
             v = v * w
         return w_out, ups + significand_weights(s, abs(v))
     down = (f.e_min - f.M - s.iwhere(e > 0, 0, e)).pow2()
     v = v * down  # ±ω or ±2ω
-    return w_out, [down] + ups_to_one(s, v)
+    return w_out, [down] + ups_to_one(s, -true_exponent(s, v))
 
 
-def ups_to_one(s, v):
-    """Powers of two <= 2^q (:func:`transfer_slots`' U_h of them, trailing ones 1) that take
-    a finite nonzero v with |v| < 2 to ±[1, 2) exactly: 2^(−e_v) in steps of at most 2^q."""
-    f = s.fmt
-    q = step_cap(f)
-    e = true_exponent(s, v)
-    rem = s.iwhere(e < 0, -e, 0)
+def ups_to_one(s, rem):
+    """Powers of two <= 2^q (:func:`transfer_slots`' U_h of them, trailing ones 1) whose
+    product is 2^rem (0 <= rem <= M − e_min), each at most 2^q."""
+    q = step_cap(s.fmt)
     ups = []
-    for _ in range(transfer_slots(f)[0]):
+    for _ in range(transfer_slots(s.fmt)[0]):
         k = s.iwhere(rem > q, q, rem)
         ups.append(k.pow2())
         rem = rem - k

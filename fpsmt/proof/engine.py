@@ -64,6 +64,9 @@ class Result:
     #: a replayed assignment meeting the ∀ part's domains and hypotheses (bit patterns):
     #: what shows a PROVED ∀ claim is not vacuous
     satisfiable_by: dict = field(default_factory=dict)
+    #: the hash of the claim's SMT-LIB text and format (solver-independent): what a
+    #: certificate names a claim by
+    statement: str = ""
 
     def witness_json(self):
         return self._shown(self.witness)
@@ -129,7 +132,7 @@ class Engine:
         key = result_key(text, fmt.name, self.solver, versions)
         float_vars = tuple(n for n, d in claim.variables.items() if isinstance(d, FloatDomain))
         if key in self._memo and not self.recheck:  # the same statement asked earlier in this run
-            r = dataclasses.replace(self._memo[key], cached=True)
+            r = dataclasses.replace(self._memo[key], cached=True, statement=stmt)
             self.results[(claim.name, fmt.name)] = r
             return r
         if self.store is not None and not self.recheck:
@@ -142,7 +145,7 @@ class Engine:
                            row["total_seconds"], True, row["detail"].get("reason", ""),
                            row["detail"].get("experimental", False), [a["claim"] for a in row["assumed"]],
                            row["detail"].get("rounds", 0), row["detail"].get("confirmed_by", ""),
-                           row["seconds"], key, float_vars, met)
+                           row["seconds"], key, float_vars, met, stmt)
                 if self.confirm and not r.confirmed_by:
                     self._confirm_stored(r, claim, fmt, registry)
                 self.results[(claim.name, fmt.name)] = r
@@ -160,7 +163,7 @@ class Engine:
         if r.status == PROVED and claim.kind != "exists":
             self._nonvacuous(r, claim, fmt, registry, plan)
         r.seconds = time.perf_counter() - t0
-        r.assumed, r.key = [a["claim"] for a in assumed], key
+        r.assumed, r.key, r.statement = [a["claim"] for a in assumed], key, stmt
         if r.status != UNKNOWN and self.store is not None:
             self.store.put(key=key, statement=stmt, claim=claim.name, fmt=fmt.name, kind=claim.kind,
                            status=r.status, witness=r.witness_json(), solver=r.solver, solver_version=versions,

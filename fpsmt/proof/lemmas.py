@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from typing import Callable
 
 from fpsmt.proof.engine import rests_on_unsat
-from fpsmt.proof.tree import Node, to_json
+from fpsmt.proof.tree import Node, tie_hashes, to_json
 from fpsmt.errors import InputError
 from fpsmt.semantics.formats import Format, parse_format
 
@@ -46,6 +46,11 @@ class Lemma:
         if variant not in self.variants:
             return None
         return self.variants[variant](fmt)
+
+    def claims(self, variant, fmt) -> list:
+        """The claims of a variant in ``fmt`` (a proof tree's, depth first)."""
+        built = self.build(variant, fmt)
+        return [] if built is None else claims_of(built)
 
 
 _discovered: dict | None = None
@@ -117,9 +122,8 @@ def _row(engine, name, lemma, variant, fmt: Format, progress, built=None, activa
     if built is None:
         return {**base, "status": "MISSING", "statement": f"no {variant} variant is stated for this lemma"}
     claims, statement = built[:2]
-    tree = None
-    if isinstance(claims, Node):  # a proof tree (fpsmt.proof.tree): its claims, depth first
-        tree, claims = claims, claims.claims()
+    tree = tree_node(name, claims)
+    claims = tree.claims()
     hints = built[2] if len(built) > 2 else {}  # claim name -> candidate counterexamples (steer only)
     registry = {c.name: c for c in claims}
     total = 0.0
@@ -130,7 +134,8 @@ def _row(engine, name, lemma, variant, fmt: Format, progress, built=None, activa
     for claim in claims:
         r = engine.prove(claim, fmt, registry, hints=hints.get(claim.name, ()))
         keys.append({"claim": claim.name, "status": r.status, "key": r.key or None,
-                     "confirmed_by": r.confirmed_by or None})
+                     "confirmed_by": r.confirmed_by or None, "statement": r.statement or None,
+                     "solver": r.solver or None, "seconds": round(r.seconds, 3)})
         total += 0.0 if r.cached else r.seconds  # a stage shared with an earlier row costs nothing again
         if r.status in ("REFUTED", "VACUOUS"):  # a vacuous stage proves nothing: the row is not PROVED
             break
@@ -151,11 +156,31 @@ def _row(engine, name, lemma, variant, fmt: Format, progress, built=None, activa
     row = {**base, "status": r.status, "statement": statement, "counterexample": cx, "solver": r.solver or None,
            "seconds": round(total, 3), "reason": reason, "cached": r.cached, "keys": keys}
     row["confirmed"] = _confirmation(claims, keys)
-    if tree is not None:
-        by_claim = {k["claim"]: {"status": k["status"], "key": k["key"], "confirmed_by": k["confirmed_by"]}
-                    for k in keys}
-        row["tree"] = to_json(tree, {c.name: by_claim.get(c.name, {"status": "NOT DECIDED"}) for c in claims})
+    by_claim = {k["claim"]: {x: k[x] for x in ("status", "statement", "solver", "seconds", "confirmed_by", "key")}
+                for k in keys}
+    row["tree"] = to_json(tree, {c.name: by_claim.get(c.name, {"status": "NOT DECIDED"}) for c in claims},
+                          tie_hashes(tree, fmt))
     return row
+
+
+def tree_node(name, claims) -> Node:
+    """A variant's proof tree; a flat list of stages becomes a lemma node over them (their
+    joins are argued in the proof file's docstring)."""
+    if isinstance(claims, Node):
+        return claims
+    return Node("lemma", name, None, [Node("stage", c.name, c) for c in claims],
+                doc="stages joined by the argument in the proof file's docstring (not yet a proof tree)")
+
+
+def claims_of(built) -> list:
+    """The claims of a built variant ``(claims or tree, statement[, hints])``."""
+    return tree_node("", built[0]).claims()
+
+
+def tree_of(name, built, fmt) -> dict:
+    """The tree of a built variant as data, undecided (kinds, names, interface terms)."""
+    node = tree_node(name, built[0])
+    return to_json(node, None, tie_hashes(node, fmt))
 
 
 def _confirmation(claims, keys):

@@ -237,6 +237,12 @@ def sequence(name, items, *, doc="", kind="sequence") -> Node:
                 uses={**({"hypothesis": hyp} if hyp else {}), **({"guarantee": guar} if guar else {})})
 
 
+def tie_hashes(root: Node, fmt) -> dict:
+    """:func:`check_ties` of a tree (its interface terms' hashes by node), or {} for a tree
+    without interfaces."""
+    return check_ties(root, fmt) if any(n.uses for n in root.walk()) else {}
+
+
 def check_ties(root: Node, fmt) -> dict:
     """Every interface predicate's term hash, by node name and role; raises
     :class:`TreeError` where a join's premise or conclusion is not the term of the stage

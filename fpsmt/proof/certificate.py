@@ -1,0 +1,164 @@
+"""Certificates: what ``fpsmt reproduce --certificate`` claims, row by row, and an
+independent re-check of it (``fpsmt check``).
+
+A certificate is JSON: ``{"certificate": "fpsmt", "version": 1, "fpsmt": VERSION, "rows":
+[…]}``, each row its lemma, activation, variant, format, status, statement and proof tree
+(:func:`fpsmt.proof.tree.to_json`: every node's kind and name, its interface terms'
+hashes, and for a claim node the hash of its SMT-LIB text and format, its status, back
+end, seconds, confirmer and store key).
+
+:func:`check` rebuilds each row from the installed proof files, compares the trees node
+by node (kind, name, interface terms, children, then each claim's SMT hash), and decides
+every node again with a fresh engine: no store, every UNSAT confirmed by a second back
+end or by enumeration.  A row is re-established when every node it lists as decided gets
+the same status again (an UNSAT confirmed) and the row's status follows.
+"""
+
+from __future__ import annotations
+
+import contextlib
+
+from fpsmt.errors import InputError
+
+KIND, VERSION = "fpsmt", 1
+ROW_FIELDS = ("lemma", "activation", "variant", "format", "status", "statement", "tree")
+DECIDED = ("PROVED", "REFUTED", "VACUOUS", "UNKNOWN")
+
+
+def certificate(rows) -> dict:
+    from fpsmt import __version__
+    return {"certificate": KIND, "version": VERSION, "fpsmt": __version__,
+            "rows": [{k: r.get(k) for k in ROW_FIELDS} for r in rows]}
+
+
+def parse(doc, name) -> list:
+    """The rows of a certificate document; InputError (exit 2) for anything else."""
+    if not isinstance(doc, dict) or doc.get("certificate") != KIND or not isinstance(doc.get("rows"), list):
+        raise InputError(f"{name}: not an fpsmt certificate (expected an object with \"certificate\": \"{KIND}\" "
+                         "and \"rows\")")
+    if doc.get("version") != VERSION:
+        raise InputError(f"{name}: certificate version {doc.get('version')!r}; this fpsmt reads version {VERSION}")
+    for i, r in enumerate(doc["rows"]):
+        if not isinstance(r, dict) or any(k not in r for k in ROW_FIELDS) or not isinstance(r["tree"], dict):
+            raise InputError(f"{name}: row {i + 1} is not a certificate row (needs {', '.join(ROW_FIELDS)})")
+    return doc["rows"]
+
+
+def row_id(r) -> str:
+    return f"{r.get('lemma')} ({r.get('variant')}, {r.get('activation')}) in {r.get('format')}"
+
+
+def _built(r):
+    """The installed proof file's (claims or tree, statement) for a certificate row, or a
+    problem string."""
+    from fpsmt.proof.lemmas import discover
+    from fpsmt.semantics.formats import parse_format
+    lemma = discover().get(r["lemma"])
+    if lemma is None:
+        return None, f"no installed lemma {r['lemma']!r}"
+    try:
+        fmt = parse_format(r["format"])
+    except InputError as e:
+        return None, f"format: {e}"
+    built = lemma.build(r["variant"], fmt)
+    if built is not None and built[1] == r["statement"]:
+        return (lemma, fmt, built), None
+    for v, claims, statement in (lemma.extra(fmt) if lemma.extra else []):
+        if v == r["variant"] and statement == r["statement"]:
+            return (lemma, fmt, (claims, statement)), None
+    return None, "no row of the installed proof files has this statement"
+
+
+def _shape(node, path=""):
+    """(path, kind, terms, number of children) of every node, depth first."""
+    here = f"{path}/{node.get('name')}"
+    yield here, node.get("kind"), node.get("terms"), len(node.get("children") or [])
+    for c in node.get("children") or []:
+        yield from _shape(c, here)
+
+
+def _claims(node):
+    if "status" in node:
+        yield node
+    for c in node.get("children") or []:
+        yield from _claims(c)
+
+
+def compare(cert_tree, rebuilt_tree, *, decided=True) -> list:
+    """What differs between two trees (as data), node by node."""
+    a, b = list(_shape(cert_tree)), list(_shape(rebuilt_tree))
+    out = []
+    pa, pb = {p: (k, t, n) for p, k, t, n in a}, {p: (k, t, n) for p, k, t, n in b}
+    for p in pa:
+        if p not in pb:
+            out.append(f"node {p} is not in the installed proof")
+        elif pa[p][0] != pb[p][0]:
+            out.append(f"node {p}: kind {pa[p][0]!r} in the certificate, {pb[p][0]!r} installed")
+        elif (pa[p][1] or {}) != (pb[p][1] or {}):
+            out.append(f"node {p}: interface terms differ")
+    for p in pb:
+        if p not in pa:
+            out.append(f"node {p} is missing from the certificate")
+    if not decided:
+        return out
+    ca, cb = {n["name"]: n for n in _claims(cert_tree)}, {n["name"]: n for n in _claims(rebuilt_tree)}
+    for name, n in ca.items():
+        m = cb.get(name)
+        if m is None or n.get("status") == "NOT DECIDED":
+            continue
+        if n.get("statement") != m.get("statement"):
+            out.append(f"node {name}: SMT statement hash {n.get('statement')} in the certificate, "
+                       f"{m.get('statement')} rebuilt")
+    return out
+
+
+def check(rows, engine, progress=lambda msg: None) -> list:
+    """One result per certificate row: {"row", "ok", "problems", "nodes"}."""
+    from fpsmt.constructions.registry import get_construction
+    from fpsmt.proof.engine import rests_on_unsat
+    from fpsmt.proof import lemmas as L
+    results = []
+    for r in rows:
+        rid = row_id(r)
+        progress(f"checking {rid} ...")
+        problems, nodes = [], []
+        got, why = _built(r)
+        if got is None:
+            results.append({"row": rid, "ok": False, "problems": [why], "nodes": []})
+            continue
+        lemma, fmt, built = got
+        try:
+            construction = get_construction(r["activation"])
+        except InputError as e:
+            results.append({"row": rid, "ok": False, "problems": [f"activation: {e}"], "nodes": []})
+            continue
+        with construction.active() if construction is not None else contextlib.nullcontext():
+            skeleton = L.tree_of(r["lemma"], built, fmt)
+            problems += compare(r["tree"], skeleton, decided=False)
+            if not problems:
+                row = L._row(engine, r["lemma"], lemma, r["variant"], fmt, None, built, activation=r["activation"])
+                problems += compare(r["tree"], row["tree"])
+                mine = {n["name"]: n for n in _claims(row["tree"])}
+                kinds = {c.name: c.kind for c in L.claims_of(built)}
+                for n in _claims(r["tree"]):
+                    want = n.get("status")
+                    if want == "NOT DECIDED":
+                        continue
+                    m = mine.get(n["name"], {})
+                    have = m.get("status")
+                    ok = have == want and want in DECIDED and want != "UNKNOWN"
+                    if ok and rests_on_unsat(kinds.get(n["name"], "forall"), have) and not m.get("confirmed_by"):
+                        ok = False
+                        why = "its UNSAT was not confirmed by a second back end or by enumeration"
+                    elif want == "UNKNOWN":
+                        why = "the certificate says UNKNOWN: nothing to re-establish"
+                    else:
+                        why = f"re-decided {have}, the certificate says {want}"
+                    nodes.append({"node": n["name"], "status": have, "certificate": want,
+                                  "confirmed_by": m.get("confirmed_by"), "ok": ok})
+                    if not ok:
+                        problems.append(f"node {n['name']}: {why}")
+                if row["status"] != r["status"]:
+                    problems.append(f"row status {r['status']} in the certificate, {row['status']} re-decided")
+        results.append({"row": rid, "ok": not problems, "problems": problems, "nodes": nodes})
+    return results
