@@ -5,9 +5,12 @@ reproduce did before), measured one after the other in the same run.
 Every lemma with a proof file, both variants, the portfolio, each claim capped at --cap
 seconds (reproduce's default 600).  Prints a line per row as it is decided, then a table:
 the two wall times, their ratio, the budget (bfloat16 15 min, float32 20 min on 2 cores),
-the statuses and how many UNSAT answers stayed unconfirmed.
+the statuses and how many UNSAT answers stayed unconfirmed.  Then, from the confirmed
+run's proof trees, the share of claim time spent in joins (join and cases nodes) and in
+induction steps; and for the formats of --check (default bfloat16), the wall time of
+`fpsmt check` on that run's certificate (every node decided again, no store).
 
-    python benchmarks/reproduce.py [--formats bfloat16,float32] [--cap 600]
+    python benchmarks/reproduce.py [--formats bfloat16,float32] [--cap 600] [--check bfloat16]
 """
 
 import argparse
@@ -22,12 +25,43 @@ SHORT = {"PROVED": "P", "REFUTED": "R", "UNKNOWN": "?", "MISSING": "-", "VACUOUS
 BUDGET = {"bfloat16": 15 * 60, "float32": 20 * 60}
 
 
-def timed(confirm, fmt, cap, lemmas):
+def _nodes(tree):
+    yield tree
+    for c in tree.get("children") or []:
+        yield from _nodes(c)
+
+
+def shares(rows):
+    """(seconds in join and cases nodes, in induction base/step/conclusion nodes, in all
+    claim nodes) over the rows' trees; a claim answered from this run's memo counts once."""
+    seen, join, ind, total = set(), 0.0, 0.0, 0.0
+    for r in rows:
+        for n in _nodes(r["tree"]):
+            if "seconds" not in n or n["name"] in seen:
+                continue
+            seen.add(n["name"])
+            total += n["seconds"]
+            join += n["seconds"] if n["kind"] in ("join", "cases") else 0.0
+            ind += n["seconds"] if n["kind"] in ("base", "step", "conclusion") else 0.0
+    return join, ind, total
+
+
+def check_time(rows, cap):
+    from fpsmt.proof.certificate import certificate, check
+    doc = certificate(rows)
+    t0 = time.perf_counter()
+    res = check(doc["rows"], Engine(solver="portfolio", timeout=cap, confirm=True))
+    return time.perf_counter() - t0, sum(1 for r in res if r["ok"]), len(res)
+
+
+def timed(confirm, fmt, cap, lemmas, out=None):
     t0 = time.perf_counter()
     try:
         rows = run(Engine(solver="portfolio", timeout=cap, confirm=confirm), lemmas, ["released", "repaired"], [fmt])
     except InputError as e:
         return None, str(e), 0
+    if out is not None:
+        out.extend(rows)
     took = time.perf_counter() - t0
     tag = "confirm" if confirm else "no-confirm"
     for r in rows:
@@ -43,6 +77,7 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--formats", default=",".join(DEFAULT_FORMATS))
     ap.add_argument("--cap", type=float, default=600.0)
+    ap.add_argument("--check", default="bfloat16", help="formats whose certificate `fpsmt check` re-decides")
     args = ap.parse_args()
     lemmas = lemma_names()
     print(f"reproduce per format from an empty store: {len(lemmas)} lemmas x 2 variants, portfolio, "
@@ -51,8 +86,20 @@ def main():
     header = (f"{'format':<10} {'confirm s':>10} {'no-confirm s':>13} {'ratio':>6} {'budget s':>9} {'within':>7} "
               f"{'unconfirmed':>12}  statuses (confirm | no-confirm)")
     lines = []
+    extra = []
     for fmt in args.formats.split(","):
-        on, s_on, left = timed(True, fmt, args.cap, lemmas)
+        rows = []
+        on, s_on, left = timed(True, fmt, args.cap, lemmas, rows)
+        if rows:
+            join, ind, total = shares(rows)
+            extra.append(f"{fmt}: claim time {total:.1f} s, joins {join:.1f} s ({100 * join / max(total, 1e-9):.1f}%), "
+                         f"induction nodes {ind:.1f} s ({100 * ind / max(total, 1e-9):.1f}%)")
+            print(extra[-1], flush=True)
+        if rows and fmt in args.check.split(","):
+            took, ok, n = check_time(rows, args.cap)
+            extra.append(f"{fmt}: fpsmt check on the certificate {took:.1f} s ({ok}/{n} rows re-established), "
+                         f"reproduce with confirmation {on:.1f} s, ratio {took / on:.2f}")
+            print(extra[-1], flush=True)
         off, s_off, _ = timed(False, fmt, args.cap, lemmas)
         budget = BUDGET.get(fmt)
         ratio = f"{on / off:.2f}" if on and off else "-"
@@ -60,7 +107,7 @@ def main():
         lines.append(f"{fmt:<10} {'-' if on is None else f'{on:.1f}':>10} {'-' if off is None else f'{off:.1f}':>13} "
                      f"{ratio:>6} {budget or '-':>9} {within:>7} {left:>12}  {s_on} | {s_off}")
         print(f"\n{header}\n{lines[-1]}\n", flush=True)  # each format as soon as it is measured
-    print(f"\n{header}\n" + "\n".join(lines), flush=True)
+    print(f"\n{header}\n" + "\n".join(lines) + "\n\n" + "\n".join(extra), flush=True)
     shutdown()
 
 

@@ -112,6 +112,21 @@ def listed(values, option: str):
     return names
 
 
+def input_png(path) -> Path:
+    """A PNG file to read (its signature checked), before any work."""
+    p = Path(path)
+    if p.is_dir():
+        raise InputError(f"{path} is a folder, not a PNG file")
+    try:
+        with open(p, "rb") as fh:
+            head = fh.read(8)
+    except OSError as e:
+        raise InputError(f"{path} cannot be read: {e.strerror or e}") from None
+    if head != b"\x89PNG\r\n\x1a\n":
+        raise InputError(f"{path} is not a PNG file")
+    return p
+
+
 def output_path(path, option: str) -> Path:
     """An output file that can be written: its folder exists and is writable, and it is not
     a folder itself.  Checked before any work."""

@@ -5,7 +5,8 @@ from __future__ import annotations
 import argparse
 import json
 
-from fpsmt.commands.options import atomic_output, engine_session, err, format_names, listed, out, output_path, solver_options
+from fpsmt.commands.options import (atomic_output, engine_session, err, format_names, input_png, listed, out,
+                                    output_path, solver_options)
 from fpsmt.errors import InputError
 
 
@@ -29,6 +30,10 @@ def cmd_reproduce(args):
             raise InputError(f"unknown variant {v!r}: use released or repaired")
     path = output_path(args.report, "--report")
     cert_path = output_path(args.certificate, "--certificate") if args.certificate else None
+    html_path = output_path(args.html, "--html") if args.html else None
+    plots = [input_png(p) for p in (args.html_plot or [])]
+    if plots and html_path is None:
+        raise InputError("--html-plot needs --html")
     with engine_session(args, confirm=args.confirm) as eng:
         rows = [r for a in activations
                 for r in reproduce.run(eng, lemmas, variants, fmts, progress=err, construction=get_construction(a))]
@@ -37,6 +42,11 @@ def cmd_reproduce(args):
         pending.path.write_text(report, encoding="utf-8")
     err(report)
     err(f"fpsmt: report written to {path}")
+    if html_path is not None:
+        from fpsmt.proof.html_report import page
+        with atomic_output(html_path) as pending:
+            pending.path.write_text(page(rows, "fpsmt reproduce", plots=plots), encoding="utf-8")
+        err(f"fpsmt: HTML report written to {html_path}")
     if cert_path is not None:
         from fpsmt.proof.certificate import certificate
         with atomic_output(cert_path) as pending:
@@ -92,6 +102,9 @@ def register(sub):
                    help="activation(s) with a construction; repeat or separate with commas (default: every one)")
     s.add_argument("--variant", help="released or repaired (default both)")
     s.add_argument("--report", default="fpsmt-reproduce.md", help="markdown report file (default fpsmt-reproduce.md)")
+    s.add_argument("--html", help="also write a self-contained HTML report (table, proof trees, counterexamples)")
+    s.add_argument("--html-plot", action="append", help="a PNG to embed in the HTML report (e.g. construct --plot's); "
+                                                        "repeatable")
     s.add_argument("--certificate", help="also write a certificate (JSON: every row's proof tree and each node's "
                                          "result) that `fpsmt check` re-establishes independently")
     s.add_argument("--confirm", action=argparse.BooleanOptionalAction, default=True,

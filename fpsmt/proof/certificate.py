@@ -21,14 +21,16 @@ import contextlib
 from fpsmt.errors import InputError
 
 KIND, VERSION = "fpsmt", 1
-ROW_FIELDS = ("lemma", "activation", "variant", "format", "status", "statement", "tree")
+#: ``stated``: the statement as the proof file gives it (``statement`` may add which stage failed)
+ROW_FIELDS = ("lemma", "activation", "variant", "format", "status", "statement", "stated", "tree")
+WRITTEN = ROW_FIELDS + ("counterexample",)  # the counterexample is for people: check re-finds its own
 DECIDED = ("PROVED", "REFUTED", "VACUOUS", "UNKNOWN")
 
 
 def certificate(rows) -> dict:
     from fpsmt import __version__
     return {"certificate": KIND, "version": VERSION, "fpsmt": __version__,
-            "rows": [{k: r.get(k) for k in ROW_FIELDS} for r in rows]}
+            "rows": [{k: r.get(k) for k in WRITTEN} for r in rows]}
 
 
 def parse(doc, name) -> list:
@@ -61,10 +63,10 @@ def _built(r):
     except InputError as e:
         return None, f"format: {e}"
     built = lemma.build(r["variant"], fmt)
-    if built is not None and built[1] == r["statement"]:
+    if built is not None and built[1] == r["stated"]:
         return (lemma, fmt, built), None
     for v, claims, statement in (lemma.extra(fmt) if lemma.extra else []):
-        if v == r["variant"] and statement == r["statement"]:
+        if v == r["variant"] and statement == r["stated"]:
             return (lemma, fmt, (claims, statement)), None
     return None, "no row of the installed proof files has this statement"
 
@@ -160,5 +162,7 @@ def check(rows, engine, progress=lambda msg: None) -> list:
                         problems.append(f"node {n['name']}: {why}")
                 if row["status"] != r["status"]:
                     problems.append(f"row status {r['status']} in the certificate, {row['status']} re-decided")
+                elif row["statement"] != r["statement"]:
+                    problems.append("the row's statement is not the one the re-decided row gives")
         results.append({"row": rid, "ok": not problems, "problems": problems, "nodes": nodes})
     return results

@@ -122,6 +122,7 @@ def _row(engine, name, lemma, variant, fmt: Format, progress, built=None, activa
     if built is None:
         return {**base, "status": "MISSING", "statement": f"no {variant} variant is stated for this lemma"}
     claims, statement = built[:2]
+    stated = statement  # as the proof file states it (the row's statement may add which stage failed)
     tree = tree_node(name, claims)
     claims = tree.claims()
     hints = built[2] if len(built) > 2 else {}  # claim name -> candidate counterexamples (steer only)
@@ -154,7 +155,7 @@ def _row(engine, name, lemma, variant, fmt: Format, progress, built=None, activa
     if progress:
         progress(f"  {r.status} in {total:.1f} s" + (f": {reason}" if r.status == "UNKNOWN" else ""))
     row = {**base, "status": r.status, "statement": statement, "counterexample": cx, "solver": r.solver or None,
-           "seconds": round(total, 3), "reason": reason, "cached": r.cached, "keys": keys}
+           "seconds": round(total, 3), "reason": reason, "cached": r.cached, "keys": keys, "stated": stated}
     row["confirmed"] = _confirmation(claims, keys)
     by_claim = {k["claim"]: {x: k[x] for x in ("status", "statement", "solver", "seconds", "confirmed_by", "key")}
                 for k in keys}
