@@ -50,7 +50,9 @@ def check_time(rows, cap):
     from fpsmt.proof.certificate import certificate, check
     doc = certificate(rows)
     t0 = time.perf_counter()
-    res = check(doc["rows"], Engine(solver="portfolio", timeout=cap, confirm=True))
+    from fpsmt.constructions.registry import get_construction
+    res = check(doc["rows"], Engine(solver="portfolio", timeout=cap, confirm=True),
+                lambda a: get_construction(a).active())
     return time.perf_counter() - t0, sum(1 for r in res if r["ok"]), len(res)
 
 

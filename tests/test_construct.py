@@ -177,7 +177,7 @@ def test_reproduce_json_and_report(tmp_path):
                                                           ("zero_gradient_atom", "PROVED")]
     for x in rows:
         assert set(x) == {"lemma", "activation", "variant", "format", "status", "statement", "counterexample", "solver",
-                          "seconds", "confirmed"}
+                          "seconds", "confirmed", "tree"}
         assert "for all" in x["statement"]
         assert x["confirmed"]["stages"] >= 1 and x["confirmed"]["unconfirmed"] == []  # confirmation is the default
     assert "| step_indicator_ge | relu | repaired | float8_e4m3 | PROVED" in report.read_text()

@@ -26,9 +26,10 @@ def cmd_check(args):
     except json.JSONDecodeError as e:
         raise InputError(f"{args.certificate}: not JSON ({e.msg} at line {e.lineno})") from None
     rows = parse(doc, args.certificate)
+    from fpsmt.constructions.registry import get_construction
     eng = Engine(solver=args.solver, timeout=args.timeout, confirm=True, store=None, progress=err)
     try:
-        results = check(rows, eng, progress=err)
+        results = check(rows, eng, lambda a: get_construction(a).active(), progress=err)
     finally:
         solve.shutdown()
     bad = [r for r in results if not r["ok"]]

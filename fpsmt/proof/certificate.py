@@ -16,8 +16,6 @@ the same status again (an UNSAT confirmed) and the row's status follows.
 
 from __future__ import annotations
 
-import contextlib
-
 from fpsmt.errors import InputError
 
 KIND, VERSION = "fpsmt", 1
@@ -114,9 +112,10 @@ def compare(cert_tree, rebuilt_tree, *, decided=True) -> list:
     return out
 
 
-def check(rows, engine, progress=lambda msg: None) -> list:
-    """One result per certificate row: {"row", "ok", "problems", "nodes"}."""
-    from fpsmt.constructions.registry import get_construction
+def check(rows, engine, activate, progress=lambda msg: None) -> list:
+    """One result per certificate row: {"row", "ok", "problems", "nodes"}.  ``activate``:
+    activation name -> a context in which that activation's construction is the one the
+    proof files build (InputError for an activation without one)."""
     from fpsmt.proof.engine import rests_on_unsat
     from fpsmt.proof import lemmas as L
     results = []
@@ -130,11 +129,11 @@ def check(rows, engine, progress=lambda msg: None) -> list:
             continue
         lemma, fmt, built = got
         try:
-            construction = get_construction(r["activation"])
+            context = activate(r["activation"])
         except InputError as e:
             results.append({"row": rid, "ok": False, "problems": [f"activation: {e}"], "nodes": []})
             continue
-        with construction.active() if construction is not None else contextlib.nullcontext():
+        with context:
             skeleton = L.tree_of(r["lemma"], built, fmt)
             problems += compare(r["tree"], skeleton, decided=False)
             if not problems:
