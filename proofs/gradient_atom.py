@@ -32,7 +32,8 @@ in stages, each for all of its parameters:
 * ``output``: the last chain layer (with N) and the output layer, for every c in K,
   every w_out = 2^k in (0, 1] and every finite y: (1, 0, 0) ↦ out = +0 with gradient
   ((y ⊗ w_out) ⊗ ReLU'(pre)) ⊗ c = (y ⊗ w_out) ⊗ c w.r.t. R (pre > 0, as in ``layer``); (0, C, 0) and (0, 0, C) ↦ out = ±0 with zero gradients.
-* the two multiplication-transfer stages (proofs/multiplication_transfer.py).
+* the multiplication transfer's stages (proofs/multiplication_transfer.py: its proof tree, whose
+  stages follow the format's route, fpsmt.constructions.relu.transfer_route).
 
 The chain (induction over the stage index).  At x = z the gate gives (d, 0, 0); the
 shrinks take it to (1, 0, 0); every chain layer keeps (1, 0, 0); the output is +0.  The
