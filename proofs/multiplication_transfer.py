@@ -10,9 +10,9 @@ repaired — fpsmt.constructions.relu.transfer_weights, proved in stages joined 
 value ±1 (h ↦ sign(h)·1, then ±1 ↦ g), by the route of
 fpsmt.constructions.relu.transfer_route:
 
-* significand route (M <= 23: up to float32): scale (∀ h) and significand (∀ m ∈ [1, 2),
-  decided by enumeration: float32's 2^23 values): h ⊗ w_out ⊗ up_1 ⊗ … ⊗ up_U =
-  sign(h)·m_h and (m ⊗ a) ⊗ b = 1, so h ↦ sign(h)·1 (RNE is symmetric), with w_out a power
+* significand route (M <= 23: up to float32): scale (∀ h: h ⊗ w_out ⊗ up_1 ⊗ … ⊗ up_U = v
+  with |v| in [1, 2)) and significand (∀ v with |v| in [1, 2), decided by enumeration:
+  float32's 2^24 values: (v ⊗ a) ⊗ b = ±1, a and b from |v|), with w_out a power
   of two in (0, 1] (the output weight: it is the only weight every upstream gradient
   meets, so |w_out| <= 1 keeps y ⊗ w_out finite for |y| <= Ω), up_i powers of two <= 2^q
   (q = min(p, e_max)), a, b in (1/2, 1] (m ⊗ a = 1, or m ⊗ a = 1 + 2^−p and then

@@ -463,10 +463,10 @@ def normalize_weights(s, h):
       (exact): the one rounding of the chain lands on ±ω or ±2ω; then powers of two <= 2^q
       up to ±1.
 
-    Each weight is computed from the signed value the chain has reached (h ⊗ w_out ⊗ …),
-    so the stages of proofs/multiplication_transfer.py compute exactly these weights."""
+    The significand weights (from |v|) and the ups after ``down`` (from the exponent of
+    ±ω or ±2ω) are computed from the signed value the chain has reached, so the stages of
+    proofs/multiplication_transfer.py compute exactly these weights."""
     f = s.fmt
-    q = step_cap(f)
     e = true_exponent(s, h)
     w_out = s.iwhere(e > 0, -e, 0).pow2()
     v = h * w_out
