@@ -20,15 +20,10 @@ from fpsmt.errors import InputError
 from fpsmt.proof.engine import Engine
 from fpsmt.proof.lemmas import DEFAULT_FORMATS, lemma_names, run
 from fpsmt.proof.solve import shutdown
+from fpsmt.proof.tree import walk_json
 
 SHORT = {"PROVED": "P", "REFUTED": "R", "UNKNOWN": "?", "MISSING": "-", "VACUOUS": "V"}
 BUDGET = {"bfloat16": 15 * 60, "float32": 20 * 60}
-
-
-def _nodes(tree):
-    yield tree
-    for c in tree.get("children") or []:
-        yield from _nodes(c)
 
 
 def shares(rows):
@@ -36,7 +31,7 @@ def shares(rows):
     claim nodes) over the rows' trees; a claim answered from this run's memo counts once."""
     seen, join, ind, total = set(), 0.0, 0.0, 0.0
     for r in rows:
-        for n in _nodes(r["tree"]):
+        for n in walk_json(r["tree"]):
             if "seconds" not in n or n["name"] in seen:
                 continue
             seen.add(n["name"])

@@ -78,10 +78,8 @@ def _shape(node, path=""):
 
 
 def _claims(node):
-    if "status" in node:
-        yield node
-    for c in node.get("children") or []:
-        yield from _claims(c)
+    from fpsmt.proof.tree import walk_json
+    return (n for n in walk_json(node) if "status" in n)
 
 
 def compare(cert_tree, rebuilt_tree, *, decided=True) -> list:

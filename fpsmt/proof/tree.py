@@ -282,3 +282,10 @@ def to_json(root: Node, results: dict | None = None, hashes: dict | None = None)
     if root.children:
         out["children"] = [to_json(c, results, hashes) for c in root.children]
     return out
+
+
+def walk_json(node: dict):
+    """Every node of a tree as data (:func:`to_json`), depth first."""
+    yield node
+    for c in node.get("children") or []:
+        yield from walk_json(c)
