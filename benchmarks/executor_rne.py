@@ -1,5 +1,5 @@
 """The executor against an independent integer implementation of RNE on every pair of a
-16-bit format (tests/intrne.py; the slow suite's test_every_pair_of_the_16_bit_formats):
+16-bit format (fpsmt/semantics/arith/intrne.py; the slow suite's test_every_pair_of_the_16_bit_formats):
 per operation the pairs checked, the mismatches, and the seconds spent in the executor
 and in the reference (summed over the threads; the reference's a − b is its a + (−b),
 so sub's reference seconds are only the reading of add's), measured side by side in one

@@ -14,11 +14,24 @@ zero-gradient atoms (f1).  At an input x of the domain:
   rows of (upstream ⊗ weight): ±0 for every atom but x's own gradient atom, which
   gives g (its lemma); so a sum of zeros and at most one nonzero g.
 
-The floating-point part is the five step lemmas below (``zeros``, ``pair``, ``enter``,
-``stay``, ``times``) and ``row``, a sum of the theorem's shape checked in one piece; the
-induction over the number of terms: the running sum is a zero until the pair (``zeros``),
-a zero after it (``pair``), v once v is added (``enter``) and v after every further zero
-(``stay``), −0 bias included; gradient terms are zeros times finite weights (``times``).
+The floating-point part is a proof tree (fpsmt.proof.tree) of two inductions over the
+row's terms, each with a symbolic running sum r and a symbolic number of terms (up to
+2^19 slots: atoms, or layer-1 neurons):
+
+* ``start``: −0 ⊕ t = t for every t, so a left-to-right sum t1 ⊕ t2 ⊕ … is the sum
+  started from r = −0 (the bases start there);
+* ``value``: slots 0 … m−1 are the gradient atoms, each adding its pair of terms (w and
+  −w at x's own atom, slot jw, or jw = −1 when x has none; two zeros elsewhere), slots
+  m … m+n−1 the zero-gradient atoms, each adding one term (v at x's own atom, slot jv; a
+  zero elsewhere).  The invariant: r is a zero up to slot jv, and v after it (a zero when
+  v is one); the step holds for every slot index, every zero term and every r; the
+  conclusion adds the output bias −0 at the end (index m + n);
+* ``gradient``: the layer-1 terms (upstream ⊗ weight) of every atom's first-layer
+  neurons: g at x's gradient atom's T neuron (slot jg, or none: jg = −1 when g*(x) = 0),
+  a zero at every other (their lemmas); the invariant: r is a zero up to slot jg, and g
+  after it;
+* ``times``: a zero times a finite weight is a zero (the dense semantics' +0 ⊗ terms of
+  other atoms' columns, and every zero upstream times a weight).
 
 Zeros: when the target value is a zero, the row is +0 or −0.  A network of this form
 cannot give −0 at one point and a positive value at another: the output row's terms
@@ -29,40 +42,127 @@ statement does for values in F.  Both variants are the same lemma (⊞ is not
 changed by the repair).
 """
 
-from fpsmt.proof.claims import Float, forall
-from fpsmt.proofs.common import zero as zero_or_negative_zero
+from fpsmt.proof.claims import Float, Int, forall
 from fpsmt.proof.lemmas import Lemma
+from fpsmt.proof.tree import Node, Pred, induction, stage
+from fpsmt.proofs.common import zero as zero_or_negative_zero
 
 
-def _claims(fmt):
-    fin = Float(finite=True)
-    nz = Float(finite=True, nonzero=True)
-    zeros = forall("boxplus_neutrality.zeros", {"a": zero_or_negative_zero(), "b": zero_or_negative_zero()},
-                   goal=lambda s: (s.a + s.b).is_zero())
-    pair = forall("boxplus_neutrality.pair", {"a": zero_or_negative_zero(), "w": nz},
-                  goal=lambda s: ((s.a + s.w) + (-s.w)).is_zero())
-    enter = forall("boxplus_neutrality.enter", {"a": zero_or_negative_zero(), "v": fin},
-                   goal=lambda s: [(~s.v.is_zero()).implies((s.a + s.v).same(s.v)),
-                                   s.v.is_zero().implies((s.a + s.v).is_zero())])
-    stay = forall("boxplus_neutrality.stay", {"v": nz, "b": zero_or_negative_zero()},
-                  goal=lambda s: (s.v + s.b).same(s.v))
-    times = forall("boxplus_neutrality.times", {"a": zero_or_negative_zero(), "w": fin},
+#: the most slots an induction covers (a network with more atoms is not covered)
+SLOTS = 1 << 19
+
+
+def _zero_or(s, r, v):
+    """r is v, or a zero when v is one."""
+    return (v.is_zero() & r.is_zero()) | (~v.is_zero() & r.same(v))
+
+
+_slot = Int(0, SLOTS)
+VALUE_ROW = Pred("boxplus.value.row", {"m": _slot, "n": _slot, "jw": Int(-1, SLOTS), "jv": _slot,
+                                       "w": Float(finite=True, nonzero=True), "v": Float(finite=True)},
+                 lambda s: [s.jw < s.m, s.m <= s.jv, s.jv < s.m + s.n, s.m + s.n <= SLOTS],
+                 doc="m gradient-atom slots (x's own at jw, or jw = -1), then n zero-gradient-atom slots "
+                     "(x's own at jv)")
+VALUE_INV = Pred("boxplus.value.invariant", {**VALUE_ROW.variables, "j": _slot, "r": Float()},
+                 lambda s: [VALUE_ROW.holds(s), s.j <= s.m + s.n, (s.j <= s.jv).implies(s.r.is_zero()),
+                            (s.j > s.jv).implies(_zero_or(s, s.r, s.v))],
+                 doc="after j slots: r is a zero up to x's zero-gradient atom, v (or a zero) after it")
+VALUE_OUT = Pred("boxplus.value.out", {"r": Float(), "v": Float(finite=True)},
+                 lambda s: _zero_or(s, s.r + (-s.const(0)), s.v), doc="r ⊕ (−0) is v, or a zero when v is one")
+
+
+def _value_step(s):
+    pair = s.where(s.j.eq(s.jw), (s.r + s.w) + (-s.w), (s.r + s.a) + s.b)
+    one = s.where(s.j.eq(s.jv), s.r + s.v, s.r + s.a)
+    return {"r": s.where(s.j < s.m, pair, one)}
+
+
+GRAD_ROW = Pred("boxplus.gradient.row", {"K": _slot, "jg": Int(-1, SLOTS), "g": Float(finite=True, nonzero=True)},
+                lambda s: [s.jg < s.K], doc="K layer-1 terms: g at slot jg (or none: jg = -1), zeros elsewhere")
+GRAD_INV = Pred("boxplus.gradient.invariant", {**GRAD_ROW.variables, "j": _slot, "r": Float()},
+                lambda s: [GRAD_ROW.holds(s), s.j <= s.K, ((s.jg < 0) | (s.j <= s.jg)).implies(s.r.is_zero()),
+                           ((s.jg >= 0) & (s.j > s.jg)).implies(s.r.same(s.g))],
+                doc="after j terms: r is a zero up to slot jg, g after it")
+GRAD_OUT = Pred("boxplus.gradient.out", {"r": Float(), "jg": Int(-1, SLOTS), "g": Float(finite=True, nonzero=True)},
+                lambda s: [(s.jg >= 0).implies(s.r.same(s.g)), (s.jg < 0).implies(s.r.is_zero())],
+                doc="the sum is g, or a zero when no term is g")
+
+
+def tree(fmt):
+    zeros = {"a": zero_or_negative_zero(), "b": zero_or_negative_zero()}
+    start = forall("boxplus_neutrality.start", {"t": Float()}, goal=lambda s: ((-s.const(0)) + s.t).same(s.t))
+    value = induction(
+        "boxplus_neutrality.value", VALUE_INV, "j", 0, SLOTS,
+        stage("boxplus_neutrality.value.base", {}, VALUE_INV, lambda s: {"j": 0, "r": -s.const(0)}, VALUE_ROW),
+        _value_step, VALUE_OUT, step_vars=zeros, done=lambda s: s.j.eq(s.m + s.n),
+        doc="the output row's left-to-right sum over the atoms' terms, then the bias −0")
+    grad = induction(
+        "boxplus_neutrality.gradient", GRAD_INV, "j", 0, SLOTS,
+        stage("boxplus_neutrality.gradient.base", {}, GRAD_INV, lambda s: {"j": 0, "r": -s.const(0)}, GRAD_ROW),
+        lambda s: {"r": s.r + s.where(s.j.eq(s.jg), s.g, s.a)}, GRAD_OUT,
+        step_vars={"a": zero_or_negative_zero()}, done=lambda s: s.j.eq(s.K),
+        doc="layer 1's gradient w.r.t. x: the left-to-right sum of every first-layer neuron's term")
+    times = forall("boxplus_neutrality.times", {"a": zero_or_negative_zero(), "w": Float(finite=True)},
                    goal=lambda s: (s.a * s.w).is_zero())
+    return Node("lemma", "boxplus_neutrality", None,
+                [Node("stage", start.name, start), value, grad, Node("stage", times.name, times), padding_tree(fmt)],
+                doc="the row sums by induction over their terms")
 
-    def row_goal(s):
-        r = ((((s.z1 + s.z2) + s.w) + (-s.w)) + s.z3) + s.v
-        r = (r + s.z4) + s.const(-0.0)
-        return [(~s.v.is_zero()).implies(r.same(s.v)), s.v.is_zero().implies(r.is_zero())]
-    row = forall("boxplus_neutrality.row", {"z1": zero_or_negative_zero(), "z2": zero_or_negative_zero(), "z3": zero_or_negative_zero(), "z4": zero_or_negative_zero(), "w": nz,
-                                            "v": fin}, goal=row_goal)
-    return [zeros, pair, enter, stay, times, row]
+
+#: a hidden value a copy carries: a ReLU output (+0, −0 or positive), finite
+_HIDDEN = Float(range=(0, lambda f: f.hex(f.max_bits)))
+PAD_RUN = Pred("boxplus.padding.run", {"a": _HIDDEN, "n": _slot}, lambda s: s.true(),
+               doc="a hidden value a >= 0 carried through n copies (any n up to the slot bound)")
+PAD_FWD = Pred("boxplus.padding.forward", {**PAD_RUN.variables, "k": _slot, "v": Float()},
+               lambda s: [s.k <= s.n, (s.a > 0).implies(s.v.same(s.a)), s.a.is_zero().implies(s.v.is_zero())],
+               doc="after k copies the value is a (a zero when a is one)")
+PAD_BWD = Pred("boxplus.padding.backward", {**PAD_RUN.variables, "y": Float(finite=True), "k": _slot,
+                                            "u": Float()},
+               lambda s: [s.k <= s.n, s.k.eq(0).implies(s.u.same(s.y)), (s.a > 0).implies(s.u.same(s.y)),
+                          (s.a.is_zero() & (s.k > 0)).implies(s.u.is_zero())],
+               doc="the gradient below k copies: the upstream y where a > 0, a zero where a is one (k > 0)")
+PAD_OUT = Pred("boxplus.padding.out", {"a": _HIDDEN, "y": Float(finite=True), "u": Float()},
+               lambda s: [(s.a > 0).implies(s.u.same(s.y)), s.a.is_zero().implies((s.u * 0).is_zero())],
+               doc="what reaches the carried neuron: y where a > 0; where a is a zero, its own ReLU' = 0 "
+                   "makes y and u alike a zero (u finite)")
+
+
+def _copy(s, v, u=None):
+    """One padding layer (fpsmt.constructions.relu.padding_layer, one neuron) at v, upstream u."""
+    from fpsmt.constructions.relu import padding_layer
+    from fpsmt.semantics.network import Network
+    net = Network(s.fmt, [padding_layer(s.fmt, 1)])
+    out, grad = s.run(net, [v], [u if u is not None else s.const(1)])
+    return out[0], grad[0]
+
+
+def padding_tree(fmt):
+    """⊞ pads a shorter atom with copies of its last hidden layer: by induction over the
+    number of copies, values are unchanged and gradients too, but for the sign of a zero."""
+    fwd = induction(
+        "boxplus_neutrality.padding.forward", PAD_FWD, "k", 0, SLOTS,
+        stage("boxplus_neutrality.padding.forward.base", {}, PAD_FWD, lambda s: {"k": 0, "v": s.a}, PAD_RUN),
+        lambda s: {"v": _copy(s, s.v)[0]}, PAD_FWD, done=lambda s: s.k.eq(s.n),
+        doc="forward: relu(1 ⊗ v ⊕ −0) keeps a >= 0")
+    bwd = induction(
+        "boxplus_neutrality.padding.backward", PAD_BWD, "k", 0, SLOTS,
+        stage("boxplus_neutrality.padding.backward.base", {"y": Float(finite=True)}, PAD_BWD,
+              lambda s: {"k": 0, "u": s.y}, PAD_RUN),
+        # every copy sees the forward value a, or a zero of either sign where a is one
+        lambda s: {"u": _copy(s, s.where(s.a > 0, s.a, s.z0), s.u)[1]}, PAD_OUT,
+        step_vars={"z0": zero_or_negative_zero()}, done=lambda s: s.k.eq(s.n),
+        doc="backward: (u ⊗ ReLU'(1 ⊗ v ⊕ −0)) ⊗ 1, from the top copy down")
+    return Node("lemma", "boxplus_neutrality.padding", None, [fwd, bwd],
+                doc="padding an atom to the theorem's depth (fpsmt.constructions.relu._padded)")
 
 
 def build(fmt):
-    return _claims(fmt), ("for all zeros a, b (+0 or -0), every finite nonzero w and every finite v: a + b is a zero, "
-                          "(a + w) + (-w) is a zero, a + v = v for v != 0 (a zero for v a zero), v + b = v for "
-                          "v != 0, a * w is a zero for finite w; and (((((z1 + z2) + w) + (-w)) + z3) + v) + z4 + "
-                          "(-0) = v (a zero when v is a zero)")
+    return tree(fmt), (
+        f"for every row of up to {SLOTS} slots: a left-to-right sum starting at -0 (-0 + t = t), of m gradient-atom "
+        "pairs (w, -w at x's own, zeros elsewhere) then n zero-gradient-atom terms (v at x's own, zeros elsewhere), "
+        "then the bias -0, is v (a zero when v is a zero); a sum of K layer-1 terms, g at one slot and zeros "
+        "elsewhere, is g (a zero when no slot is g); a zero times a finite weight is a zero — each by induction "
+        "over the terms, with a symbolic running sum")
 
 
 LEMMA = Lemma("boxplus_neutrality", "paper §3 (f = f2 ⊞ f1; BRIEF §5)", {"released": build, "repaired": build},

@@ -31,6 +31,25 @@ def indicator(s, cond):
     return s.where(cond, 1, 0)
 
 
+#: one domain object for X: predicates that share a variable must share its domain
+X_DOM = X()
+
+
+def _step_preds():
+    from fpsmt.proof.tree import Pred
+    ge = Pred("step_indicator.ge", {"z": X_DOM, "x": X_DOM, "ge": Float()},
+              lambda s: s.ge.same(indicator(s, s.x >= s.z)), doc="ge = 1[x >= z] (1 or +0)")
+    le = Pred("step_indicator.le", {"z": X_DOM, "x": X_DOM, "le": Float()},
+              lambda s: s.le.same(indicator(s, s.x <= s.z)), doc="le = 1[x <= z] (1 or +0)")
+    pair = Pred("step_indicator.pair", {"z": X_DOM, "x": X_DOM, "ge": Float(), "le": Float()},
+                lambda s: [ge.holds(s), le.holds(s)], doc="(ge, le) = (1[x >= z], 1[x <= z])")
+    return ge, le, pair
+
+
+#: the step indicators' guarantees, and the pair the blocks on top of them assume
+STEP_GE, STEP_LE, STEP_PAIR = _step_preds()
+
+
 def step_lemma(kind):
     """The step-indicator lemma for 1[x >= z] (kind "ge") or 1[x <= z] ("le")."""
     from fpsmt.constructions import relu as C
@@ -53,39 +72,55 @@ def step_lemma(kind):
         return [c], f"for all z in {xdesc(fmt)} with z != 0 and all x in X: out = 1[x {sym} z] (1 or +0)"
 
     def repaired(fmt):
-        def goal(s):
-            net, P = build(s, s.z, C.REPAIRED)
-            out, grad = s.run(net, [s.x], [s.y], params=P)
-            return [out[0].same(indicator(s, holds(s))), grad[0].eq(0)]
-        c = forall(f"{name}.repaired", {"z": X(), "x": X(), "y": Float(finite=True)}, goal=goal)
-        return [c], (f"for all z, x in {xdesc(fmt)} and every finite upstream y: out = 1[x {sym} z] (1 or +0) "
-                     "and D^AD(y) = ±0")
+        return step_node(kind), (f"for all z, x in {xdesc(fmt)} and every finite upstream y: out = 1[x {sym} z] "
+                                 "(1 or +0) and D^AD(y) = ±0")
     return Lemma(name, "BRIEF §5.1 (point indicators of Lemma 3.4)", {"released": released, "repaired": repaired},
                  order=10 if kind == "ge" else 20, construction=True)
 
 
+def step_node(kind):
+    """The repaired step indicator as a stage: its output is the guarantee STEP_GE (STEP_LE),
+    and D^AD = ±0 for every finite upstream y (a side condition)."""
+    from fpsmt.constructions import relu as C
+    from fpsmt.proof.tree import stage
+    build = C.step_ge if kind == "ge" else C.step_le
+
+    def run(s):
+        net, P = build(s, s.z, C.REPAIRED)
+        return s.run(net, [s.x], [s.y], params=P)
+    return stage(f"step_indicator_{kind}.repaired", {"z": X_DOM, "x": X_DOM, "y": Float(finite=True)},
+                 STEP_GE if kind == "ge" else STEP_LE, lambda s: {kind: run(s)[0][0]},
+                 side=lambda s: run(s)[1][0].eq(0))
+
 
 def step_claims(fmt):
     """The repaired step-indicator lemmas' claims (stages of every block built on them)."""
-    from fpsmt.constructions import relu as C
-    from fpsmt.proof.lemmas import load
-    return [c for k in ("ge", "le") for c in load(f"step_indicator_{k}").claims(C.REPAIRED, fmt)]
+    return [step_node(k).claim for k in ("ge", "le")]
 
 
 def steps_and_top(fmt, name, top_net, cases, extra=None):
-    """Stages for a repaired block that is the step pair then ``top_net`` (layers 6… as a
-    network on (1[x >= z], 1[x <= z])): the two step-indicator lemmas, and one claim that
-    runs ``top_net`` on the three cases x = z (1, 1), x < z (0, 1), x > z (1, 0), with
-    every finite upstream y: ``cases[(ge, le)](s, out)`` gives the goals on the outputs;
-    the gradients into the indicators must be finite (the step lemmas then give ±0).
-    ``extra``: more variables of the top claim (name -> domain)."""
-    from fpsmt.proof.claims import forall
+    """A repaired block that is the step pair then ``top_net`` (layers 6… as a network on
+    (1[x >= z], 1[x <= z])), as a proof tree: the two step-indicator stages, a join from
+    their guarantees to the pair (ge, le) = (1[x >= z], 1[x <= z]), and the top stage,
+    which assumes that pair for symbolic z, x and runs ``top_net`` on it with every finite
+    upstream y: ``cases[(ge, le)](s, out)`` gives the goals at x = z (1, 1), x < z (0, 1)
+    and x > z (1, 0); the gradients into the indicators must be finite (the step stages
+    then give D^AD = ±0).  The top stage's network is a slice of the block's (the same
+    terms: tests/test_tree.py); the single step blocks are not: in the block each row of
+    layers 1–5 also adds the other block's absent entries, +0 ⊗ its (finite) values — a
+    zero that can change at most the sign of a zero sum (not yet a claim).  ``extra``:
+    more variables of the top stage."""
+    from fpsmt.proof.tree import Pred, join, sequence, stage
+    extra = dict(extra or {})
+    where = {(1, 1): lambda s: s.x.eq(s.z), (0, 1): lambda s: s.x < s.z, (1, 0): lambda s: s.x > s.z}
+    out_pred = Pred(f"{name}.out", {"z": X_DOM, "x": X_DOM, "out": Float(), **extra},
+                    lambda s: [where[k](s).implies(s.all(*want(s, [s.out]))) for k, want in cases.items()],
+                    doc="the block's output in the three cases x = z, x < z, x > z")
 
-    def goal(s):
+    def run(s):
         net, P = top_net(s)
-        res = []
-        for ins, want in cases.items():
-            out, grad = s.run(net, list(ins), [s.y], params=P)
-            res += list(want(s, out)) + [g.is_finite() for g in grad]
-        return res
-    return step_claims(fmt) + [forall(f"{name}.top", {**(extra or {}), "y": Float(finite=True)}, goal=goal)]
+        return s.run(net, [s.ge, s.le], [s.y], params=P)
+    top = stage(f"{name}.top", {**extra, "y": Float(finite=True)}, out_pred, lambda s: {"out": run(s)[0][0]},
+                STEP_PAIR, side=lambda s: [g.is_finite() for g in run(s)[1]])
+    pair = join(f"{name}.steps", [STEP_GE, STEP_LE], STEP_PAIR)
+    return sequence(name, [step_node("ge"), step_node("le"), pair, top], kind="lemma")

@@ -6,57 +6,67 @@ released — BRIEF §5.1: relu(v ⊗ relu((1/d) ⊗ Ind_z(x))) beside a released
 atom of value −v/d, summed, with v = g ⊘ h (fpsmt.constructions.relu.released_gradient_atom).
 Stated and refuted as one claim.
 
-repaired — fpsmt.constructions.relu.repaired_gradient_atom (see its docstring for the layers), proved
-in stages, each for all of its parameters:
+repaired — fpsmt.constructions.relu.repaired_gradient_atom (see its docstring for the layers),
+proved as a proof tree (fpsmt.proof.tree), each node for all of its parameters:
 
-* ``gate``: layers 1–7 as a network with outputs (R, G1, G2): for all z, x in X and
-  finite upstreams (u_R, u_1, u_2), zeros where x != z: the outputs are (d, 0, 0) at x = z
-  (d = z − z⁻), (0, C, 0) for x < z and (0, 0, C) for x > z (C = 2^e_max); D^AD is u_R at
-  x = z (u_R != 0) and ±0 elsewhere.
-* ``layer``: one chain layer with weight c and its reset bias 1 ⊖ c, for every c in
-  K = {−1} ∪ (0, 2^q] (q = min(p, e_max)) and finite upstreams: (1, 0, 0) ↦ (1, 0, 0), R's
-  pre-activation is > 0, and the gradient w.r.t. R is (u_R ⊗ ReLU'(pre)) ⊗ c, which is
-  u_R ⊗ c (ReLU'(pre) = 1 and u ⊗ 1 = u in IEEE arithmetic; stating it through ReLU' keeps
-  the query free of a multiplier-equivalence problem), the others finite.  This is the stage lemma for every
-  stage index of the chain at once: the transfer stages show every chain weight is in K.
-* ``shrink``: one reset layer of weight 1 on a power of two F = 2^k in the gate's range
-  [ω, 2^(e_max − 2 − p)]: F ↦ 1 if F <= 2^q, else F's spacing below it (a power of two
-  2^(p+1) times smaller); gradient u_R exactly; ``spacing``: for every z in X,
-  d = z − z⁻ is a power of two 2^k with e_min − p <= k <= e_max − 2 − p; and ``shrinks``:
-  for every such k the shrink layers as built take 2^k to exactly 1 (an integer
-  variable: decided by enumeration, about 2,100 values in float64) — together: the
-  shrinks take d to 1 for every z.
-* ``kill``: one chain layer, any c in K, any finite bias B <= 2: (0, C, 0) ↦ (0, C, 0)
-  and (0, 0, C) ↦ (0, 0, C), and zero upstreams (+0 or −0) on the killers give zero
-  gradients, whatever the finite upstream on R.
+* ``gate`` (a sequence): the step indicators 1[x >= z], 1[x <= z] (their stages), ``gate_T``
+  (T = relu(x ⊖ z⁻) carried through layers 1–5: +0 below z, d = z − z⁻ at z, in
+  [d, 2^(e_max−1)] above; its gradient is the upstream where T > 0, a zero where T = 0,
+  zeros included), the join ``gate5`` from the three guarantees to layer 5's outputs, and
+  ``gate_top`` (layers 6–7, the very layers of the atom, on layer 5's outputs as ``gate5``
+  states them): (R, G1, G2) = (d, 0, 0) at x = z, (0, C, 0) below, (0, 0, C) above
+  (C = 2^e_max), gradients into the indicators finite, into T the upstream u_R at x = z and
+  a zero elsewhere (the chain's upstream there is a zero).
+* ``shrink``: one reset layer of weight 1 on F = 2^k of the gate's range: F ↦ 1 if
+  F <= 2^q, else F − F⁻ = 2^(k−p−1), again of the range; gradient u_R exactly, all
+  gradients finite.  ``spacing``: d = z − z⁻ is such a 2^k for every z of X.
+* ``at_z`` (a sequence): ``shrinks`` (the shrink layers as built take (2^k, 0, 0) to exactly
+  (1, 0, 0) for every k of the range: an enumeration of the integer k), then the induction
+  ``chain_at_z`` over the chain layers (any number up to CHAIN_MAX, a symbolic index):
+  each layer, whatever its weight c in K = {−1} ∪ (0, 2^q] (q = min(p, e_max)) and its
+  upstreams, keeps (1, 0, 0), has R alive (pre > 0), gives the gradient (u_R ⊗ ReLU'(pre))
+  ⊗ c w.r.t. R — the backward step as AD takes it, ReLU'(pre) = 1 — and finite others.
+* ``shrink_biases`` and ``biases``: every layer of the chain (shrinks: weight 1 and
+  reset_bias(2^k); the others: c in K and reset_bias(c)) has its weight in K and its bias
+  <= 2 (the predicate CHAIN_LAYER), which the induction ``chain_killed`` assumes of each
+  layer: from the gate's (0, C, 0) or (0, 0, C) at x != z, every layer keeps it, and a
+  finite upstream on R with zeros on the killers gives zero gradients.
 * ``output``: the last chain layer (with N) and the output layer, for every c in K,
-  every w_out = 2^k in (0, 1] and every finite y: (1, 0, 0) ↦ out = +0 with gradient
-  ((y ⊗ w_out) ⊗ ReLU'(pre)) ⊗ c = (y ⊗ w_out) ⊗ c w.r.t. R (pre > 0, as in ``layer``); (0, C, 0) and (0, 0, C) ↦ out = ±0 with zero gradients.
-* the multiplication transfer's stages (proofs/multiplication_transfer.py: its proof tree, whose
-  stages follow the format's route, fpsmt.constructions.relu.transfer_route).
+  every w_out the transfer gives (the predicate W_OUT of proofs/multiplication_transfer.py,
+  the same term in both trees: a power of two in (0, 1]) and every finite y: (1, 0, 0) ↦
+  out = +0 with gradient ((y ⊗ w_out) ⊗ ReLU'(pre)) ⊗ c w.r.t. R (pre > 0); (0, C, 0) and
+  (0, 0, C) ↦ out = ±0 with zero gradients.
+* the multiplication transfer's stages (its proof tree, whose stages follow the format's
+  route, fpsmt.constructions.relu.transfer_route): every chain weight in K, every
+  partial product finite and nonzero, the product h ⊗ w_out ⊗ c_m ⊗ … ⊗ c_1 = g.
 
-The chain (induction over the stage index).  At x = z the gate gives (d, 0, 0); the
-shrinks take it to (1, 0, 0); every chain layer keeps (1, 0, 0); the output is +0.  The
-backward pass starts from h: ``output`` gives (h ⊗ w_out) ⊗ c_m at the last R, each
-``layer`` multiplies by its weight, the shrinks by 1: the gate receives
-h ⊗ w_out ⊗ c_m ⊗ … ⊗ c_1, which the transfer stages show is exactly g (every partial
-product finite and nonzero, as ``layer`` and ``gate`` need), and the gate passes it to x.
-At x ≠ z the gate gives (0, C, 0) or (0, 0, C), ``kill`` keeps it through every layer,
-``output`` gives ±0 and zero gradients for any |y| <= Ω, and the gate turns zero upstreams
-into a zero D^AD.  At layer 1 the gradient w.r.t. x is the left-to-right sum of the
-step blocks' ±0 (their lemmas: D^AD = ±0 for every finite upstream, and ``gate_top`` shows
-their upstreams are finite) and T's term (``gate_T``), which boxplus_neutrality's steps
-turn into that term.  Independently of the solver, tests run the atom in the executor for
+Every stage network is a slice of the atom's own network: tests/test_tree.py runs the
+whole atom symbolically and finds, term for term, layers 6–7 = ``gate_top``'s network,
+each chain layer = the induction step's layer with that layer's c_i, B_i, and the last
+two = ``output``'s, forward and backward.  The step blocks and T are not slices of
+layers 1–5: there each row also adds +0 ⊗ the other blocks' (finite) values, the dense
+semantics' absent entries, which changes at most the sign of a zero sum — argued, not yet
+a claim.
+
+What is still argued here and not a claim: the backward chain.  The inductions state each
+layer's gradient as (u ⊗ ReLU'(pre)) ⊗ c; that the σ'-decorated left fold the network
+computes equals the transfer's plain fold h ⊗ w_out ⊗ c_m ⊗ … ⊗ c_1 (= g) needs
+ReLU'(pre) = 1 (stated: pre > 0) and u ⊗ 1 = u, then congruence of ⊗ — which no back
+end decides in float32 within minutes when both sides are symbolic (a multiplier
+equivalence).  At x ≠ z, ``output`` gives zero gradients for any finite y, the killed
+chain keeps them zero, ``gate_top`` turns them into a zero into T and ``gate_T`` into a
+zero D^AD; at layer 1 boxplus_neutrality's ``gradient`` induction sums the step blocks'
+±0 and T's term.  Independently of the solver, tests run the atom in the executor for
 every x of X (all z in the 8-bit formats, extreme and random z in bfloat16).
 """
 
-from fractions import Fraction
 
 from fpsmt.constructions import relu as C
 from fpsmt.proof.claims import Float, Int, forall
-from fpsmt.proofs.common import X, step_claims, xdesc, zero
-from fpsmt.proofs.multiplication_transfer import transfer_tree
+from fpsmt.proofs.common import STEP_GE, STEP_LE, STEP_PAIR, X, X_DOM, step_node, xdesc, zero
+from fpsmt.proofs.multiplication_transfer import W_OUT, transfer_tree
 from fpsmt.proof.lemmas import Lemma
+from fpsmt.proof.tree import Node, Pred, induction, join, sequence, stage
 
 def _in_k(s, c):
     return c.eq(-1) | ((c > 0) & (c <= s.int_pow2(C.step_cap(s.fmt))))
@@ -67,44 +77,72 @@ def _killers(s):
     return [(s.const(0), C_, s.const(0)), (s.const(0), s.const(0), C_)]
 
 
-def gate_t_claim(fmt):
-    def goal(s):
-        from fpsmt.constructions.relu import Plan
+def _gate_layers(fmt):
+    """The gate's layers as the atom has them (fpsmt.constructions.relu.gate_plan), hidden
+    activations throughout: the gate stages run slices of this network."""
+    return C.gate_plan(fmt).network(last_act=None).layers
+
+
+def _d(s):
+    return s.z - s.z.next_down()
+
+
+#: T at layer 5 (its own neurons: relu(x ⊖ z⁻) in layer 1, then carried)
+T5 = Pred("gradient_atom.T5", {"z": X_DOM, "x": X_DOM, "T": Float()},
+          lambda s: [(s.x < s.z).implies(s.T.same(0)), s.x.eq(s.z).implies(s.T.same(_d(s))),
+                     (s.x > s.z).implies((s.T >= _d(s)) & (s.T <= s.int_pow2(s.fmt.e_max - 1)))],
+          doc="T = +0 below z, d = z - z⁻ at z, in [d, 2^(e_max-1)] above")
+#: layer 5's outputs (ge4, le4, T): the step pair, and T
+GATE5 = Pred("gradient_atom.gate5", {"z": X_DOM, "x": X_DOM, "ge": Float(), "le": Float(), "T": Float()},
+             lambda s: [STEP_PAIR.holds(s), T5.holds(s)], doc="(ge, le) the step pair and T as T5 states it")
+#: layer 7's outputs (R, G1, G2): (d, 0, 0) at x = z, (0, C, 0) below, (0, 0, C) above
+GATE = Pred("gradient_atom.gate", {"z": X_DOM, "x": X_DOM, "R": Float(), "G1": Float(), "G2": Float()},
+            lambda s: [s.x.eq(s.z).implies(s.R.same(_d(s)) & s.G1.same(0) & s.G2.same(0)),
+                       (s.x < s.z).implies(s.R.same(0) & s.G1.same(C.killer_constant(s.fmt)) & s.G2.same(0)),
+                       (s.x > s.z).implies(s.R.same(0) & s.G1.same(0) & s.G2.same(C.killer_constant(s.fmt)))],
+            doc="(R, G1, G2) = (d, 0, 0) at x = z, (0, C, 0) below, (0, 0, C) above (C = 2^e_max)")
+
+
+def gate_t_stage(fmt):
+    """T through layers 1–5 as the gate carries it, for every z, x of X; its gradient for
+    every finite upstream u (zeros included: at x != z the chain sends T a zero): u where
+    T > 0, a zero where T = 0."""
+    from fpsmt.constructions.relu import Plan
+
+    def run(s):
         P = Plan(s.fmt)
-        for k in range(6):  # T through layers 1–6, as the gate carries it
+        for k in range(5):
             P.add([C.t_carry(k)])
-        params = C.step_params(s, "ge", s.z)
-        out, grad = s.run(P.network(last_act=None), [s.x], [s.u], params=params)
-        T = out[0]
-        d = s.z - s.z.next_down()
-        top = s.int_pow2(s.fmt.e_max - 1)
-        return [(s.x < s.z).implies(T.same(0)), s.x.eq(s.z).implies(T.same(d)),
-                (s.x > s.z).implies((T >= d) & (T <= top)), (T > 0).implies(grad[0].same(s.u)),
-                T.eq(0).implies(grad[0].is_zero())]
-    return forall("gradient_atom.gate_T", {"z": X(), "x": X(), "u": Float(finite=True, nonzero=True)}, goal=goal)
+        return s.run(P.network(last_act=None), [s.x], [s.u], params=C.step_params(s, "ge", s.z))
+
+    def side(s):
+        (T,), (g,) = run(s)
+        return [(T > 0).implies(g.same(s.u)), T.is_zero().implies(g.is_zero()), g.is_finite()]
+    return stage("gradient_atom.gate_T", {"z": X_DOM, "x": X_DOM, "u": Float(finite=True)}, T5,
+                 lambda s: {"T": run(s)[0][0]}, side=side)
 
 
-def gate_top_claim(fmt):
-    def goal(s):
-        from fpsmt.constructions.relu import Plan
-        P = Plan(s.fmt, inputs=("ge4", "le4", "T"))
-        for layer in C.gate_top(s.fmt):
-            P.add(layer)
-        net = P.network(last_act=None)
-        C_ = s.const(C.killer_constant(s.fmt))
-        res = []
-        for case, (ge, le) in (("at", (1, 1)), ("below", (0, 1)), ("above", (1, 0))):
-            T = s.const(0) if case == "below" else s.T
-            ups = [s.uR, s.u1, s.u2] if case == "at" else [u * 0 for u in (s.uR, s.u1, s.u2)]
-            out, grad = s.run(net, [ge, le, T], ups)
-            want = {"at": (s.T, 0, 0), "below": (0, C_, 0), "above": (0, 0, C_)}[case]
-            res += [o.same(w) for o, w in zip(out, want)] + [grad[0].is_finite(), grad[1].is_finite()]
-            res.append(((~s.uR.is_zero()).implies(grad[2].same(s.uR))) if case == "at" else grad[2].is_zero())
-        return res
+def gate_top_stage(fmt):
+    """Layers 6–7 (the killers and the gate: a slice of the atom) on layer 5's outputs as
+    GATE5 states them, with the upstream the chain gives: finite (uR, u1, u2) at x = z,
+    zeros elsewhere (the kill and output stages).  D^AD into (ge, le) finite, into T: uR at
+    x = z (uR != 0), a zero elsewhere."""
+    from fpsmt.semantics.network import Network
+
+    def run(s):
+        net = Network(s.fmt, _gate_layers(s.fmt)[5:7])
+        at = s.x.eq(s.z)
+        ups = [s.where(at, u, u * 0) for u in (s.uR, s.u1, s.u2)]
+        return s.run(net, [s.ge, s.le, s.T], ups)
+
+    def side(s):
+        _, grad = run(s)
+        at = s.x.eq(s.z)
+        return [grad[0].is_finite(), grad[1].is_finite(), (at & ~s.uR.is_zero()).implies(grad[2].same(s.uR)),
+                (~at).implies(grad[2].is_zero())]
     fin = Float(finite=True)
-    top = lambda f: f.hex(f.round(Fraction(2) ** (f.e_max - 1)))  # noqa: E731
-    return forall("gradient_atom.gate_top", {"T": Float(range=(0, top), nonzero=True), "uR": fin, "u1": fin,
-                                               "u2": fin}, goal=goal)
+    return stage("gradient_atom.gate_top", {"uR": fin, "u1": fin, "u2": fin}, GATE,
+                 lambda s: dict(zip(("R", "G1", "G2"), run(s)[0])), GATE5, side=side)
 
 
 def _layer_net(fmt, with_n=False, output=False):
@@ -116,17 +154,41 @@ def _layer_net(fmt, with_n=False, output=False):
     return P.network(last_act="identity" if output else None)
 
 
-def layer_claim(fmt):
-    def goal(s):
+#: the most chain layers the inductions cover (every format's chain is far shorter)
+CHAIN_MAX = 1 << 12
+_i = Int(0, CHAIN_MAX)
+#: the chain's state at x = z: (R, G1, G2) = (1, 0, 0) (after the shrinks, and after every layer)
+AT_Z = Pred("gradient_atom.at_z", {"R": Float(), "G1": Float(), "G2": Float()},
+            lambda s: [s.R.same(1), s.G1.same(0), s.G2.same(0)], doc="(R, G1, G2) = (1, 0, 0)")
+AT_Z_RUN = Pred("gradient_atom.chain_at_z", {**AT_Z.variables, "i": _i, "n": _i},
+                lambda s: [s.i <= s.n, AT_Z.holds(s)], doc="after i of the n chain layers: (1, 0, 0)")
+
+
+def chain_at_z(fmt):
+    """At x = z, by induction over the chain layers (any number up to CHAIN_MAX, each with
+    its own weight c in K and upstreams): every layer keeps (1, 0, 0), its R neuron is
+    alive (pre > 0), its gradient w.r.t. R is (u_R ⊗ ReLU'(pre)) ⊗ c — the backward step as
+    AD takes it (ReLU'(pre) = 1; stating it through ReLU' keeps the query free of a
+    multiplier-equivalence problem) — and the others are finite."""
+    def layer(s):
         net = _layer_net(s.fmt)
-        out, grad, (pre, _, _) = s.run(net, [1, 0, 0], [s.uR, s.u1, s.u2],
-                                       params={"c": s.c, "B": C.reset_bias(s, s.c)}, trace=True)
-        prod = (s.uR * s.sigma_prime(C.hidden(), pre[0][0])) * s.c  # the backward step as AD takes it
-        return [out[0].same(1), out[1].same(0), out[2].same(0), pre[0][0] > 0,
-                (~prod.is_zero()).implies(grad[0].same(prod)), grad[1].is_finite(), grad[2].is_finite()]
+        return s.run(net, [s.R, s.G1, s.G2], [s.uR, s.u1, s.u2],
+                     params={"c": s.c, "B": C.reset_bias(s, s.c * s.R)}, trace=True)
+
+    def side(s):
+        _, grad, (pre, _, _) = layer(s)
+        prod = (s.uR * s.sigma_prime(C.hidden(), pre[0][0])) * s.c
+        return [pre[0][0] > 0, (~prod.is_zero()).implies(grad[0].same(prod)), grad[1].is_finite(),
+                grad[2].is_finite()]
     fin = Float(finite=True)
-    return forall("gradient_atom.layer", {"c": Float(finite=True), "uR": fin, "u1": fin, "u2": fin}, goal=goal,
-                  given=lambda s: _in_k(s, s.c))
+    node = induction(
+        "gradient_atom.chain_at_z", AT_Z_RUN, "i", 0, CHAIN_MAX,
+        stage("gradient_atom.chain_at_z.base", {"n": _i}, AT_Z_RUN, lambda s: {"i": 0}, AT_Z),
+        lambda s: dict(zip(("R", "G1", "G2"), layer(s)[0])), AT_Z,
+        step_vars={"c": fin, "uR": fin, "u1": fin, "u2": fin}, step_given=lambda s: _in_k(s, s.c), step_side=side,
+        done=lambda s: s.i.eq(s.n), doc="the chain layers at x = z")
+    node.children[1].uses["premise"] = [CHAIN_WEIGHT]
+    return node
 
 
 def shrink_claim(fmt):
@@ -135,8 +197,10 @@ def shrink_claim(fmt):
         net = _layer_net(s.fmt)
         out, grad = s.run(net, [F, 0, 0], [s.uR, s.u1, s.u2], params={"c": s.const(1), "B": C.reset_bias(s, F)})
         small = F <= s.int_pow2(C.step_cap(s.fmt))
+        nxt = s.k - (s.fmt.M + 1)  # F − F⁻ = 2^(k − p − 1): again a power of two of the gate's range
         return [out[0].same(s.where(small, 1, F - F.next_down())), out[0] > 0, (~small).implies(out[0] < F),
-                (~s.uR.is_zero()).implies(grad[0].same(s.uR))]
+                (~small).implies(out[0].same(nxt.pow2()) & (nxt >= s.fmt.e_min - s.fmt.M)),
+                (~s.uR.is_zero()).implies(grad[0].same(s.uR))] + [g.is_finite() for g in grad]
     fin = Float(finite=True)
     return forall("gradient_atom.shrink", {"k": Int(lambda f: f.e_min - f.M, lambda f: f.e_max - 2 - f.M),
                                            "uR": fin, "u1": fin, "u2": fin}, goal=goal)
@@ -150,35 +214,76 @@ def spacing_claim(fmt):
     return forall("gradient_atom.spacing", {"z": X()}, goal=goal)
 
 
-def shrinks_claim(fmt):
-    def goal(s):
+def shrinks_stage(fmt):
+    """The shrink layers as built take (d, 0, 0), d = 2^k of the gate's range, to exactly
+    (1, 0, 0) (k an integer: decided by enumeration, about 2,100 values in float64)."""
+    def out(s):
         from fpsmt.constructions.relu import Plan
         P = Plan(s.fmt, inputs=("R", "G1", "G2"))
         d = s.k.pow2()
         params = C.reset_chain(s, P, d, [s.const(1)] * C.shrink_count(s.fmt))
-        out, _ = s.run(P.network(last_act=None), [d, 0, 0], params=params)
-        return out[0].same(1)
-    return forall("gradient_atom.shrinks", {"k": Int(lambda f: f.e_min - f.M, lambda f: f.e_max - 2 - f.M)},
-                  goal=goal, enumerate=True)
+        o, _ = s.run(P.network(last_act=None), [d, 0, 0], params=params)
+        return dict(zip(("R", "G1", "G2"), o))
+    return stage("gradient_atom.shrinks", {"k": Int(lambda f: f.e_min - f.M, lambda f: f.e_max - 2 - f.M)}, AT_Z,
+                 out, enumerate=True)
 
 
-def kill_claim(fmt):
-    def goal(s):
+#: what ``kill`` assumes of a chain layer's weight and bias, and what ``biases`` (chain
+#: layers) and ``shrink_biases`` (shrink layers) show every layer of the chain has
+CHAIN_LAYER = Pred("gradient_atom.chain_layer", {"c": Float(finite=True), "B": Float(finite=True)},
+                   lambda s: [_in_k(s, s.c), s.B <= 2], doc="c in K and the bias B <= 2")
+#: the chain's state at x != z: the gate's (0, C, 0) or (0, 0, C), kept by every layer
+KILLED = Pred("gradient_atom.killed", {"R": Float(), "G1": Float(), "G2": Float()},
+              lambda s: s.any(*[s.all(s.R.same(a), s.G1.same(b), s.G2.same(c)) for a, b, c in _killers(s)]),
+              doc="(R, G1, G2) = (0, C, 0) or (0, 0, C)")
+KILLED_RUN = Pred("gradient_atom.chain_killed", {**KILLED.variables, "i": _i, "n": _i},
+                  lambda s: [s.i <= s.n, KILLED.holds(s)], doc="after i of the n chain layers: still killed")
+#: the gate's output at x != z
+GATE_OFF = Pred("gradient_atom.gate_off", {**GATE.variables}, lambda s: [GATE.holds(s), ~s.x.eq(s.z)],
+                doc="the gate's (R, G1, G2) at x != z")
+
+
+def chain_killed(fmt):
+    """At x != z, by induction over the chain layers (shrinks included: any weight and bias
+    with CHAIN_LAYER): (0, C, 0) and (0, 0, C) go through every layer unchanged, and a
+    finite upstream on R with zeros on the killers gives zero gradients."""
+    def layer(s):
         net = _layer_net(s.fmt)
-        res = []
-        for ins in _killers(s):
-            out, grad = s.run(net, list(ins), [s.uR, s.o1, s.o2], params={"c": s.c, "B": s.B})
-            res += [o.same(i) for o, i in zip(out, ins)] + [g.is_zero() for g in grad]
-        return res
+        return s.run(net, [s.R, s.G1, s.G2], [s.uR, s.o1, s.o2], params={"c": s.c, "B": s.B})
     fin = Float(finite=True)
-    return forall("gradient_atom.kill", {"c": fin, "B": fin, "uR": fin, "o1": zero(), "o2": zero()}, goal=goal,
-                  given=lambda s: [_in_k(s, s.c), s.B <= 2])
+    node = induction(
+        "gradient_atom.chain_killed", KILLED_RUN, "i", 0, CHAIN_MAX,
+        stage("gradient_atom.chain_killed.base", {"n": _i}, KILLED_RUN, lambda s: {"i": 0}, GATE_OFF),
+        lambda s: dict(zip(("R", "G1", "G2"), layer(s)[0])), KILLED,
+        step_vars={"c": fin, "B": fin, "uR": fin, "o1": zero(), "o2": zero()},
+        step_given=lambda s: CHAIN_LAYER.holds(s), step_side=lambda s: [g.is_zero() for g in layer(s)[1]],
+        done=lambda s: s.i.eq(s.n), doc="the chain layers at x != z")
+    node.children[1].uses["premise"] = [CHAIN_LAYER]
+    return node
+
+
+CHAIN_WEIGHT = Pred("gradient_atom.chain_weight", {"c": Float(finite=True)}, lambda s: _in_k(s, s.c), doc="c in K")
+
+
+def biases_stage(fmt):
+    """Every chain layer after the shrinks: weight c in K, input 1 (c ⊗ 1 = c), bias
+    reset_bias(c) <= 2 and finite."""
+    return stage("gradient_atom.biases", {"c": Float(finite=True)}, CHAIN_LAYER,
+                 lambda s: {"c": s.c, "B": C.reset_bias(s, s.c)}, CHAIN_WEIGHT)
+
+
+def shrink_biases_claim(fmt):
+    """Every shrink layer: weight 1, input F = 2^k of the gate's range, bias reset_bias(F)."""
+    def goal(s):
+        return CHAIN_LAYER.holds(s, c=s.const(1), B=C.reset_bias(s, s.k.pow2()))
+    return forall("gradient_atom.shrink_biases", {"k": Int(lambda f: f.e_min - f.M, lambda f: f.e_max - 2 - f.M)},
+                  goal=goal)
 
 
 def output_claim(fmt):
     def goal(s):
         net = _layer_net(s.fmt, with_n=True, output=True)
-        w = s.k.pow2()
+        w = s.w
         P = {"c": s.c, "B": C.reset_bias(s, s.c), "w_out": w}
         out, grad, (pre, _, _) = s.run(net, [1, 0, 0], [s.y], params=P, trace=True)
         prod = ((s.y * w) * s.sigma_prime(C.hidden(), pre[0][0])) * s.c
@@ -188,8 +293,9 @@ def output_claim(fmt):
             out, grad = s.run(net, list(ins), [s.y], params=P)
             res += [out[0].is_zero()] + [g.is_zero() for g in grad]
         return res
-    return forall("gradient_atom.output", {"c": Float(finite=True), "k": Int(lambda f: -f.e_max, 0),
-                                           "y": Float(finite=True)}, goal=goal, given=lambda s: _in_k(s, s.c))
+    # w: every w_out the transfer gives (its predicate W_OUT, the same term in both trees)
+    return forall("gradient_atom.output", {"c": Float(finite=True), **W_OUT.variables, "y": Float(finite=True)},
+                  goal=goal, given=lambda s: [_in_k(s, s.c), W_OUT.holds(s)])
 
 
 def _direct(variant):
@@ -209,13 +315,28 @@ def _statement(fmt, zs):
             "finite y: out = ±0; D^AD = g (bit for bit) at x = z with upstream h, and ±0 at x != z with upstream y")
 
 
+def tree(fmt):
+    """The repaired atom's tree (see the module docstring)."""
+    def flat(c, **uses):
+        return Node("stage", c.name, c, uses=uses)
+    out = flat(output_claim(fmt), hypothesis=W_OUT)
+    gate = sequence("gradient_atom.gate", [step_node("ge"), step_node("le"), gate_t_stage(fmt),
+                                           join("gradient_atom.gate5", [STEP_GE, STEP_LE, T5], GATE5),
+                                           gate_top_stage(fmt)])
+    parts = [gate, flat(shrink_claim(fmt)), flat(spacing_claim(fmt)),
+             sequence("gradient_atom.at_z", [shrinks_stage(fmt), chain_at_z(fmt)]),
+             flat(shrink_biases_claim(fmt), guarantee=CHAIN_LAYER), biases_stage(fmt), chain_killed(fmt),
+             out, transfer_tree(fmt)]
+    return Node("lemma", "gradient_atom", None, parts,
+                doc="the backward chain's product against the transfer's is argued in proofs/gradient_atom.py")
+
+
 def repaired(fmt):
-    stages = step_claims(fmt) + [gate_t_claim(fmt), gate_top_claim(fmt), layer_claim(fmt), shrink_claim(fmt), spacing_claim(fmt),
-              shrinks_claim(fmt), kill_claim(fmt),
-              output_claim(fmt)] + transfer_tree(fmt).claims()
-    how = (f"; depth {C.gradient_atom_depth(fmt)}, proved in stages (the step indicators, T, the gate's top, a "
-           f"chain layer for every weight the chain can hold, shrinks, killed layers, output, transfer) joined by "
-           f"the induction over the chain written in proofs/gradient_atom.py")
+    stages = tree(fmt)
+    how = (f"; depth {C.gradient_atom_depth(fmt)}, proved as a tree: the gate (step indicators, T, a join, the "
+           f"gate's top), shrinks, inductions over the chain layers at x = z and at x != z, output, transfer; the "
+           f"backward chain's product (each layer's (u * ReLU'(pre)) * c against the transfer's product) is argued "
+           f"in proofs/gradient_atom.py")
     return stages, _statement(fmt, "z in X") + how
 
 

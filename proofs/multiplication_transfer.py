@@ -62,6 +62,11 @@ SIGNIFICAND = Pred("transfer.significand", {"v": Float(magnitude=(1, lambda f: f
 UNIT = Pred("transfer.unit", {"t": Float()}, lambda s: s.t.eq(1) | s.t.eq(-1), doc="t = ±1")
 UNITS = [1, -1]
 REACHES = Pred("transfer.reaches_g", {"g": NONZERO, "out": Float()}, lambda s: s.out.same(s.g), doc="out = g")
+#: what the transfer states of its output weight and the gradient atom's output stage
+#: assumes of it (the same predicate: one term hash in both trees)
+W_OUT = Pred("transfer.w_out", {"w": Float(finite=True)},
+             lambda s: [s.w > 0, s.w <= 1, s.w.same(C.true_exponent(s, s.w).pow2())],
+             doc="w a power of two in (0, 1]")
 
 
 def _normalized(s):
@@ -74,11 +79,16 @@ def scale_stage(fmt):
     def side(s):
         w_out, mids, (_, partial) = _normalized(s)
         ups = mids[:-2]
-        return [(w_out > 0) & (w_out <= 1)] + _weights_ok(s, ups) + _nonzero(partial[:len(ups) + 1])
+        return [W_OUT.holds(s, w=w_out)] + _weights_ok(s, ups) + _nonzero(partial[:len(ups) + 1])
     def out(s):
         w_out, mids, _ = _normalized(s)
         return {"v": _chain(s.h, [w_out] + mids[:-2])[0]}
-    return stage("multiplication_transfer.scale", {}, SIGNIFICAND, out, H, side=side)
+    return _states_w_out(stage("multiplication_transfer.scale", {}, SIGNIFICAND, out, H, side=side))
+
+
+def _states_w_out(node):
+    node.uses["side"] = [W_OUT]
+    return node
 
 
 def significand_stage(fmt):
@@ -99,9 +109,10 @@ def subnormal_stage(fmt):
         f = s.fmt
         w_out, mids, (_, partial) = _normalized(s)
         r = abs(partial[1])
-        return ([r.eq(s.int_pow2(f.e_min - f.M)) | r.eq(s.int_pow2(f.e_min - f.M + 1)), (w_out > 0) & (w_out <= 1)]
+        return ([r.eq(s.int_pow2(f.e_min - f.M)) | r.eq(s.int_pow2(f.e_min - f.M + 1)), W_OUT.holds(s, w=w_out)]
                 + _weights_ok(s, mids) + _nonzero(partial))
-    return stage("multiplication_transfer.subnormal", {}, UNIT, lambda s: {"t": _normalized(s)[2][0]}, H, side=side)
+    return _states_w_out(stage("multiplication_transfer.subnormal", {}, UNIT, lambda s: {"t": _normalized(s)[2][0]},
+                               H, side=side))
 
 
 def target_stage(fmt):

@@ -9,7 +9,7 @@ repaired — fpsmt.constructions.relu.point: 1[x >= z] + 1[x <= z] − 1 from th
 indicators (6 layers), any z of X, D^AD = ±0 for every finite y.  Proved in stages: the
 step-indicator lemmas and the last layer on the pairs (1, 1) at x = z, (0, 1) below and
 (1, 0) above (the step lemmas fix which pair each x gives), joined at layer 1 by
-boxplus_neutrality's ``zeros`` (the gradient w.r.t. x sums the two blocks' ±0).
+boxplus_neutrality's ``gradient`` induction (two zero terms) (the gradient w.r.t. x sums the two blocks' ±0).
 """
 
 from fpsmt.constructions import relu as C

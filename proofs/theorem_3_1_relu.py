@@ -13,18 +13,21 @@ f(x) = f*(x) and D^AD_(f,x)(h*(x)) = g*(x), where a zero target is met by +0 or 
 
 Argument.  Fix x ∈ D and write y = h*(x).
 1. Every atom is a network of its own on the shared input; ⊞ only pads (exact copies,
-   boxplus docstring) and merges the output rows.  So each atom's hidden values are
-   those of the atom alone, and so are its upstream gradients: in the output layer
-   each hidden neuron's upstream is y ⊗ (its own weight) — no sums across atoms.
+   boxplus docstring) and merges the output rows.  Under the dense semantics every
+   hidden row of an atom also adds +0 ⊗ (the other atoms' values), and every upstream
+   gradient +0 ⊗ (the other atoms' gradients): those terms are zeros only because every
+   atom's values and gradients are finite (its stages state each value and gradient
+   they produce), and a zero added to a sum leaves a nonzero sum as it is and a zero
+   sum a zero (boxplus_neutrality's ``times`` and the inductions' steps).
 2. Values (zero_gradient_atom, gradient_atom): the ZGA of x gives f*(x), every other
-   ZGA ±0; the GA of x (if any) gives the pair w_out, −w_out (= +0 as a sum), every other
-   GA a pair of zeros.  With f2's terms first, boxplus_neutrality's ``zeros``, ``pair``,
-   ``enter`` and ``stay`` give f(x) = f*(x).
+   ZGA ±0; the GA of x (if any) gives the pair w_out, −w_out, every other GA a pair of
+   zeros.  With f2's terms first, boxplus_neutrality's ``value`` induction (any number
+   of atoms up to its slot bound, a symbolic running sum) gives f(x) = f*(x).
 3. Gradients: every ZGA gives D^AD = ±0 for every finite upstream, every GA of z ≠ x
    gives ±0 for every |y| <= Ω, and the GA of x gives g*(x) for upstream h*(x)
    (a point with g*(x) = 0 has no GA).  Layer 1's gradient w.r.t. x is the
-   left-to-right sum over all atoms' rows: zeros and at most one g*(x), so ``times``,
-   ``zeros``, ``enter`` and ``stay`` give D^AD(h*(x)) = g*(x).
+   left-to-right sum over all first-layer neurons' terms: zeros and at most one g*(x),
+   so boxplus_neutrality's ``gradient`` induction gives D^AD(h*(x)) = g*(x).
 Depth: the gradient atom's (gradient_atom statement); the paper's L >= 7 is not
 matched — the repaired transfer chain needs its length (see the session notes and
 fpsmt.constructions.relu).  Width: about 3 per gradient atom and 2–3 per zero-gradient atom.

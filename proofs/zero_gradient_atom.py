@@ -12,7 +12,7 @@ indicators 1[x >= z], 1[x <= z] (their lemmas: exact 0/1 values, D^AD = ±0 for 
 finite upstream), and ``top``, layers 6–8 as a network on (1[x >= z], 1[x <= z]) for the
 three cases x = z (1, 1), x < z (0, 1), x > z (1, 0): out = v, ±0, ±0, with finite
 gradients into the indicators, for every finite v and y.  Joined: layer 1's gradient
-w.r.t. x is a sum of the two blocks' ±0 (boxplus_neutrality's ``zeros``).
+w.r.t. x is a sum of the two blocks' ±0 (boxplus_neutrality's ``gradient`` induction).
 """
 
 from fpsmt.constructions import relu as C

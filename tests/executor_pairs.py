@@ -1,4 +1,4 @@
-"""The executor against the integer reference (:mod:`intrne`) on every pair of patterns of
+"""The executor against the integer reference (:mod:`fpsmt.semantics.arith.intrne`) on every pair of patterns of
 a format, in pieces: what the slow suite runs and ``benchmarks/executor_rne.py`` times."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from concurrent.futures import ThreadPoolExecutor
 import numpy as np
 
 from fpsmt.semantics.arith import concrete
-from intrne import IntRNE
+from fpsmt.semantics.arith.intrne import IntRNE
 
 OPS = ("add", "sub", "mul", "div")
 

@@ -12,3 +12,10 @@ def always_unsat(text, variables, experimental=False, seed=0):
 def always_sat_zero(text, variables, experimental=False, seed=0):
     """SAT with every variable 0 (a model the replay checks like any other)."""
     return "sat", {n: 0 for n in variables}, ""
+
+
+def slow_unsat(text, variables, experimental=False, seed=0):
+    """UNSAT after a second: a confirmation that arrives after the first answer."""
+    import time
+    time.sleep(1.0)
+    return "unsat", None, ""

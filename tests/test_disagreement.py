@@ -88,3 +88,40 @@ def test_real_workers_running_fake_back_ends(monkeypatch):
     finally:
         solve.shutdown()
     assert out.answers["fake_unsat"][0] == "unsat" and out.answers["fake_sat"][:2] == ("sat", {"a": 0})
+
+
+@pytest.fixture
+def two_racers(monkeypatch):
+    monkeypatch.setitem(backends.RUNNERS, "fake_unsat", fake_backends.always_unsat)
+    monkeypatch.setitem(backends.RUNNERS, "fake_slow_unsat", fake_backends.slow_unsat)
+    yield
+    solve.shutdown()
+
+
+def test_a_confirming_race_waits_for_the_second_answer(two_racers):
+    """With confirm, the first UNSAT does not end the race: the other back end goes on and
+    its UNSAT is the confirmation; without, the other is cancelled."""
+    q = solve.Query("", {"a": 16}, BF16)
+    plan = {"fake_unsat": False, "fake_slow_unsat": False}
+    ans = solve.solve_plan(q, plan, 30.0, confirm=True)
+    assert (ans.status, ans.solver, ans.confirmed_by, ans.confirm_raced) == ("unsat", "fake_unsat",
+                                                                            "fake_slow_unsat", True)
+    ans = solve.solve_plan(q, plan, 30.0)
+    assert (ans.status, ans.confirmed_by, ans.per_solver["fake_slow_unsat"]) == ("unsat", "", "cancelled")
+
+
+def test_a_confirming_race_that_hears_a_sat_stops_the_run(monkeypatch):
+    """The lying UNSAT comes first; the race goes on, Z3 finds a = −0 and the run stops
+    naming both (float32: too large to enumerate, so the confirmation is the race)."""
+    monkeypatch.setitem(backends.RUNNERS, "fake_unsat", fake_backends.always_unsat)
+    monkeypatch.setattr(engine_mod, "plan_for", lambda solver, fmt, exclude=(): {
+        b: False for b in ("fake_unsat", "z3") if b not in exclude})
+    monkeypatch.setattr(engine_mod, "solver_versions", lambda plan: "fake")
+    try:
+        with pytest.raises(Disagreement) as e:
+            Engine(solver="portfolio", timeout=60, confirm=True).prove(ADD_ZERO, parse_format("float32"),
+                                                                        {ADD_ZERO.name: ADD_ZERO})
+    finally:
+        solve.shutdown()
+    msg = str(e.value)
+    assert "fake_unsat said unsat" in msg and "z3 says sat" in msg and "a=0x80000000" in msg, msg

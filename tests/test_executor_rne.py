@@ -1,5 +1,5 @@
 """The executor earns its trust: +, −, ×, ÷, next_up, next_down and the field
-decomposition against an independent integer implementation of RNE (:mod:`intrne`).
+decomposition against an independent integer implementation of RNE (:mod:`fpsmt.semantics.arith.intrne`).
 
 Default suite: every pair of every 8-bit format, ÷ (and +, −, ×) on sampled pairs and all
 pairs of special values in every format, and every pattern of the 16-bit formats for the
@@ -13,7 +13,7 @@ from conftest import NAMED_FORMATS, specials
 from executor_pairs import OPS, all_pairs, executor_op, first_mismatch
 from fpsmt.semantics.arith import concrete
 from fpsmt.semantics.formats import Format, parse_format
-from intrne import IntRNE
+from fpsmt.semantics.arith.intrne import IntRNE
 
 BF16, F16 = parse_format("bfloat16"), parse_format("float16")
 CUSTOM = [Format(6, 3), Format(9, 20), Format(2, 1), Format(3, 2), Format(12, 60), Format(15, 112)]

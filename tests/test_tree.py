@@ -127,3 +127,167 @@ def test_a_stage_by_cases_needs_cases_that_cover_its_hypothesis():
         node = stage("sq", {}, Z_OUT, lambda s: {"z": s.y * s.y}, two, cases={"y": values})
         assert [n.kind for n in node.walk()] == ["stage", "cases"]
         assert _decide(node, E4M3) == {"sq": "PROVED", "sq.cases": cover}
+
+
+def _counting(step_by=1):
+    """A run of symbolic length n <= 8: the invariant k <= n and t >= 0, the step adds the
+    next term u = 1 (a step variable), done at k = n.  Without "not done" in the step,
+    k = n would step to n + 1 > n."""
+    inv = Pred("k_le_n_t_nonneg", {"k": Int(0, 8), "n": Int(0, 8), "t": Float(finite=True)},
+               lambda s: [s.k <= s.n, s.t >= 0])
+    start = Pred("n_any", {"n": Int(0, 8)}, lambda s: s.true())
+    base = stage("count.base", {}, inv, lambda s: {"k": 0, "t": s.const(0)}, start)
+    end = Pred("t_nonneg", {"t": Float(finite=True)}, lambda s: s.t >= 0)
+    return induction("count", inv, "k", 0, 8, base, lambda s: {"t": s.t + s.u * step_by}, end,
+                     step_vars={"u": Float(range=(1, 1))}, done=lambda s: s.k.eq(s.n))
+
+
+def test_an_induction_over_a_run_of_symbolic_length():
+    """The step is asked only before the run is done (k < n), the conclusion at k = n; a
+    step that subtracts breaks the invariant."""
+    assert set(_decide(_counting(), BF16).values()) == {"PROVED"}
+    got = _decide(_counting(step_by=-1), BF16)
+    assert got["count.step"] == "REFUTED" and got["count.conclusion"] == "PROVED"
+
+
+def test_step_variables_may_not_shadow_the_state():
+    inv = Pred("inv", {"k": Int(0, 2), "t": Float()}, lambda s: s.true())
+    base = stage("b", {}, inv, lambda s: {"k": 0, "t": s.const(0)})
+    with pytest.raises(TreeError, match="state variables"):
+        induction("i", inv, "k", 0, 2, base, lambda s: {}, inv, step_vars={"t": Float()})
+
+
+@pytest.mark.parametrize("fmt", ["bfloat16", "float32"])
+def test_the_boxplus_rows_by_induction(fmt):
+    """⊞'s two row sums: every node of the tree PROVED (symbolic running sum, symbolic
+    number of atoms)."""
+    from fpsmt.proofs import boxplus_neutrality as B
+    tree = B.tree(parse_format(fmt))
+    check_ties(tree, parse_format(fmt))
+    got = _decide(tree, parse_format(fmt), solver="portfolio")
+    assert set(got.values()) == {"PROVED"}, got
+    assert {n.kind for n in tree.walk()} >= {"induction", "base", "step", "conclusion"}
+
+
+def test_a_boxplus_step_that_drops_a_term_is_refuted(monkeypatch):
+    """The value row's step with x's pair counted once (r ⊕ w, no −w) is REFUTED."""
+    from fpsmt.proofs import boxplus_neutrality as B
+
+    def wrong(s):
+        pair = s.where(s.j.eq(s.jw), s.r + s.w, (s.r + s.a) + s.b)
+        return {"r": s.where(s.j < s.m, pair, s.where(s.j.eq(s.jv), s.r + s.v, s.r + s.a))}
+    monkeypatch.setattr(B, "_value_step", wrong)
+    got = _decide(B.tree(BF16), BF16, solver="portfolio")
+    assert got["boxplus_neutrality.value.step"] == "REFUTED" and got["boxplus_neutrality.gradient.step"] == "PROVED"
+
+
+def test_padding_with_a_wrong_copy_layer_is_refuted(monkeypatch):
+    """The padding induction runs the construction's own padding layer: a copy of weight 2
+    (relu(2 ⊗ a ⊕ −0)) breaks the forward step."""
+    from fractions import Fraction
+
+    from fpsmt.constructions import relu as C
+    from fpsmt.proofs import boxplus_neutrality as B
+    right = C.padding_layer
+    monkeypatch.setattr(C, "padding_layer", lambda fmt, n: C._layer([(i, i, fmt.round(Fraction(2))) for i in range(n)],
+                                                                     n, n, [fmt.sign_bit] * n))
+    got = _decide(B.padding_tree(BF16), BF16, solver="portfolio")
+    assert got["boxplus_neutrality.padding.forward.step"] == "REFUTED"
+    monkeypatch.setattr(C, "padding_layer", right)
+    assert set(_decide(B.padding_tree(BF16), BF16, solver="portfolio").values()) == {"PROVED"}
+
+
+def test_the_padded_network_uses_the_proved_padding_layer():
+    from fpsmt.constructions import relu as C
+    from fpsmt.semantics.network import Network
+    net = Network(BF16, [C._layer([(0, 0, 1)], 1, 1, [0]), C._layer([(0, 0, 1)], 1, 1, [BF16.sign_bit], "identity")])
+    padded = C._padded(net, 5)
+    assert padded.layers[1:4] == [C.padding_layer(BF16, 1)] * 3 and padded.layers[0] == net.layers[0]
+
+
+def _scope(fmt, names):
+    from fpsmt.proof.claims import forall
+    from fpsmt.proof.encoding import Encoding
+    from fpsmt.semantics.arith import symbolic
+    c = forall("slice", {n: Float() for n in names}, goal=lambda s: s.true())
+    return Encoding(c, fmt, symbolic(fmt), {}, {}).scope
+
+
+@pytest.mark.parametrize("fmt", ["bfloat16", "float32"])
+@pytest.mark.parametrize("block", ["point_indicator", "zero_gradient_atom"])
+def test_the_pair_and_top_stages_are_slices_of_the_block(fmt, block):
+    """The block's network, forward and backward, is term for term the pair stage's network
+    followed by the top stage's (the same Z3 terms, hash-consed), and the single step
+    block is not a slice of it (the other block's absent entries add +0 ⊗ its values)."""
+    import importlib
+
+    import z3
+
+    from fpsmt.constructions import relu as C
+    f = parse_format(fmt)
+    s = _scope(f, ["z", "x", "y", "v"])
+    mod = importlib.import_module(f"fpsmt.proofs.{block}")
+    whole, P = C.point(s, s.z) if block == "point_indicator" else C.zero_gradient_atom(s, s.z, s.v)
+    out, grad, (_, post, _) = s.run(whole, [s.x], [s.y], params=P, trace=True)
+    pair, Pp = C.step_pair(s, s.z)
+    (ge, le), _ = s.run(pair, [s.x], params=Pp)
+    top, Pt = mod.top(s)  # the top layers' params do not depend on z
+    t_out, t_grad = s.run(top, [ge, le], [s.y], params=Pt)
+    _, p_grad = s.run(pair, [s.x], t_grad, params=Pp)
+    assert z3.eq(out[0].v[()], t_out[0].v[()]) and z3.eq(grad[0].v[()], p_grad[0].v[()])
+    single, Ps = C.step_ge(s, s.z)
+    (alone,), _ = s.run(single, [s.x], params=Ps)
+    assert z3.eq(post[4][0].v[()], ge.v[()]) and not z3.eq(post[4][0].v[()], alone.v[()])
+
+
+@pytest.mark.parametrize("fmt", ["bfloat16", "float32"])
+def test_the_gradient_atom_stages_are_slices_of_the_atom(fmt):
+    """The repaired gradient atom, run symbolically (all of z, x, h, g, y free), is term for
+    term its stage networks run one after the other: the gate (layers 1–5, then 6–7),
+    every chain layer (the ``layer``/``kill`` stage network with that layer's c_i, B_i),
+    the last chain layer and the output (the ``output`` stage network) — forward, and
+    backward from the output's upstream."""
+    import z3
+
+    from fpsmt.constructions import relu as C
+    from fpsmt.proofs import gradient_atom as GA
+    from fpsmt.semantics.network import Network
+    f = parse_format(fmt)
+    s = _scope(f, ["z", "x", "h", "g", "y"])
+    whole, P = C.repaired_gradient_atom(s, s.z, s.h, s.g)
+    out, grad, (_, post, up) = s.run(whole, [s.x], [s.y], params=P, trace=True)
+    same = lambda a, b: all(z3.eq(u.v[()], v.v[()]) for u, v in zip(a, b)) and len(a) == len(b)  # noqa: E731
+    gate = GA._gate_layers(f)
+    steps = {**C.step_params(s, "ge", s.z), **C.step_params(s, "le", -s.z)}
+    o5, _ = s.run(Network(f, gate[:5]), [s.x], params=steps)
+    o7, _ = s.run(Network(f, gate[5:7]), o5)
+    assert same(o5, post[4]) and same(o7, post[6])
+    n_chain = whole.depth - 8  # 7 gate layers, the chain (the last with N), the output layer
+    prev = post[6]
+    for i in range(n_chain):
+        last = i == n_chain - 1
+        net = GA._layer_net(f, with_n=last, output=last)
+        params = {"c": s.lift(P[f"c{i}"]), "B": s.lift(P[f"B{i}"]), **({"w_out": s.lift(P["w_out"])} if last else {})}
+        o, _ = s.run(net, prev, params=params)
+        assert same(o, out if last else post[7 + i]), i
+        _, back = s.run(net, prev, [s.y] if last else up[7 + i], params=params)
+        assert same(back, up[6 + i]), i
+        prev = o
+    # backward: the gate's slice, fed the upstream the whole has at layer 7's outputs, gives the whole's D^AD
+    _, g_gate = s.run(Network(f, gate[:7]), [s.x], up[6], params=steps)
+    assert same(g_gate, grad)
+    assert not same(g_gate, [grad[0] * 1])  # the comparison can fail
+
+
+def test_the_chain_inductions_of_the_gradient_atom(monkeypatch):
+    """The gradient atom's chain at x = z and at x != z are inductions over the layer
+    index (every node PROVED in bfloat16); with a reset bias that does not reset (2 ⊗
+    (1 ⊖ c)), the step at x = z is REFUTED."""
+    from fpsmt.constructions import relu as C
+    from fpsmt.proofs import gradient_atom as GA
+    for node in (GA.chain_at_z(BF16), GA.chain_killed(BF16)):
+        assert [n.kind for n in node.children] == ["base", "step", "conclusion"]
+        assert set(_decide(node, BF16, solver="portfolio").values()) == {"PROVED"}
+    monkeypatch.setattr(C, "reset_bias", lambda s, P: (1 - P) * 2)
+    got = _decide(GA.chain_at_z(BF16), BF16, solver="portfolio")
+    assert got["gradient_atom.chain_at_z.step"] == "REFUTED"

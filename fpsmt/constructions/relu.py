@@ -691,9 +691,15 @@ def _padded(net, depth):
     if net.depth < 2:
         raise InputError("a one-layer network has no hidden layer to carry")
     f = net.fmt
-    n = net.layers[-2].n_out
-    copy = _layer([(i, i, f.round(Fraction(1))) for i in range(n)], n, n, [f.sign_bit] * n)
+    copy = padding_layer(f, net.layers[-2].n_out)
     return Network(f, net.layers[:-1] + [copy] * extra + net.layers[-1:])
+
+
+def padding_layer(fmt, n):
+    """The layer :func:`_padded` inserts: n neurons relu(1 ⊗ a_i ⊕ −0) (proofs/boxplus_neutrality.py
+    proves a stack of any number of them changes no value, and no gradient but the sign of
+    a zero)."""
+    return _layer([(i, i, fmt.round(Fraction(1))) for i in range(n)], n, n, [fmt.sign_bit] * n)
 
 
 def boxplus(parts):

@@ -28,10 +28,13 @@ from fpsmt.errors import Disagreement, InputError
 from fpsmt.semantics.formats import Format
 from fpsmt.proof.replay import replay_model, show
 from fpsmt.proof.exhaustive import CLAIM_LIMIT, TimeUp, decide, space
+from fpsmt.semantics.arith.integer import IntegerArith
 from fpsmt.proof.solve import Answer, Query, named, plan_for, second_opinion, solve_plan, solver_versions
 from fpsmt.proof.store import Store, result_key, statement_hash
 
 PROVED, REFUTED, UNKNOWN, VACUOUS = "PROVED", "REFUTED", "UNKNOWN", "VACUOUS"
+#: who confirmed an enumeration's answer by enumerating again on the integer executor
+INTEGER_ENUMERATION = "exhaustive-integer"
 #: what a ∀ part's hypotheses check gets beside the claim's own time limit: they are
 #: usually met by the first values tried
 VACUITY_SECONDS = 60.0
@@ -191,16 +194,20 @@ class Engine:
         return out
 
     # -- asking: a solver plan, or enumeration
-    def _ask(self, claim, fmt, registry, build, plan, deadline, fixed=None) -> tuple:
+    def _ask(self, claim, fmt, registry, build, plan, deadline, fixed=None, confirm=False) -> tuple:
+        """(the query, its answer).  ``confirm``: an UNSAT is to be confirmed — where the
+        space is too large to enumerate, the other back ends of the race go on for it
+        (:func:`~fpsmt.proof.solve.solve_plan`)."""
         enc, q = self._query(claim, fmt, registry, build, fixed)
         free = list(q.variables)
+        race = confirm and plan is not None and len(plan) > 1 and space(claim, fmt, free) is None
         if plan is None or claim.enumerate:  # --solver exhaustive, or a claim that asks for it
             ans = self._enumerate(claim, fmt, registry, build, fixed, free, deadline)
             if ans is not None or plan is None:
                 return q, ans or Answer("unknown", None, "exhaustive", 0.0, reason=(
                     f"the space of {', '.join(free)} in {fmt.name} is too large to enumerate "
                     f"(more than 2^{CLAIM_LIMIT.bit_length() - 1} points)"))
-        ans = solve_plan(q, plan, max(0.1, deadline - time.monotonic()))
+        ans = solve_plan(q, plan, max(0.1, deadline - time.monotonic()), confirm=race)
         rounds = 0
         while ans.status == "sat" and enc.A.refine(ans.model):
             rounds += 1  # the model used a wrong activation value: add the true one, solve again
@@ -208,7 +215,7 @@ class Engine:
                 ans = Answer("unknown", None, "", ans.seconds, reason="time limit reached")
                 break
             q = self._render_query(enc, build)
-            ans = solve_plan(q, plan, max(0.1, deadline - time.monotonic()))
+            ans = solve_plan(q, plan, max(0.1, deadline - time.monotonic()), confirm=race)
         if rounds:
             self.progress(f"  {rounds} lazy refinement(s) of activation values")
             if ans.status == "unknown":
@@ -249,7 +256,7 @@ class Engine:
     def _single(self, claim, fmt, registry, plan, deadline) -> Result:
         part = "exists" if claim.kind == "exists" else "forall"
         build = parts(claim, part)
-        q, ans = self._ask(claim, fmt, registry, build, plan, deadline)
+        q, ans = self._ask(claim, fmt, registry, build, plan, deadline, confirm=self.confirm)
         res = Result(claim.name, fmt, claim.kind, UNKNOWN, solver=ans.solver, experimental=ans.experimental,
                      per_solver=ans.per_solver, reason=ans.reason)
         if ans.status == "sat":
@@ -260,7 +267,10 @@ class Engine:
             res.status = REFUTED if claim.kind == "exists" else PROVED
             res.reason = "no witness exists (unsat)" if claim.kind == "exists" else "negation unsat"
             res.confirmed_by = ans.confirmed_by
-            self._confirm(res, claim, fmt, registry, build, q, deadline, part=part)
+            if ans.confirm_raced and not ans.confirmed_by:  # the others had the whole time limit
+                res.reason += "; not confirmed: no second solver decided within the time limit"
+            else:
+                self._confirm(res, claim, fmt, registry, build, q, deadline, part=part)
         return res
 
     def _confirm(self, res: Result, claim, fmt, registry, build, q: Query, deadline, fixed=None, part="forall",
@@ -276,10 +286,13 @@ class Engine:
         except InputError:
             others = {}
         status, who, model = "unknown", "", None
-        if res.solver != "exhaustive":  # enumeration first where the space is small: seconds, and no solver involved
-            got = decide(claim, fmt, conjunction(build), fixed or {}, list(q.variables), registry)
-            if got is not None:
-                status, who, model = got[0], "exhaustive", got[1]
+        # enumeration first where the space is small: seconds, and no solver involved.  An
+        # answer the executor's enumeration gave is enumerated again on the integer executor,
+        # whose rounding shares no code with it.
+        arith, by = (IntegerArith(fmt), INTEGER_ENUMERATION) if res.solver == "exhaustive" else (None, "exhaustive")
+        got = decide(claim, fmt, conjunction(build), fixed or {}, list(q.variables), registry, arith=arith)
+        if got is not None:
+            status, who, model = got[0], by, got[1]
         if status == "unknown" and others:
             ans = second_opinion(q, others, max(self.timeout, deadline - time.monotonic()))
             status, model = ans.status, ans.model

@@ -112,7 +112,7 @@ class TimeUp(Exception):
 
 
 def decide(claim, fmt, condition, fixed: dict, free: list, registry=None, limit=LIMIT, progress=None,
-           deadline=None):
+           deadline=None, arith=None):
     """``("sat", {var: raw value})`` for the first assignment of ``free`` (with ``fixed``)
     that makes ``condition(encoding)`` true, ``("unsat", None)`` when none does, or None when
     the space has more than ``limit`` points.  Raw values: float patterns, integers as
@@ -125,7 +125,7 @@ def decide(claim, fmt, condition, fixed: dict, free: list, registry=None, limit=
     if axes is None:
         return None
     filler = {n: 0 for n in claim.variables}  # variables this query does not mention
-    A = concrete(fmt)
+    A = arith if arith is not None else concrete(fmt)
     axes = _narrow(claim, fmt, A, getattr(condition, "hypotheses", None), {**filler, **fixed}, free, axes,
                    registry or {})
     if any(len(a) == 0 for a in axes):

@@ -23,6 +23,10 @@ invariant I(k, v) over lo <= k <= hi::
     base: ∀ u. H(u) → I(lo, f_0(u))    step: ∀ k ∈ [lo, hi), v. I(k, v) → I(k + 1, f(k, v))
     conclusion: ∀ v. I(hi, v) → G(v)
 
+or, for a run whose length is part of the state (``done``: its last index), the step
+for every k with ¬done(k, v) and the conclusion ∀ k ∈ [lo, hi], v. I(k, v) ∧ done(k, v)
+→ G(v).
+
 A row built from a tree is PROVED only when every claim node of it is.
 """
 
@@ -185,28 +189,49 @@ def join(name, premises, conclusion: Pred, *, doc="") -> Node:
 
 
 def induction(name, invariant: Pred, index: str, lo: int, hi: int, base: Node, step: Callable,
-              conclusion: Pred, *, doc="") -> Node:
+              conclusion: Pred, *, doc="", step_vars: dict | None = None, done: Callable | None = None,
+              step_given: Callable | None = None, step_side: Callable | None = None) -> Node:
     """The invariant ``invariant`` (its Int variable ``index`` ranging over [lo, hi]):
     ``base`` (a stage whose guarantee is the invariant, at index lo), the step
-    ∀ k ∈ [lo, hi), v. I(k, v) → I(k + 1, step(s)) (``step(s)``: the terms of the next
-    state), and ∀ v. I(hi, v) → conclusion."""
+    ∀ k ∈ [lo, hi), v, t. I(k, v) → I(k + 1, step(s)) (``step(s)``: the terms of the next
+    state; ``step_vars``: the variables t of a step that are not state, e.g. the next
+    term of a sum), and ∀ v. I(hi, v) → conclusion — or, with ``done(s)`` (a boolean
+    of the state: the last index of a run of symbolic length, at most hi), the step is
+    for every k not done (∀ k ∈ [lo, hi), v, t. I(k, v) ∧ ¬done → I(k + 1, step(s))) and
+    the conclusion ∀ k ∈ [lo, hi], v. I(k, v) ∧ done → conclusion: I holds up to the first
+    index that is done, and there the conclusion follows.  ``step_given(s)``: hypotheses
+    on the step variables (e.g. a layer's weight in its set); ``step_side(s)``: more
+    goals of the step (what each step also shows, e.g. its gradients)."""
     dom = invariant.variables.get(index)
     if not isinstance(dom, IntDomain):
         raise TreeError(f"induction {name}: the invariant has no integer variable {index!r}")
     if base.uses.get("guarantee") is not invariant:
         raise TreeError(f"induction {name}: the base must guarantee the invariant {invariant.name}")
+    clash = set(step_vars or {}) & set(invariant.variables)
+    if clash:
+        raise TreeError(f"induction {name}: step variables {', '.join(sorted(clash))} are state variables")
     base.kind = "base"
     state = {n: d for n, d in invariant.variables.items() if n != index}
-    stepc = forall(f"{name}.step", {**state, index: IntDomain(lo, hi - 1)},
-                   given=lambda s: invariant.holds(s),
-                   goal=lambda s: invariant.holds(s, **{index: s[index] + 1, **step(s)}))
-    concl = forall(f"{name}.conclusion", _vars(conclusion, extra=state),
-                   given=lambda s: invariant.holds(s, **{index: hi}), goal=lambda s: conclusion.holds(s))
+    stepc = forall(f"{name}.step", {**state, **(step_vars or {}), index: IntDomain(lo, hi - 1)},
+                   given=lambda s: ([invariant.holds(s)] + ([] if done is None else [~done(s)])
+                                    + ([] if step_given is None else _listed(step_given(s)))),
+                   goal=lambda s: [invariant.holds(s, **{index: s[index] + 1, **step(s)})]
+                   + ([] if step_side is None else _listed(step_side(s))))
+    if done is None:
+        concl = forall(f"{name}.conclusion", _vars(conclusion, extra=state),
+                       given=lambda s: invariant.holds(s, **{index: hi}), goal=lambda s: conclusion.holds(s))
+    else:
+        concl = forall(f"{name}.conclusion", _vars(conclusion, extra={**state, index: IntDomain(lo, hi)}),
+                       given=lambda s: [invariant.holds(s), done(s)], goal=lambda s: conclusion.holds(s))
     children = [base, Node("step", stepc.name, stepc, uses={"invariant": invariant}),
                 Node("conclusion", concl.name, concl, uses={"invariant": invariant, "conclusion": conclusion})]
     return Node("induction", name, None, children, doc=doc,
                 uses={"invariant": invariant, "guarantee": conclusion,
                       **({"hypothesis": base.uses["hypothesis"]} if "hypothesis" in base.uses else {})})
+
+
+def _listed(r):
+    return list(r) if isinstance(r, (list, tuple)) else [r]
 
 
 def _ends(node):

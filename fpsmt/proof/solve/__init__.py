@@ -41,6 +41,8 @@ class Answer:
     reason: str = ""
     per_solver: dict = field(default_factory=dict)  # backend -> seconds, or "timeout"/"cancelled"/"error: …"
     confirmed_by: str = ""
+    #: the race went on after this UNSAT for another back end's answer (solve_plan's confirm)
+    confirm_raced: bool = False
     disputed_by: list = field(default_factory=list)  # back ends that said unsat to this sat answer
 
 
@@ -86,10 +88,11 @@ def solve(q: Query, solver: str = "z3", timeout: float = 60.0, exclude=()) -> An
     return solve_plan(q, plan, timeout)
 
 
-def _race(q: Query, plan: dict, timeout: float, decisive):
+def _race(q: Query, plan: dict, timeout: float, decisive, confirm=False):
     """(the pool's outcome, wall seconds, seconds or fate per back end)."""
     t0 = time.perf_counter()
-    out = run_query(q.text, {**q.variables, **q.extra}, plan, timeout, decisive=decisive)
+    out = run_query(q.text, {**q.variables, **q.extra}, plan, timeout, decisive=decisive,
+                    **({"confirm": True} if confirm else {}))
     wall = time.perf_counter() - t0
     per = {b: (round(a[3], 3) if a[0] != "unknown" else f"unknown: {a[2]}") for b, a in out.answers.items()}
     per.update({b: "timeout" for b in out.timed_out})
@@ -121,10 +124,20 @@ def _decided(out, plan, wall, per, unsat_decides) -> Answer | None:
     return None
 
 
-def solve_plan(q: Query, plan: dict, timeout: float) -> Answer:
-    out, wall, per = _race(q, plan, timeout, lambda b, status, exp: status == "sat" or (status == "unsat" and not exp))
+def solve_plan(q: Query, plan: dict, timeout: float, confirm: bool = False) -> Answer:
+    """The race's answer.  ``confirm``: the back ends still working when one says UNSAT go
+    on, to the same deadline, and the first of them to say UNSAT too is its
+    ``confirmed_by`` (a SAT is a disagreement: returned with the UNSAT disputing it) —
+    every back end gets the whole time limit, concurrently, instead of a second race
+    started from scratch after the first."""
+    out, wall, per = _race(q, plan, timeout, lambda b, status, exp: status == "sat" or (status == "unsat" and not exp),
+                           confirm)
     ans = _decided(out, plan, wall, per, lambda b: not plan[b])
     if ans is not None:
+        if ans.status == "unsat":
+            others = [b for b, a in out.answers.items() if a[0] == "unsat" and b != ans.solver]
+            ans.confirmed_by = named(others[0], plan[others[0]]) if others else ""
+            ans.confirm_raced = confirm and len(plan) > 1
         return ans
     exp_unsat = [b for b, a in out.answers.items() if a[0] == "unsat"]
     if exp_unsat:

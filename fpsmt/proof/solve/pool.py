@@ -118,15 +118,19 @@ class Outcome:
     """What each back end said about one query."""
 
     answers: dict = field(default_factory=dict)  # backend -> (status, model, reason, seconds)
+    decided_by: str | None = None  # the back end whose answer ended (or, confirming, began to end) the race
     timed_out: list = field(default_factory=list)
     cancelled: list = field(default_factory=list)
 
 
-def run_query(text, variables, plan, timeout, decisive):
+def run_query(text, variables, plan, timeout, decisive, confirm=False):
     """Send the query to every back end in ``plan`` ({backend: experimental}) and wait.
 
     ``decisive(backend, status, experimental)`` says whether an answer ends the race.
-    Returns an :class:`Outcome`; busy workers left at the end are killed.
+    ``confirm``: a decisive UNSAT does not end it while another back end is still
+    working: the race goes on (to the same deadline) until one of them says SAT or UNSAT
+    too — its confirmation, or a disagreement.  Returns an :class:`Outcome`; busy
+    workers left at the end are killed.
     """
     out = Outcome()
     live = {}
@@ -148,8 +152,12 @@ def run_query(text, variables, plan, timeout, decisive):
                 w.kill()
             w.busy = False
             out.answers[w.backend] = (status, model, reason, secs)
-            if decisive(w.backend, status, experimental):
-                done = True
+            decided = [b for b, a in out.answers.items() if a[0] in ("sat", "unsat")]
+            if out.decided_by is None and decisive(w.backend, status, experimental):
+                out.decided_by = w.backend
+            if out.decided_by is not None:
+                done = (not confirm or out.answers[out.decided_by][0] != "unsat" or len(decided) > 1
+                        or not live)
     while live and not done:
         left = deadline - time.monotonic()
         if left <= 0:

@@ -8,8 +8,9 @@ Three strategies, chosen by :func:`concrete` per format, all exact:
   (or 53), so the double rounding of +, −, × is innocuous (Figueroa 1995), and an
   exponent range the host covers (:func:`host_dtype`).  This covers bfloat16, float16,
   the 8-bit formats and custom formats with E <= 9, M <= 24.  The second rounding is
-  done here, in NumPy (ties to even), never with ml_dtypes' ``astype``, which rounds
-  through float32.
+  done here, in NumPy (ties to even), never with ml_dtypes' ``astype`` from float64:
+  older ml_dtypes releases round that conversion through float32 (a double rounding),
+  and the executor must not depend on which release is installed.
 * :class:`~fpsmt.semantics.arith.exact.ExactArith` — everything else, per element on exact
   rationals (correct for any format, slower).
 

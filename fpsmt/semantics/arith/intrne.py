@@ -1,8 +1,10 @@
 """An independent reference for IEEE binary arithmetic with round-to-nearest-even: integer
 operations only, on the fields of the bit patterns.
 
-It shares no code with fpsmt (no Format, no executor, no Fraction): a format is its
-exponent width E and trailing-significand width M, IEEE 754 style (infinities, NaNs,
+It shares no code with the rest of fpsmt (no Format, no executor, no Fraction): the
+tests compare the executor with it on every pair of the 16-bit formats, and
+:class:`~fpsmt.semantics.arith.integer.IntegerArith` enumerates with it to confirm an
+answer the executor's enumeration gave.  A format is its exponent width E and trailing-significand width M, IEEE 754 style (infinities, NaNs,
 subnormals).  Each operand is decoded to a signed integer significand and a quantum
 exponent; the exact result is formed as an integer n · 2^k, or as n · 2^k < |v| < (n + 1)
 · 2^k with a sticky bit (+ and − once the quanta are more than M + 3 apart: the smaller

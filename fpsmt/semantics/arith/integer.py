@@ -1,0 +1,117 @@
+"""A second executor on integer bit patterns: + − × ÷ rounded by the integer reference
+:class:`~fpsmt.semantics.arith.intrne.IntRNE`, comparisons and predicates on the fields.
+
+Values are int64 arrays of bit patterns (object arrays of Python ints for formats of more
+than 62 bits), every NaN the reference's one pattern.  Nothing here computes with a
+hardware float or with :mod:`fpsmt.semantics.arith.concrete`'s rounding: an enumeration
+run on this executor and on the fast one agrees only if both round every operation
+correctly (or both wrongly in the same way, through independent code).  It is the
+confirmation of an answer that the fast executor's enumeration gave
+(:func:`fpsmt.proof.exhaustive.decide` with ``arith=``), where no solver decides the
+query, e.g. float32's significand stage (2^24 values, no solver within 600 s).  What
+both executors share is the claim's own program (the same functions of a scope), the
+table of powers of two and the activation tables.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from fpsmt.semantics.arith.base import Arith, ConcreteOps
+from fpsmt.semantics.arith.intrne import IntRNE
+from fpsmt.semantics.formats import Format
+
+
+class IntegerArith(ConcreteOps, Arith):
+    def __init__(self, fmt: Format):
+        super().__init__(fmt)
+        self.R = IntRNE(fmt.E, fmt.M)
+        self.dt = self.R.pdt
+        self.mag = (1 << (fmt.E + fmt.M)) - 1  # every bit but the sign
+
+    def _a(self, x):
+        return np.asarray(x).astype(self.dt)
+
+    # ------------------------------------------------------------ values
+    def const(self, bits):
+        b = np.asarray(bits)
+        if b.dtype.kind not in "iuO":
+            raise TypeError(f"bit patterns must be integers, got dtype {b.dtype}")
+        if b.size:
+            for v in (int(b.min()), int(b.max())):
+                self.fmt.check_bits(v)
+        return self.R.canonical(b.astype(self.dt))
+
+    def full(self, shape, bits: int):
+        return self.const(np.full(shape, self.fmt.check_bits(bits), dtype=np.uint64 if self.fmt.nbits <= 64
+                                  else object))
+
+    def to_bits(self, a):
+        b = self._a(a)
+        return b.astype(self.fmt.uint_dtype) if self.dt is not object else b
+
+    # ------------------------------------------------------------ arithmetic
+    def add(self, a, b):
+        return self.R.add(self._a(a), self._a(b))
+
+    def sub(self, a, b):
+        return self.R.sub(self._a(a), self._a(b))
+
+    def mul(self, a, b):
+        return self.R.mul(self._a(a), self._a(b))
+
+    def div(self, a, b):
+        return self.R.div(self._a(a), self._a(b))
+
+    def neg(self, a):
+        a = self._a(a)
+        return np.where(self.is_nan(a), self.R.nan, a ^ self.R.sign)
+
+    # ------------------------------------------------------------ predicates
+    def is_nan(self, a):
+        a = self._a(a)
+        return np.asarray((a & self.mag) > self.R.inf)
+
+    def is_inf(self, a):
+        return np.asarray((self._a(a) & self.mag) == self.R.inf)
+
+    def is_zero(self, a):
+        return np.asarray((self._a(a) & self.mag) == 0)
+
+    def signbit(self, a):
+        a = self._a(a)
+        return np.asarray(((a & self.R.sign) != 0) & ~self.is_nan(a))
+
+    def _key(self, a):
+        """A key that orders the non-NaN patterns as their values (±0 equal)."""
+        a = self._a(a)
+        m = a & self.mag
+        return np.where((a & self.R.sign) != 0, -m, m)
+
+    def lt(self, a, b):
+        return np.asarray((self._key(a) < self._key(b)) & ~self.is_nan(a) & ~self.is_nan(b))
+
+    def le(self, a, b):
+        return np.asarray((self._key(a) <= self._key(b)) & ~self.is_nan(a) & ~self.is_nan(b))
+
+    def eq(self, a, b):
+        return np.asarray((self._key(a) == self._key(b)) & ~self.is_nan(a) & ~self.is_nan(b))
+
+    def where(self, cond, a, b):
+        return np.where(np.asarray(cond), self._a(a), self._a(b)).astype(self.dt)
+
+    # ------------------------------------------------------------ fields
+    def fields(self, a):
+        s, e, f = self.R.split(self._a(a))
+        return s, e, f
+
+    def from_fields(self, sign, exponent, fraction):
+        f = self.fmt
+        s, e, m = (np.asarray(v).astype(self.dt) for v in (sign, exponent, fraction))
+        return self.R.canonical((s << (f.E + f.M)) | (e << f.M) | m)
+
+    def next_up(self, a):
+        return self.R.next_up(self._a(a))
+
+    def next_down(self, a):
+        return self.R.next_down(self._a(a))
