@@ -47,8 +47,8 @@ CASES = {(1, 1): lambda s, out: [out[0].same(1)], (0, 1): lambda s, out: [out[0]
 def repaired(fmt):
     return steps_and_top(fmt, "point_indicator", top, CASES), (
         f"for all z, x in {xdesc(fmt)} and every finite upstream y: out = 1[x = z] (1 or +0) and D^AD(y) = ±0; "
-        "proved in stages: the step indicators 1[x >= z], 1[x <= z] (exact 0/1, D^AD = ±0 for every finite "
-        "upstream) and the last layer 1[x >= z] + 1[x <= z] - 1 on their three possible pairs")
+        "proved as a tree: the step indicators 1[x >= z], 1[x <= z] (exact 0/1, D^AD = ±0 for every finite "
+        "upstream), a join to their pair, and the last layer 1[x >= z] + 1[x <= z] - 1 on that pair")
 
 
 LEMMA = Lemma("point_indicator", "BRIEF §5.1 (Lemma 3.4 / 3.5 atoms)", {"released": released, "repaired": repaired},

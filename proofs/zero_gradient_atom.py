@@ -52,9 +52,8 @@ CASES = {(1, 1): lambda s, out: [out[0].same(s.v)], (0, 1): lambda s, out: [out[
 
 
 def repaired(fmt):
-    return steps_and_top(fmt, "zero_gradient_atom", top, CASES, {"v": Float(finite=True)}), (_statement(fmt, C.REPAIRED) + "; proved in stages (the two step indicators, "
-                                      "the top layers for the three cases) joined as written in "
-                                      "proofs/zero_gradient_atom.py")
+    return steps_and_top(fmt, "zero_gradient_atom", top, CASES, {"v": Float(finite=True)}), (_statement(fmt, C.REPAIRED) + "; proved as a tree: the two step indicators, a join "
+                                      "to their pair, the top layers on that pair")
 
 
 LEMMA = Lemma("zero_gradient_atom", "Lemma 3.4 (BRIEF §5, §5.1)", {"released": released, "repaired": repaired},

@@ -291,3 +291,20 @@ def test_the_chain_inductions_of_the_gradient_atom(monkeypatch):
     monkeypatch.setattr(C, "reset_bias", lambda s, P: (1 - P) * 2)
     got = _decide(GA.chain_at_z(BF16), BF16, solver="portfolio")
     assert got["gradient_atom.chain_at_z.step"] == "REFUTED"
+
+
+@pytest.mark.parametrize("fmt", ["bfloat16", "float32", "float64"])
+def test_the_theorem_row_is_its_parts_trees(fmt):
+    """The repaired theorem row is the atoms' and ⊞'s trees under one node (no flat list):
+    its links check, every claim is decided once, and the inductions are there."""
+    from fpsmt.proof.lemmas import claims_of
+    from fpsmt.proofs import theorem_3_1_relu as T
+    f = parse_format(fmt)
+    tree, _ = T.repaired(f)
+    check_ties(tree, f)
+    assert [c.name for c in tree.children] == ["zero_gradient_atom", "gradient_atom", "boxplus_neutrality"]
+    names = [c.name for c in claims_of((tree,))]
+    assert len(names) == len(set(names))
+    kinds = [n.name for n in tree.walk() if n.kind == "induction"]
+    assert {"gradient_atom.chain_at_z", "gradient_atom.chain_killed", "boxplus_neutrality.value",
+            "boxplus_neutrality.gradient", "boxplus_neutrality.padding.forward"} <= set(kinds)
