@@ -93,11 +93,6 @@ def step_node(kind):
                  side=lambda s: run(s)[1][0].eq(0))
 
 
-def step_claims(fmt):
-    """The repaired step-indicator lemmas' claims (stages of every block built on them)."""
-    return [step_node(k).claim for k in ("ge", "le")]
-
-
 def steps_and_top(fmt, name, top_net, cases, extra=None):
     """A repaired block that is the step pair then ``top_net`` (layers 6… as a network on
     (1[x >= z], 1[x <= z])), as a proof tree: the two step-indicator stages, a join from

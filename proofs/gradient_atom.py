@@ -79,7 +79,8 @@ def _killers(s):
 
 def _gate_layers(fmt):
     """The gate's layers as the atom has them (fpsmt.constructions.relu.gate_plan), hidden
-    activations throughout: the gate stages run slices of this network."""
+    activations throughout: ``gate_top`` runs layers 6–7 of it (T and the step blocks are
+    stated alone: see the module docstring on absent entries)."""
     return C.gate_plan(fmt).network(last_act=None).layers
 
 
