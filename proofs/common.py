@@ -4,6 +4,7 @@ specs/theorems.py) and how ranges are written in a row's statement."""
 import importlib
 
 from fpsmt.proof.claims import Float
+from fpsmt.proof.tree import Pred
 
 theorems = importlib.import_module("fpsmt.specs.theorems")
 
@@ -35,19 +36,13 @@ def indicator(s, cond):
 X_DOM = X()
 
 
-def _step_preds():
-    from fpsmt.proof.tree import Pred
-    ge = Pred("step_indicator.ge", {"z": X_DOM, "x": X_DOM, "ge": Float()},
-              lambda s: s.ge.same(indicator(s, s.x >= s.z)), doc="ge = 1[x >= z] (1 or +0)")
-    le = Pred("step_indicator.le", {"z": X_DOM, "x": X_DOM, "le": Float()},
-              lambda s: s.le.same(indicator(s, s.x <= s.z)), doc="le = 1[x <= z] (1 or +0)")
-    pair = Pred("step_indicator.pair", {"z": X_DOM, "x": X_DOM, "ge": Float(), "le": Float()},
-                lambda s: [ge.holds(s), le.holds(s)], doc="(ge, le) = (1[x >= z], 1[x <= z])")
-    return ge, le, pair
-
-
 #: the step indicators' guarantees, and the pair the blocks on top of them assume
-STEP_GE, STEP_LE, STEP_PAIR = _step_preds()
+STEP_GE = Pred("step_indicator.ge", {"z": X_DOM, "x": X_DOM, "ge": Float()},
+               lambda s: s.ge.same(indicator(s, s.x >= s.z)), doc="ge = 1[x >= z] (1 or +0)")
+STEP_LE = Pred("step_indicator.le", {"z": X_DOM, "x": X_DOM, "le": Float()},
+               lambda s: s.le.same(indicator(s, s.x <= s.z)), doc="le = 1[x <= z] (1 or +0)")
+STEP_PAIR = Pred("step_indicator.pair", {"z": X_DOM, "x": X_DOM, "ge": Float(), "le": Float()},
+                 lambda s: [STEP_GE.holds(s), STEP_LE.holds(s)], doc="(ge, le) = (1[x >= z], 1[x <= z])")
 
 
 def step_lemma(kind):
@@ -105,7 +100,7 @@ def steps_and_top(fmt, name, top_net, cases, extra=None):
     layers 1–5 also adds the other block's absent entries, +0 ⊗ its (finite) values — a
     zero that can change at most the sign of a zero sum (not yet a claim).  ``extra``:
     more variables of the top stage."""
-    from fpsmt.proof.tree import Pred, join, sequence, stage
+    from fpsmt.proof.tree import join, sequence, stage
     extra = dict(extra or {})
     where = {(1, 1): lambda s: s.x.eq(s.z), (0, 1): lambda s: s.x < s.z, (1, 0): lambda s: s.x > s.z}
     out_pred = Pred(f"{name}.out", {"z": X_DOM, "x": X_DOM, "out": Float(), **extra},

@@ -200,7 +200,7 @@ class Engine:
         (:func:`~fpsmt.proof.solve.solve_plan`)."""
         enc, q = self._query(claim, fmt, registry, build, fixed)
         free = list(q.variables)
-        race = confirm and plan is not None and len(plan) > 1 and space(claim, fmt, free) is None
+        race = confirm and plan is not None and space(claim, fmt, free) is None
         if plan is None or claim.enumerate:  # --solver exhaustive, or a claim that asks for it
             ans = self._enumerate(claim, fmt, registry, build, fixed, free, deadline)
             if ans is not None or plan is None:

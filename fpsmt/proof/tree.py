@@ -72,7 +72,7 @@ class Pred:
         sub = Scope(s.A, s.fmt, vals, instances=getattr(s, "_instances", None))
         parts = [domain_constraint(sub, n, d) for n, d in self.variables.items()]
         r = self.fn(sub)
-        parts += list(r) if isinstance(r, (list, tuple)) else [r]
+        parts += _listed(r)
         return sub.all(*parts)
 
     def claim(self) -> Claim:
@@ -149,8 +149,7 @@ def stage(name, variables, guarantee: Pred, outputs: Callable, hypothesis: Pred 
         g = guarantee.holds(s, **outputs(s))
         if side is None:
             return [g]
-        more = side(s)
-        return [g] + (list(more) if isinstance(more, (list, tuple)) else [more])
+        return [g] + _listed(side(s))
     uses = {"guarantee": guarantee, **({"hypothesis": hypothesis} if hypothesis else {})}
     if not cases:
         c = forall(name, allv, given=(lambda s: hypothesis.holds(s)) if hypothesis else None,

@@ -91,8 +91,7 @@ def solve(q: Query, solver: str = "z3", timeout: float = 60.0, exclude=()) -> An
 def _race(q: Query, plan: dict, timeout: float, decisive, confirm=False):
     """(the pool's outcome, wall seconds, seconds or fate per back end)."""
     t0 = time.perf_counter()
-    out = run_query(q.text, {**q.variables, **q.extra}, plan, timeout, decisive=decisive,
-                    **({"confirm": True} if confirm else {}))
+    out = run_query(q.text, {**q.variables, **q.extra}, plan, timeout, decisive=decisive, confirm=confirm)
     wall = time.perf_counter() - t0
     per = {b: (round(a[3], 3) if a[0] != "unknown" else f"unknown: {a[2]}") for b, a in out.answers.items()}
     per.update({b: "timeout" for b in out.timed_out})

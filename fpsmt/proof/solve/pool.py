@@ -118,7 +118,6 @@ class Outcome:
     """What each back end said about one query."""
 
     answers: dict = field(default_factory=dict)  # backend -> (status, model, reason, seconds)
-    decided_by: str | None = None  # the back end whose answer ended (or, confirming, began to end) the race
     timed_out: list = field(default_factory=list)
     cancelled: list = field(default_factory=list)
 
@@ -133,6 +132,7 @@ def run_query(text, variables, plan, timeout, decisive, confirm=False):
     workers left at the end are killed.
     """
     out = Outcome()
+    decided_by = None  # the back end whose answer ended (or, confirming, began to end) the race
     live = {}
     for b, experimental in plan.items():
         w = worker(b)
@@ -142,7 +142,7 @@ def run_query(text, variables, plan, timeout, decisive, confirm=False):
     done = False
 
     def take(conns):
-        nonlocal done
+        nonlocal done, decided_by
         for conn in conns:
             w, experimental = live.pop(conn)
             try:
@@ -153,11 +153,10 @@ def run_query(text, variables, plan, timeout, decisive, confirm=False):
             w.busy = False
             out.answers[w.backend] = (status, model, reason, secs)
             decided = [b for b, a in out.answers.items() if a[0] in ("sat", "unsat")]
-            if out.decided_by is None and decisive(w.backend, status, experimental):
-                out.decided_by = w.backend
-            if out.decided_by is not None:
-                done = (not confirm or out.answers[out.decided_by][0] != "unsat" or len(decided) > 1
-                        or not live)
+            if decided_by is None and decisive(w.backend, status, experimental):
+                decided_by = w.backend
+            if decided_by is not None:
+                done = not confirm or out.answers[decided_by][0] != "unsat" or len(decided) > 1 or not live
     while live and not done:
         left = deadline - time.monotonic()
         if left <= 0:

@@ -42,10 +42,6 @@ class IntegerArith(ConcreteOps, Arith):
                 self.fmt.check_bits(v)
         return self.R.canonical(b.astype(self.dt))
 
-    def full(self, shape, bits: int):
-        return self.const(np.full(shape, self.fmt.check_bits(bits), dtype=np.uint64 if self.fmt.nbits <= 64
-                                  else object))
-
     def to_bits(self, a):
         b = self._a(a)
         return b.astype(self.fmt.uint_dtype) if self.dt is not object else b
