@@ -19,3 +19,11 @@ def slow_unsat(text, variables, experimental=False, seed=0):
     import time
     time.sleep(1.0)
     return "unsat", None, ""
+
+
+def slow_sat_minus_zero(text, variables, experimental=False, seed=0):
+    """SAT after two seconds with every variable −0 (its sign bit alone): a second opinion
+    that arrives after a first answer."""
+    import time
+    time.sleep(2.0)
+    return "sat", {n: 1 << (w - 1) for n, w in variables.items()}, ""

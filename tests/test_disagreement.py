@@ -111,11 +111,14 @@ def test_a_confirming_race_waits_for_the_second_answer(two_racers):
 
 
 def test_a_confirming_race_that_hears_a_sat_stops_the_run(monkeypatch):
-    """The lying UNSAT comes first; the race goes on, Z3 finds a = −0 and the run stops
-    naming both (float32: too large to enumerate, so the confirmation is the race)."""
+    """The lying UNSAT comes first; the race goes on, and a back end that answers later
+    with a = −0 (a real counterexample, replayed) stops the run naming both (float32: too
+    large to enumerate, so the confirmation is the race).  The later back end is a fake
+    that waits two seconds, so that the order of the answers is not left to chance."""
     monkeypatch.setitem(backends.RUNNERS, "fake_unsat", fake_backends.always_unsat)
+    monkeypatch.setitem(backends.RUNNERS, "fake_slow_sat", fake_backends.slow_sat_minus_zero)
     monkeypatch.setattr(engine_mod, "plan_for", lambda solver, fmt, exclude=(): {
-        b: False for b in ("fake_unsat", "z3") if b not in exclude})
+        b: False for b in ("fake_unsat", "fake_slow_sat") if b not in exclude})
     monkeypatch.setattr(engine_mod, "solver_versions", lambda plan: "fake")
     try:
         with pytest.raises(Disagreement) as e:
@@ -124,4 +127,4 @@ def test_a_confirming_race_that_hears_a_sat_stops_the_run(monkeypatch):
     finally:
         solve.shutdown()
     msg = str(e.value)
-    assert "fake_unsat said unsat" in msg and "z3 says sat" in msg and "a=0x80000000" in msg, msg
+    assert "fake_unsat said unsat" in msg and "fake_slow_sat says sat" in msg and "a=0x80000000" in msg, msg
