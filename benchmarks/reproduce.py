@@ -6,7 +6,7 @@ Every lemma with a proof file, both variants, the portfolio, each claim capped a
 seconds (reproduce's default 600).  Prints a line per row as it is decided, then a table:
 the two wall times, their ratio, the budget (bfloat16 15 min, float32 20 min on 2 cores),
 the statuses and how many UNSAT answers stayed unconfirmed.  Then, from the confirmed
-run's proof trees, the share of claim time spent in joins (join and cases nodes) and in
+run's proof trees, the share of claim time spent in joins (join, cases and fact nodes) and in
 induction steps; and for the formats of --check (default bfloat16), the wall time of
 `fpsmt check` on that run's certificate (every node decided again, no store).
 
@@ -27,7 +27,7 @@ BUDGET = {"bfloat16": 15 * 60, "float32": 20 * 60}
 
 
 def shares(rows):
-    """(seconds in join and cases nodes, in induction base/step/conclusion nodes, in all
+    """(seconds in join, cases and fact nodes, in induction base/step/conclusion nodes, in all
     claim nodes) over the rows' trees; a claim answered from this run's memo counts once."""
     seen, join, ind, total = set(), 0.0, 0.0, 0.0
     for r in rows:
@@ -36,7 +36,7 @@ def shares(rows):
                 continue
             seen.add(n["name"])
             total += n["seconds"]
-            join += n["seconds"] if n["kind"] in ("join", "cases") else 0.0
+            join += n["seconds"] if n["kind"] in ("join", "cases", "fact") else 0.0
             ind += n["seconds"] if n["kind"] in ("base", "step", "conclusion") else 0.0
     return join, ind, total
 

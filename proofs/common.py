@@ -73,19 +73,43 @@ def step_lemma(kind):
                  order=10 if kind == "ge" else 20, construction=True)
 
 
-def step_node(kind):
+def finite_inside(post, up):
+    """Every hidden value and every gradient w.r.t. a hidden value of a traced run is
+    finite: what makes this block's share of another block's absent terms a zero."""
+    return [v.is_finite() for layer in post[:-1] for v in layer] + [g.is_finite() for layer in up[:-1] for g in layer]
+
+
+def step_node(kind, fmt=None, beside=False):
     """The repaired step indicator as a stage: its output is the guarantee STEP_GE (STEP_LE),
-    and D^AD = ±0 for every finite upstream y (a side condition)."""
+    and D^AD = ±0 for every finite upstream y (a side condition).
+
+    ``beside`` (with ``fmt``): the block as it runs beside other blocks in one dense network (the step
+    pair, the gradient atom's gate): every absent term of its layers 2… is any ±0
+    (forward and backward: :class:`fpsmt.semantics.network.Zeros`), and the side also
+    states that each first-layer row's backward term g ⊗ ReLU'(pre) is a zero, so that
+    the whole's sum over the rows that read x is a zero whatever the other blocks add, and
+    that every hidden value and gradient is finite (so its share of the other blocks'
+    absent terms is a zero)."""
     from fpsmt.constructions import relu as C
+    from fpsmt.proof.claims import zero_variables
     from fpsmt.proof.tree import stage
     build = C.step_ge if kind == "ge" else C.step_le
 
     def run(s):
         net, P = build(s, s.z, C.REPAIRED)
-        return s.run(net, [s.x], [s.y], params=P)
-    return stage(f"step_indicator_{kind}.repaired", {"z": X_DOM, "x": X_DOM, "y": Float(finite=True)},
-                 STEP_GE if kind == "ge" else STEP_LE, lambda s: {kind: run(s)[0][0]},
-                 side=lambda s: run(s)[1][0].eq(0))
+        return s.run(net, [s.x], [s.y], params=P, trace=True, zeros=s.zeros(net) if beside else None)
+
+    def side(s):
+        _, grad, (pre, post, up) = run(s)
+        out = [grad[0].eq(0)]
+        if beside:
+            out += [(g * s.sigma_prime(C.hidden(), z)).is_zero() for g, z in zip(up[0], pre[0])]
+            out += finite_inside(post, up)
+        return out
+    zeros = zero_variables(C.step_network(fmt, kind)) if beside else {}
+    name = f"step_indicator_{kind}.{'beside' if beside else 'repaired'}"
+    return stage(name, {"z": X_DOM, "x": X_DOM, "y": Float(finite=True), **zeros},
+                 STEP_GE if kind == "ge" else STEP_LE, lambda s: {kind: run(s)[0][0]}, side=side)
 
 
 def steps_and_top(fmt, name, top_net, cases, extra=None):
@@ -96,10 +120,13 @@ def steps_and_top(fmt, name, top_net, cases, extra=None):
     upstream y: ``cases[(ge, le)](s, out)`` gives the goals at x = z (1, 1), x < z (0, 1)
     and x > z (1, 0); the gradients into the indicators must be finite (the step stages
     then give D^AD = ±0).  The top stage's network is a slice of the block's (the same
-    terms: tests/test_tree.py); the single step blocks are not: in the block each row of
-    layers 1–5 also adds the other block's absent entries, +0 ⊗ its (finite) values — a
-    zero that can change at most the sign of a zero sum (not yet a claim).  ``extra``:
-    more variables of the top stage."""
+    terms: tests/test_tree.py).  In layers 1–5 each row of a step block also adds the
+    other block's absent entries, +0 ⊗ its values (and each column +0 ⊗ its gradients):
+    the step stages are the blocks *beside* others, stated for every ±0 there (Zeros
+    stand-ins), and the test finds each block's rows and columns term for term its stage
+    network with the stand-ins set to the pair's own absent terms.  That those are zeros
+    (the other block's values and gradients finite, layer by layer, as each stage states
+    of its own) is argued, not a claim.  ``extra``: more variables of the top stage."""
     from fpsmt.proof.tree import join, sequence, stage
     extra = dict(extra or {})
     where = {(1, 1): lambda s: s.x.eq(s.z), (0, 1): lambda s: s.x < s.z, (1, 0): lambda s: s.x > s.z}
@@ -113,4 +140,4 @@ def steps_and_top(fmt, name, top_net, cases, extra=None):
     top = stage(f"{name}.top", {**extra, "y": Float(finite=True)}, out_pred, lambda s: {"out": run(s)[0][0]},
                 STEP_PAIR, side=lambda s: [g.is_finite() for g in run(s)[1]])
     pair = join(f"{name}.steps", [STEP_GE, STEP_LE], STEP_PAIR)
-    return sequence(name, [step_node("ge"), step_node("le"), pair, top], kind="lemma")
+    return sequence(name, [step_node("ge", fmt, True), step_node("le", fmt, True), pair, top], kind="lemma")

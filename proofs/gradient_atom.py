@@ -9,10 +9,11 @@ Stated and refuted as one claim.
 repaired — fpsmt.constructions.relu.repaired_gradient_atom (see its docstring for the layers),
 proved as a proof tree (fpsmt.proof.tree), each node for all of its parameters:
 
-* ``gate`` (a sequence): the step indicators 1[x >= z], 1[x <= z] (their stages), ``gate_T``
-  (T = relu(x ⊖ z⁻) carried through layers 1–5: +0 below z, d = z − z⁻ at z, in
-  [d, 2^(e_max−1)] above; its gradient is the upstream where T > 0, a zero where T = 0,
-  zeros included), the join ``gate5`` from the three guarantees to layer 5's outputs, and
+* ``gate`` (a sequence): the step indicators 1[x >= z], 1[x <= z] (their stages as they
+  run beside each other and T: every absent term any ±0, fpsmt.semantics.network.Zeros),
+  ``gate_T`` (T = relu(x ⊖ z⁻) carried through layers 1–5, beside the step blocks: +0
+  below z, d = z − z⁻ at z, in [d, 2^(e_max−1)] above; its gradient is the upstream
+  where T > 0 and the upstream is nonzero, a zero where T = 0 or the upstream is ±0), the join ``gate5`` from the three guarantees to layer 5's outputs, and
   ``gate_top`` (layers 6–7, the very layers of the atom, on layer 5's outputs as ``gate5``
   states them): (R, G1, G2) = (d, 0, 0) at x = z, (0, C, 0) below, (0, 0, C) above
   (C = 2^e_max), gradients into the indicators finite, into T the upstream u_R at x = z and
@@ -39,34 +40,69 @@ proved as a proof tree (fpsmt.proof.tree), each node for all of its parameters:
 * the multiplication transfer's stages (its proof tree, whose stages follow the format's
   route, fpsmt.constructions.relu.transfer_route): every chain weight in K, every
   partial product finite and nonzero, the product h ⊗ w_out ⊗ c_m ⊗ … ⊗ c_1 = g.
+* the facts ``one`` (u ⊗ ReLU'(pre) = u for finite u, pre > 0) and ``cong`` (a = b gives
+  a ⊗ c = b ⊗ c, decided with ⊗ an uninterpreted function: true of every binary
+  operation, so of the rounded product; with ⊗ interpreted it is a multiplier-equivalence
+  query that z3 and bitwuzla do not decide in float32 within minutes).
+* ``backward`` (a sequence): the induction ``chain_grad`` from the output down — each
+  layer's step is CHAIN_BACK, which ``output`` and ``chain_at_z`` prove of every such
+  layer, and with instances of ``one`` and ``cong`` the gradient G along R stays the
+  transfer's partial product (G ⊗ ReLU'(pre)) ⊗ c = out ⊗ c; the induction ``pass_grad``
+  over the layers that pass the gradient through (PASS: the shrinks, layers 6–7 into T at
+  x = z, layers 1–5 from T to x where T > 0); the join ``backward.g`` with the transfer's
+  guarantee out = g: D^AD = g at x = z.
 
 Every stage network is a slice of the atom's own network: tests/test_tree.py runs the
 whole atom symbolically and finds, term for term, layers 6–7 = ``gate_top``'s network,
 each chain layer = the induction step's layer with that layer's c_i, B_i, and the last
-two = ``output``'s, forward and backward.  The step blocks and T are not slices of
-layers 1–5: there each row also adds +0 ⊗ the other blocks' (finite) values, the dense
-semantics' absent entries, which changes at most the sign of a zero sum — argued, not yet
-a claim.
+two = ``output``'s, forward and backward.  In layers 1–5 each row of a block also adds
++0 ⊗ the other blocks' values, and each column +0 ⊗ their gradients (the dense
+semantics' absent entries): one zero per row and column when those are finite.  The
+stages of the step blocks and of T are stated for every ±0 there (Zeros stand-ins), and
+the test finds each block's rows and columns in layers 1–5 term for term the block's
+stage network with the stand-ins set to the gate's own absent terms.  That those are
+zeros — the other blocks' values and gradients finite, layer by layer, which each stage
+states of its own for every choice of zeros — is argued, not a claim.
 
-What is still argued here and not a claim: the backward chain.  The inductions state each
-layer's gradient as (u ⊗ ReLU'(pre)) ⊗ c; that the σ'-decorated left fold the network
-computes equals the transfer's plain fold h ⊗ w_out ⊗ c_m ⊗ … ⊗ c_1 (= g) needs
-ReLU'(pre) = 1 (stated: pre > 0) and u ⊗ 1 = u, then congruence of ⊗ — which no back
-end decides in float32 within minutes when both sides are symbolic (a multiplier
-equivalence).  At x ≠ z, ``output`` gives zero gradients for any finite y, the killed
-chain keeps them zero, ``gate_top`` turns them into a zero into T and ``gate_T`` into a
-zero D^AD; at layer 1 boxplus_neutrality's ``gradient`` induction sums the step blocks'
-±0 and T's term.  Independently of the solver, tests run the atom in the executor for
-every x of X (all z in the 8-bit formats, extreme and random z in bfloat16).
+What is still argued here and not a claim: that the network's layers, read from the
+output down, are the inductions' steps in order with the transfer's weights (a fact of
+the code that builds them: the slice tests above, and the weights are the list
+fpsmt.constructions.relu.transfer_weights returns), so that the induction's partial
+products are the transfer's, whose stages state each one finite and nonzero (the
+``chain_grad`` step's hypothesis out ⊗ c != 0).  At x ≠ z, ``output`` gives zero
+gradients for any finite y, the killed chain keeps them zero, ``gate_top`` turns them
+into a zero into T and ``gate_T`` into a zero D^AD; at layer 1 boxplus_neutrality's
+``gradient`` induction sums the step blocks' ±0 and T's term.  Independently of the
+solver, tests run the atom in the executor for every x of X (all z in the 8-bit formats,
+extreme and random z in bfloat16).
 """
 
 
 from fpsmt.constructions import relu as C
 from fpsmt.proof.claims import Float, Int, forall
-from fpsmt.proofs.common import STEP_GE, STEP_LE, STEP_PAIR, X, X_DOM, step_node, xdesc, zero
-from fpsmt.proofs.multiplication_transfer import W_OUT, transfer_tree
+from fpsmt.proofs.common import STEP_GE, STEP_LE, STEP_PAIR, X, X_DOM, finite_inside, step_node, xdesc, zero
+from fpsmt.proofs.multiplication_transfer import REACHES, W_OUT, transfer_tree
 from fpsmt.proof.lemmas import Lemma
-from fpsmt.proof.tree import Node, Pred, induction, join, sequence, stage
+from fpsmt.proof.tree import Node, Pred, fact, induction, join, sequence, stage
+
+#: a layer that passes its upstream gradient through: g = u wherever u != 0 (each shrink
+#: layer on R, layers 6–7 into T at x = z, layers 1–5 into x where T > 0)
+PASS = Pred("gradient_atom.pass", {"u": Float(), "g": Float()}, lambda s: (~s.u.is_zero()).implies(s.g.same(s.u)),
+            doc="g = u where u != 0")
+
+
+def _back(s, u, pre, c):
+    return (u * s.sigma_prime(C.hidden(), pre)) * c
+
+
+#: a chain layer's backward step, as AD takes it: its R neuron is alive and the gradient
+#: into R is (u ⊗ ReLU'(pre)) ⊗ c (where that is not a zero)
+CHAIN_BACK = Pred("gradient_atom.chain_back", {"u": Float(finite=True), "pre": Float(), "c": Float(finite=True),
+                                               "gR": Float()},
+                  lambda s: [s.pre > 0, (~_back(s, s.u, s.pre, s.c).is_zero()).implies(s.gR.same(_back(s, s.u, s.pre,
+                                                                                                          s.c)))],
+                  doc="pre > 0 and gR = (u * ReLU'(pre)) * c where that is nonzero")
+
 
 def _in_k(s, c):
     return c.eq(-1) | ((c > 0) & (c <= s.int_pow2(C.step_cap(s.fmt))))
@@ -104,22 +140,32 @@ GATE = Pred("gradient_atom.gate", {"z": X_DOM, "x": X_DOM, "R": Float(), "G1": F
             doc="(R, G1, G2) = (d, 0, 0) at x = z, (0, C, 0) below, (0, 0, C) above (C = 2^e_max)")
 
 
-def gate_t_stage(fmt):
-    """T through layers 1–5 as the gate carries it, for every z, x of X; its gradient for
-    every finite upstream u (zeros included: at x != z the chain sends T a zero): u where
-    T > 0, a zero where T = 0."""
+def _t_net(fmt):
     from fpsmt.constructions.relu import Plan
+    P = Plan(fmt)
+    for k in range(5):
+        P.add([C.t_carry(k)])
+    return P.network(last_act=None)
+
+
+def gate_t_stage(fmt):
+    """T through layers 1–5 as the gate carries it, beside the step blocks (every absent
+    term of layers 2–5 any ±0, forward and backward: fpsmt.semantics.network.Zeros), for
+    every z, x of X; its gradient for every finite upstream u (zeros included: at x != z
+    the chain sends T a zero): u where T > 0 and u != 0, a zero where T = 0 or u = ±0 (the
+    stand-ins may flip the sign of a zero gradient: with u = −0 the whole can give +0)."""
+    from fpsmt.proof.claims import zero_variables
 
     def run(s):
-        P = Plan(s.fmt)
-        for k in range(5):
-            P.add([C.t_carry(k)])
-        return s.run(P.network(last_act=None), [s.x], [s.u], params=C.step_params(s, "ge", s.z))
+        net = _t_net(s.fmt)
+        return s.run(net, [s.x], [s.u], params=C.step_params(s, "ge", s.z), zeros=s.zeros(net), trace=True)
 
     def side(s):
-        (T,), (g,) = run(s)
-        return [(T > 0).implies(g.same(s.u)), T.is_zero().implies(g.is_zero()), g.is_finite()]
-    return stage("gradient_atom.gate_T", {"z": X_DOM, "x": X_DOM, "u": Float(finite=True)}, T5,
+        (T,), (g,), (_, post, up) = run(s)
+        return [(T > 0).implies(PASS.holds(s, g=g)), (T.is_zero() | s.u.is_zero()).implies(g.is_zero()),
+                g.is_finite()] + finite_inside(post, up)
+    return stage("gradient_atom.gate_T", {"z": X_DOM, "x": X_DOM, "u": Float(finite=True),
+                                          **zero_variables(_t_net(fmt))}, T5,
                  lambda s: {"T": run(s)[0][0]}, side=side)
 
 
@@ -139,7 +185,7 @@ def gate_top_stage(fmt):
     def side(s):
         _, grad = run(s)
         at = s.x.eq(s.z)
-        return [grad[0].is_finite(), grad[1].is_finite(), (at & ~s.uR.is_zero()).implies(grad[2].same(s.uR)),
+        return [grad[0].is_finite(), grad[1].is_finite(), at.implies(PASS.holds(s, u=s.uR, g=grad[2])),
                 (~at).implies(grad[2].is_zero())]
     fin = Float(finite=True)
     return stage("gradient_atom.gate_top", {"uR": fin, "u1": fin, "u2": fin}, GATE,
@@ -178,9 +224,7 @@ def chain_at_z(fmt):
 
     def side(s):
         _, grad, (pre, _, _) = layer(s)
-        prod = (s.uR * s.sigma_prime(C.hidden(), pre[0][0])) * s.c
-        return [pre[0][0] > 0, (~prod.is_zero()).implies(grad[0].same(prod)), grad[1].is_finite(),
-                grad[2].is_finite()]
+        return [CHAIN_BACK.holds(s, u=s.uR, pre=pre[0][0], gR=grad[0]), grad[1].is_finite(), grad[2].is_finite()]
     fin = Float(finite=True)
     node = induction(
         "gradient_atom.chain_at_z", AT_Z_RUN, "i", 0, CHAIN_MAX,
@@ -201,7 +245,7 @@ def shrink_claim(fmt):
         nxt = s.k - (s.fmt.M + 1)  # F − F⁻ = 2^(k − p − 1): again a power of two of the gate's range
         return [out[0].same(s.where(small, 1, F - F.next_down())), out[0] > 0, (~small).implies(out[0] < F),
                 (~small).implies(out[0].same(nxt.pow2()) & (nxt >= s.fmt.e_min - s.fmt.M)),
-                (~s.uR.is_zero()).implies(grad[0].same(s.uR))] + [g.is_finite() for g in grad]
+                PASS.holds(s, u=s.uR, g=grad[0])] + [g.is_finite() for g in grad]
     fin = Float(finite=True)
     return forall("gradient_atom.shrink", {"k": Int(lambda f: f.e_min - f.M, lambda f: f.e_max - 2 - f.M),
                                            "uR": fin, "u1": fin, "u2": fin}, goal=goal)
@@ -287,8 +331,7 @@ def output_claim(fmt):
         w = s.w
         P = {"c": s.c, "B": C.reset_bias(s, s.c), "w_out": w}
         out, grad, (pre, _, _) = s.run(net, [1, 0, 0], [s.y], params=P, trace=True)
-        prod = ((s.y * w) * s.sigma_prime(C.hidden(), pre[0][0])) * s.c
-        res = [out[0].same(0), pre[0][0] > 0, (~prod.is_zero()).implies(grad[0].same(prod)), grad[1].is_finite(),
+        res = [out[0].same(0), CHAIN_BACK.holds(s, u=s.y * w, pre=pre[0][0], gR=grad[0]), grad[1].is_finite(),
                grad[2].is_finite()]
         for ins in _killers(s):
             out, grad = s.run(net, list(ins), [s.y], params=P)
@@ -297,6 +340,85 @@ def output_claim(fmt):
     # w: every w_out the transfer gives (its predicate W_OUT, the same term in both trees)
     return forall("gradient_atom.output", {"c": Float(finite=True), **W_OUT.variables, "y": Float(finite=True)},
                   goal=goal, given=lambda s: [_in_k(s, s.c), W_OUT.holds(s)])
+
+
+# ------------------------------------------------------------------ the backward chain's product
+#: D^AD at x = z along R: G, against the transfer's partial product ``out`` (named as in
+#: the transfer's guarantee REACHES, so that the final join shares the variable)
+GRAD_IS_P = Pred("gradient_atom.grad_is_product", {"G": Float(), "out": Float()},
+                 lambda s: [s.G.same(s.out), s.out.is_finite(), ~s.out.is_zero()],
+                 doc="G = out (the gradient is the transfer's product), out finite and nonzero")
+CHAIN_GRAD_RUN = Pred("gradient_atom.chain_grad", {**GRAD_IS_P.variables, "i": _i, "n": _i},
+                      lambda s: [s.i <= s.n, GRAD_IS_P.holds(s)],
+                      doc="after i of the n layers from the output down: G = out, the product of the transfer's "
+                          "first i + 1 weights")
+PASS_RUN = Pred("gradient_atom.pass_run", {**GRAD_IS_P.variables, "i": _i, "n": _i},
+                lambda s: [s.i <= s.n, GRAD_IS_P.holds(s)], doc="after i of the n pass-through layers: G = out")
+#: the atom's D^AD at x = z (upstream h) is the transfer's target g
+AT_Z_GRAD = Pred("gradient_atom.grad_at_z", {"G": Float(), "g": Float(finite=True, nonzero=True)},
+                 lambda s: s.G.same(s.g), doc="D^AD = g")
+
+
+def one_fact(fmt):
+    """u ⊗ ReLU'(pre) = u for every finite u and pre > 0."""
+    return fact(forall("gradient_atom.one", {"u": Float(finite=True), "pre": Float()},
+                       given=lambda s: s.pre > 0, goal=lambda s: (s.u * s.sigma_prime(C.hidden(), s.pre)).same(s.u),
+                       doc="u * ReLU'(pre) = u for finite u and pre > 0"))
+
+
+def cong_fact(fmt):
+    """Congruence of ⊗ in its left operand, decided with ⊗ uninterpreted: it holds for every
+    binary function, so for the format's rounded product (a multiplier-equivalence query
+    with ⊗ interpreted, which z3 and bitwuzla do not decide in float32 within minutes)."""
+    any_ = Float()
+    return fact(forall("gradient_atom.cong", {"a": any_, "b": any_, "c": any_}, given=lambda s: s.a.same(s.b),
+                       goal=lambda s: (s.a * s.c).same(s.b * s.c), uninterpreted=("mul",),
+                       doc="a = b gives a * c = b * c, for every binary operation *"))
+
+
+def chain_grad(fmt):
+    """At x = z, by induction over the layers from the output down (the output layer with
+    the last chain layer, then every chain layer; any number up to CHAIN_MAX): the gradient
+    G along R equals the transfer's partial product ``out`` (h ⊗ w_out ⊗ c_m ⊗ …).  Each
+    layer's step is CHAIN_BACK, what ``output`` and ``chain_at_z`` prove of it; with ``one``
+    and ``cong`` that is (G ⊗ ReLU'(pre)) ⊗ c = out ⊗ c.  The step assumes out ⊗ c != 0:
+    the transfer's stages state every partial product finite and nonzero."""
+    def cong_at(s):
+        return s.instance("gradient_atom.cong", a=s.G * s.sigma_prime(C.hidden(), s.pre), b=s.out, c=s.c)
+    node = induction(
+        "gradient_atom.chain_grad", CHAIN_GRAD_RUN, "i", 0, CHAIN_MAX,
+        stage("gradient_atom.chain_grad.base", {"G": Float(finite=True, nonzero=True), "n": _i}, CHAIN_GRAD_RUN,
+              lambda s: {"i": 0, "out": s.G}),
+        lambda s: {"G": s.gR, "out": s.out * s.c}, GRAD_IS_P,
+        step_vars={"c": Float(finite=True), "pre": Float(), "gR": Float()},
+        step_given=lambda s: [CHAIN_BACK.holds(s, u=s.G), (s.out * s.c).is_finite(), ~(s.out * s.c).is_zero(),
+                              s.instance("gradient_atom.one", u=s.G, pre=s.pre), cong_at(s)],
+        step_assumes=("gradient_atom.one", "gradient_atom.cong"),
+        done=lambda s: s.i.eq(s.n), doc="the backward chain's product against the transfer's")
+    node.children[1].uses["premise"] = [CHAIN_BACK]
+    return node
+
+
+def pass_grad(fmt):
+    """The layers below the chain pass the gradient through (PASS: each shrink layer by
+    ``shrink``, layers 6–7 into T at x = z by ``gate_top``, layers 1–5 from T to x where
+    T > 0 by ``gate_T``): G = out is kept, whatever their number."""
+    node = induction(
+        "gradient_atom.pass_grad", PASS_RUN, "i", 0, CHAIN_MAX,
+        stage("gradient_atom.pass_grad.base", {"n": _i}, PASS_RUN, lambda s: {"i": 0}, GRAD_IS_P),
+        lambda s: {"G": s.gR}, GRAD_IS_P, step_vars={"gR": Float()},
+        step_given=lambda s: PASS.holds(s, u=s.G, g=s.gR), done=lambda s: s.i.eq(s.n),
+        doc="the pass-through layers keep the gradient")
+    node.children[1].uses["premise"] = [PASS]
+    return node
+
+
+def backward_tree(fmt):
+    """D^AD at x = z is g: the chain's product (an induction), the pass-through layers (an
+    induction) and a join with the transfer's guarantee that its product is g."""
+    return sequence("gradient_atom.backward", [
+        chain_grad(fmt), pass_grad(fmt),
+        join("gradient_atom.backward.g", [GRAD_IS_P, REACHES], AT_Z_GRAD)])
 
 
 def _direct(variant):
@@ -321,23 +443,22 @@ def tree(fmt):
     def flat(c, **uses):
         return Node("stage", c.name, c, uses=uses)
     out = flat(output_claim(fmt), hypothesis=W_OUT)
-    gate = sequence("gradient_atom.gate", [step_node("ge"), step_node("le"), gate_t_stage(fmt),
+    gate = sequence("gradient_atom.gate", [step_node("ge", fmt, True), step_node("le", fmt, True), gate_t_stage(fmt),
                                            join("gradient_atom.gate5", [STEP_GE, STEP_LE, T5], GATE5),
                                            gate_top_stage(fmt)])
     parts = [gate, flat(shrink_claim(fmt)), flat(spacing_claim(fmt)),
              sequence("gradient_atom.at_z", [shrinks_stage(fmt), chain_at_z(fmt)]),
              flat(shrink_biases_claim(fmt), guarantee=CHAIN_LAYER), biases_stage(fmt), chain_killed(fmt),
-             out, transfer_tree(fmt)]
-    return Node("lemma", "gradient_atom", None, parts,
-                doc="the backward chain's product against the transfer's is argued in proofs/gradient_atom.py")
+             out, transfer_tree(fmt), one_fact(fmt), cong_fact(fmt), backward_tree(fmt)]
+    return Node("lemma", "gradient_atom", None, parts)
 
 
 def repaired(fmt):
     stages = tree(fmt)
     how = (f"; depth {C.gradient_atom_depth(fmt)}, proved as a tree: the gate (step indicators, T, a join, the "
-           f"gate's top), shrinks, inductions over the chain layers at x = z and at x != z, output, transfer; the "
-           f"backward chain's product (each layer's (u * ReLU'(pre)) * c against the transfer's product) is argued "
-           f"in proofs/gradient_atom.py")
+           f"gate's top), shrinks, inductions over the chain layers at x = z and at x != z, output, transfer, and "
+           f"the backward chain's product against the transfer's (inductions with u * ReLU'(pre) = u and "
+           f"congruence of * decided with * uninterpreted)")
     return stages, _statement(fmt, "z in X") + how
 
 

@@ -18,7 +18,10 @@ Argument.  Fix x ∈ D and write y = h*(x).
    gradient +0 ⊗ (the other atoms' gradients): those terms are zeros only because every
    atom's values and gradients are finite (its stages state each value and gradient
    they produce), and a zero added to a sum leaves a nonzero sum as it is and a zero
-   sum a zero (boxplus_neutrality's ``times`` and the inductions' steps).
+   sum a zero (boxplus_neutrality's ``times`` and the inductions' steps).  Inside an
+   atom, the blocks that share layers 1–5 (the step pair, T) are already stated beside
+   each other: their stages hold for every ±0 in place of each absent term
+   (fpsmt.semantics.network.Zeros); the atoms' own stages are not yet stated so.
 2. Values (zero_gradient_atom, gradient_atom): the ZGA of x gives f*(x), every other
    ZGA ±0; the GA of x (if any) gives the pair w_out, −w_out, every other GA a pair of
    zeros.  With f2's terms first, boxplus_neutrality's ``value`` induction (any number

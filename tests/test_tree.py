@@ -240,6 +240,50 @@ def test_the_pair_and_top_stages_are_slices_of_the_block(fmt, block):
     assert z3.eq(post[4][0].v[()], ge.v[()]) and not z3.eq(post[4][0].v[()], alone.v[()])
 
 
+def _beside(s, whole, wparams, block, bparams, row, y_block):
+    """Run ``whole`` (upstream: its own outputs' y) keeping its absent terms, then ``block``
+    alone with the whole's absent terms of row ``row`` as its Zeros stand-ins and the
+    whole's upstream into that row: (whole trace, block trace) per layer, forward and
+    backward."""
+    _, _, (_, post, up, absent) = s.run(whole, [s.x], y_block(s), params=wparams, trace=True, keep_absent=True)
+    zeros = {"forward": {k: [absent[k][0][row]] for k in range(1, len(block.layers))},
+             "backward": {k: [absent[k][1][row]] for k in range(1, len(block.layers))}}
+    _, _, (_, b_post, b_up) = s.run(block, [s.x], [up[-1][row]], params=bparams, trace=True, zeros=zeros)
+    return (post, up), (b_post, b_up)
+
+
+@pytest.mark.parametrize("fmt", ["bfloat16", "float32"])
+def test_a_step_block_beside_others_is_its_stage_with_the_whole_absent_terms(fmt):
+    """In the step pair (and in the gradient atom's gate: ge, le and T side by side), each
+    block's rows and columns are term for term the block alone run with Zeros: the
+    stand-ins set to the whole's absent terms (the stage ``beside`` proves its claim for
+    every ±0 there).  Without the stand-ins the block alone differs from the whole."""
+    import z3
+
+    from fpsmt.constructions import relu as C
+    from fpsmt.proofs import gradient_atom as GA
+    from fpsmt.semantics.network import Network
+    f = parse_format(fmt)
+    s = _scope(f, ["z", "x", "y", "u"])
+
+    def same(a, b):
+        return all(z3.eq(p.v[()], q.v[()]) for p, q in zip(a, b))
+    pair, Pp = C.step_pair(s, s.z)
+    gate = Network(f, GA._gate_layers(f)[:5])
+    gparams = {**C.step_params(s, "ge", s.z), **C.step_params(s, "le", -s.z)}
+    cases = [(pair, Pp, C.step_network(f, "ge"), C.step_params(s, "ge", s.z), 0, lambda s: [s.y, s.u]),
+             (pair, Pp, C.step_network(f, "le"), C.step_params(s, "le", -s.z), 1, lambda s: [s.y, s.u]),
+             (gate, gparams, C.step_network(f, "ge"), C.step_params(s, "ge", s.z), 0, lambda s: [s.y, s.u, s.y]),
+             (gate, gparams, GA._t_net(f), C.step_params(s, "ge", s.z), 2, lambda s: [s.y, s.u, s.u])]
+    for whole, wp, block, bp, row, ys in cases:
+        (post, up), (b_post, b_up) = _beside(s, whole, wp, block, bp, row, ys)
+        for k in range(len(block.layers)):
+            assert same([post[k][row]], b_post[k]) and same([up[k][row]], b_up[k]), (row, k)
+    _, _, (_, post, _) = s.run(pair, [s.x], [s.y, s.u], params=Pp, trace=True)
+    _, _, (_, alone, _) = s.run(C.step_network(f, "ge"), [s.x], [s.y], params=C.step_params(s, "ge", s.z), trace=True)
+    assert not same([post[1][0]], alone[1])
+
+
 @pytest.mark.parametrize("fmt", ["bfloat16", "float32"])
 def test_the_gradient_atom_stages_are_slices_of_the_atom(fmt):
     """The repaired gradient atom, run symbolically (all of z, x, h, g, y free), is term for
@@ -308,3 +352,110 @@ def test_the_theorem_row_is_its_parts_trees(fmt):
     kinds = [n.name for n in tree.walk() if n.kind == "induction"]
     assert {"gradient_atom.chain_at_z", "gradient_atom.chain_killed", "boxplus_neutrality.value",
             "boxplus_neutrality.gradient", "boxplus_neutrality.padding.forward"} <= set(kinds)
+
+
+def test_the_backward_chain_of_the_gradient_atom(monkeypatch):
+    """The gradient atom's D^AD at x = z against the transfer's product: the facts ``one``
+    and ``cong`` (⊗ uninterpreted), the inductions ``chain_grad`` and ``pass_grad`` and the
+    join with the transfer's guarantee, every node PROVED in bfloat16; a step whose
+    transfer side multiplies by c twice is REFUTED."""
+    from fpsmt.proofs import gradient_atom as GA
+    nodes = [GA.one_fact(BF16), GA.cong_fact(BF16), GA.backward_tree(BF16)]
+    check_ties(nodes[2], BF16)
+    assert nodes[1].claim.uninterpreted == ("mul",)
+
+    def decide(nodes):
+        eng = Engine(solver="portfolio", timeout=60)
+        claims = [c for n in nodes for c in n.claims()]
+        reg = {c.name: c for c in claims}
+        return {c.name: eng.prove(c, BF16, reg).status for c in claims}
+    got = decide(nodes)
+    assert set(got.values()) == {"PROVED"}, got
+    assert {"gradient_atom.chain_grad.step", "gradient_atom.pass_grad.step", "gradient_atom.backward.g"} <= set(got)
+    real = GA.chain_grad
+    monkeypatch.setattr(GA, "induction", lambda *a, **k: _twice(*a, **k))
+    wrong = decide([GA.one_fact(BF16), GA.cong_fact(BF16), real(BF16)])
+    assert wrong["gradient_atom.chain_grad.step"] == "REFUTED"
+
+
+def _twice(name, inv, index, lo, hi, base, step, concl, **kw):
+    """The chain_grad induction with the transfer's side multiplied by c twice."""
+    from fpsmt.proof.tree import induction
+    return induction(name, inv, index, lo, hi, base, lambda s: {**step(s), "out": (s.out * s.c) * s.c}, concl, **kw)
+
+
+def test_a_claim_with_multiplication_uninterpreted():
+    """With ⊗ an uninterpreted function, congruence is PROVED in float32 (z3 alone, in
+    seconds); a statement true of fp.mul but not of every function (commutativity) is
+    not PROVED and not REFUTED: the model does not replay; a statement false of fp.mul is
+    REFUTED with a replayed counterexample; such a claim is never enumerated, and bad
+    declarations are refused."""
+    from fpsmt.errors import InputError
+    from fpsmt.proof.claims import forall
+    from fpsmt.proof.exhaustive import space
+    fin, f32 = Float(finite=True), parse_format("float32")
+    cong = forall("cong", {"a": fin, "b": fin, "c": fin}, given=lambda s: s.a.same(s.b),
+                  goal=lambda s: (s.a * s.c).same(s.b * s.c), uninterpreted=("mul",))
+    comm = forall("comm", {"a": fin, "c": fin}, goal=lambda s: (s.a * s.c).same(s.c * s.a), uninterpreted=("mul",))
+    # false at every a for fp.mul (a ⊗ 1 = a), so every model of it replays
+    wrong = forall("wrong", {"a": fin}, goal=lambda s: ~(s.a * 1).same(s.a), uninterpreted=("mul",))
+    eng = Engine(solver="z3", timeout=60)
+    assert eng.prove(cong, f32, {}).status == "PROVED"
+    r = eng.prove(comm, f32, {})
+    assert r.status == "UNKNOWN" and "does not replay" in r.reason
+    r = eng.prove(wrong, f32, {})
+    assert r.status == "REFUTED" and r.witness
+    # interpreted, commutativity of the rounded product holds: the same statement is PROVED
+    assert Engine(solver="z3", timeout=60).prove(
+        forall("comm_fp", {"a": fin, "c": fin}, goal=lambda s: (s.a * s.c).same(s.c * s.a)), BF16, {}).status == "PROVED"
+    assert space(forall("c8", {"a": fin}, goal=lambda s: (s.a * s.a).same(s.a), uninterpreted=("mul",)),
+                 E4M3, ["a"]) is None
+    with pytest.raises(InputError, match="only mul"):
+        forall("d", {"a": fin}, goal=lambda s: s.a.same(s.a), uninterpreted=("div",))
+    with pytest.raises(InputError, match="not enumerated"):
+        forall("e", {"a": fin}, goal=lambda s: s.a.same(s.a), uninterpreted=("mul",), enumerate=True)
+
+
+@pytest.mark.parametrize("fmt", ["bfloat16", "float32"])
+def test_the_chain_weights_are_the_transfer_weights(fmt):
+    """The gradient atom's chain layers carry, after the shrinks (weight 1), the transfer's
+    weights in reverse (the backward pass meets w_out, then c_m, …, c_1: the order of the
+    ``chain_grad`` induction's partial products), and its output weight is the transfer's."""
+    import z3
+
+    from fpsmt.constructions import relu as C
+    f = parse_format(fmt)
+    s = _scope(f, ["z", "h", "g"])
+    _, P = C.repaired_gradient_atom(s, s.z, s.h, s.g)
+    w_out, chain = C.transfer_weights(s, s.h, s.g)
+    n = C.shrink_count(f)
+    got = [s.lift(P[f"c{i}"]) for i in range(n + len(chain))]
+    assert f"c{n + len(chain)}" not in P
+    assert all(z3.eq(c.v[()], s.const(1).v[()]) for c in got[:n])
+    assert all(z3.eq(c.v[()], w.v[()]) for c, w in zip(got[n:], reversed(chain)))
+    assert z3.eq(s.lift(P["w_out"]).v[()], w_out.v[()])
+
+
+def test_the_stand_ins_for_absent_terms_are_free():
+    """T beside the step blocks with every absent term any ±0: its gradient is the upstream
+    u where T > 0 and u != 0 (PROVED), but not where u = ±0 — a stand-in may flip the sign
+    of a zero sum — so the stronger statement is REFUTED, with a replayed counterexample
+    at a zero u; the same statement with the block's own absent terms (none) is PROVED."""
+    from fpsmt.constructions import relu as C
+    from fpsmt.proof.claims import forall, zero_variables
+    from fpsmt.proofs import gradient_atom as GA
+    from fpsmt.proofs.common import X_DOM
+    net = GA._t_net(BF16)
+
+    def claim(beside):
+        def goal(s):
+            (T,), (g,) = s.run(net, [s.x], [s.u], params=C.step_params(s, "ge", s.z),
+                               zeros=s.zeros(net) if beside else None)
+            return (T > 0).implies(g.same(s.u))
+        extra = zero_variables(net) if beside else {}
+        return forall(f"t_pass_{beside}", {"z": X_DOM, "x": X_DOM, "u": Float(finite=True), **extra}, goal=goal)
+    eng = Engine(solver="portfolio", timeout=120)
+    r = eng.prove(claim(True), BF16, {})
+    assert r.status == "REFUTED" and BF16.is_zero(r.witness["u"])
+    assert eng.prove(claim(False), BF16, {}).status == "PROVED"
+    assert eng.prove(GA.gate_t_stage(BF16).claim, BF16, {}).status == "PROVED"

@@ -171,9 +171,7 @@ def step_ge(s, z, variant=REPAIRED):
     _check_variant(variant)
     if variant == RELEASED:
         return released_step(s, z, "ge")
-    f = s.fmt
-    net = Network(f, _stack(f, [_step_layers(f, "ge", 1, 0)], 1, last_act=None))
-    return net, step_params(s, "ge", z)
+    return step_network(s.fmt, "ge"), step_params(s, "ge", z)
 
 
 def step_le(s, z, variant=REPAIRED):
@@ -181,9 +179,13 @@ def step_le(s, z, variant=REPAIRED):
     _check_variant(variant)
     if variant == RELEASED:
         return released_step(s, z, "le")
-    f = s.fmt
-    net = Network(f, _stack(f, [_step_layers(f, "le", -1, 0)], 1, last_act=None))
-    return net, step_params(s, "le", -z)
+    return step_network(s.fmt, "le"), step_params(s, "le", -z)
+
+
+def step_network(fmt, kind):
+    """The repaired step block 1[x >= z] (``kind`` "ge") or 1[x <= z] ("le") alone: five
+    layers of width 1, its parameters named by :func:`step_params`."""
+    return Network(fmt, _stack(fmt, [_step_layers(fmt, kind, 1 if kind == "ge" else -1, 0)], 1, last_act=None))
 
 
 def step_pair(s, z):

@@ -94,6 +94,10 @@ Param = Float  # a symbolic network parameter is a float variable
 
 
 # ------------------------------------------------------------------ claims
+#: the operations a claim may leave uninterpreted (:attr:`Claim.uninterpreted`)
+UNINTERPRETABLE = frozenset({"mul"})
+
+
 @dataclass
 class Claim:
     name: str
@@ -115,6 +119,12 @@ class Claim:
     #: variables is small enough (up to ``exhaustive.CLAIM_LIMIT`` points, e.g. one float over
     #: one binade of float32, or every (z, x) pair of a 16-bit format)
     enumerate: bool = False
+    #: operations decided as uninterpreted functions (only "mul": ⊗ is then any binary
+    #: function of two floats).  What is proved so holds for every such function, fp.mul
+    #: with RNE included: congruence (a = b gives a ⊗ c = b ⊗ c) is then a question of
+    #: logic, not of a multiplier circuit.  The executor interprets ⊗, so such a claim is
+    #: never enumerated, and a solver's model is a counterexample only if it replays.
+    uninterpreted: tuple = ()
 
     def __post_init__(self):
         if self.kind not in ("exists", "forall", "exists_forall"):
@@ -136,6 +146,14 @@ class Claim:
             raise InputError(f"claim {self.name}: an exists_forall claim needs witness and universal variables "
                              "and a goal")
         self.assumes = tuple(self.assumes)
+        self.uninterpreted = tuple(self.uninterpreted)
+        bad = set(self.uninterpreted) - UNINTERPRETABLE
+        if bad:
+            raise InputError(f"claim {self.name}: cannot leave {', '.join(sorted(bad))} uninterpreted "
+                             f"(only {', '.join(sorted(UNINTERPRETABLE))})")
+        if self.uninterpreted and (self.enumerate or self.kind != "forall"):
+            raise InputError(f"claim {self.name}: an operation left uninterpreted needs a forall claim "
+                             "that is not enumerated")
         if not self.doc:
             self.doc = ""
 
@@ -152,9 +170,10 @@ def exists(name, variables, such_that, *, assumes=(), doc="", formats=None, bran
                  formats=formats, branches=branches)
 
 
-def forall(name, variables, goal, *, given=None, assumes=(), doc="", formats=None, enumerate=False) -> Claim:
+def forall(name, variables, goal, *, given=None, assumes=(), doc="", formats=None, enumerate=False,
+           uninterpreted=()) -> Claim:
     return Claim(name, "forall", universal=dict(variables), given=given, goal=goal, assumes=assumes, doc=doc,
-                 formats=formats, enumerate=enumerate)
+                 formats=formats, enumerate=enumerate, uninterpreted=uninterpreted)
 
 
 def exists_forall(name, witness, universal, goal, *, such_that=None, given=None, assumes=(), doc="",
@@ -483,16 +502,24 @@ class Scope:
         return F(self, get_activation(activation).derivative(self.A, self.lift(x).v))
 
     # -- networks
-    def run(self, net, x, y=None, params=None, sem=None, trace=False):
+    def run(self, net, x, y=None, params=None, sem=None, trace=False, zeros=None, keep_absent=False):
         """Run a network on floats ``x`` (list) with upstream gradients ``y``; symbolic
         parameters from ``params`` ({name: F}).  Returns (outputs, gradient) as lists of F;
         with ``trace``, also per layer (pre-activations, outputs, gradients w.r.t. outputs),
-        each a list of F per neuron — for staged proofs about blocks inside a network."""
-        from fpsmt.semantics.network import PAPER, run
+        each a list of F per neuron — for staged proofs about blocks inside a network.
+        ``zeros``: {"forward": {layer: [F per row]}, "backward": {layer: [F per input
+        column]}}, stand-ins for the absent entries' terms
+        (:class:`fpsmt.semantics.network.Zeros`); :meth:`zeros` gives the scope's own.  With
+        ``trace`` and ``keep_absent`` the trace has a fourth part: per layer, the absent
+        entries' terms ({row: F} forward, {input column: F} backward)."""
+        from fpsmt.semantics.network import PAPER, Zeros, run
         X = _stack([self.lift(v).v for v in x])
         Y = None if y is None else _stack([self.lift(v).v for v in y])
         P = None if params is None else {k: self.lift(v).v for k, v in params.items()}
-        t = run(self.A, net, X, Y, P, sem or PAPER)
+        Z = None if zeros is None else Zeros(
+            {k: _stack([self.lift(v).v for v in vs]) for k, vs in zeros.get("forward", {}).items()},
+            {k: _stack([self.lift(v).v for v in vs]) for k, vs in zeros.get("backward", {}).items()})
+        t = run(self.A, net, X, Y, P, sem or PAPER, Z, keep_absent=trace and keep_absent)
         out = [F(self, t.out[..., i]) for i in range(net.n_out)]
         grad = None if t.grad is None else [F(self, t.grad[..., j]) for j in range(net.n_in)]
         if not trace:
@@ -500,7 +527,18 @@ class Scope:
 
         def cols(v):
             return None if v is None else [F(self, v[..., i]) for i in range(np.shape(v)[-1])]
-        return out, grad, ([cols(v) for v in t.pre], [cols(v) for v in t.post], [cols(v) for v in t.upstream])
+        parts = ([cols(v) for v in t.pre], [cols(v) for v in t.post], [cols(v) for v in t.upstream])
+        if keep_absent:
+            parts += ([tuple({i: F(self, v) for i, v in d.items()} for d in layer) for layer in t.absent],)
+        return out, grad, parts
+
+    def zeros(self, net, first=1) -> dict:
+        """The stand-ins for ``net``'s absent terms from layer ``first`` on, as this scope's
+        variables of those names (:meth:`fpsmt.semantics.network.Zeros.names`; declare them
+        with :func:`zero_variables`)."""
+        from fpsmt.semantics.network import Zeros
+        names = Zeros.names(net, first)
+        return {d: {k: [self[n] for n in ns] for k, ns in by.items()} for d, by in names.items()}
 
     # -- assumed claims
     def instance(self, claim_name, **terms) -> B:
@@ -537,6 +575,13 @@ def _flat(bs):
             yield from _flat(b)
         else:
             yield b
+
+
+def zero_variables(net, first=1) -> dict:
+    """{name: +0 or −0} for the stand-ins of ``net``'s absent terms (:meth:`Scope.zeros`)."""
+    from fpsmt.semantics.network import Zeros
+    names = Zeros.names(net, first)
+    return {n: Float(range=(0, 0)) for by in names.values() for ns in by.values() for n in ns}
 
 
 # ---------------------------------------------------------- domain constraints

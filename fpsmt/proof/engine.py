@@ -24,7 +24,7 @@ import numpy as np
 from fpsmt.semantics.arith import symbolic
 from fpsmt.proof.claims import Claim, FloatDomain
 from fpsmt.proof.encoding import Encoding, conjunction, parts
-from fpsmt.errors import Disagreement, InputError
+from fpsmt.errors import Disagreement, InputError, ReplayMismatch
 from fpsmt.semantics.formats import Format
 from fpsmt.proof.replay import replay_model, show
 from fpsmt.proof.exhaustive import CLAIM_LIMIT, TimeUp, decide, space
@@ -102,7 +102,7 @@ class Engine:
         self._memo: dict = {}  # result key -> Result of this run (a statement is asked once)
 
     def _query(self, claim, fmt, registry, build, fixed=None):
-        enc = Encoding(claim, fmt, symbolic(fmt), fixed or {}, registry)
+        enc = Encoding(claim, fmt, symbolic(fmt, claim.uninterpreted), fixed or {}, registry)
         enc.cond = conjunction(build)(enc).v[()]
         return enc, self._render_query(enc, build)
 
@@ -128,6 +128,8 @@ class Engine:
         the witness variables, bit patterns) tried first, each under a quarter of the time
         limit; a hint only steers the search — what is returned is solved and replayed."""
         plan = None if self.solver == "exhaustive" else plan_for(self.solver, fmt)
+        if claim.uninterpreted:  # a candidate's model would be replayed with the format's own operations
+            hints = ()
         assumed = self._check_assumptions(claim, fmt, registry)
         text = self._statement(claim, fmt, registry)
         stmt = statement_hash(text, fmt.name)
@@ -260,7 +262,11 @@ class Engine:
         res = Result(claim.name, fmt, claim.kind, UNKNOWN, solver=ans.solver, experimental=ans.experimental,
                      per_solver=ans.per_solver, reason=ans.reason)
         if ans.status == "sat":
-            res.witness = self._replay(claim, fmt, registry, ans, part)
+            try:
+                res.witness = self._replay(claim, fmt, registry, ans, part)
+            except _NotAnInstance as e:
+                res.reason = str(e)
+                return res
             res.status = PROVED if claim.kind == "exists" else REFUTED
             res.reason = "witness replayed" if claim.kind == "exists" else "counterexample replayed"
         elif ans.status == "unsat":
@@ -420,7 +426,20 @@ class Engine:
     def _replay(self, claim, fmt, registry, ans: Answer, part, fixed=None, cexs=()) -> dict:
         """The model of a SAT answer, decoded and replayed (a mismatch raises); when another
         back end said UNSAT to the same query, the run stops here naming both."""
-        got = replay_model(claim, fmt, registry, ans.solver, ans.model, part, fixed, cexs)
+        try:
+            got = replay_model(claim, fmt, registry, ans.solver, ans.model, part, fixed, cexs)
+        except ReplayMismatch as e:
+            if not claim.uninterpreted:
+                raise
+            # the model may rest on an interpretation of ⊗ that is not fp.mul: no counterexample
+            ops = ", ".join(claim.uninterpreted)
+            if ans.disputed_by:
+                raise Disagreement(f"SOLVERS DISAGREE on claim {claim.name} in {fmt.name} ({part} query, {ops} "
+                                   f"uninterpreted): {ans.solver} says sat, {' and '.join(ans.disputed_by)} said "
+                                   f"unsat; the model does not replay with the format's own {ops} ({e})") from None
+            raise _NotAnInstance(f"{ans.solver} found an interpretation of {ops} under which the claim fails "
+                                 f"(sat, {part} query), but its model does not replay with the format's own "
+                                 f"{ops}: not decided ({e})") from None
         if ans.disputed_by:
             shown = ", ".join(f"{n}={show(claim, fmt, n, v)}" for n, v in {**(fixed or {}), **got}.items())
             raise Disagreement(f"SOLVERS DISAGREE on claim {claim.name} in {fmt.name} ({part} query): {ans.solver} "
@@ -437,7 +456,10 @@ class Engine:
         deadline = time.monotonic() + max(self.timeout, VACUITY_SECONDS)
         _, ans = self._ask(claim, fmt, registry, parts(claim, "hypotheses"), plan, deadline, fixed=fixed)
         if ans.status == "sat":
-            r.satisfiable_by = self._replay(claim, fmt, registry, ans, "hypotheses", fixed=fixed)
+            try:
+                r.satisfiable_by = self._replay(claim, fmt, registry, ans, "hypotheses", fixed=fixed)
+            except _NotAnInstance as e:
+                r.status, r.reason = UNKNOWN, f"{r.reason}, but its hypotheses were not shown satisfiable: {e}"
         elif ans.status == "unsat":
             r.status = VACUOUS
             r.reason = (f"{r.reason}, but no value meets its domains and hypotheses (unsat, {ans.solver}): "
@@ -445,6 +467,11 @@ class Engine:
         else:
             r.status = UNKNOWN
             r.reason = f"{r.reason}, but its hypotheses were not shown satisfiable: {ans.reason}"
+
+
+class _NotAnInstance(Exception):
+    """A model of a claim with an uninterpreted operation that the executor, which
+    interprets it, does not reproduce: no counterexample, and the claim is not decided."""
 
 
 def order_by_assumptions(claims: list) -> list:

@@ -76,7 +76,10 @@ def _in_domain(fmt, name, dom, ax):
 
 
 def space(claim, fmt, free, limit=LIMIT):
-    """The values each free variable ranges over, or None when the space is too large."""
+    """The values each free variable ranges over, or None when the space is too large (or
+    the claim leaves an operation uninterpreted: the executor interprets every one)."""
+    if claim.uninterpreted:
+        return None
     axes = []
     total = 1
     for name in free:

@@ -27,6 +27,9 @@ or, for a run whose length is part of the state (``done``: its last index), the 
 for every k with ¬done(k, v) and the conclusion ∀ k ∈ [lo, hi], v. I(k, v) ∧ done(k, v)
 → G(v).
 
+A ``fact`` node is a claim that other nodes use through instances of it (``assumes``):
+u ⊗ 1 = u, or congruence of ⊗ decided with ⊗ uninterpreted (:attr:`Claim.uninterpreted`).
+
 A row built from a tree is PROVED only when every claim node of it is.
 """
 
@@ -38,7 +41,7 @@ from typing import Callable
 
 from fpsmt.proof.claims import Claim, FloatDomain, I, IntDomain, Scope, domain_constraint, forall
 
-KINDS = ("lemma", "sequence", "stage", "join", "cases", "induction", "base", "step", "conclusion")
+KINDS = ("lemma", "sequence", "stage", "join", "cases", "induction", "base", "step", "conclusion", "fact")
 
 
 class TreeError(Exception):
@@ -189,7 +192,8 @@ def join(name, premises, conclusion: Pred, *, doc="") -> Node:
 
 def induction(name, invariant: Pred, index: str, lo: int, hi: int, base: Node, step: Callable,
               conclusion: Pred, *, doc="", step_vars: dict | None = None, done: Callable | None = None,
-              step_given: Callable | None = None, step_side: Callable | None = None) -> Node:
+              step_given: Callable | None = None, step_side: Callable | None = None,
+              step_assumes: tuple = ()) -> Node:
     """The invariant ``invariant`` (its Int variable ``index`` ranging over [lo, hi]):
     ``base`` (a stage whose guarantee is the invariant, at index lo), the step
     ∀ k ∈ [lo, hi), v, t. I(k, v) → I(k + 1, step(s)) (``step(s)``: the terms of the next
@@ -200,7 +204,9 @@ def induction(name, invariant: Pred, index: str, lo: int, hi: int, base: Node, s
     the conclusion ∀ k ∈ [lo, hi], v. I(k, v) ∧ done → conclusion: I holds up to the first
     index that is done, and there the conclusion follows.  ``step_given(s)``: hypotheses
     on the step variables (e.g. a layer's weight in its set); ``step_side(s)``: more
-    goals of the step (what each step also shows, e.g. its gradients)."""
+    goals of the step (what each step also shows, e.g. its gradients); ``step_assumes``: the
+    names of proved claims (``fact`` nodes before it in the tree) whose instances the step's
+    hypotheses use (``s.instance``)."""
     dom = invariant.variables.get(index)
     if not isinstance(dom, IntDomain):
         raise TreeError(f"induction {name}: the invariant has no integer variable {index!r}")
@@ -215,7 +221,7 @@ def induction(name, invariant: Pred, index: str, lo: int, hi: int, base: Node, s
                    given=lambda s: ([invariant.holds(s)] + ([] if done is None else [~done(s)])
                                     + ([] if step_given is None else _listed(step_given(s)))),
                    goal=lambda s: [invariant.holds(s, **{index: s[index] + 1, **step(s)})]
-                   + ([] if step_side is None else _listed(step_side(s))))
+                   + ([] if step_side is None else _listed(step_side(s))), assumes=step_assumes)
     if done is None:
         concl = forall(f"{name}.conclusion", _vars(conclusion, extra=state),
                        given=lambda s: invariant.holds(s, **{index: hi}), goal=lambda s: conclusion.holds(s))
@@ -227,6 +233,12 @@ def induction(name, invariant: Pred, index: str, lo: int, hi: int, base: Node, s
     return Node("induction", name, None, children, doc=doc,
                 uses={"invariant": invariant, "guarantee": conclusion,
                       **({"hypothesis": base.uses["hypothesis"]} if "hypothesis" in base.uses else {})})
+
+
+def fact(claim: Claim, doc="") -> Node:
+    """A claim that other nodes use through instances of it (``assumes``): a fact of the
+    arithmetic (e.g. u ⊗ 1 = u) or of logic (congruence, decided with ⊗ uninterpreted)."""
+    return Node("fact", claim.name, claim, doc=doc or claim.doc)
 
 
 def _listed(r):

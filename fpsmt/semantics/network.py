@@ -271,6 +271,9 @@ class Trace:
     pre: list
     post: list
     upstream: list = field(default_factory=list)  # per layer: the gradient w.r.t. its output (D^AD only)
+    #: with ``keep_absent``: per layer, the absent entries' terms, forward {row: value} and
+    #: backward {input column: value} (what :class:`Zeros` stands in for)
+    absent: list = field(default_factory=list)
 
 
 def _values(A, entries, params):
@@ -293,9 +296,10 @@ def _values(A, entries, params):
     return vals
 
 
-def fold(A, pattern: Pattern, W, v, product, sem: Semantics):
+def fold(A, pattern: Pattern, W, v, product, sem: Semantics, zeros=None):
     """Sum over each row of ``product(v[..., j], W[entry])`` in the semantics' order
-    (``pattern`` was prepared for it), then the absent entries' term, exactly."""
+    (``pattern`` was prepared for it), then the absent entries' term, exactly; with
+    ``zeros`` (one value per row), every row adds that value instead (see :class:`Zeros`)."""
     shape = np.broadcast_shapes(np.shape(v)[:-1], np.shape(W)[:-1]) + (pattern.n_rows,)  # per-sample W
     start = A.fmt.zero_bits(sem.fold_init == "first")  # −0 is ⊕'s identity
     S = np.array(A.full(shape, start), copy=True)
@@ -305,11 +309,41 @@ def fold(A, pattern: Pattern, W, v, product, sem: Semantics):
             S[..., rows] = prod
         else:
             S[..., rows] = A.add(S[..., rows], prod)
+    if zeros is not None:
+        return A.add(S, zeros)
     if len(pattern.absent_rows):
         Z = A.absent_zero_sum(v, pattern)
         rows = pattern.absent_rows
         S[..., rows] = A.add(S[..., rows], Z)
     return S
+
+
+@dataclass
+class Zeros:
+    """Stand-ins for the absent entries' terms of a block that runs beside others in one
+    dense network.  There each row of the block also sums +0 ⊗ the other blocks' values
+    (forward) and each column +0 ⊗ their gradients (backward): the whole's row is the
+    block's present terms ⊕ one zero whose sign the other blocks decide (when their values
+    are finite; :meth:`Arith.absent_zero_sum`).  A block run with ``Zeros`` adds
+    ``forward[k]`` (one value per row of layer k) to every row of layer k instead of its
+    own absent term, and ``backward[k]`` (one per input column of layer k) to every
+    column of the gradient w.r.t. layer k's input; a stage that proves its claim for every
+    ±0 there covers the block inside any such whole (tests/test_tree.py: the terms are
+    the whole's when the stand-ins are the whole's absent terms).  Layers not listed keep
+    their own absent terms."""
+
+    forward: dict = field(default_factory=dict)
+    backward: dict = field(default_factory=dict)
+
+    @staticmethod
+    def names(net: "Network", first: int = 1) -> dict:
+        """Variable names for the stand-ins of layers ``first``… of ``net`` (by default
+        every layer but the first, which reads the network's inputs): {"forward": {k:
+        [names]}, "backward": {k: [names]}}."""
+        return {"forward": {k: [f"zf{k}_{r}" for r in range(net.layers[k].n_out)]
+                            for k in range(first, len(net.layers))},
+                "backward": {k: [f"zb{k}_{j}" for j in range(net.layers[k].n_in)]
+                             for k in range(first, len(net.layers))}}
 
 
 def fold_terms(A, terms, sem: Semantics):
@@ -321,18 +355,32 @@ def fold_terms(A, terms, sem: Semantics):
     return fold(A, row, np.arange(n), np.stack(terms, axis=-1), lambda ts, _: ts, sem)[..., 0]
 
 
-def run(A, net: Network, x, y=None, params=None, sem: Semantics = PAPER) -> Trace:
+def _absent_terms(A, pattern, v):
+    Z = A.absent_zero_sum(v, pattern)
+    return {} if Z is None else {int(r): Z[..., i] for i, r in enumerate(pattern.absent_rows)}
+
+
+def run(A, net: Network, x, y=None, params=None, sem: Semantics = PAPER, zeros: Zeros | None = None,
+        keep_absent=False) -> Trace:
     """Forward pass at inputs ``x`` (shape ``(..., n_in)``) and, when the upstream gradient
-    ``y`` (shape ``(..., n_out)``) is given, D^AD: the gradient w.r.t. x."""
+    ``y`` (shape ``(..., n_out)``) is given, D^AD: the gradient w.r.t. x.  ``zeros``:
+    stand-ins for the absent entries' terms (:class:`Zeros`); ``keep_absent``: the trace
+    keeps the absent entries' terms of every layer (for tests that compare a block beside
+    others with its stage)."""
+    zf = zeros.forward if zeros is not None else {}
+    zb = zeros.backward if zeros is not None else {}
     if np.shape(x)[-1] != net.n_in:
         raise InputError(f"network takes {net.n_in} inputs, got {np.shape(x)[-1]}")
     pre, post, weights = [], [], []
+    absent = [[{}, {}] for _ in net.layers] if keep_absent else []
     h = x
-    for layer in net.layers:
+    for k, layer in enumerate(net.layers):
         W = _values(A, layer.weights, params)
         b = _values(A, layer.bias, params)
         weights.append(W)
-        z = A.add(fold(A, layer.pattern("forward", sem), W, h, lambda xs, ws: A.mul(ws, xs), sem), b)
+        if keep_absent:
+            absent[k][0] = _absent_terms(A, layer.pattern("forward", sem), h)
+        z = A.add(fold(A, layer.pattern("forward", sem), W, h, lambda xs, ws: A.mul(ws, xs), sem, zf.get(k)), b)
         h = layer.act.value(A, z)
         pre.append(z)
         post.append(h)
@@ -345,6 +393,8 @@ def run(A, net: Network, x, y=None, params=None, sem: Semantics = PAPER) -> Trac
         for k, layer, W, z, a in reversed(list(zip(range(len(pre)), net.layers, weights, pre, post))):
             upstream[k] = g
             g = sem.backward_formula(layer.act)(A, layer.act, g, z, a)
-            g = fold(A, layer.pattern("backward", sem), W, g, lambda gs, ws: A.mul(gs, ws), sem)
+            if keep_absent:
+                absent[k][1] = _absent_terms(A, layer.pattern("backward", sem), g)
+            g = fold(A, layer.pattern("backward", sem), W, g, lambda gs, ws: A.mul(gs, ws), sem, zb.get(k))
         grad = g
-    return Trace(h, grad, pre, post, upstream)
+    return Trace(h, grad, pre, post, upstream, absent)

@@ -11,6 +11,7 @@ from fpsmt.semantics.arith.exact import ExactArith  # noqa: F401
 from fpsmt.semantics.arith.symbolic import Z3Arith, fold_bits, model_bits  # noqa: F401
 
 
-def symbolic(fmt):
-    """The symbolic interpretation for ``fmt`` (Z3 terms): what the proof layer encodes claims in."""
-    return Z3Arith(fmt)
+def symbolic(fmt, uninterpreted=()):
+    """The symbolic interpretation for ``fmt`` (Z3 terms): what the proof layer encodes claims
+    in; ``uninterpreted``: operations that are uninterpreted functions there (only "mul")."""
+    return Z3Arith(fmt, uninterpreted=uninterpreted)

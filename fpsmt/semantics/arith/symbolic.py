@@ -57,8 +57,11 @@ def smt_eq(a, b):
 class Z3Arith(Arith):
     """Floating-point terms of Z3's FP theory."""
 
-    def __init__(self, fmt: Format, prefix: str = ""):
+    def __init__(self, fmt: Format, prefix: str = "", uninterpreted=()):
         super().__init__(fmt)
+        bad = set(uninterpreted) - {"mul"}
+        if bad:
+            raise InputError(f"cannot leave {', '.join(sorted(bad))} uninterpreted (only mul)")
         self.sort = sort_of(fmt)
         self.rm = z3.RNE()
         self.side: list = []  # definitional constraints of auxiliary variables
@@ -69,7 +72,11 @@ class Z3Arith(Arith):
         self._consts: dict = {}
         rm = self.rm
         self._add = _vec(lambda a, b: z3.fpAdd(rm, a, b), 2)
-        self._mul = _vec(lambda a, b: z3.fpMul(rm, a, b), 2)
+        if "mul" in uninterpreted:  # ⊗ as any binary function of two floats (Claim.uninterpreted)
+            f = z3.Function(self._prefix + "fpsmt_mul", self.sort, self.sort, self.sort)
+            self._mul = _vec(lambda a, b: f(a, b), 2)
+        else:
+            self._mul = _vec(lambda a, b: z3.fpMul(rm, a, b), 2)
         self._neg = _vec(z3.fpNeg, 1)
         self._div = _vec(lambda a, b: z3.fpDiv(rm, a, b), 2)
         self.lazy: list = []  # lazily refined known-function applications (see symbolic_functions)
