@@ -81,7 +81,7 @@ extreme and random z in bfloat16).
 from fpsmt.constructions import relu as C
 from fpsmt.proof.claims import Float, Int, forall
 from fpsmt.proofs.common import STEP_GE, STEP_LE, STEP_PAIR, X, X_DOM, finite_inside, step_node, xdesc, zero
-from fpsmt.proofs.multiplication_transfer import REACHES, W_OUT, transfer_tree
+from fpsmt.proofs.multiplication_transfer import CHAIN_WEIGHT, REACHES, W_OUT, transfer_tree
 from fpsmt.proof.lemmas import Lemma
 from fpsmt.proof.tree import Node, Pred, fact, induction, join, sequence, stage
 
@@ -102,10 +102,6 @@ CHAIN_BACK = Pred("gradient_atom.chain_back", {"u": Float(finite=True), "pre": F
                   lambda s: [s.pre > 0, (~_back(s, s.u, s.pre, s.c).is_zero()).implies(s.gR.same(_back(s, s.u, s.pre,
                                                                                                           s.c)))],
                   doc="pre > 0 and gR = (u * ReLU'(pre)) * c where that is nonzero")
-
-
-def _in_k(s, c):
-    return c.eq(-1) | ((c > 0) & (c <= s.int_pow2(C.step_cap(s.fmt))))
 
 
 def _killers(s):
@@ -140,6 +136,13 @@ GATE = Pred("gradient_atom.gate", {"z": X_DOM, "x": X_DOM, "R": Float(), "G1": F
             doc="(R, G1, G2) = (d, 0, 0) at x = z, (0, C, 0) below, (0, 0, C) above (C = 2^e_max)")
 
 
+def _side(pred, node):
+    """``node`` states ``pred`` as a side condition (a later node assumes it: check_ties
+    finds the provider of every premise)."""
+    node.uses["side"] = [pred]
+    return node
+
+
 def _t_net(fmt):
     from fpsmt.constructions.relu import Plan
     P = Plan(fmt)
@@ -164,9 +167,9 @@ def gate_t_stage(fmt):
         (T,), (g,), (_, post, up) = run(s)
         return [(T > 0).implies(PASS.holds(s, g=g)), (T.is_zero() | s.u.is_zero()).implies(g.is_zero()),
                 g.is_finite()] + finite_inside(post, up)
-    return stage("gradient_atom.gate_T", {"z": X_DOM, "x": X_DOM, "u": Float(finite=True),
+    return _side(PASS, stage("gradient_atom.gate_T", {"z": X_DOM, "x": X_DOM, "u": Float(finite=True),
                                           **zero_variables(_t_net(fmt))}, T5,
-                 lambda s: {"T": run(s)[0][0]}, side=side)
+                 lambda s: {"T": run(s)[0][0]}, side=side))
 
 
 def gate_top_stage(fmt):
@@ -188,8 +191,8 @@ def gate_top_stage(fmt):
         return [grad[0].is_finite(), grad[1].is_finite(), at.implies(PASS.holds(s, u=s.uR, g=grad[2])),
                 (~at).implies(grad[2].is_zero())]
     fin = Float(finite=True)
-    return stage("gradient_atom.gate_top", {"uR": fin, "u1": fin, "u2": fin}, GATE,
-                 lambda s: dict(zip(("R", "G1", "G2"), run(s)[0])), GATE5, side=side)
+    return _side(PASS, stage("gradient_atom.gate_top", {"uR": fin, "u1": fin, "u2": fin}, GATE,
+                 lambda s: dict(zip(("R", "G1", "G2"), run(s)[0])), GATE5, side=side))
 
 
 def _layer_net(fmt, with_n=False, output=False):
@@ -230,9 +233,9 @@ def chain_at_z(fmt):
         "gradient_atom.chain_at_z", AT_Z_RUN, "i", 0, CHAIN_MAX,
         stage("gradient_atom.chain_at_z.base", {"n": _i}, AT_Z_RUN, lambda s: {"i": 0}, AT_Z),
         lambda s: dict(zip(("R", "G1", "G2"), layer(s)[0])), AT_Z,
-        step_vars={"c": fin, "uR": fin, "u1": fin, "u2": fin}, step_given=lambda s: _in_k(s, s.c), step_side=side,
+        step_vars={"c": fin, "uR": fin, "u1": fin, "u2": fin}, step_given=lambda s: CHAIN_WEIGHT.holds(s), step_side=side,
         done=lambda s: s.i.eq(s.n), doc="the chain layers at x = z")
-    node.children[1].uses["premise"] = [CHAIN_WEIGHT]
+    node.children[1].uses.update(premise=[CHAIN_WEIGHT], side=[CHAIN_BACK])
     return node
 
 
@@ -276,7 +279,7 @@ def shrinks_stage(fmt):
 #: what ``kill`` assumes of a chain layer's weight and bias, and what ``biases`` (chain
 #: layers) and ``shrink_biases`` (shrink layers) show every layer of the chain has
 CHAIN_LAYER = Pred("gradient_atom.chain_layer", {"c": Float(finite=True), "B": Float(finite=True)},
-                   lambda s: [_in_k(s, s.c), s.B <= 2], doc="c in K and the bias B <= 2")
+                   lambda s: [CHAIN_WEIGHT.holds(s), s.B <= 2], doc="c in K and the bias B <= 2")
 #: the chain's state at x != z: the gate's (0, C, 0) or (0, 0, C), kept by every layer
 KILLED = Pred("gradient_atom.killed", {"R": Float(), "G1": Float(), "G2": Float()},
               lambda s: s.any(*[s.all(s.R.same(a), s.G1.same(b), s.G2.same(c)) for a, b, c in _killers(s)]),
@@ -307,14 +310,13 @@ def chain_killed(fmt):
     return node
 
 
-CHAIN_WEIGHT = Pred("gradient_atom.chain_weight", {"c": Float(finite=True)}, lambda s: _in_k(s, s.c), doc="c in K")
-
-
 def biases_stage(fmt):
     """Every chain layer after the shrinks: weight c in K, input 1 (c ⊗ 1 = c), bias
     reset_bias(c) <= 2 and finite."""
-    return stage("gradient_atom.biases", {"c": Float(finite=True)}, CHAIN_LAYER,
+    node = stage("gradient_atom.biases", {"c": Float(finite=True)}, CHAIN_LAYER,
                  lambda s: {"c": s.c, "B": C.reset_bias(s, s.c)}, CHAIN_WEIGHT)
+    node.uses["premise"] = [CHAIN_WEIGHT]  # what the transfer's stages state of each weight
+    return node
 
 
 def shrink_biases_claim(fmt):
@@ -339,7 +341,7 @@ def output_claim(fmt):
         return res
     # w: every w_out the transfer gives (its predicate W_OUT, the same term in both trees)
     return forall("gradient_atom.output", {"c": Float(finite=True), **W_OUT.variables, "y": Float(finite=True)},
-                  goal=goal, given=lambda s: [_in_k(s, s.c), W_OUT.holds(s)])
+                  goal=goal, given=lambda s: [CHAIN_WEIGHT.holds(s), W_OUT.holds(s)])
 
 
 # ------------------------------------------------------------------ the backward chain's product
@@ -442,11 +444,11 @@ def tree(fmt):
     """The repaired atom's tree (see the module docstring)."""
     def flat(c, **uses):
         return Node("stage", c.name, c, uses=uses)
-    out = flat(output_claim(fmt), hypothesis=W_OUT)
+    out = flat(output_claim(fmt), hypothesis=W_OUT, premise=[W_OUT, CHAIN_WEIGHT], side=[CHAIN_BACK])
     gate = sequence("gradient_atom.gate", [step_node("ge", fmt, True), step_node("le", fmt, True), gate_t_stage(fmt),
                                            join("gradient_atom.gate5", [STEP_GE, STEP_LE, T5], GATE5),
                                            gate_top_stage(fmt)])
-    parts = [gate, flat(shrink_claim(fmt)), flat(spacing_claim(fmt)),
+    parts = [gate, flat(shrink_claim(fmt), side=[PASS]), flat(spacing_claim(fmt)),
              sequence("gradient_atom.at_z", [shrinks_stage(fmt), chain_at_z(fmt)]),
              flat(shrink_biases_claim(fmt), guarantee=CHAIN_LAYER), biases_stage(fmt), chain_killed(fmt),
              out, transfer_tree(fmt), one_fact(fmt), cong_fact(fmt), backward_tree(fmt)]

@@ -38,8 +38,8 @@ from fpsmt.proof.tree import Pred, sequence, stage
 
 
 def _weights_ok(s, ws):
-    top = s.int_pow2(C.step_cap(s.fmt))
-    return [(w.eq(1) | w.eq(-1) | ((w > 0) & (w <= top))) for w in ws]
+    """Each weight in K (the predicate CHAIN_WEIGHT, which the gradient atom's chain assumes)."""
+    return [CHAIN_WEIGHT.holds(s, c=w) for w in ws]
 
 
 def _chain(v, ws):
@@ -69,6 +69,12 @@ W_OUT = Pred("transfer.w_out", {"w": Float(finite=True)},
              doc="w a power of two in (0, 1]")
 
 
+#: a weight of the chain: in K = {−1} ∪ (0, 2^q], q = min(p, e_max).  The transfer's stages
+#: state it of every weight they make; the gradient atom's chain layers assume it
+CHAIN_WEIGHT = Pred("transfer.chain_weight", {"c": Float(finite=True)},
+                    lambda s: s.c.eq(-1) | ((s.c > 0) & (s.c <= s.int_pow2(C.step_cap(s.fmt)))), doc="c in K")
+
+
 def _normalized(s):
     w_out, mids = C.normalize_weights(s, s.h)
     return w_out, mids, _chain(s.h, [w_out] + mids)
@@ -87,7 +93,7 @@ def scale_stage(fmt):
 
 
 def _states_w_out(node):
-    node.uses["side"] = [W_OUT]
+    node.uses["side"] = [W_OUT, CHAIN_WEIGHT]
     return node
 
 
@@ -99,8 +105,10 @@ def significand_stage(fmt):
 
     def side(s):
         a, b = C.significand_weights(s, abs(s.v))
-        return [(a > 0.5) & (a <= 1), (b > 0.5) & (b <= 1), _nonzero([s.v * a])[0]]
-    return stage("multiplication_transfer.significand", {}, UNIT, out, SIGNIFICAND, side=side, enumerate=True)
+        return [(a > 0.5) & (a <= 1), (b > 0.5) & (b <= 1), _nonzero([s.v * a])[0]] + _weights_ok(s, [a, b])
+    node = stage("multiplication_transfer.significand", {}, UNIT, out, SIGNIFICAND, side=side, enumerate=True)
+    node.uses["side"] = [CHAIN_WEIGHT]
+    return node
 
 
 def subnormal_stage(fmt):
@@ -123,9 +131,11 @@ def target_stage(fmt):
 
     def side(s):
         (sgn, m, exps), (_, partial) = chain(s)
-        return [sgn.eq(1) | sgn.eq(-1), (m >= 1) & (m < 2)] + _weights_ok(s, exps) + _nonzero(partial)
-    return stage("multiplication_transfer.target", {"g": NONZERO}, REACHES, lambda s: {"out": chain(s)[1][0]}, UNIT,
+        return [sgn.eq(1) | sgn.eq(-1), (m >= 1) & (m < 2)] + _weights_ok(s, [sgn, m] + exps) + _nonzero(partial)
+    node = stage("multiplication_transfer.target", {"g": NONZERO}, REACHES, lambda s: {"out": chain(s)[1][0]}, UNIT,
                  side=side, cases={"t": UNITS})
+    node.uses["side"] = [CHAIN_WEIGHT]
+    return node
 
 
 def transfer_tree(fmt):

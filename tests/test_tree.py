@@ -459,3 +459,23 @@ def test_the_stand_ins_for_absent_terms_are_free():
     assert r.status == "REFUTED" and BF16.is_zero(r.witness["u"])
     assert eng.prove(claim(False), BF16, {}).status == "PROVED"
     assert eng.prove(GA.gate_t_stage(BF16).claim, BF16, {}).status == "PROVED"
+
+
+def test_every_premise_has_a_provider_in_the_tree():
+    """check_ties finds, for every premise (a join's, an induction step's, a stage's), a
+    node of the same tree that states its term as a guarantee, conclusion or side: the
+    gradient atom's tree passes; without the transfer (which states every chain weight in
+    K) or without chain_at_z's statement of each backward step, it is refused by name."""
+    from fpsmt.proof.tree import Node
+    from fpsmt.proofs import gradient_atom as GA
+    whole = GA.tree(BF16)
+    check_ties(whole, BF16)
+    no_transfer = Node("lemma", "t", None, [c for c in whole.children if c.name != "multiplication_transfer"])
+    with pytest.raises(TreeError, match="premise transfer.chain_weight is stated by no node"):
+        check_ties(no_transfer, BF16)
+    at_z = next(c for c in whole.children if c.name == "gradient_atom.at_z")
+    at_z.children[1].children[1].uses.pop("side")  # chain_at_z's step no longer states CHAIN_BACK
+    out = next(c for c in whole.children if c.name == "gradient_atom.output")
+    out.uses.pop("side")
+    with pytest.raises(TreeError, match="premise gradient_atom.chain_back is stated by no node"):
+        check_ties(whole, BF16)

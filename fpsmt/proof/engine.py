@@ -24,9 +24,9 @@ import numpy as np
 from fpsmt.semantics.arith import symbolic
 from fpsmt.proof.claims import Claim, FloatDomain
 from fpsmt.proof.encoding import Encoding, conjunction, parts
-from fpsmt.errors import Disagreement, InputError, ReplayMismatch
+from fpsmt.errors import Disagreement, InputError
 from fpsmt.semantics.formats import Format
-from fpsmt.proof.replay import replay_model, show
+from fpsmt.proof.replay import NotAnInstance, replay_model, show
 from fpsmt.proof.exhaustive import CLAIM_LIMIT, TimeUp, decide, space
 from fpsmt.semantics.arith.integer import IntegerArith
 from fpsmt.proof.solve import Answer, Query, named, plan_for, second_opinion, solve_plan, solver_versions
@@ -264,7 +264,7 @@ class Engine:
         if ans.status == "sat":
             try:
                 res.witness = self._replay(claim, fmt, registry, ans, part)
-            except _NotAnInstance as e:
+            except NotAnInstance as e:
                 res.reason = str(e)
                 return res
             res.status = PROVED if claim.kind == "exists" else REFUTED
@@ -428,16 +428,14 @@ class Engine:
         back end said UNSAT to the same query, the run stops here naming both."""
         try:
             got = replay_model(claim, fmt, registry, ans.solver, ans.model, part, fixed, cexs)
-        except ReplayMismatch as e:
-            if not claim.uninterpreted:
-                raise
-            # the model may rest on an interpretation of ⊗ that is not fp.mul: no counterexample
+        except NotAnInstance as e:
+            # the model rests on an interpretation of ⊗ that is not fp.mul: no counterexample
             ops = ", ".join(claim.uninterpreted)
             if ans.disputed_by:
                 raise Disagreement(f"SOLVERS DISAGREE on claim {claim.name} in {fmt.name} ({part} query, {ops} "
                                    f"uninterpreted): {ans.solver} says sat, {' and '.join(ans.disputed_by)} said "
                                    f"unsat; the model does not replay with the format's own {ops} ({e})") from None
-            raise _NotAnInstance(f"{ans.solver} found an interpretation of {ops} under which the claim fails "
+            raise NotAnInstance(f"{ans.solver} found an interpretation of {ops} under which the claim fails "
                                  f"(sat, {part} query), but its model does not replay with the format's own "
                                  f"{ops}: not decided ({e})") from None
         if ans.disputed_by:
@@ -458,7 +456,7 @@ class Engine:
         if ans.status == "sat":
             try:
                 r.satisfiable_by = self._replay(claim, fmt, registry, ans, "hypotheses", fixed=fixed)
-            except _NotAnInstance as e:
+            except NotAnInstance as e:
                 r.status, r.reason = UNKNOWN, f"{r.reason}, but its hypotheses were not shown satisfiable: {e}"
         elif ans.status == "unsat":
             r.status = VACUOUS
@@ -467,11 +465,6 @@ class Engine:
         else:
             r.status = UNKNOWN
             r.reason = f"{r.reason}, but its hypotheses were not shown satisfiable: {ans.reason}"
-
-
-class _NotAnInstance(Exception):
-    """A model of a claim with an uninterpreted operation that the executor, which
-    interprets it, does not reproduce: no counterexample, and the claim is not decided."""
 
 
 def order_by_assumptions(claims: list) -> list:

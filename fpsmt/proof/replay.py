@@ -44,6 +44,11 @@ def truth(b) -> bool:
     return bool(np.all(b.s.A.truth(b.v)))
 
 
+class NotAnInstance(Exception):
+    """The model of a claim that leaves an operation uninterpreted does not satisfy it
+    with the operation interpreted (executor and Z3 agree): it rests on another function."""
+
+
 def replay_model(claim, fmt, registry, solver: str, model: dict, part: str, fixed=None, cexs=()) -> dict:
     """Decode a model, re-run the claim on its bits in the executor and in Z3 (ground),
     and insist both agree with each other and with what the model must satisfy."""
@@ -65,6 +70,9 @@ def replay_model(claim, fmt, registry, solver: str, model: dict, part: str, fixe
     for cond, ok in ex_c.items():
         if not ok or not z_c[cond]:
             shown = ", ".join(f"{n}={show(claim, fmt, n, bits[n])}" for n in claim.variables)
+            if claim.uninterpreted and not ok and not z_c[cond]:  # both interpret the operation: it was another
+                raise NotAnInstance(f"'{cond}' is false at {shown} with the format's own "
+                                    f"{', '.join(claim.uninterpreted)} (executor and Z3 agree)")
             raise ReplayMismatch(
                 f"replay mismatch ({solver}, {fmt.name}): claim {claim.name}, model {shown}: "
                 f"'{cond}' is {z_c[cond]} in Z3's evaluation and {ok} in the executor, but the model "

@@ -102,7 +102,9 @@ class Node:
     children: list = field(default_factory=list)
     doc: str = ""
     #: the interface predicates the node's claim is stated with, by role: "hypothesis",
-    #: "guarantee", "premise" (a list), "conclusion", "invariant"
+    #: "guarantee", "premise" (a list: what it assumes that another node of the tree must
+    #: state), "conclusion", "invariant", "side" (a list: what its side conditions state
+    #: for other nodes)
     uses: dict = field(default_factory=dict)
 
     def __post_init__(self):
@@ -282,7 +284,9 @@ def tie_hashes(root: Node, fmt) -> dict:
 def check_ties(root: Node, fmt) -> dict:
     """Every interface predicate's term hash, by node name and role; raises
     :class:`TreeError` where a join's premise or conclusion is not the term of the stage
-    it links (recomputed, not trusted from the objects)."""
+    it links, or where a premise (of a join, an induction step, a cases node or a stage
+    that lists one) is the term of no guarantee, conclusion or side condition anywhere in
+    the tree (recomputed, not trusted from the objects)."""
     hashes: dict = {}
     memo: dict = {}
 
@@ -293,6 +297,13 @@ def check_ties(root: Node, fmt) -> dict:
 
     for n in root.walk():
         hashes[n.name] = {r: ([h(p) for p in v] if isinstance(v, list) else h(v)) for r, v in n.uses.items()}
+    provided = {x for n in root.walk() for r in ("guarantee", "conclusion", "side") if r in hashes[n.name]
+                for x in _listed(hashes[n.name][r])}
+    for n in root.walk():
+        for p, x in zip(n.uses.get("premise", []), hashes[n.name].get("premise", [])):
+            if x not in provided:
+                raise TreeError(f"{n.name}: its premise {p.name} is stated by no node of the tree (no guarantee, "
+                                "conclusion or side condition has its term)")
     for n in root.walk():
         if n.kind not in ("sequence", "lemma"):
             continue
