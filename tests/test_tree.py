@@ -361,7 +361,7 @@ def test_the_backward_chain_of_the_gradient_atom(monkeypatch):
     transfer side multiplies by c twice is REFUTED."""
     from fpsmt.proofs import gradient_atom as GA
     nodes = [GA.one_fact(BF16), GA.cong_fact(BF16), GA.backward_tree(BF16)]
-    check_ties(nodes[2], BF16)
+    check_ties(GA.tree(BF16), BF16)  # its premises (CHAIN_BACK, PASS, REACHES) are stated in the atom's tree
     assert nodes[1].claim.uninterpreted == ("mul",)
 
     def decide(nodes):
