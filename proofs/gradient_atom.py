@@ -136,13 +136,6 @@ GATE = Pred("gradient_atom.gate", {"z": X_DOM, "x": X_DOM, "R": Float(), "G1": F
             doc="(R, G1, G2) = (d, 0, 0) at x = z, (0, C, 0) below, (0, 0, C) above (C = 2^e_max)")
 
 
-def _side(pred, node):
-    """``node`` states ``pred`` as a side condition (a later node assumes it: check_ties
-    finds the provider of every premise)."""
-    node.uses["side"] = [pred]
-    return node
-
-
 def _t_net(fmt):
     from fpsmt.constructions.relu import Plan
     P = Plan(fmt)
@@ -167,9 +160,9 @@ def gate_t_stage(fmt):
         (T,), (g,), (_, post, up) = run(s)
         return [(T > 0).implies(PASS.holds(s, g=g)), (T.is_zero() | s.u.is_zero()).implies(g.is_zero()),
                 g.is_finite()] + finite_inside(post, up)
-    return _side(PASS, stage("gradient_atom.gate_T", {"z": X_DOM, "x": X_DOM, "u": Float(finite=True),
+    return stage("gradient_atom.gate_T", {"z": X_DOM, "x": X_DOM, "u": Float(finite=True),
                                           **zero_variables(_t_net(fmt))}, T5,
-                 lambda s: {"T": run(s)[0][0]}, side=side))
+                 lambda s: {"T": run(s)[0][0]}, side=side, states=[PASS])
 
 
 def gate_top_stage(fmt):
@@ -191,8 +184,8 @@ def gate_top_stage(fmt):
         return [grad[0].is_finite(), grad[1].is_finite(), at.implies(PASS.holds(s, u=s.uR, g=grad[2])),
                 (~at).implies(grad[2].is_zero())]
     fin = Float(finite=True)
-    return _side(PASS, stage("gradient_atom.gate_top", {"uR": fin, "u1": fin, "u2": fin}, GATE,
-                 lambda s: dict(zip(("R", "G1", "G2"), run(s)[0])), GATE5, side=side))
+    return stage("gradient_atom.gate_top", {"uR": fin, "u1": fin, "u2": fin}, GATE,
+                 lambda s: dict(zip(("R", "G1", "G2"), run(s)[0])), GATE5, side=side, states=[PASS])
 
 
 def _layer_net(fmt, with_n=False, output=False):

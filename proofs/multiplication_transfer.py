@@ -89,12 +89,7 @@ def scale_stage(fmt):
     def out(s):
         w_out, mids, _ = _normalized(s)
         return {"v": _chain(s.h, [w_out] + mids[:-2])[0]}
-    return _states_w_out(stage("multiplication_transfer.scale", {}, SIGNIFICAND, out, H, side=side))
-
-
-def _states_w_out(node):
-    node.uses["side"] = [W_OUT, CHAIN_WEIGHT]
-    return node
+    return stage("multiplication_transfer.scale", {}, SIGNIFICAND, out, H, side=side, states=[W_OUT, CHAIN_WEIGHT])
 
 
 def significand_stage(fmt):
@@ -106,9 +101,8 @@ def significand_stage(fmt):
     def side(s):
         a, b = C.significand_weights(s, abs(s.v))
         return [(a > 0.5) & (a <= 1), (b > 0.5) & (b <= 1), _nonzero([s.v * a])[0]] + _weights_ok(s, [a, b])
-    node = stage("multiplication_transfer.significand", {}, UNIT, out, SIGNIFICAND, side=side, enumerate=True)
-    node.uses["side"] = [CHAIN_WEIGHT]
-    return node
+    return stage("multiplication_transfer.significand", {}, UNIT, out, SIGNIFICAND, side=side, enumerate=True,
+                 states=[CHAIN_WEIGHT])
 
 
 def subnormal_stage(fmt):
@@ -119,8 +113,8 @@ def subnormal_stage(fmt):
         r = abs(partial[1])
         return ([r.eq(s.int_pow2(f.e_min - f.M)) | r.eq(s.int_pow2(f.e_min - f.M + 1)), W_OUT.holds(s, w=w_out)]
                 + _weights_ok(s, mids) + _nonzero(partial))
-    return _states_w_out(stage("multiplication_transfer.subnormal", {}, UNIT, lambda s: {"t": _normalized(s)[2][0]},
-                               H, side=side))
+    return stage("multiplication_transfer.subnormal", {}, UNIT, lambda s: {"t": _normalized(s)[2][0]}, H,
+                 side=side, states=[W_OUT, CHAIN_WEIGHT])
 
 
 def target_stage(fmt):
@@ -132,10 +126,8 @@ def target_stage(fmt):
     def side(s):
         (sgn, m, exps), (_, partial) = chain(s)
         return [sgn.eq(1) | sgn.eq(-1), (m >= 1) & (m < 2)] + _weights_ok(s, [sgn, m] + exps) + _nonzero(partial)
-    node = stage("multiplication_transfer.target", {"g": NONZERO}, REACHES, lambda s: {"out": chain(s)[1][0]}, UNIT,
-                 side=side, cases={"t": UNITS})
-    node.uses["side"] = [CHAIN_WEIGHT]
-    return node
+    return stage("multiplication_transfer.target", {"g": NONZERO}, REACHES, lambda s: {"out": chain(s)[1][0]}, UNIT,
+                 side=side, cases={"t": UNITS}, states=[CHAIN_WEIGHT])
 
 
 def transfer_tree(fmt):

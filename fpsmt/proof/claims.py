@@ -42,7 +42,7 @@ from typing import Callable
 import numpy as np
 
 from fpsmt.errors import InputError
-from fpsmt.semantics.arith.base import INT_LIMIT
+from fpsmt.semantics.arith.base import INT_LIMIT, UNINTERPRETABLE
 from fpsmt.semantics.formats import Format, pow2
 
 
@@ -94,10 +94,6 @@ Param = Float  # a symbolic network parameter is a float variable
 
 
 # ------------------------------------------------------------------ claims
-#: the operations a claim may leave uninterpreted (:attr:`Claim.uninterpreted`)
-UNINTERPRETABLE = frozenset({"mul"})
-
-
 @dataclass
 class Claim:
     name: str

@@ -137,11 +137,13 @@ def _vars(*preds, extra=None):
 
 
 def stage(name, variables, guarantee: Pred, outputs: Callable, hypothesis: Pred | None = None, *,
-          side: Callable | None = None, cases: dict | None = None, enumerate=False, doc="", kind="stage") -> Node:
+          side: Callable | None = None, cases: dict | None = None, enumerate=False, doc="", kind="stage",
+          states: list = ()) -> Node:
     """∀ variables. hypothesis → guarantee(outputs) ∧ side: ``outputs(s)`` gives the terms
     of the guarantee's variables (name -> term; a variable left out is the stage's own);
     ``side(s)``, conditions proved with it that no later stage of this tree assumes (they
-    are stated for the lemmas that use this one).
+    are stated for the lemmas that use this one); ``states``: the predicates that ``side``
+    states and other nodes of the tree take as premises (check_ties finds them).
 
     ``cases`` ({variable: [constants]}, one variable of the hypothesis): the stage is
     decided at each constant (the variable is not free in its claim: solvers and
@@ -155,7 +157,8 @@ def stage(name, variables, guarantee: Pred, outputs: Callable, hypothesis: Pred 
         if side is None:
             return [g]
         return [g] + _listed(side(s))
-    uses = {"guarantee": guarantee, **({"hypothesis": hypothesis} if hypothesis else {})}
+    uses = {"guarantee": guarantee, **({"hypothesis": hypothesis} if hypothesis else {}),
+            **({"side": list(states)} if states else {})}
     if not cases:
         c = forall(name, allv, given=(lambda s: hypothesis.holds(s)) if hypothesis else None,
                    goal=lambda s: goal_at(s), enumerate=enumerate, doc=doc)

@@ -28,6 +28,9 @@ INT_BITS = 32  # width of the signed bit-vectors that encode integers symbolical
 INT_LIMIT = 1 << 20  # integer bounds stay well inside INT_BITS, so sums cannot wrap
 
 
+#: the operations a symbolic interpretation can leave uninterpreted (:attr:`fpsmt.proof.claims.Claim.uninterpreted`)
+UNINTERPRETABLE = frozenset({"mul"})
+
 class ConcreteOps:
     """Booleans as NumPy bool arrays and integers as NumPy int arrays (the concrete
     interpretations: the executor and the exact reference)."""

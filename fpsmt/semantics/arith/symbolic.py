@@ -19,7 +19,7 @@ import z3
 from fpsmt.errors import InputError
 from fpsmt.semantics.formats import Format
 from fpsmt.semantics.arith import symbolic_functions
-from fpsmt.semantics.arith.base import INT_BITS, Arith
+from fpsmt.semantics.arith.base import INT_BITS, UNINTERPRETABLE, Arith
 
 
 def sort_of(fmt: Format):
@@ -59,9 +59,10 @@ class Z3Arith(Arith):
 
     def __init__(self, fmt: Format, prefix: str = "", uninterpreted=()):
         super().__init__(fmt)
-        bad = set(uninterpreted) - {"mul"}
+        bad = set(uninterpreted) - UNINTERPRETABLE
         if bad:
-            raise InputError(f"cannot leave {', '.join(sorted(bad))} uninterpreted (only mul)")
+            raise InputError(f"cannot leave {', '.join(sorted(bad))} uninterpreted "
+                             f"(only {', '.join(sorted(UNINTERPRETABLE))})")
         self.sort = sort_of(fmt)
         self.rm = z3.RNE()
         self.side: list = []  # definitional constraints of auxiliary variables
