@@ -145,3 +145,36 @@ def test_next_up_of_a_computed_term_uses_a_side_definition():
     sol.add(*Z.side, z3.fpEQ(x[()], Z.const(fmt.from_float(1.5))[()]))
     assert sol.check() == z3.sat
     assert fold_bits(fmt, sol.model().eval(u[()], model_completion=True)) == fmt.next_up(fmt.from_float(3.0))
+
+
+def _rewrites(fmt, A):
+    """(the Z3 interpretation's x ⊗ c, fp.mul(x, c)) for x a free float and each constant c
+    it writes without a multiplier (±1, ±0, NaN), for an if-then-else of such constants
+    (ReLU's σ'), and for 2 (left to fp.mul); both factor orders."""
+    x = z3.fpBVToFP(z3.BitVec("x", fmt.nbits), A.sort)
+    p, q = z3.Bools("p q")
+    consts = [A.const1(b) for b in (fmt.one_bits, fmt.one_bits | fmt.sign_bit, 0, fmt.sign_bit, fmt.nan_bits,
+                                    fmt.round(2))]
+    relu_prime = z3.If(p, consts[0], z3.If(q, consts[4], consts[2]))
+    out = []
+    for c in consts + [relu_prime]:
+        out += [(A._mul1(x, c), z3.fpMul(A.rm, x, c)), (A._mul1(c, x), z3.fpMul(A.rm, c, x))]
+    return out
+
+
+@pytest.mark.parametrize("fmt", [f for f in ALL if f.M >= 2], ids=str)
+def test_products_by_exact_constants_are_fp_mul(fmt):
+    """Z3Arith writes x ⊗ ±1, x ⊗ ±0, x ⊗ NaN (and an if-then-else of them) without fp.mul:
+    Z3 proves each equal (SMT-LIB =, NaN included) to fp.mul, for a free x; a wrong
+    rewrite (x ⊗ −1 written as x) is caught."""
+    A = Z3Arith(fmt)
+    for mine, theirs in _rewrites(fmt, A):
+        s = z3.Solver()
+        s.add(z3.Not(mine == theirs))
+        assert s.check() == z3.unsat, (mine, theirs)
+    x = z3.fpBVToFP(z3.BitVec("x", fmt.nbits), A.sort)
+    assert z3.is_app_of(A._mul1(x, A.const1(fmt.round(2))), z3.Z3_OP_FPA_MUL)
+    assert not z3.is_app_of(A._mul1(x, A.const1(fmt.one_bits)), z3.Z3_OP_FPA_MUL)
+    s = z3.Solver()
+    s.add(z3.Not(x == z3.fpMul(A.rm, x, A.const1(fmt.one_bits | fmt.sign_bit))))
+    assert s.check() == z3.sat

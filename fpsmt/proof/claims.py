@@ -498,7 +498,7 @@ class Scope:
         return F(self, get_activation(activation).derivative(self.A, self.lift(x).v))
 
     # -- networks
-    def run(self, net, x, y=None, params=None, sem=None, trace=False, zeros=None, keep_absent=False):
+    def run(self, net, x, y=None, params=None, sem=None, trace=False, zeros=None, keep_absent=False, given_pre=None):
         """Run a network on floats ``x`` (list) with upstream gradients ``y``; symbolic
         parameters from ``params`` ({name: F}).  Returns (outputs, gradient) as lists of F;
         with ``trace``, also per layer (pre-activations, outputs, gradients w.r.t. outputs),
@@ -507,7 +507,9 @@ class Scope:
         column]}}, stand-ins for the absent entries' terms
         (:class:`fpsmt.semantics.network.Zeros`); :meth:`zeros` gives the scope's own.  With
         ``trace`` and ``keep_absent`` the trace has a fourth part: per layer, the absent
-        entries' terms ({row: F} forward, {input column: F} backward)."""
+        entries' terms ({row: F} forward, {input column: F} backward).  ``given_pre`` ({layer: [F
+        per row]}): that layer's pre-activations are these terms instead of its sum
+        (:func:`fpsmt.semantics.network.run`)."""
         from fpsmt.semantics.network import PAPER, Zeros, run
         X = _stack([self.lift(v).v for v in x])
         Y = None if y is None else _stack([self.lift(v).v for v in y])
@@ -515,7 +517,8 @@ class Scope:
         Z = None if zeros is None else Zeros(
             {k: _stack([self.lift(v).v for v in vs]) for k, vs in zeros.get("forward", {}).items()},
             {k: _stack([self.lift(v).v for v in vs]) for k, vs in zeros.get("backward", {}).items()})
-        t = run(self.A, net, X, Y, P, sem or PAPER, Z, keep_absent=trace and keep_absent)
+        G = None if given_pre is None else {k: _stack([self.lift(v).v for v in vs]) for k, vs in given_pre.items()}
+        t = run(self.A, net, X, Y, P, sem or PAPER, Z, keep_absent=trace and keep_absent, given_pre=G)
         out = [F(self, t.out[..., i]) for i in range(net.n_out)]
         grad = None if t.grad is None else [F(self, t.grad[..., j]) for j in range(net.n_in)]
         if not trace:

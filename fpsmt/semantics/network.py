@@ -361,12 +361,17 @@ def _absent_terms(A, pattern, v):
 
 
 def run(A, net: Network, x, y=None, params=None, sem: Semantics = PAPER, zeros: Zeros | None = None,
-        keep_absent=False) -> Trace:
+        keep_absent=False, given_pre: dict | None = None) -> Trace:
     """Forward pass at inputs ``x`` (shape ``(..., n_in)``) and, when the upstream gradient
     ``y`` (shape ``(..., n_out)``) is given, D^AD: the gradient w.r.t. x.  ``zeros``:
     stand-ins for the absent entries' terms (:class:`Zeros`); ``keep_absent``: the trace
     keeps the absent entries' terms of every layer (for tests that compare a block beside
-    others with its stage)."""
+    others with its stage).  ``given_pre`` ({layer: values of shape ``(..., n_out)``}): that
+    layer's pre-activations are these values instead of its sum — the rest of the run,
+    the backward pass included, reads the layer's forward pass only through its pre- and
+    post-activations, so a stage that holds for every pre-activation another stage
+    proves possible covers the real run (tests/test_tree.py: with the real pre-activations
+    given, every term is the plain run's)."""
     zf = zeros.forward if zeros is not None else {}
     zb = zeros.backward if zeros is not None else {}
     if np.shape(x)[-1] != net.n_in:
@@ -378,9 +383,14 @@ def run(A, net: Network, x, y=None, params=None, sem: Semantics = PAPER, zeros: 
         W = _values(A, layer.weights, params)
         b = _values(A, layer.bias, params)
         weights.append(W)
-        if keep_absent:
-            absent[k][0] = _absent_terms(A, layer.pattern("forward", sem), h)
-        z = A.add(fold(A, layer.pattern("forward", sem), W, h, lambda xs, ws: A.mul(ws, xs), sem, zf.get(k)), b)
+        if given_pre is not None and k in given_pre:
+            z = given_pre[k]
+            if np.shape(z)[-1] != layer.n_out:
+                raise InputError(f"layer {k} has {layer.n_out} rows, got {np.shape(z)[-1]} pre-activations")
+        else:
+            if keep_absent:
+                absent[k][0] = _absent_terms(A, layer.pattern("forward", sem), h)
+            z = A.add(fold(A, layer.pattern("forward", sem), W, h, lambda xs, ws: A.mul(ws, xs), sem, zf.get(k)), b)
         h = layer.act.value(A, z)
         pre.append(z)
         post.append(h)

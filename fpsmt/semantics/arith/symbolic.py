@@ -71,13 +71,14 @@ class Z3Arith(Arith):
         self._aux = 0
         self._prefix = prefix
         self._consts: dict = {}
+        self._const_bits: dict = {}  # term id -> bit pattern, for the constants of const1
         rm = self.rm
         self._add = _vec(lambda a, b: z3.fpAdd(rm, a, b), 2)
         if "mul" in uninterpreted:  # ⊗ as any binary function of two floats (Claim.uninterpreted)
             f = z3.Function(self._prefix + "fpsmt_mul", self.sort, self.sort, self.sort)
             self._mul = _vec(lambda a, b: f(a, b), 2)
         else:
-            self._mul = _vec(lambda a, b: z3.fpMul(rm, a, b), 2)
+            self._mul = _vec(self._mul1, 2)
         self._neg = _vec(z3.fpNeg, 1)
         self._div = _vec(lambda a, b: z3.fpDiv(rm, a, b), 2)
         self.lazy: list = []  # lazily refined known-function applications (see symbolic_functions)
@@ -149,7 +150,44 @@ class Z3Arith(Arith):
             s, e, f = self.fmt.fields(bits)
             t = z3.fpFP(z3.BitVecVal(s, 1), z3.BitVecVal(e, self.fmt.E), z3.BitVecVal(f, self.fmt.M))
             self._consts[bits] = t
+            self._const_bits[t.get_id()] = bits
         return t
+
+    # ------------------------------------------------------------ exact products by constants
+    def _mul1(self, a, b):
+        """a ⊗ b (RNE), written without a multiplier where one factor is a constant whose
+        products are exact: x ⊗ 1 = x, x ⊗ −1 = −x, x ⊗ ±0 = a zero of sign s(x) xor s(0)
+        for finite x and NaN otherwise, x ⊗ NaN = NaN — IEEE 754 identities (the exact
+        product is representable, so RNE returns it), checked against fp.mul in every
+        format by tests/test_symbolic.py.  A factor that is an if-then-else of such
+        constants (σ'(z) of ReLU) is distributed over its branches.  Anything else is
+        fp.mul."""
+        for x, c in ((a, b), (b, a)):
+            r = self._by_const(x, c)
+            if r is not None:
+                return r
+        return z3.fpMul(self.rm, a, b)
+
+    def _by_const(self, x, c):
+        bits = self._const_bits.get(c.get_id())
+        if bits is None:
+            if z3.is_app_of(c, z3.Z3_OP_ITE):
+                hi, lo = self._by_const(x, c.arg(1)), self._by_const(x, c.arg(2))
+                if hi is not None and lo is not None:
+                    return z3.If(c.arg(0), hi, lo)
+            return None
+        f = self.fmt
+        if bits == f.one_bits:
+            return x
+        if bits == f.one_bits | f.sign_bit:
+            return z3.fpNeg(x)
+        if bits == f.nan_bits:
+            return self.const1(f.nan_bits)
+        if bits in (0, f.sign_bit):
+            neg = z3.fpIsNegative(x) if bits == 0 else z3.Not(z3.fpIsNegative(x))
+            return z3.If(z3.Or(z3.fpIsNaN(x), z3.fpIsInf(x)), self.const1(f.nan_bits),
+                         z3.If(neg, self.const1(f.sign_bit), self.const1(0)))
+        return None
 
     def const(self, bits):
         arr = np.asarray(bits, dtype=object)
