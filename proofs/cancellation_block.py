@@ -151,8 +151,8 @@ def staged(fmt):
     value = sequence("cancellation_block.value", [
         induction("cancellation_block.stages", inv, "k", p, fmt.e_max, base, step, done),
         stage("cancellation_block.exit", {}, out_ok, lambda s: {"out": exit_(s)}, done)])
-    grad = stage("cancellation_block.gradient", {"y": Float(finite=True)}, grad_ok, gradient, done)
-    grad.uses["premise"] = [done]  # the value induction's conclusion, for the same s and the row t
+    grad = stage("cancellation_block.gradient", {"y": Float(finite=True)}, grad_ok, gradient, done,
+                 premise=[done])  # the value induction's conclusion, for the same s and the row t
     return Node("lemma", "cancellation_block", None, [value, grad])
 
 

@@ -222,14 +222,13 @@ def chain_at_z(fmt):
         _, grad, (pre, _, _) = layer(s)
         return [CHAIN_BACK.holds(s, u=s.uR, pre=pre[0][0], gR=grad[0]), grad[1].is_finite(), grad[2].is_finite()]
     fin = Float(finite=True)
-    node = induction(
+    return induction(
         "gradient_atom.chain_at_z", AT_Z_RUN, "i", 0, CHAIN_MAX,
         stage("gradient_atom.chain_at_z.base", {"n": _i}, AT_Z_RUN, lambda s: {"i": 0}, AT_Z),
         lambda s: dict(zip(("R", "G1", "G2"), layer(s)[0])), AT_Z,
         step_vars={"c": fin, "uR": fin, "u1": fin, "u2": fin}, step_given=lambda s: CHAIN_WEIGHT.holds(s), step_side=side,
-        done=lambda s: s.i.eq(s.n), doc="the chain layers at x = z")
-    node.children[1].uses.update(premise=[CHAIN_WEIGHT], side=[CHAIN_BACK])
-    return node
+        done=lambda s: s.i.eq(s.n), doc="the chain layers at x = z", step_premise=[CHAIN_WEIGHT],
+        step_states=[CHAIN_BACK])
 
 
 def shrink_claim(fmt):
@@ -292,24 +291,21 @@ def chain_killed(fmt):
         net = _layer_net(s.fmt)
         return s.run(net, [s.R, s.G1, s.G2], [s.uR, s.o1, s.o2], params={"c": s.c, "B": s.B})
     fin = Float(finite=True)
-    node = induction(
+    return induction(
         "gradient_atom.chain_killed", KILLED_RUN, "i", 0, CHAIN_MAX,
         stage("gradient_atom.chain_killed.base", {"n": _i}, KILLED_RUN, lambda s: {"i": 0}, GATE_OFF),
         lambda s: dict(zip(("R", "G1", "G2"), layer(s)[0])), KILLED,
         step_vars={"c": fin, "B": fin, "uR": fin, "o1": zero(), "o2": zero()},
         step_given=lambda s: CHAIN_LAYER.holds(s), step_side=lambda s: [g.is_zero() for g in layer(s)[1]],
-        done=lambda s: s.i.eq(s.n), doc="the chain layers at x != z")
-    node.children[1].uses["premise"] = [CHAIN_LAYER]
-    return node
+        done=lambda s: s.i.eq(s.n), doc="the chain layers at x != z", step_premise=[CHAIN_LAYER])
 
 
 def biases_stage(fmt):
     """Every chain layer after the shrinks: weight c in K, input 1 (c ⊗ 1 = c), bias
     reset_bias(c) <= 2 and finite."""
-    node = stage("gradient_atom.biases", {"c": Float(finite=True)}, CHAIN_LAYER,
-                 lambda s: {"c": s.c, "B": C.reset_bias(s, s.c)}, CHAIN_WEIGHT)
-    node.uses["premise"] = [CHAIN_WEIGHT]  # what the transfer's stages state of each weight
-    return node
+    return stage("gradient_atom.biases", {"c": Float(finite=True)}, CHAIN_LAYER,
+                 lambda s: {"c": s.c, "B": C.reset_bias(s, s.c)}, CHAIN_WEIGHT,
+                 premise=[CHAIN_WEIGHT])  # what the transfer's stages state of each weight
 
 
 def shrink_biases_claim(fmt):
@@ -380,7 +376,7 @@ def chain_grad(fmt):
     the transfer's stages state every partial product finite and nonzero."""
     def cong_at(s):
         return s.instance("gradient_atom.cong", a=s.G * s.sigma_prime(C.hidden(), s.pre), b=s.out, c=s.c)
-    node = induction(
+    return induction(
         "gradient_atom.chain_grad", CHAIN_GRAD_RUN, "i", 0, CHAIN_MAX,
         stage("gradient_atom.chain_grad.base", {"G": Float(finite=True, nonzero=True), "n": _i}, CHAIN_GRAD_RUN,
               lambda s: {"i": 0, "out": s.G}),
@@ -389,23 +385,20 @@ def chain_grad(fmt):
         step_given=lambda s: [CHAIN_BACK.holds(s, u=s.G), (s.out * s.c).is_finite(), ~(s.out * s.c).is_zero(),
                               s.instance("gradient_atom.one", u=s.G, pre=s.pre), cong_at(s)],
         step_assumes=("gradient_atom.one", "gradient_atom.cong"),
-        done=lambda s: s.i.eq(s.n), doc="the backward chain's product against the transfer's")
-    node.children[1].uses["premise"] = [CHAIN_BACK]
-    return node
+        done=lambda s: s.i.eq(s.n), doc="the backward chain's product against the transfer's",
+        step_premise=[CHAIN_BACK])
 
 
 def pass_grad(fmt):
     """The layers below the chain pass the gradient through (PASS: each shrink layer by
     ``shrink``, layers 6–7 into T at x = z by ``gate_top``, layers 1–5 from T to x where
     T > 0 by ``gate_T``): G = out is kept, whatever their number."""
-    node = induction(
+    return induction(
         "gradient_atom.pass_grad", PASS_RUN, "i", 0, CHAIN_MAX,
         stage("gradient_atom.pass_grad.base", {"n": _i}, PASS_RUN, lambda s: {"i": 0}, GRAD_IS_P),
         lambda s: {"G": s.gR}, GRAD_IS_P, step_vars={"gR": Float()},
         step_given=lambda s: PASS.holds(s, u=s.G, g=s.gR), done=lambda s: s.i.eq(s.n),
-        doc="the pass-through layers keep the gradient")
-    node.children[1].uses["premise"] = [PASS]
-    return node
+        doc="the pass-through layers keep the gradient", step_premise=[PASS])
 
 
 def backward_tree(fmt):

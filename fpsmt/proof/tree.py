@@ -138,12 +138,14 @@ def _vars(*preds, extra=None):
 
 def stage(name, variables, guarantee: Pred, outputs: Callable, hypothesis: Pred | None = None, *,
           side: Callable | None = None, cases: dict | None = None, enumerate=False, doc="", kind="stage",
-          states: list = ()) -> Node:
+          states: list = (), premise: list = ()) -> Node:
     """∀ variables. hypothesis → guarantee(outputs) ∧ side: ``outputs(s)`` gives the terms
     of the guarantee's variables (name -> term; a variable left out is the stage's own);
     ``side(s)``, conditions proved with it that no later stage of this tree assumes (they
     are stated for the lemmas that use this one); ``states``: the predicates that ``side``
-    states and other nodes of the tree take as premises (check_ties finds them).
+    states and other nodes of the tree take as premises (check_ties finds them);
+    ``premise``: the predicates its hypothesis uses that another node of the tree states
+    (check_ties requires a provider for each).
 
     ``cases`` ({variable: [constants]}, one variable of the hypothesis): the stage is
     decided at each constant (the variable is not free in its claim: solvers and
@@ -158,7 +160,7 @@ def stage(name, variables, guarantee: Pred, outputs: Callable, hypothesis: Pred 
             return [g]
         return [g] + _listed(side(s))
     uses = {"guarantee": guarantee, **({"hypothesis": hypothesis} if hypothesis else {}),
-            **({"side": list(states)} if states else {})}
+            **({"side": list(states)} if states else {}), **({"premise": list(premise)} if premise else {})}
     if not cases:
         c = forall(name, allv, given=(lambda s: hypothesis.holds(s)) if hypothesis else None,
                    goal=lambda s: goal_at(s), enumerate=enumerate, doc=doc)
@@ -198,7 +200,7 @@ def join(name, premises, conclusion: Pred, *, doc="") -> Node:
 def induction(name, invariant: Pred, index: str, lo: int, hi: int, base: Node, step: Callable,
               conclusion: Pred, *, doc="", step_vars: dict | None = None, done: Callable | None = None,
               step_given: Callable | None = None, step_side: Callable | None = None,
-              step_assumes: tuple = ()) -> Node:
+              step_assumes: tuple = (), step_premise: list = (), step_states: list = ()) -> Node:
     """The invariant ``invariant`` (its Int variable ``index`` ranging over [lo, hi]):
     ``base`` (a stage whose guarantee is the invariant, at index lo), the step
     ∀ k ∈ [lo, hi), v, t. I(k, v) → I(k + 1, step(s)) (``step(s)``: the terms of the next
@@ -211,7 +213,9 @@ def induction(name, invariant: Pred, index: str, lo: int, hi: int, base: Node, s
     on the step variables (e.g. a layer's weight in its set); ``step_side(s)``: more
     goals of the step (what each step also shows, e.g. its gradients); ``step_assumes``: the
     names of proved claims (``fact`` nodes before it in the tree) whose instances the step's
-    hypotheses use (``s.instance``)."""
+    hypotheses use (``s.instance``); ``step_premise``: the predicates ``step_given`` uses
+    that other nodes of the tree state (check_ties requires a provider for each);
+    ``step_states``: the predicates ``step_side`` states for other nodes."""
     dom = invariant.variables.get(index)
     if not isinstance(dom, IntDomain):
         raise TreeError(f"induction {name}: the invariant has no integer variable {index!r}")
@@ -233,7 +237,9 @@ def induction(name, invariant: Pred, index: str, lo: int, hi: int, base: Node, s
     else:
         concl = forall(f"{name}.conclusion", _vars(conclusion, extra={**state, index: IntDomain(lo, hi)}),
                        given=lambda s: [invariant.holds(s), done(s)], goal=lambda s: conclusion.holds(s))
-    children = [base, Node("step", stepc.name, stepc, uses={"invariant": invariant}),
+    step_uses = {"invariant": invariant, **({"premise": list(step_premise)} if step_premise else {}),
+                 **({"side": list(step_states)} if step_states else {})}
+    children = [base, Node("step", stepc.name, stepc, uses=step_uses),
                 Node("conclusion", concl.name, concl, uses={"invariant": invariant, "conclusion": conclusion})]
     return Node("induction", name, None, children, doc=doc,
                 uses={"invariant": invariant, "guarantee": conclusion,
