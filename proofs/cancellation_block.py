@@ -98,7 +98,8 @@ def staged(fmt):
       backward pass reads a layer's forward pass only through its pre- and
       post-activations), under the hypothesis that (s, t) is what the value induction
       concludes (the predicate ``cancellation.row``, the same term): y ⊗ 2^(p−e_max) (up to
-      the sign of a zero) where s >= 1/2, ±0 elsewhere.  The row's fold itself is not
+      the sign of a zero) where s >= 1/2, ±0 elsewhere.  Exit and gradient are decided by
+      cases t = +0 and t = T, with a claim that these cover the hypothesis.  The row's fold itself is not
       evaluated there, which is what makes the claim small; that the row's fold is the
       chain t_p, …, t_emax of the induction is a fact of the code, tested
       (tests/test_tree.py)."""
@@ -147,12 +148,13 @@ def staged(fmt):
                    grad_fn, doc=f"D^AD(y) = y * 2^{p - fmt.e_max} (up to the sign of a zero) where s >= 1/2, "
                                 "±0 elsewhere")
 
+    row_values = {"t": [0, Tx]}  # the row is +0 or T: both stages decided at each, with a cover claim
     base = stage("cancellation_block.entry", {}, inv, entry, S)
     value = sequence("cancellation_block.value", [
         induction("cancellation_block.stages", inv, "k", p, fmt.e_max, base, step, done),
-        stage("cancellation_block.exit", {}, out_ok, lambda s: {"out": exit_(s)}, done)])
+        stage("cancellation_block.exit", {}, out_ok, lambda s: {"out": exit_(s)}, done, cases=row_values)])
     grad = stage("cancellation_block.gradient", {"y": Float(finite=True)}, grad_ok, gradient, done,
-                 premise=[done])  # the value induction's conclusion, for the same s and the row t
+                 premise=[done], cases=row_values)  # the value induction's conclusion, for the same s and the row t
     return Node("lemma", "cancellation_block", None, [value, grad])
 
 
