@@ -94,7 +94,7 @@ def staged(fmt):
       k), ``stages.conclusion`` (I(e_max) gives t = +0 or T exactly, by s), then ``exit``:
       relu(t) ⊗ 2^(p−e_max) is 1[s >= 1/2].
     * ``gradient``: D^AD w.r.t. s for every s of [0, T] and every finite y, run with the
-      row's pre-activation given as the stage's variable t (``Scope.run(pre=...)``: the
+      row's pre-activation given as the stage's variable t (``Scope.run(given_pre=...)``: the
       backward pass reads a layer's forward pass only through its pre- and
       post-activations), under the hypothesis that (s, t) is what the value induction
       concludes (the predicate ``cancellation.row``, the same term): y ⊗ 2^(p−e_max) (up to

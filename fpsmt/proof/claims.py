@@ -511,13 +511,16 @@ class Scope:
         per row]}): that layer's pre-activations are these terms instead of its sum
         (:func:`fpsmt.semantics.network.run`)."""
         from fpsmt.semantics.network import PAPER, Zeros, run
-        X = _stack([self.lift(v).v for v in x])
-        Y = None if y is None else _stack([self.lift(v).v for v in y])
+        def stacked(vs):
+            return _stack([self.lift(v).v for v in vs])
+
+        def per_layer(d):  # {layer: [terms]} -> {layer: values along the last axis}
+            return {k: stacked(vs) for k, vs in d.items()}
+        X = stacked(x)
+        Y = None if y is None else stacked(y)
         P = None if params is None else {k: self.lift(v).v for k, v in params.items()}
-        Z = None if zeros is None else Zeros(
-            {k: _stack([self.lift(v).v for v in vs]) for k, vs in zeros.get("forward", {}).items()},
-            {k: _stack([self.lift(v).v for v in vs]) for k, vs in zeros.get("backward", {}).items()})
-        G = None if given_pre is None else {k: _stack([self.lift(v).v for v in vs]) for k, vs in given_pre.items()}
+        Z = None if zeros is None else Zeros(per_layer(zeros.get("forward", {})), per_layer(zeros.get("backward", {})))
+        G = None if given_pre is None else per_layer(given_pre)
         t = run(self.A, net, X, Y, P, sem or PAPER, Z, keep_absent=trace and keep_absent, given_pre=G)
         out = [F(self, t.out[..., i]) for i in range(net.n_out)]
         grad = None if t.grad is None else [F(self, t.grad[..., j]) for j in range(net.n_in)]

@@ -136,6 +136,12 @@ def _vars(*preds, extra=None):
     return out
 
 
+def _uses(**roles) -> dict:
+    """A node's ``uses``: the roles given a predicate (or a nonempty list of them), lists
+    copied."""
+    return {r: (list(p) if isinstance(p, (list, tuple)) else p) for r, p in roles.items() if p}
+
+
 def stage(name, variables, guarantee: Pred, outputs: Callable, hypothesis: Pred | None = None, *,
           side: Callable | None = None, cases: dict | None = None, enumerate=False, doc="", kind="stage",
           states: list = (), premise: list = ()) -> Node:
@@ -159,8 +165,7 @@ def stage(name, variables, guarantee: Pred, outputs: Callable, hypothesis: Pred 
         if side is None:
             return [g]
         return [g] + _listed(side(s))
-    uses = {"guarantee": guarantee, **({"hypothesis": hypothesis} if hypothesis else {}),
-            **({"side": list(states)} if states else {}), **({"premise": list(premise)} if premise else {})}
+    uses = _uses(guarantee=guarantee, hypothesis=hypothesis, side=states, premise=premise)
     if not cases:
         c = forall(name, allv, given=(lambda s: hypothesis.holds(s)) if hypothesis else None,
                    goal=lambda s: goal_at(s), enumerate=enumerate, doc=doc)
@@ -237,9 +242,8 @@ def induction(name, invariant: Pred, index: str, lo: int, hi: int, base: Node, s
     else:
         concl = forall(f"{name}.conclusion", _vars(conclusion, extra={**state, index: IntDomain(lo, hi)}),
                        given=lambda s: [invariant.holds(s), done(s)], goal=lambda s: conclusion.holds(s))
-    step_uses = {"invariant": invariant, **({"premise": list(step_premise)} if step_premise else {}),
-                 **({"side": list(step_states)} if step_states else {})}
-    children = [base, Node("step", stepc.name, stepc, uses=step_uses),
+    children = [base, Node("step", stepc.name, stepc, uses=_uses(invariant=invariant, premise=step_premise,
+                                                                 side=step_states)),
                 Node("conclusion", concl.name, concl, uses={"invariant": invariant, "conclusion": conclusion})]
     return Node("induction", name, None, children, doc=doc,
                 uses={"invariant": invariant, "guarantee": conclusion,

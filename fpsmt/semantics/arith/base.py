@@ -31,6 +31,7 @@ INT_LIMIT = 1 << 20  # integer bounds stay well inside INT_BITS, so sums cannot 
 #: the operations a symbolic interpretation can leave uninterpreted (:attr:`fpsmt.proof.claims.Claim.uninterpreted`)
 UNINTERPRETABLE = frozenset({"mul"})
 
+
 class ConcreteOps:
     """Booleans as NumPy bool arrays and integers as NumPy int arrays (the concrete
     interpretations: the executor and the exact reference)."""

@@ -159,7 +159,7 @@ class Z3Arith(Arith):
         products are exact: x ⊗ 1 = x, x ⊗ −1 = −x, x ⊗ ±0 = a zero of sign s(x) xor s(0)
         for finite x and NaN otherwise, x ⊗ NaN = NaN — IEEE 754 identities (the exact
         product is representable, so RNE returns it), checked against fp.mul in every
-        format by tests/test_symbolic.py.  A factor that is an if-then-else of such
+        format by tests/test_arith.py.  A factor that is an if-then-else of such
         constants (σ'(z) of ReLU) is distributed over its branches.  Anything else is
         fp.mul."""
         for x, c in ((a, b), (b, a)):
