@@ -65,9 +65,10 @@ def _multiple(s, t, j):
 
 
 def entry_value(s, x):
-    """t_p = (s ⊕ a_p) ⊖ a_p, a_p = (2^p)⁺: the row after its first constant pair."""
+    """t_p = (relu(s) ⊕ a_p) ⊖ a_p, a_p = (2^p)⁺: the row after its first constant pair
+    (relu(s): the block's first neuron, the activation as the block's layers name it)."""
     a = s.int_pow2(s.fmt.M).next_up()
-    return (x + a) - a
+    return (s.sigma(C.hidden(), x) + a) - a
 
 
 def step_value(s, k, t):
@@ -82,6 +83,40 @@ def chain_value(s, x):
     for k in range(s.fmt.M, s.fmt.e_max):
         t = step_value(s, k, t)
     return t
+
+
+def layer0_given(s):
+    """The block's first-layer pre-activations as the ``fold`` stage takes them: s, then
+    each constant a_k twice (its bias)."""
+    return [s.s] + [s.const(s.fmt.hex(c)) for c in C.cancellation_constants(s.fmt) for _ in (0, 1)]
+
+
+def row_tree(fmt, S):
+    """The row's fold is the induction's chain, as two stages on the block's own network:
+    ``inputs`` (for every s of [0, T], the first layer's pre-activations are s and the
+    constants a_k, each twice: its absent terms +0 ⊗ s are zeros) and ``fold`` (with those
+    pre-activations given, the row's pre-activation, bias −0 included, is the chain
+    t_p, …, t_emax of the value induction, bit for bit)."""
+    from fpsmt.proof.tree import sequence
+    inputs = Pred("cancellation.inputs", {"s": S.variables["s"]},
+                  lambda s: [a.same(b) for a, b in zip(_layer0(s), layer0_given(s))],
+                  doc="the block's first-layer pre-activations are s, a_p, a_p, …, a_emax, a_emax")
+    fold = Pred("cancellation.fold", {"s": S.variables["s"], "r": Float()}, lambda s: s.r.same(chain_value(s, s.s)),
+                doc="the row's pre-activation r is the chain t_emax of the value induction")
+
+    def row(s):
+        net, _ = C.cancellation(s, 1)
+        _, _, (pre, _, _) = s.run(net, [s.s], trace=True, given_pre={0: layer0_given(s)})
+        return pre[1][0]
+    return sequence("cancellation_block.row", [
+        stage("cancellation_block.inputs", {}, inputs, lambda s: {}, S),
+        stage("cancellation_block.fold", {}, fold, lambda s: {"r": row(s)}, inputs)])
+
+
+def _layer0(s):
+    net, _ = C.cancellation(s, 1)
+    _, _, (pre, _, _) = s.run(Network(s.fmt, net.layers[:1]), [s.s], trace=True)
+    return pre[0]
 
 
 def staged(fmt):
@@ -100,9 +135,15 @@ def staged(fmt):
       concludes (the predicate ``cancellation.row``, the same term): y ⊗ 2^(p−e_max) (up to
       the sign of a zero) where s >= 1/2, ±0 elsewhere.  Exit and gradient are decided by
       cases t = +0 and t = T, with a claim that these cover the hypothesis.  The row's fold itself is not
-      evaluated there, which is what makes the claim small; that the row's fold is the
-      chain t_p, …, t_emax of the induction is a fact of the code, tested
-      (tests/test_tree.py)."""
+      evaluated there, which is what makes the claim small.
+    * ``row`` (:func:`row_tree`): that the row's fold is the chain t_p, …, t_emax of the
+      induction, as claims on the block's own network: ``inputs`` (the first layer's
+      pre-activations are s and the constants, its absent terms being zeros for every s of
+      [0, T]) and ``fold`` (with those given, the row's pre-activation is
+      :func:`chain_value`, the induction's base and steps composed — the same functions).
+      The Z3 interpretation writes x ⊗ ±1 and x ⊕ −0 exactly, so the fold's terms are the
+      chain's and the claim is small in every format; tests/test_tree.py also compares the
+      two in the executor at every s of the 8- and 16-bit formats."""
     p = fmt.M
     T = Fraction(2) ** (fmt.e_max - p)
     Tx = fmt.hex(fmt.round(T))
@@ -155,7 +196,7 @@ def staged(fmt):
         stage("cancellation_block.exit", {}, out_ok, lambda s: {"out": exit_(s)}, done, cases=row_values)])
     grad = stage("cancellation_block.gradient", {"y": Float(finite=True)}, grad_ok, gradient, done,
                  premise=[done], cases=row_values)  # the value induction's conclusion, for the same s and the row t
-    return Node("lemma", "cancellation_block", None, [value, grad])
+    return Node("lemma", "cancellation_block", None, [row_tree(fmt, S), value, grad])
 
 
 def first_failure(fmt):

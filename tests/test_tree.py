@@ -1,6 +1,8 @@
 """Proof trees (fpsmt.proof.tree): links are checked, joins and inductions are claims the
 engine decides, and a wrong link or a wrong step is caught."""
 
+from fractions import Fraction
+
 import pytest
 
 from fpsmt.proof.claims import Float, Int
@@ -526,6 +528,34 @@ def test_the_cancellation_row_is_the_induction_chain(fmt):
     for k in range(f.M, f.e_max - 1):
         t = step_value(s, k, t)
     assert not np.array_equal(row, np.ravel(A.to_bits(t.v)))
+
+
+def test_the_cancellation_row_is_the_chain_as_a_claim(monkeypatch):
+    """The stages ``inputs`` and ``fold`` state on the block's own network that its row is
+    the induction's chain: PROVED in float8_e4m3, and in bfloat16 by z3 (the terms match
+    the chain's, so the claim stays small); with one constant neuron of the block changed
+    (2^(p+1) instead of (2^(p+1))⁺), ``fold`` is REFUTED with a replayed s while ``inputs``
+    still holds."""
+    from fpsmt.constructions import relu as C
+    from fpsmt.proofs import cancellation_block as CB
+    f = parse_format("float8_e4m3")
+    tree = CB.staged(f)
+    row = next(n for n in tree.walk() if n.name == "cancellation_block.row")
+    assert [n.name for n in row.children] == ["cancellation_block.inputs", "cancellation_block.fold"]
+    assert row.children[1].uses["hypothesis"] is row.children[0].uses["guarantee"]
+    got = _decide(row, f)
+    assert got == {"cancellation_block.inputs": "PROVED", "cancellation_block.fold": "PROVED"}
+    b = parse_format("bfloat16")
+    assert _decide(CB.staged(b).children[0], b)["cancellation_block.fold"] == "PROVED"
+    right = C.cancellation_constants
+
+    def plain(fmt):
+        out = list(right(fmt))
+        out[1] = fmt.round(Fraction(2) ** (fmt.M + 1))
+        return out
+    monkeypatch.setattr(C, "cancellation_constants", plain)
+    got = _decide(CB.staged(f).children[0], f)
+    assert got == {"cancellation_block.inputs": "PROVED", "cancellation_block.fold": "REFUTED"}
 
 
 def test_the_cancellation_gradient_is_a_claim_for_every_s(monkeypatch):

@@ -73,7 +73,7 @@ class Z3Arith(Arith):
         self._consts: dict = {}
         self._const_bits: dict = {}  # term id -> bit pattern, for the constants of const1
         rm = self.rm
-        self._add = _vec(lambda a, b: z3.fpAdd(rm, a, b), 2)
+        self._add = _vec(self._add1, 2)
         if "mul" in uninterpreted:  # ⊗ as any binary function of two floats (Claim.uninterpreted)
             f = z3.Function(self._prefix + "fpsmt_mul", self.sort, self.sort, self.sort)
             self._mul = _vec(lambda a, b: f(a, b), 2)
@@ -188,6 +188,18 @@ class Z3Arith(Arith):
             return z3.If(z3.Or(z3.fpIsNaN(x), z3.fpIsInf(x)), self.const1(f.nan_bits),
                          z3.If(neg, self.const1(f.sign_bit), self.const1(0)))
         return None
+
+    def _add1(self, a, b):
+        """a ⊕ b (RNE), written without an adder where one term is the constant −0:
+        x ⊕ −0 = x for every x (−0 is ⊕'s exact identity: +0 ⊕ −0 = +0, −0 ⊕ −0 = −0,
+        NaN and infinities pass through), checked against fp.add in every format by
+        tests/test_arith.py.  Not +0, which turns −0 into +0.  Anything else is fp.add."""
+        neg0 = self.fmt.sign_bit
+        if self._const_bits.get(b.get_id()) == neg0:
+            return a
+        if self._const_bits.get(a.get_id()) == neg0:
+            return b
+        return z3.fpAdd(self.rm, a, b)
 
     def const(self, bits):
         arr = np.asarray(bits, dtype=object)
