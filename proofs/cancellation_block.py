@@ -91,7 +91,7 @@ def layer0_given(s):
     return [s.s] + [s.const(s.fmt.hex(c)) for c in C.cancellation_constants(s.fmt) for _ in (0, 1)]
 
 
-def row_tree(fmt, S):
+def row_tree(S):
     """The row's fold is the induction's chain, as two stages on the block's own network:
     ``inputs`` (for every s of [0, T], the first layer's pre-activations are s and the
     constants a_k, each twice: its absent terms +0 ⊗ s are zeros) and ``fold`` (with those
@@ -121,7 +121,7 @@ def _layer0(s):
 
 def staged(fmt):
     """The repaired block as a proof tree (fpsmt.proof.tree).  The row ``s ⊕ a_p ⊖ a_p ⊕ …
-    ⊖ a_emax`` (a_k = (2^k)⁺) runs t_p = (s ⊕ a_p) ⊖ a_p, t_(k+1) = (t_k ⊕ a_(k+1)) ⊖ a_(k+1).
+    ⊖ a_emax`` (a_k = (2^k)⁺) runs t_p = (relu(s) ⊕ a_p) ⊖ a_p, t_(k+1) = (t_k ⊕ a_(k+1)) ⊖ a_(k+1).
 
     * value: an induction on k from p to e_max with the invariant I(k, s, t): t = +0 where
       s < 1/2, else t is a multiple of 2^(k−p) in [2^(k−p), T], T = 2^(e_max−p) —
@@ -196,7 +196,7 @@ def staged(fmt):
         stage("cancellation_block.exit", {}, out_ok, lambda s: {"out": exit_(s)}, done, cases=row_values)])
     grad = stage("cancellation_block.gradient", {"y": Float(finite=True)}, grad_ok, gradient, done,
                  premise=[done], cases=row_values)  # the value induction's conclusion, for the same s and the row t
-    return Node("lemma", "cancellation_block", None, [row_tree(fmt, S), value, grad])
+    return Node("lemma", "cancellation_block", None, [row_tree(S), value, grad])
 
 
 def first_failure(fmt):

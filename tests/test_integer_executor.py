@@ -64,6 +64,31 @@ def test_float32_values_near_the_edges():
         assert np.array_equal(want, got), op
 
 
+@pytest.mark.parametrize("fmt", [F32, parse_format("float64")], ids=lambda f: f.name)
+def test_scalars_of_every_width(fmt):
+    """One value (a 0-d array, as a stage with no free variable has) computes like an
+    array of one: float64's patterns are object arrays, whose 0-d shifts are Python ints
+    (this raised in float64 before); checked against the fast executor, and a wrong
+    pattern differs."""
+    A, B = concrete(fmt), IntegerArith(fmt)
+    one, third, tiny = fmt.round(1), fmt.from_float(1 / 3), 1
+    for x, y in ((one, third), (third, tiny), (fmt.sign_bit, one)):
+        for op in ("add", "sub", "mul", "div"):
+            want = int(np.asarray(A.to_bits(getattr(A, op)(A.const(np.asarray(x, dtype=fmt.uint_dtype)),
+                                                           A.const(np.asarray(y, dtype=fmt.uint_dtype))))))
+            got = int(np.asarray(B.to_bits(getattr(B, op)(B.const(np.asarray(x, dtype=object)),
+                                                          B.const(np.asarray(y, dtype=object))))))
+            assert got == want, (op, hex(x), hex(y), hex(got), hex(want))
+        assert int(np.asarray(B.to_bits(B.mul(B.const(np.asarray(third, dtype=object)),
+                                               B.const(np.asarray(one, dtype=object)))))) != third + 1
+    a, xa = B.const(np.asarray(third, dtype=object)), A.const(np.asarray(third, dtype=fmt.uint_dtype))
+    for op in ("neg", "abs", "next_up", "next_down"):
+        got, want = int(np.asarray(B.to_bits(getattr(B, op)(a)))), int(np.asarray(A.to_bits(getattr(A, op)(xa))))
+        assert got == want, (op, hex(got), hex(want))
+    assert [int(v) for v in B.fields(a)] == [int(v) for v in A.fields(xa)]
+    assert int(np.asarray(B.to_bits(B.from_fields(*B.fields(a))))) == third
+
+
 #: true in every format: x ⊗ 1 = x for every non-NaN x
 TIMES_ONE = forall("times_one", {"x": Float(not_nan=True)}, goal=lambda s: (s.x * 1).same(s.x), enumerate=True)
 #: false: (x ⊗ 3) ⊘ 3 = x fails for some x in [1, 2] (rounding), so no honest enumeration says UNSAT

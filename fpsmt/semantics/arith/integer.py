@@ -40,28 +40,35 @@ class IntegerArith(ConcreteOps, Arith):
         if b.size:
             for v in (int(b.min()), int(b.max())):
                 self.fmt.check_bits(v)
-        return self.R.canonical(b.astype(self.dt))
+        return self._op(self.R.canonical, b)
 
     def to_bits(self, a):
         b = self._a(a)
         return b.astype(self.fmt.uint_dtype) if self.dt is not object else b
 
     # ------------------------------------------------------------ arithmetic
+    def _op(self, fn, *args):
+        """``fn`` of the reference on patterns, computed on at least one dimension (NumPy
+        turns 0-d results into scalars, and 0-d object arrays into Python ints, which the
+        reference's array code does not take) and given back in the operands' shape."""
+        args = [self._a(a) for a in args]
+        shape = np.broadcast_shapes(*[a.shape for a in args])
+        return np.asarray(fn(*[np.atleast_1d(a) for a in args])).astype(self.dt).reshape(shape)
+
     def add(self, a, b):
-        return self.R.add(self._a(a), self._a(b))
+        return self._op(self.R.add, a, b)
 
     def sub(self, a, b):
-        return self.R.sub(self._a(a), self._a(b))
+        return self._op(self.R.sub, a, b)
 
     def mul(self, a, b):
-        return self.R.mul(self._a(a), self._a(b))
+        return self._op(self.R.mul, a, b)
 
     def div(self, a, b):
-        return self.R.div(self._a(a), self._a(b))
+        return self._op(self.R.div, a, b)
 
     def neg(self, a):
-        a = self._a(a)
-        return np.where(self.is_nan(a), self.R.nan, a ^ self.R.sign)
+        return self._op(lambda v: np.where(self.is_nan(v), self.R.nan, v ^ self.R.sign), a)
 
     # ------------------------------------------------------------ predicates
     def is_nan(self, a):
@@ -104,10 +111,10 @@ class IntegerArith(ConcreteOps, Arith):
     def from_fields(self, sign, exponent, fraction):
         f = self.fmt
         s, e, m = (np.asarray(v).astype(self.dt) for v in (sign, exponent, fraction))
-        return self.R.canonical((s << (f.E + f.M)) | (e << f.M) | m)
+        return self._op(self.R.canonical, (s << (f.E + f.M)) | (e << f.M) | m)
 
     def next_up(self, a):
-        return self.R.next_up(self._a(a))
+        return self._op(self.R.next_up, a)
 
     def next_down(self, a):
-        return self.R.next_down(self._a(a))
+        return self._op(self.R.next_down, a)
