@@ -91,32 +91,34 @@ def layer0_given(s):
     return [s.s] + [s.const(s.fmt.hex(c)) for c in C.cancellation_constants(s.fmt) for _ in (0, 1)]
 
 
+def _layer0(s):
+    """The block's first-layer pre-activations at s (its first layer alone, a slice)."""
+    net, _ = C.cancellation(s, 1)
+    _, _, (pre, _, _) = s.run(Network(s.fmt, net.layers[:1]), [s.s], trace=True)
+    return pre[0]
+
+
+def _row_given(s):
+    """The row's pre-activation, the first layer's pre-activations given as :func:`layer0_given`."""
+    net, _ = C.cancellation(s, 1)
+    _, _, (pre, _, _) = s.run(net, [s.s], trace=True, given_pre={0: layer0_given(s)})
+    return pre[1][0]
+
+
 def row_tree(S):
     """The row's fold is the induction's chain, as two stages on the block's own network:
     ``inputs`` (for every s of [0, T], the first layer's pre-activations are s and the
     constants a_k, each twice: its absent terms +0 ⊗ s are zeros) and ``fold`` (with those
     pre-activations given, the row's pre-activation, bias −0 included, is the chain
     t_p, …, t_emax of the value induction, bit for bit)."""
-    from fpsmt.proof.tree import sequence
     inputs = Pred("cancellation.inputs", {"s": S.variables["s"]},
                   lambda s: [a.same(b) for a, b in zip(_layer0(s), layer0_given(s))],
                   doc="the block's first-layer pre-activations are s, a_p, a_p, …, a_emax, a_emax")
     fold = Pred("cancellation.fold", {"s": S.variables["s"], "r": Float()}, lambda s: s.r.same(chain_value(s, s.s)),
                 doc="the row's pre-activation r is the chain t_emax of the value induction")
-
-    def row(s):
-        net, _ = C.cancellation(s, 1)
-        _, _, (pre, _, _) = s.run(net, [s.s], trace=True, given_pre={0: layer0_given(s)})
-        return pre[1][0]
     return sequence("cancellation_block.row", [
         stage("cancellation_block.inputs", {}, inputs, lambda s: {}, S),
-        stage("cancellation_block.fold", {}, fold, lambda s: {"r": row(s)}, inputs)])
-
-
-def _layer0(s):
-    net, _ = C.cancellation(s, 1)
-    _, _, (pre, _, _) = s.run(Network(s.fmt, net.layers[:1]), [s.s], trace=True)
-    return pre[0]
+        stage("cancellation_block.fold", {}, fold, lambda s: {"r": _row_given(s)}, inputs)])
 
 
 def staged(fmt):
