@@ -36,6 +36,9 @@ def indicator(s, cond):
 X_DOM = X()
 
 
+#: a finite upstream gradient
+FINITE = Float(finite=True)
+
 #: the step indicators' guarantees, and the pair the blocks on top of them assume
 STEP_GE = Pred("step_indicator.ge", {"z": X_DOM, "x": X_DOM, "ge": Float()},
                lambda s: s.ge.same(indicator(s, s.x >= s.z)), doc="ge = 1[x >= z] (1 or +0)")
@@ -73,12 +76,6 @@ def step_lemma(kind):
                  order=10 if kind == "ge" else 20, construction=True)
 
 
-def finite_inside(post, up):
-    """Every hidden value and every gradient w.r.t. a hidden value of a traced run is
-    finite: what makes this block's share of another block's absent terms a zero."""
-    return [v.is_finite() for layer in post[:-1] for v in layer] + [g.is_finite() for layer in up[:-1] for g in layer]
-
-
 def step_node(kind, fmt=None, beside=False):
     """The repaired step indicator as a stage: its output is the guarantee STEP_GE (STEP_LE),
     and D^AD = ±0 for every finite upstream y (a side condition).
@@ -87,9 +84,10 @@ def step_node(kind, fmt=None, beside=False):
     pair, the gradient atom's gate): every absent term of its layers 2… is any ±0
     (forward and backward: :class:`fpsmt.semantics.network.Zeros`), and the side also
     states that each first-layer row's backward term g ⊗ ReLU'(pre) is a zero, so that
-    the whole's sum over the rows that read x is a zero whatever the other blocks add, and
-    that every hidden value and gradient is finite (so its share of the other blocks'
-    absent terms is a zero)."""
+    the whole's sum over the rows that read x is a zero whatever the other blocks add.
+    That its hidden values and gradients are finite (so that its share of the other
+    blocks' absent terms is a zero) is stated layer by layer by its facts
+    (:meth:`Beside.facts`), which the whole's layer chain uses (:func:`absent_chain`)."""
     from fpsmt.constructions import relu as C
     from fpsmt.proof.claims import zero_variables
     from fpsmt.proof.tree import stage
@@ -104,7 +102,6 @@ def step_node(kind, fmt=None, beside=False):
         out = [grad[0].eq(0)]
         if beside:
             out += [(g * s.sigma_prime(C.hidden(), z)).is_zero() for g, z in zip(up[0], pre[0])]
-            out += finite_inside(post, up)
         return out
     zeros = zero_variables(C.step_network(fmt, kind)) if beside else {}
     name = f"step_indicator_{kind}.{'beside' if beside else 'repaired'}"
@@ -112,22 +109,155 @@ def step_node(kind, fmt=None, beside=False):
                  STEP_GE if kind == "ge" else STEP_LE, lambda s: {kind: run(s)[0][0]}, side=side)
 
 
+class Beside:
+    """A width-1 block inside a dense network of blocks side by side: ``claim``, the name
+    of its PROVED beside claim (stated for every ±0 in place of each absent term: Zeros
+    stand-ins ``zf{k}_0``, ``zb{k}_0``); ``prefix`` names its finiteness facts; ``net(fmt)``
+    its network; ``row`` its row in every layer of the whole; ``params(s)`` its parameters;
+    ``up`` the name of its upstream variable; ``terms(s)``: its claim's other variables as
+    terms of the whole's claim."""
+
+    def __init__(self, claim, prefix, net, row, params, up, terms):
+        self.claim, self.prefix, self.net, self.row = claim, prefix, net, row
+        self.params, self.up, self.terms = params, up, terms
+
+    def _run(self, s, fwd, bwd, y=None):
+        net = self.net(s.fmt)
+        zeros = {"forward": {k: [s[f"zf{k}_0"]] for k in fwd}, "backward": {k: [s[f"zb{k}_0"]] for k in bwd}}
+        return net, s.run(net, [s.x], y, params=self.params(s), trace=True, zeros=zeros)
+
+    def facts(self, fmt):
+        """Per layer k >= 1 of the whole, what the other blocks' absent terms there need of
+        this block, for every ±0 stand-in below (forward) or above (backward) it:
+        ``value{k-1}`` its value at layer k − 1 finite; ``grad{k}`` its gradient into layer
+        k's row (upstream ⊗ ReLU'(pre), the very term the whole's column sum reads)
+        finite, for every finite upstream.  Fact nodes (the layer chain assumes them)."""
+        from fpsmt.proof.claims import forall
+        from fpsmt.proof.tree import fact
+        from fpsmt.semantics.network import PAPER
+        L = len(self.net(fmt).layers)
+        base = {"z": X_DOM, "x": X_DOM}
+        out = []
+        for k in range(1, L):
+            zf = {f"zf{j}_0": zero() for j in range(1, k)}
+
+            def value(s, k=k):
+                _, (_, _, (_, post, _)) = self._run(s, range(1, k), ())
+                return post[k - 1][0].is_finite()
+            out.append(fact(forall(f"{self.prefix}.value{k - 1}", {**base, **zf}, goal=value,
+                                   doc=f"{self.prefix}: its value at layer {k - 1} is finite, every absent term "
+                                       f"below it any ±0")))
+        for k in range(1, L):
+            zs = {**{f"zf{j}_0": zero() for j in range(1, L)}, **{f"zb{j}_0": zero() for j in range(k + 1, L)}}
+
+            def grad(s, k=k):
+                net, (_, _, (pre, post, up)) = self._run(s, range(1, L), range(k + 1, L), [s[self.up]])
+                act = net.layers[k].act
+                g = PAPER.backward_formula(act)(s.A, act, up[k][0].v, pre[k][0].v, post[k][0].v)
+                return type(up[k][0])(s, g).is_finite()
+            out.append(fact(forall(f"{self.prefix}.grad{k}", {**base, self.up: FINITE, **zs}, goal=grad,
+                                   doc=f"{self.prefix}: its gradient into layer {k} is finite for every finite "
+                                       f"upstream, every absent term any ±0 (backward: above layer {k})")))
+        return out
+
+
+def absent_chain(name, fmt, variables, whole, blocks, guarantee, outputs, side=None, states=()):
+    """Blocks beside blocks in one dense network, as claims: every absent entry's term of
+    the whole (+0 ⊗ another block's value, forward; +0 ⊗ another block's gradient,
+    backward) is a zero, and so the whole's outputs satisfy ``guarantee``.
+
+    ``whole(s)`` -> (network, params, inputs, upstream) of the whole (its upstream
+    variables among ``variables``, each finite); ``blocks``: :class:`Beside`.  Each
+    block's beside claim holds for every ±0 in place of its absent terms, and its rows are
+    term for term the whole's with the stand-ins set to the whole's absent terms
+    (tests/test_tree.py).  The circle — those terms are zeros because the other blocks'
+    values are finite, which holds where the stand-ins are zeros — is broken by the layer
+    order: for k = 1, 2, … a claim takes the zeros of layers < k (the claim before) and
+    each block's fact ``value{k-1}`` instantiated with them, and shows layer k's absent
+    terms zeros; then from the top down the same with ``grad{k}``.  The last claim
+    instantiates each beside claim with all the whole's absent terms (zeros now):
+    ``guarantee`` of ``outputs(s, out, grad)`` and ``side(s, out, grad)``.  Returns the
+    facts and the chain (its guarantee ``guarantee``) as one sequence node."""
+    from fpsmt.proof.claims import forall
+    from fpsmt.proof.tree import Node, sequence
+
+    def trace(s):
+        net, P, xs, ys = whole(s)
+        out, grad, (_, _, _, absent) = s.run(net, xs, ys, params=P, trace=True, keep_absent=True)
+        if any(absent[0]):
+            raise ValueError(f"{name}: the whole has absent terms in its first layer")
+        return out, grad, absent
+
+    def zeros(s, d, layers):
+        absent = trace(s)[2]
+        return [t.is_zero() for k in layers for t in absent[k][0 if d == "f" else 1].values()]
+
+    def W_Z(s, d, k, row):
+        part = trace(s)[2][k][0 if d == "f" else 1]
+        if row not in part:
+            raise ValueError(f"{name}: the whole has no absent term in row/column {row} of layer {k}")
+        return part[row]
+
+    def inst(s, b, claim, fwd, bwd, y=True):
+        zs = {**{f"zf{j}_0": W_Z(s, "f", j, b.row) for j in fwd}, **{f"zb{j}_0": W_Z(s, "b", j, b.row) for j in bwd}}
+        terms = b.terms(s)
+        if not y:
+            terms = {n: v for n, v in terms.items() if n != b.up}
+        return s.instance(claim, **terms, **zs)
+
+    L = len(blocks[0].net(fmt).layers)
+    facts = [f for b in blocks for f in b.facts(fmt)]
+    nodes, prev = [], None
+
+    def link(pred, given, doc, names):
+        c = forall(pred.name, variables, assumes=tuple(names), given=given, goal=lambda s: pred.holds(s), doc=doc)
+        nodes.append(Node("stage", c.name, c, doc=doc, uses={"guarantee": pred, **({"hypothesis": prev} if prev else {})}))
+
+    for k in range(1, L):
+        pred = Pred(f"{name}.absent.forward{k}", variables, lambda s, k=k: zeros(s, "f", range(1, k + 1)),
+                    doc=f"the whole's forward absent terms of layers 1-{k} are zeros")
+        link(pred, lambda s, k=k, p=prev: ([p.holds(s)] if p else [])
+             + [inst(s, b, f"{b.prefix}.value{k - 1}", range(1, k), (), y=False) for b in blocks],
+             f"{name}: every block's value at layer {k - 1} is finite (its fact, the absent terms below zeros), "
+             f"so the absent terms of layer {k} are zeros", [f"{b.prefix}.value{k - 1}" for b in blocks])
+        prev = pred
+    for k in range(L - 1, 0, -1):
+        pred = Pred(f"{name}.absent.backward{k}", variables,
+                    lambda s, k=k: zeros(s, "f", range(1, L)) + zeros(s, "b", range(k, L)),
+                    doc=f"every forward absent term and the backward ones of layers {k}-{L - 1} are zeros")
+        link(pred, lambda s, k=k, p=prev: [p.holds(s)]
+             + [inst(s, b, f"{b.prefix}.grad{k}", range(1, L), range(k + 1, L)) for b in blocks],
+             f"{name}: every block's gradient into layer {k} is finite (its fact, the absent terms above zeros), "
+             f"so the absent terms of layer {k}'s columns are zeros", [f"{b.prefix}.grad{k}" for b in blocks])
+        prev = pred
+
+    def goal(s):
+        out, grad, _ = trace(s)
+        return [guarantee.holds(s, **outputs(s, out, grad))] + ([] if side is None else list(side(s, out, grad)))
+    doc = (f"{name}: with every absent term a zero, each block's beside claim holds of its rows in the whole: "
+           f"{guarantee.doc or guarantee.name}")
+    c = forall(f"{name}.whole", variables, assumes=tuple(b.claim for b in blocks), doc=doc, goal=goal,
+               given=lambda s, p=prev: [p.holds(s)] + [inst(s, b, b.claim, range(1, L), range(1, L)) for b in blocks])
+    nodes.append(Node("stage", c.name, c, doc=doc, uses={"guarantee": guarantee, "hypothesis": prev,
+                                                          **({"side": list(states)} if states else {})}))
+    chain = sequence(f"{name}.absent", nodes, doc="the whole's absent terms are zeros, layer by layer")
+    return Node("sequence", f"{name}.beside", None, facts + [chain], doc=absent_chain.__doc__.split("\n\n")[0],
+                uses={"guarantee": guarantee})
+
+
 def steps_and_top(fmt, name, top_net, cases, extra=None):
     """A repaired block that is the step pair then ``top_net`` (layers 6… as a network on
-    (1[x >= z], 1[x <= z])), as a proof tree: the two step-indicator stages, a join from
-    their guarantees to the pair (ge, le) = (1[x >= z], 1[x <= z]), and the top stage,
-    which assumes that pair for symbolic z, x and runs ``top_net`` on it with every finite
-    upstream y: ``cases[(ge, le)](s, out)`` gives the goals at x = z (1, 1), x < z (0, 1)
-    and x > z (1, 0); the gradients into the indicators must be finite (the step stages
-    then give D^AD = ±0).  The top stage's network is a slice of the block's (the same
-    terms: tests/test_tree.py).  In layers 1–5 each row of a step block also adds the
-    other block's absent entries, +0 ⊗ its values (and each column +0 ⊗ its gradients):
-    the step stages are the blocks *beside* others, stated for every ±0 there (Zeros
-    stand-ins), and the test finds each block's rows and columns term for term its stage
-    network with the stand-ins set to the pair's own absent terms.  That those are zeros
-    (the other block's values and gradients finite, layer by layer, as each stage states
-    of its own) is argued, not a claim.  ``extra``: more variables of the top stage."""
-    from fpsmt.proof.tree import join, sequence, stage
+    (1[x >= z], 1[x <= z])), as a proof tree: the two step-indicator stages beside each
+    other (every absent term any ±0), the pair as one dense network (:func:`pair_beside`:
+    its finiteness facts, the layer chain that shows every absent term of the pair a zero,
+    and the pair's outputs (ge, le) = (1[x >= z], 1[x <= z]) with D^AD a zero), and the top
+    stage, which assumes that pair for symbolic z, x and runs ``top_net`` on it with every
+    finite upstream y: ``cases[(ge, le)](s, out)`` gives the goals at x = z (1, 1), x < z
+    (0, 1) and x > z (1, 0); the gradients into the indicators must be finite (the pair
+    then gives D^AD = ±0).  The top stage's network is a slice of the block's and the pair
+    is its first five layers (the same terms: tests/test_tree.py).  ``extra``: more
+    variables of the top stage."""
+    from fpsmt.proof.tree import sequence, stage
     extra = dict(extra or {})
     where = {(1, 1): lambda s: s.x.eq(s.z), (0, 1): lambda s: s.x < s.z, (1, 0): lambda s: s.x > s.z}
     out_pred = Pred(f"{name}.out", {"z": X_DOM, "x": X_DOM, "out": Float(), **extra},
@@ -139,5 +269,28 @@ def steps_and_top(fmt, name, top_net, cases, extra=None):
         return s.run(net, [s.ge, s.le], [s.y], params=P)
     top = stage(f"{name}.top", {**extra, "y": Float(finite=True)}, out_pred, lambda s: {"out": run(s)[0][0]},
                 STEP_PAIR, side=lambda s: [g.is_finite() for g in run(s)[1]])
-    pair = join(f"{name}.steps", [STEP_GE, STEP_LE], STEP_PAIR)
-    return sequence(name, [step_node("ge", fmt, True), step_node("le", fmt, True), pair, top], kind="lemma")
+    return sequence(name, [step_node("ge", fmt, True), step_node("le", fmt, True), pair_beside(fmt), top], kind="lemma")
+
+
+def pair_beside(fmt):
+    """The step pair as one dense network (C.step_pair: 1[x >= z] in row 0, 1[x <= z] in
+    row 1 of every layer, upstream y and u): :func:`absent_chain` from the two beside
+    claims to STEP_PAIR of its outputs, and its D^AD a zero for every finite y, u."""
+    from fpsmt.constructions import relu as C
+
+    def whole(s):
+        net, P = C.step_pair(s, s.z)
+        return net, P, [s.x], [s.y, s.u]
+    return absent_chain("step_pair", fmt, {"z": X_DOM, "x": X_DOM, "y": FINITE, "u": FINITE}, whole,
+                        [step_beside("ge", 0, "y"), step_beside("le", 1, "u")],
+                        STEP_PAIR, lambda s, out, grad: {"ge": out[0], "le": out[1]},
+                        side=lambda s, out, grad: [grad[0].is_zero()])
+
+
+def step_beside(kind, row, up):
+    """The repaired step block ``kind`` as a :class:`Beside` block in row ``row`` of a
+    whole whose upstream into it is the whole's variable ``up``."""
+    from fpsmt.constructions import relu as C
+    return Beside(f"step_indicator_{kind}.beside", f"step_indicator_{kind}", lambda f: C.step_network(f, kind), row,
+                  lambda s: C.step_params(s, kind, s.z if kind == "ge" else -s.z), "y",
+                  lambda s: {"z": s.z, "x": s.x, "y": s[up]})

@@ -13,9 +13,12 @@ proved as a proof tree (fpsmt.proof.tree), each node for all of its parameters:
   run beside each other and T: every absent term any ±0, fpsmt.semantics.network.Zeros),
   ``gate_T`` (T = relu(x ⊖ z⁻) carried through layers 1–5, beside the step blocks: +0
   below z, d = z − z⁻ at z, in [d, 2^(e_max−1)] above; its gradient is the upstream
-  where T > 0 and the upstream is nonzero, a zero where T = 0 or the upstream is ±0), the join ``gate5`` from the three guarantees to layer 5's outputs, and
-  ``gate_top`` (layers 6–7, the very layers of the atom, on layer 5's outputs as ``gate5``
-  states them): (R, G1, G2) = (d, 0, 0) at x = z, (0, C, 0) below, (0, 0, C) above
+  where T > 0 and the upstream is nonzero, a zero where T = 0 or the upstream is ±0),
+  ``gate15`` (layers 1–5 as one dense network, the three blocks side by side: each
+  block's finiteness facts layer by layer, the layer chain that shows every absent term
+  of the whole a zero, and the whole's outputs as GATE5 states them, its D^AD as
+  ``gate_T`` states T's: proofs/common.py ``absent_chain``), and ``gate_top`` (layers
+  6–7, the very layers of the atom, on layer 5's outputs as GATE5 states them): (R, G1, G2) = (d, 0, 0) at x = z, (0, C, 0) below, (0, 0, C) above
   (C = 2^e_max), gradients into the indicators finite, into T the upstream u_R at x = z and
   a zero elsewhere (the chain's upstream there is a zero).
 * ``shrink``: one reset layer of weight 1 on F = 2^k of the gate's range: F ↦ 1 if
@@ -57,12 +60,12 @@ whole atom symbolically and finds, term for term, layers 6–7 = ``gate_top``'s 
 each chain layer = the induction step's layer with that layer's c_i, B_i, and the last
 two = ``output``'s, forward and backward.  In layers 1–5 each row of a block also adds
 +0 ⊗ the other blocks' values, and each column +0 ⊗ their gradients (the dense
-semantics' absent entries): one zero per row and column when those are finite.  The
-stages of the step blocks and of T are stated for every ±0 there (Zeros stand-ins), and
-the test finds each block's rows and columns in layers 1–5 term for term the block's
-stage network with the stand-ins set to the gate's own absent terms.  That those are
-zeros — the other blocks' values and gradients finite, layer by layer, which each stage
-states of its own for every choice of zeros — is argued, not a claim.
+semantics' absent entries): the stages of the step blocks and of T are stated for every
+±0 there (Zeros stand-ins), and ``gate15`` shows on the gate's own layers 1–5 (the
+slice test finds them term for term in the atom) that every such term is a zero — one
+claim per layer, forward from layer 2 and backward from layer 5, each instantiating the
+blocks' finiteness facts with the zeros the claim before established — and then
+instantiates the three stages with the whole's absent terms.
 
 What is still argued here and not a claim: that the network's layers, read from the
 output down, are the inductions' steps in order with the transfer's weights (a fact of
@@ -71,8 +74,8 @@ fpsmt.constructions.relu.transfer_weights returns), so that the induction's part
 products are the transfer's, whose stages state each one finite and nonzero (the
 ``chain_grad`` step's hypothesis out ⊗ c != 0).  At x ≠ z, ``output`` gives zero
 gradients for any finite y, the killed chain keeps them zero, ``gate_top`` turns them
-into a zero into T and ``gate_T`` into a zero D^AD; at layer 1 boxplus_neutrality's
-``gradient`` induction sums the step blocks' ±0 and T's term.  Independently of the
+into a zero into T and ``gate15`` (the sum over layer 1's rows included) into a zero
+D^AD.  Independently of the
 solver, tests run the atom in the executor for every x of X (all z in the 8-bit formats,
 extreme and random z in bfloat16).
 """
@@ -80,7 +83,8 @@ extreme and random z in bfloat16).
 
 from fpsmt.constructions import relu as C
 from fpsmt.proof.claims import Float, Int, forall
-from fpsmt.proofs.common import STEP_GE, STEP_LE, STEP_PAIR, X, X_DOM, finite_inside, step_node, xdesc, zero
+from fpsmt.proofs.common import (FINITE, STEP_PAIR, X, X_DOM, Beside, absent_chain, step_beside, step_node,
+                                 xdesc, zero)
 from fpsmt.proofs.multiplication_transfer import CHAIN_WEIGHT, REACHES, W_OUT, transfer_tree
 from fpsmt.proof.lemmas import Lemma
 from fpsmt.proof.tree import Node, Pred, fact, induction, join, sequence, stage
@@ -159,10 +163,33 @@ def gate_t_stage(fmt):
     def side(s):
         (T,), (g,), (_, post, up) = run(s)
         return [(T > 0).implies(PASS.holds(s, g=g)), (T.is_zero() | s.u.is_zero()).implies(g.is_zero()),
-                g.is_finite()] + finite_inside(post, up)
+                g.is_finite()]
     return stage("gradient_atom.gate_T", {"z": X_DOM, "x": X_DOM, "u": Float(finite=True),
                                           **zero_variables(_t_net(fmt))}, T5,
                  lambda s: {"T": run(s)[0][0]}, side=side, states=[PASS])
+
+
+def gate_beside(fmt):
+    """Layers 1–5 of the gate as one dense network (1[x >= z], 1[x <= z] and T in rows 0,
+    1, 2 of every layer; upstream y, v into the step blocks, u into T): the layer chain
+    (proofs/common.py: absent_chain) from the three beside claims shows every absent term
+    a zero and gives GATE5 of its outputs, and its D^AD: u where T > 0 and u != 0, a zero
+    where T = 0 or u = ±0, finite."""
+    from fpsmt.semantics.network import Network
+
+    def whole(s):
+        net = Network(s.fmt, _gate_layers(s.fmt)[:5])
+        P = {**C.step_params(s, "ge", s.z), **C.step_params(s, "le", -s.z)}
+        return net, P, [s.x], [s.y, s.v, s.u]
+
+    def side(s, out, grad):
+        T, g = out[2], grad[0]
+        return [(T > 0).implies(PASS.holds(s, g=g)), (T.is_zero() | s.u.is_zero()).implies(g.is_zero()), g.is_finite()]
+    t_block = Beside("gradient_atom.gate_T", "gradient_atom.T", _t_net, 2, lambda s: C.step_params(s, "ge", s.z), "u",
+                     lambda s: {"z": s.z, "x": s.x, "u": s.u})
+    return absent_chain("gradient_atom.gate15", fmt, {"z": X_DOM, "x": X_DOM, "y": FINITE, "v": FINITE, "u": FINITE},
+                        whole, [step_beside("ge", 0, "y"), step_beside("le", 1, "v"), t_block], GATE5,
+                        lambda s, out, grad: {"ge": out[0], "le": out[1], "T": out[2]}, side=side, states=[PASS])
 
 
 def gate_top_stage(fmt):
@@ -392,7 +419,7 @@ def chain_grad(fmt):
 def pass_grad(fmt):
     """The layers below the chain pass the gradient through (PASS: each shrink layer by
     ``shrink``, layers 6–7 into T at x = z by ``gate_top``, layers 1–5 from T to x where
-    T > 0 by ``gate_T``): G = out is kept, whatever their number."""
+    T > 0 by ``gate15``, the whole gate): G = out is kept, whatever their number."""
     return induction(
         "gradient_atom.pass_grad", PASS_RUN, "i", 0, CHAIN_MAX,
         stage("gradient_atom.pass_grad.base", {"n": _i}, PASS_RUN, lambda s: {"i": 0}, GRAD_IS_P),
@@ -432,8 +459,7 @@ def tree(fmt):
         return Node("stage", c.name, c, uses=uses)
     out = flat(output_claim(fmt), hypothesis=W_OUT, premise=[W_OUT, CHAIN_WEIGHT], side=[CHAIN_BACK])
     gate = sequence("gradient_atom.gate", [step_node("ge", fmt, True), step_node("le", fmt, True), gate_t_stage(fmt),
-                                           join("gradient_atom.gate5", [STEP_GE, STEP_LE, T5], GATE5),
-                                           gate_top_stage(fmt)])
+                                           gate_beside(fmt), gate_top_stage(fmt)])
     parts = [gate, flat(shrink_claim(fmt), side=[PASS]), flat(spacing_claim(fmt)),
              sequence("gradient_atom.at_z", [shrinks_stage(fmt), chain_at_z(fmt)]),
              flat(shrink_biases_claim(fmt), guarantee=CHAIN_LAYER), biases_stage(fmt), chain_killed(fmt),

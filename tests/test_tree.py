@@ -286,6 +286,42 @@ def test_a_step_block_beside_others_is_its_stage_with_the_whole_absent_terms(fmt
     assert not same([post[1][0]], alone[1])
 
 
+def test_blocks_beside_blocks_have_zero_absent_terms_layer_by_layer():
+    """The step pair and the gradient atom's gate (layers 1–5) as whole dense networks:
+    the finiteness facts, the layer chain and the whole claim are decided (e4m3, every
+    node PROVED), and each chain link assumes exactly the facts it instantiates.  With an
+    upstream that may be infinite the backward chain is REFUTED: +0 ⊗ inf is NaN, so the
+    other block's absent term is no zero — the chain can fail."""
+    from fpsmt.constructions import relu as C
+    from fpsmt.proof.tree import Node
+    from fpsmt.proofs import common
+    from fpsmt.proofs import gradient_atom as GA
+    f = E4M3
+    root = Node("lemma", "t", None, [common.step_node("ge", f, True), common.step_node("le", f, True),
+                                     common.pair_beside(f), GA.gate_t_stage(f), GA.gate_beside(f)])
+    check_ties(root, f)
+    claims = root.claims()
+    reg = {c.name: c for c in claims}
+    eng = Engine(solver="portfolio", timeout=120)
+    got = {c.name: eng.prove(c, f, reg).status for c in claims}
+    assert set(got.values()) == {"PROVED"}, got
+    for whole in ("step_pair", "gradient_atom.gate15"):
+        assert {f"{whole}.absent.forward{k}" for k in range(1, 5)} | {f"{whole}.absent.backward{k}" for k in range(1, 5)} \
+            | {f"{whole}.whole"} <= set(got)
+    assert reg["gradient_atom.gate15.absent.forward2"].assumes == (
+        "step_indicator_ge.value1", "step_indicator_le.value1", "gradient_atom.T.value1")
+
+    def whole(s):
+        net, P = C.step_pair(s, s.z)
+        return net, P, [s.x], [s.y, s.u]
+    bad = common.absent_chain("bad_pair", f, {"z": common.X_DOM, "x": common.X_DOM, "y": Float(), "u": Float()},
+                              whole, [common.step_beside("ge", 0, "y"), common.step_beside("le", 1, "u")],
+                              common.STEP_PAIR, lambda s, out, grad: {"ge": out[0], "le": out[1]})
+    reg.update({c.name: c for c in bad.claims()})
+    r = eng.prove(reg["bad_pair.absent.backward4"], f, reg)
+    assert r.status == "REFUTED" and {"y", "u"} <= set(r.witness), r.witness
+
+
 @pytest.mark.parametrize("fmt", ["bfloat16", "float32"])
 def test_the_gradient_atom_stages_are_slices_of_the_atom(fmt):
     """The repaired gradient atom, run symbolically (all of z, x, h, g, y free), is term for

@@ -1,0 +1,104 @@
+"""Z3's default solver beside the bit-blasting tactic the z3 back end uses
+(fpsmt.proof.solve.backends.Z3_TACTIC), on the same SMT-LIB texts, side by side.
+
+The claims: the fixed suite of benchmarks/solvers.py (its ∀ and ∃ claims), the repaired
+step indicators as they run beside each other, their finiteness facts and the step
+pair's layer chain (proofs/common.py).  Each text is decided by each configuration in a
+process of its own, killed at --cap seconds (shown as "> cap").  Prints one table per
+format, the totals and the ratio tactic / default, and checks that the two configurations
+never disagree.
+
+    python benchmarks/z3_tactic.py [--formats bfloat16,float32] [--cap 120] [--only NAME,…]
+"""
+
+import argparse
+import multiprocessing as mp
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+
+def _decide(text, mode, out):
+    import z3
+
+    from fpsmt.proof.solve.backends import Z3_TACTIC
+    assertions = z3.parse_smt2_string(text)
+    s = z3.Then(*Z3_TACTIC).solver() if mode == "tactic" else z3.Solver()
+    s.add(assertions)
+    t = time.perf_counter()
+    r = s.check()
+    out.put((str(r), time.perf_counter() - t))
+
+
+def timed(text, mode, cap):
+    q = mp.get_context("spawn").Queue()
+    p = mp.get_context("spawn").Process(target=_decide, args=(text, mode, q))
+    p.start()
+    p.join(cap + 30)  # the process's own start-up is not counted in its figure
+    if p.is_alive():
+        p.kill()
+        p.join()
+        return "timeout", None
+    r, secs = q.get() if not q.empty() else ("error", None)
+    if secs is not None and secs > cap:
+        return "timeout", None
+    return r, secs
+
+
+def claims(fmt):
+    from suite_claims import SUITE
+
+    from fpsmt.proof.tree import Node
+    from fpsmt.proofs.common import pair_beside, step_node
+    root = Node("lemma", "bench", None, [step_node("ge", fmt, True), step_node("le", fmt, True), pair_beside(fmt)])
+    return [c for c in SUITE if c.kind in ("forall", "exists")] + root.claims()
+
+
+def main():
+    from fpsmt.proof.engine import Engine
+    from fpsmt.semantics.formats import parse_format
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--formats", default="bfloat16,float32")
+    ap.add_argument("--cap", type=float, default=120.0)
+    ap.add_argument("--only", default="", help="comma-separated substrings of claim names")
+    args = ap.parse_args()
+    only = [o for o in args.only.split(",") if o]
+    for fname in args.formats.split(","):
+        fmt = parse_format(fname)
+        cs = claims(fmt)
+        registry = {c.name: c for c in cs}
+        eng = Engine(solver="z3")
+        totals, capped = {"default": 0.0, "tactic": 0.0}, {"default": False, "tactic": False}
+        print(f"\n{fmt.name}: z3 seconds per claim (cap {args.cap:g} s)")
+        print(f"{'claim':<40} {'answer':<8} {'default':>10} {'tactic':>10}")
+        for c in cs:
+            if only and not any(o in c.name for o in only):
+                continue
+            text = eng._statement(c, fmt, registry)
+            answers, cells = set(), []
+            for mode in ("default", "tactic"):
+                r, secs = timed(text, mode, args.cap)
+                if secs is None:
+                    cells.append(f"> {args.cap:g}")
+                    totals[mode] += args.cap
+                    capped[mode] = True
+                else:
+                    cells.append(f"{secs:.2f}")
+                    totals[mode] += secs
+                if r in ("sat", "unsat"):
+                    answers.add(r)
+                print(f"  {c.name} {mode}: {r} {cells[-1]}", file=sys.stderr, flush=True)
+            if len(answers) > 1:
+                raise SystemExit(f"{c.name}: the two configurations disagree ({', '.join(sorted(answers))})")
+            print(f"{c.name:<40} {(answers.pop() if answers else 'unknown'):<8} {cells[0]:>10} {cells[1]:>10}",
+                  flush=True)
+        bound = " (a bound: some runs hit the cap)" if any(capped.values()) else ""
+        print(f"{'total':<49} {totals['default']:>10.1f} {totals['tactic']:>10.1f}")
+        if totals["default"] > 0:
+            print(f"ratio tactic / default: {totals['tactic'] / totals['default']:.3f}{bound}")
+
+
+if __name__ == "__main__":
+    main()
