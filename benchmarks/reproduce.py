@@ -6,9 +6,10 @@ Every lemma with a proof file, both variants, the portfolio, each claim capped a
 seconds (reproduce's default 600).  Prints a line per row as it is decided, then a table:
 the two wall times, their ratio, the budget (bfloat16 15 min, float32 20 min on 2 cores),
 the statuses and how many UNSAT answers stayed unconfirmed.  Then, from the confirmed
-run's proof trees, the share of claim time spent in joins (join, cases and fact nodes) and in
-induction steps; and for the formats of --check (default bfloat16), the wall time of
-`fpsmt check` on that run's certificate (every node decided again, no store).
+run's proof trees, the share of claim time spent in joins (join and cases nodes), in facts
+(the finiteness facts of blocks beside blocks, u ⊗ 1 = u, congruence) and in induction
+steps; and for the formats of --check (default bfloat16), the wall time of `fpsmt check`
+on that run's certificate (every node decided again, no store).
 
     python benchmarks/reproduce.py [--formats bfloat16,float32] [--cap 600] [--check bfloat16]
 """
@@ -27,18 +28,34 @@ BUDGET = {"bfloat16": 15 * 60, "float32": 20 * 60}
 
 
 def shares(rows):
-    """(seconds in join, cases and fact nodes, in induction base/step/conclusion nodes, in all
-    claim nodes) over the rows' trees; a claim answered from this run's memo counts once."""
-    seen, join, ind, total = set(), 0.0, 0.0, 0.0
+    """(seconds in join and cases nodes, in fact nodes, in induction base/step/conclusion
+    nodes, in all claim nodes) over the rows' trees; a claim answered from this run's memo
+    counts once."""
+    seen, join, facts, ind, total = set(), 0.0, 0.0, 0.0, 0.0
     for r in rows:
         for n in walk_json(r["tree"]):
             if "seconds" not in n or n["name"] in seen:
                 continue
             seen.add(n["name"])
             total += n["seconds"]
-            join += n["seconds"] if n["kind"] in ("join", "cases", "fact") else 0.0
+            join += n["seconds"] if n["kind"] in ("join", "cases") else 0.0
+            facts += n["seconds"] if n["kind"] == "fact" else 0.0
             ind += n["seconds"] if n["kind"] in ("base", "step", "conclusion") else 0.0
-    return join, ind, total
+    return join, facts, ind, total
+
+
+def beside_times(rows):
+    """Seconds per node of the blocks-beside-blocks subtrees (the finiteness facts, the
+    layer chain and the whole claim: proofs/common.py absent_chain), once per claim."""
+    out = {}
+    for r in rows:
+        for n in walk_json(r["tree"]):
+            name = n["name"]
+            fact = n["kind"] == "fact" and (".value" in name or ".grad" in name)
+            if "seconds" in n and name not in out and (fact or ".absent." in name
+                                                       or name.endswith((".whole", ".beside"))):
+                out[name] = n["seconds"]
+    return out
 
 
 def check_time(rows, cap):
@@ -88,10 +105,18 @@ def main():
         rows = []
         on, s_on, left = timed(True, fmt, args.cap, lemmas, rows)
         if rows:
-            join, ind, total = shares(rows)
-            extra.append(f"{fmt}: claim time {total:.1f} s, joins {join:.1f} s ({100 * join / max(total, 1e-9):.1f}%), "
-                         f"induction nodes {ind:.1f} s ({100 * ind / max(total, 1e-9):.1f}%)")
+            join, facts, ind, total = shares(rows)
+
+            def pc(v):
+                return f"{v:.1f} s ({100 * v / max(total, 1e-9):.1f}%)"
+            extra.append(f"{fmt}: claim time {total:.1f} s, joins {pc(join)}, facts {pc(facts)}, "
+                         f"induction nodes {pc(ind)}")
             print(extra[-1], flush=True)
+            bt = beside_times(rows)
+            if bt:
+                extra.append(f"{fmt}: blocks beside blocks {sum(bt.values()):.1f} s in {len(bt)} claims ("
+                             + ", ".join(f"{k} {v:.1f}" for k, v in bt.items()) + ")")
+                print(extra[-1], flush=True)
         if rows and fmt in args.check.split(","):
             took, ok, n = check_time(rows, args.cap)
             extra.append(f"{fmt}: fpsmt check on the certificate {took:.1f} s ({ok}/{n} rows re-established), "

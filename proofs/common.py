@@ -114,12 +114,14 @@ class Beside:
     of its PROVED beside claim (stated for every ±0 in place of each absent term: Zeros
     stand-ins ``zf{k}_0``, ``zb{k}_0``); ``prefix`` names its finiteness facts; ``net(fmt)``
     its network; ``row`` its row in every layer of the whole; ``params(s)`` its parameters;
-    ``up`` the name of its upstream variable; ``terms(s)``: its claim's other variables as
-    terms of the whole's claim."""
+    ``up`` the name of its upstream variable, ``whole_up`` the whole's variable that feeds
+    it; ``terms(s)``: its claim's other variables as terms of the whole's claim (default
+    z and x)."""
 
-    def __init__(self, claim, prefix, net, row, params, up, terms):
+    def __init__(self, claim, prefix, net, row, params, up, whole_up, terms=None):
         self.claim, self.prefix, self.net, self.row = claim, prefix, net, row
-        self.params, self.up, self.terms = params, up, terms
+        self.params, self.up, self.whole_up = params, up, whole_up
+        self.terms = terms or (lambda s: {"z": s.z, "x": s.x})
 
     def _run(self, s, fwd, bwd, y=None):
         net = self.net(s.fmt)
@@ -161,39 +163,43 @@ class Beside:
         return out
 
 
-def absent_chain(name, fmt, variables, whole, blocks, guarantee, outputs, side=None, states=()):
+def absent_chain(name, fmt, variables, upstream, whole, blocks, guarantee, outputs, side=None, states=()):
     """Blocks beside blocks in one dense network, as claims: every absent entry's term of
     the whole (+0 ⊗ another block's value, forward; +0 ⊗ another block's gradient,
     backward) is a zero, and so the whole's outputs satisfy ``guarantee``.
 
-    ``whole(s)`` -> (network, params, inputs, upstream) of the whole (its upstream
-    variables among ``variables``, each finite); ``blocks``: :class:`Beside`.  Each
-    block's beside claim holds for every ±0 in place of its absent terms, and its rows are
-    term for term the whole's with the stand-ins set to the whole's absent terms
+    ``whole(s)`` -> (network, params, inputs) of the whole; ``upstream``: the names of its
+    upstream variables (among ``variables``, each finite); ``blocks``: :class:`Beside`.
+    Each block's beside claim holds for every ±0 in place of its absent terms, and its rows
+    are term for term the whole's with the stand-ins set to the whole's absent terms
     (tests/test_tree.py).  The circle — those terms are zeros because the other blocks'
     values are finite, which holds where the stand-ins are zeros — is broken by the layer
-    order: for k = 1, 2, … a claim takes the zeros of layers < k (the claim before) and
-    each block's fact ``value{k-1}`` instantiated with them, and shows layer k's absent
-    terms zeros; then from the top down the same with ``grad{k}``.  The last claim
+    order.  ``absent.forward`` (for all z, x) instantiates each block's fact ``value{k-1}``,
+    for every layer k >= 1, with the whole's absent terms below k: where those are zeros
+    (the same claim, layer k − 1) the block's value at layer k − 1 is finite, so layer k's
+    absent terms are zeros — the solver chains the layers.  ``absent.backward`` does the
+    same from the top with ``grad{k}``, the forward terms all zeros.  ``whole``
     instantiates each beside claim with all the whole's absent terms (zeros now):
     ``guarantee`` of ``outputs(s, out, grad)`` and ``side(s, out, grad)``.  Returns the
     facts and the chain (its guarantee ``guarantee``) as one sequence node."""
     from fpsmt.proof.claims import forall
     from fpsmt.proof.tree import Node, sequence
+    fwd_vars = {n: d for n, d in variables.items() if n not in upstream}
 
-    def trace(s):
-        net, P, xs, ys = whole(s)
-        out, grad, (_, _, _, absent) = s.run(net, xs, ys, params=P, trace=True, keep_absent=True)
+    def trace(s, back):
+        net, P, xs = whole(s)
+        out, grad, (_, _, _, absent) = s.run(net, xs, [s[n] for n in upstream] if back else None, params=P,
+                                             trace=True, keep_absent=True)
         if any(absent[0]):
             raise ValueError(f"{name}: the whole has absent terms in its first layer")
         return out, grad, absent
 
     def zeros(s, d, layers):
-        absent = trace(s)[2]
+        absent = trace(s, d == "b")[2]
         return [t.is_zero() for k in layers for t in absent[k][0 if d == "f" else 1].values()]
 
     def W_Z(s, d, k, row):
-        part = trace(s)[2][k][0 if d == "f" else 1]
+        part = trace(s, d == "b")[2][k][0 if d == "f" else 1]
         if row not in part:
             raise ValueError(f"{name}: the whole has no absent term in row/column {row} of layer {k}")
         return part[row]
@@ -201,45 +207,41 @@ def absent_chain(name, fmt, variables, whole, blocks, guarantee, outputs, side=N
     def inst(s, b, claim, fwd, bwd, y=True):
         zs = {**{f"zf{j}_0": W_Z(s, "f", j, b.row) for j in fwd}, **{f"zb{j}_0": W_Z(s, "b", j, b.row) for j in bwd}}
         terms = b.terms(s)
-        if not y:
-            terms = {n: v for n, v in terms.items() if n != b.up}
+        if y:
+            terms[b.up] = s[b.whole_up]
         return s.instance(claim, **terms, **zs)
 
     L = len(blocks[0].net(fmt).layers)
     facts = [f for b in blocks for f in b.facts(fmt)]
-    nodes, prev = [], None
-
-    def link(pred, given, doc, names):
-        c = forall(pred.name, variables, assumes=tuple(names), given=given, goal=lambda s: pred.holds(s), doc=doc)
-        nodes.append(Node("stage", c.name, c, doc=doc, uses={"guarantee": pred, **({"hypothesis": prev} if prev else {})}))
-
-    for k in range(1, L):
-        pred = Pred(f"{name}.absent.forward{k}", variables, lambda s, k=k: zeros(s, "f", range(1, k + 1)),
-                    doc=f"the whole's forward absent terms of layers 1-{k} are zeros")
-        link(pred, lambda s, k=k, p=prev: ([p.holds(s)] if p else [])
-             + [inst(s, b, f"{b.prefix}.value{k - 1}", range(1, k), (), y=False) for b in blocks],
-             f"{name}: every block's value at layer {k - 1} is finite (its fact, the absent terms below zeros), "
-             f"so the absent terms of layer {k} are zeros", [f"{b.prefix}.value{k - 1}" for b in blocks])
-        prev = pred
-    for k in range(L - 1, 0, -1):
-        pred = Pred(f"{name}.absent.backward{k}", variables,
-                    lambda s, k=k: zeros(s, "f", range(1, L)) + zeros(s, "b", range(k, L)),
-                    doc=f"every forward absent term and the backward ones of layers {k}-{L - 1} are zeros")
-        link(pred, lambda s, k=k, p=prev: [p.holds(s)]
-             + [inst(s, b, f"{b.prefix}.grad{k}", range(1, L), range(k + 1, L)) for b in blocks],
-             f"{name}: every block's gradient into layer {k} is finite (its fact, the absent terms above zeros), "
-             f"so the absent terms of layer {k}'s columns are zeros", [f"{b.prefix}.grad{k}" for b in blocks])
-        prev = pred
+    fz = Pred(f"{name}.absent.forward", fwd_vars, lambda s: zeros(s, "f", range(1, L)),
+              doc=f"the whole's forward absent terms (layers 1-{L - 1}) are zeros")
+    bz = Pred(f"{name}.absent.backward", variables, lambda s: zeros(s, "b", range(1, L)),
+              doc=f"the whole's backward absent terms (layers 1-{L - 1}) are zeros")
+    doc_f = (f"{name}: for k = 1 … {L - 1}, each block's value at layer k − 1 is finite where the absent terms "
+             "below it are zeros (its fact value{k-1}), so layer k's absent terms are zeros")
+    cf = forall(fz.name, fwd_vars, assumes=tuple(f"{b.prefix}.value{k - 1}" for k in range(1, L) for b in blocks),
+                given=lambda s: [inst(s, b, f"{b.prefix}.value{k - 1}", range(1, k), (), y=False)
+                                 for k in range(1, L) for b in blocks],
+                goal=lambda s: fz.holds(s), doc=doc_f)
+    doc_b = (f"{name}: for k = {L - 1} … 1, each block's gradient into layer k is finite where the absent terms "
+             "above it are zeros (its fact grad{k}), so the absent terms of layer k's columns are zeros")
+    cb = forall(bz.name, variables, assumes=tuple(f"{b.prefix}.grad{k}" for k in range(1, L) for b in blocks),
+                given=lambda s: [fz.holds(s)] + [inst(s, b, f"{b.prefix}.grad{k}", range(1, L), range(k + 1, L))
+                                                 for k in range(1, L) for b in blocks],
+                goal=lambda s: bz.holds(s), doc=doc_b)
 
     def goal(s):
-        out, grad, _ = trace(s)
+        out, grad, _ = trace(s, True)
         return [guarantee.holds(s, **outputs(s, out, grad))] + ([] if side is None else list(side(s, out, grad)))
     doc = (f"{name}: with every absent term a zero, each block's beside claim holds of its rows in the whole: "
            f"{guarantee.doc or guarantee.name}")
-    c = forall(f"{name}.whole", variables, assumes=tuple(b.claim for b in blocks), doc=doc, goal=goal,
-               given=lambda s, p=prev: [p.holds(s)] + [inst(s, b, b.claim, range(1, L), range(1, L)) for b in blocks])
-    nodes.append(Node("stage", c.name, c, doc=doc, uses={"guarantee": guarantee, "hypothesis": prev,
-                                                          **({"side": list(states)} if states else {})}))
+    cw = forall(f"{name}.whole", variables, assumes=tuple(b.claim for b in blocks), doc=doc, goal=goal,
+                given=lambda s: [fz.holds(s), bz.holds(s)]
+                + [inst(s, b, b.claim, range(1, L), range(1, L)) for b in blocks])
+    nodes = [Node("stage", cf.name, cf, doc=doc_f, uses={"guarantee": fz}),
+             Node("stage", cb.name, cb, doc=doc_b, uses={"guarantee": bz, "hypothesis": fz}),
+             Node("stage", cw.name, cw, doc=doc, uses={"guarantee": guarantee, "hypothesis": bz, "premise": [fz],
+                                                       **({"side": list(states)} if states else {})})]
     chain = sequence(f"{name}.absent", nodes, doc="the whole's absent terms are zeros, layer by layer")
     return Node("sequence", f"{name}.beside", None, facts + [chain], doc=absent_chain.__doc__.split("\n\n")[0],
                 uses={"guarantee": guarantee})
@@ -280,8 +282,8 @@ def pair_beside(fmt):
 
     def whole(s):
         net, P = C.step_pair(s, s.z)
-        return net, P, [s.x], [s.y, s.u]
-    return absent_chain("step_pair", fmt, {"z": X_DOM, "x": X_DOM, "y": FINITE, "u": FINITE}, whole,
+        return net, P, [s.x]
+    return absent_chain("step_pair", fmt, {"z": X_DOM, "x": X_DOM, "y": FINITE, "u": FINITE}, ("y", "u"), whole,
                         [step_beside("ge", 0, "y"), step_beside("le", 1, "u")],
                         STEP_PAIR, lambda s, out, grad: {"ge": out[0], "le": out[1]},
                         side=lambda s, out, grad: [grad[0].is_zero()])
@@ -292,5 +294,4 @@ def step_beside(kind, row, up):
     whole whose upstream into it is the whole's variable ``up``."""
     from fpsmt.constructions import relu as C
     return Beside(f"step_indicator_{kind}.beside", f"step_indicator_{kind}", lambda f: C.step_network(f, kind), row,
-                  lambda s: C.step_params(s, kind, s.z if kind == "ge" else -s.z), "y",
-                  lambda s: {"z": s.z, "x": s.x, "y": s[up]})
+                  lambda s: C.step_params(s, kind, s.z if kind == "ge" else -s.z), "y", up)

@@ -180,15 +180,14 @@ def gate_beside(fmt):
     def whole(s):
         net = Network(s.fmt, _gate_layers(s.fmt)[:5])
         P = {**C.step_params(s, "ge", s.z), **C.step_params(s, "le", -s.z)}
-        return net, P, [s.x], [s.y, s.v, s.u]
+        return net, P, [s.x]
 
     def side(s, out, grad):
         T, g = out[2], grad[0]
         return [(T > 0).implies(PASS.holds(s, g=g)), (T.is_zero() | s.u.is_zero()).implies(g.is_zero()), g.is_finite()]
-    t_block = Beside("gradient_atom.gate_T", "gradient_atom.T", _t_net, 2, lambda s: C.step_params(s, "ge", s.z), "u",
-                     lambda s: {"z": s.z, "x": s.x, "u": s.u})
+    t_block = Beside("gradient_atom.gate_T", "gradient_atom.T", _t_net, 2, lambda s: C.step_params(s, "ge", s.z), "u", "u")
     return absent_chain("gradient_atom.gate15", fmt, {"z": X_DOM, "x": X_DOM, "y": FINITE, "v": FINITE, "u": FINITE},
-                        whole, [step_beside("ge", 0, "y"), step_beside("le", 1, "v"), t_block], GATE5,
+                        ("y", "v", "u"), whole, [step_beside("ge", 0, "y"), step_beside("le", 1, "v"), t_block], GATE5,
                         lambda s, out, grad: {"ge": out[0], "le": out[1], "T": out[2]}, side=side, states=[PASS])
 
 

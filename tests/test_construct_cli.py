@@ -177,13 +177,22 @@ def test_torch_scalar_module_agrees_with_the_executor_off_the_domain():
     assert torch.is_grad_enabled()
 
 
-def test_construct_certify_links_proved_lemmas(tmp_path):
-    """--certify proves the repaired lemmas the network rests on (float8_e4m3: seconds),
-    records them in the store, and links them again without solving on a second run."""
+def test_construct_certify_needs_every_unsat_confirmed_and_links_proved_lemmas(tmp_path):
+    """--certify proves the repaired lemmas the network rests on (float8_e4m3) and records
+    them in the store.  With --no-confirm on an empty store every lemma is PROVED but its
+    UNSAT answers are unchecked: not certified, and the summary says why.  On that store
+    with confirmation (the default) every stored UNSAT answer is confirmed by a second
+    back end or by enumeration: certified; a third run links them without solving.  (One
+    store for the three runs: the lemmas are solved once.)"""
     store = tmp_path / "store.sqlite"
     args = ["construct", "--targets", str(_csv(tmp_path, [(0.5, 2.0, 1.0, -3.0), (1.0, -1.0, 2.0, 0.25)],
                                                "float8_e4m3")),
             "--format", "float8_e4m3", "--out", str(tmp_path / "n.json"), "--certify", "--store", str(store), "--json"]
+    r = fpsmt(*args, "--no-confirm")
+    assert r.returncode == 0, r.stderr
+    doc = json.loads(r.stdout)
+    assert all(c["status"] == "PROVED" for c in doc["certificates"]) and doc["certified"] is False
+    assert "NOT certified" in r.stderr and "--no-confirm skipped confirmation" in r.stderr
     r = fpsmt(*args)
     assert r.returncode == 0, r.stderr
     doc = json.loads(r.stdout)
@@ -195,21 +204,6 @@ def test_construct_certify_links_proved_lemmas(tmp_path):
     again = json.loads(fpsmt(*args).stdout)
     assert again["certified"] is True and all(c["seconds"] == 0 for c in again["certificates"])
     assert [c["keys"] for c in again["certificates"]] == [c["keys"] for c in doc["certificates"]]
-
-
-def test_construct_certify_needs_every_unsat_confirmed(tmp_path):
-    """With --no-confirm on an empty store every lemma is PROVED but its UNSAT answers are
-    unchecked: not certified, and the summary says why."""
-    args = ["construct", "--targets", str(_csv(tmp_path, [(0.5, 2.0, 1.0, -3.0)], "float8_e4m3")),
-            "--format", "float8_e4m3", "--out", str(tmp_path / "n.json"), "--certify", "--no-confirm",
-            "--store", str(tmp_path / "s.sqlite"), "--json"]
-    r = fpsmt(*args)
-    assert r.returncode == 0, r.stderr
-    doc = json.loads(r.stdout)
-    assert all(c["status"] == "PROVED" for c in doc["certificates"]) and doc["certified"] is False
-    assert "NOT certified" in r.stderr and "--no-confirm skipped confirmation" in r.stderr
-    args.remove("--no-confirm")  # confirming now checks the stored answers: certified
-    assert json.loads(fpsmt(*args).stdout)["certified"] is True
 
 
 def test_construct_plot(tmp_path):
