@@ -45,7 +45,7 @@ def version(name: str) -> str:
 #: Z3's tactic for the queries: floats to bit-vectors, bit-vectors to propositions, then
 #: its SAT solver — a decision procedure for quantifier-free floats and bit-vectors
 #: without uninterpreted functions.  On the layer-chain claims it answers in seconds where
-#: Z3's default solver took minutes (benchmarks/solvers.py measures both side by side).
+#: Z3's default solver took minutes (benchmarks/z3_tactic.py times both side by side).
 Z3_TACTIC = ("simplify", "fpa2bv", "simplify", "bit-blast", "sat")
 
 
