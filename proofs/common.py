@@ -198,18 +198,26 @@ def absent_chain(name, fmt, variables, upstream, whole, blocks, guarantee, outpu
         absent = trace(s, d == "b")[2]
         return [t.is_zero() for k in layers for t in absent[k][0 if d == "f" else 1].values()]
 
-    def W_Z(s, d, k, row):
-        part = trace(s, d == "b")[2][k][0 if d == "f" else 1]
+    def W_Z(absent, d, k, row):
+        part = absent[k][0 if d == "f" else 1]
         if row not in part:
             raise ValueError(f"{name}: the whole has no absent term in row/column {row} of layer {k}")
         return part[row]
 
-    def inst(s, b, claim, fwd, bwd, y=True):
-        zs = {**{f"zf{j}_0": W_Z(s, "f", j, b.row) for j in fwd}, **{f"zb{j}_0": W_Z(s, "b", j, b.row) for j in bwd}}
+    def inst(s, absent, b, claim, fwd, bwd, y=True):
+        """Block ``b``'s claim at the whole's absent terms ``absent`` (one trace of the
+        whole per claim) for the stand-ins of layers ``fwd`` / ``bwd``, +0 for the rest."""
+        zs = {**{f"zf{j}_0": W_Z(absent, "f", j, b.row) for j in fwd},
+              **{f"zb{j}_0": W_Z(absent, "b", j, b.row) for j in bwd}}
         terms = b.terms(s)
         if y:
             terms[b.up] = s[b.whole_up]
         return s.instance(claim, **terms, **zs)
+
+    def instances(s, back, each):
+        """``inst`` for every (layer, block) that ``each(k, b)`` names, the whole traced once."""
+        absent = trace(s, back)[2]
+        return [inst(s, absent, b, *each(k, b)) for k in range(1, L) for b in blocks]
 
     L = len(blocks[0].net(fmt).layers)
     facts = [f for b in blocks for f in b.facts(fmt)]
@@ -220,14 +228,13 @@ def absent_chain(name, fmt, variables, upstream, whole, blocks, guarantee, outpu
     doc_f = (f"{name}: for k = 1 … {L - 1}, each block's value at layer k − 1 is finite where the absent terms "
              "below it are zeros (its fact value{k-1}), so layer k's absent terms are zeros")
     cf = forall(fz.name, fwd_vars, assumes=tuple(f"{b.prefix}.value{k - 1}" for k in range(1, L) for b in blocks),
-                given=lambda s: [inst(s, b, f"{b.prefix}.value{k - 1}", range(1, k), (), y=False)
-                                 for k in range(1, L) for b in blocks],
+                given=lambda s: instances(s, False, lambda k, b: (f"{b.prefix}.value{k - 1}", range(1, k), (), False)),
                 goal=lambda s: fz.holds(s), doc=doc_f)
     doc_b = (f"{name}: for k = {L - 1} … 1, each block's gradient into layer k is finite where the absent terms "
              "above it are zeros (its fact grad{k}), so the absent terms of layer k's columns are zeros")
     cb = forall(bz.name, variables, assumes=tuple(f"{b.prefix}.grad{k}" for k in range(1, L) for b in blocks),
-                given=lambda s: [fz.holds(s)] + [inst(s, b, f"{b.prefix}.grad{k}", range(1, L), range(k + 1, L))
-                                                 for k in range(1, L) for b in blocks],
+                given=lambda s: [fz.holds(s)] + instances(
+                    s, True, lambda k, b: (f"{b.prefix}.grad{k}", range(1, L), range(k + 1, L))),
                 goal=lambda s: bz.holds(s), doc=doc_b)
 
     def goal(s):
@@ -237,7 +244,7 @@ def absent_chain(name, fmt, variables, upstream, whole, blocks, guarantee, outpu
            f"{guarantee.doc or guarantee.name}")
     cw = forall(f"{name}.whole", variables, assumes=tuple(b.claim for b in blocks), doc=doc, goal=goal,
                 given=lambda s: [fz.holds(s), bz.holds(s)]
-                + [inst(s, b, b.claim, range(1, L), range(1, L)) for b in blocks])
+                + [inst(s, trace(s, True)[2], b, b.claim, range(1, L), range(1, L)) for b in blocks])
     nodes = [Node("stage", cf.name, cf, doc=doc_f, uses={"guarantee": fz}),
              Node("stage", cb.name, cb, doc=doc_b, uses={"guarantee": bz, "hypothesis": fz}),
              Node("stage", cw.name, cw, doc=doc, uses={"guarantee": guarantee, "hypothesis": bz, "premise": [fz],
@@ -274,16 +281,17 @@ def steps_and_top(fmt, name, top_net, cases, extra=None):
     return sequence(name, [step_node("ge", fmt, True), step_node("le", fmt, True), pair_beside(fmt), top], kind="lemma")
 
 
-def pair_beside(fmt):
+def pair_beside(fmt, name="step_pair", upstream=FINITE):
     """The step pair as one dense network (C.step_pair: 1[x >= z] in row 0, 1[x <= z] in
     row 1 of every layer, upstream y and u): :func:`absent_chain` from the two beside
-    claims to STEP_PAIR of its outputs, and its D^AD a zero for every finite y, u."""
+    claims to STEP_PAIR of its outputs, and its D^AD a zero for every finite y, u.
+    (``upstream``: the domain of y and u — a test widens it to show the chain fail.)"""
     from fpsmt.constructions import relu as C
 
     def whole(s):
         net, P = C.step_pair(s, s.z)
         return net, P, [s.x]
-    return absent_chain("step_pair", fmt, {"z": X_DOM, "x": X_DOM, "y": FINITE, "u": FINITE}, ("y", "u"), whole,
+    return absent_chain(name, fmt, {"z": X_DOM, "x": X_DOM, "y": upstream, "u": upstream}, ("y", "u"), whole,
                         [step_beside("ge", 0, "y"), step_beside("le", 1, "u")],
                         STEP_PAIR, lambda s, out, grad: {"ge": out[0], "le": out[1]},
                         side=lambda s, out, grad: [grad[0].is_zero()])

@@ -18,7 +18,8 @@ proved as a proof tree (fpsmt.proof.tree), each node for all of its parameters:
   block's finiteness facts layer by layer, the layer chain that shows every absent term
   of the whole a zero, and the whole's outputs as GATE5 states them, its D^AD as
   ``gate_T`` states T's: proofs/common.py ``absent_chain``), and ``gate_top`` (layers
-  6–7, the very layers of the atom, on layer 5's outputs as GATE5 states them): (R, G1, G2) = (d, 0, 0) at x = z, (0, C, 0) below, (0, 0, C) above
+  6–7, the very layers of the atom, on layer 5's outputs as GATE5 states them):
+  (R, G1, G2) = (d, 0, 0) at x = z, (0, C, 0) below, (0, 0, C) above
   (C = 2^e_max), gradients into the indicators finite, into T the upstream u_R at x = z and
   a zero elsewhere (the chain's upstream there is a zero).
 * ``shrink``: one reset layer of weight 1 on F = 2^k of the gate's range: F ↦ 1 if
@@ -62,10 +63,10 @@ two = ``output``'s, forward and backward.  In layers 1–5 each row of a block a
 +0 ⊗ the other blocks' values, and each column +0 ⊗ their gradients (the dense
 semantics' absent entries): the stages of the step blocks and of T are stated for every
 ±0 there (Zeros stand-ins), and ``gate15`` shows on the gate's own layers 1–5 (the
-slice test finds them term for term in the atom) that every such term is a zero — one
-claim per layer, forward from layer 2 and backward from layer 5, each instantiating the
-blocks' finiteness facts with the zeros the claim before established — and then
-instantiates the three stages with the whole's absent terms.
+slice test finds them term for term in the atom) that every such term is a zero — a
+forward claim and a backward one, each instantiating the blocks' per-layer finiteness
+facts with the whole's absent terms below (above) each layer, so that the solver chains
+the layers — and then instantiates the three stages with the whole's absent terms.
 
 What is still argued here and not a claim: that the network's layers, read from the
 output down, are the inductions' steps in order with the transfer's weights (a fact of
@@ -75,8 +76,7 @@ products are the transfer's, whose stages state each one finite and nonzero (the
 ``chain_grad`` step's hypothesis out ⊗ c != 0).  At x ≠ z, ``output`` gives zero
 gradients for any finite y, the killed chain keeps them zero, ``gate_top`` turns them
 into a zero into T and ``gate15`` (the sum over layer 1's rows included) into a zero
-D^AD.  Independently of the
-solver, tests run the atom in the executor for every x of X (all z in the 8-bit formats,
+D^AD.  Independently of the solver, tests run the atom in the executor for every x of X (all z in the 8-bit formats,
 extreme and random z in bfloat16).
 """
 
@@ -148,6 +148,12 @@ def _t_net(fmt):
     return P.network(last_act=None)
 
 
+def t_gradient(s, T, g):
+    """What T's gradient g is, for the upstream u into T: u where T > 0 and u != 0, a zero
+    where T = 0 or u = ±0, finite (``gate_T`` of T's block, ``gate15`` of the whole gate)."""
+    return [(T > 0).implies(PASS.holds(s, g=g)), (T.is_zero() | s.u.is_zero()).implies(g.is_zero()), g.is_finite()]
+
+
 def gate_t_stage(fmt):
     """T through layers 1–5 as the gate carries it, beside the step blocks (every absent
     term of layers 2–5 any ±0, forward and backward: fpsmt.semantics.network.Zeros), for
@@ -161,9 +167,8 @@ def gate_t_stage(fmt):
         return s.run(net, [s.x], [s.u], params=C.step_params(s, "ge", s.z), zeros=s.zeros(net), trace=True)
 
     def side(s):
-        (T,), (g,), (_, post, up) = run(s)
-        return [(T > 0).implies(PASS.holds(s, g=g)), (T.is_zero() | s.u.is_zero()).implies(g.is_zero()),
-                g.is_finite()]
+        (T,), (g,), _ = run(s)
+        return t_gradient(s, T, g)
     return stage("gradient_atom.gate_T", {"z": X_DOM, "x": X_DOM, "u": Float(finite=True),
                                           **zero_variables(_t_net(fmt))}, T5,
                  lambda s: {"T": run(s)[0][0]}, side=side, states=[PASS])
@@ -182,13 +187,11 @@ def gate_beside(fmt):
         P = {**C.step_params(s, "ge", s.z), **C.step_params(s, "le", -s.z)}
         return net, P, [s.x]
 
-    def side(s, out, grad):
-        T, g = out[2], grad[0]
-        return [(T > 0).implies(PASS.holds(s, g=g)), (T.is_zero() | s.u.is_zero()).implies(g.is_zero()), g.is_finite()]
     t_block = Beside("gradient_atom.gate_T", "gradient_atom.T", _t_net, 2, lambda s: C.step_params(s, "ge", s.z), "u", "u")
     return absent_chain("gradient_atom.gate15", fmt, {"z": X_DOM, "x": X_DOM, "y": FINITE, "v": FINITE, "u": FINITE},
                         ("y", "v", "u"), whole, [step_beside("ge", 0, "y"), step_beside("le", 1, "v"), t_block], GATE5,
-                        lambda s, out, grad: {"ge": out[0], "le": out[1], "T": out[2]}, side=side, states=[PASS])
+                        lambda s, out, grad: {"ge": out[0], "le": out[1], "T": out[2]},
+                        side=lambda s, out, grad: t_gradient(s, out[2], grad[0]), states=[PASS])
 
 
 def gate_top_stage(fmt):

@@ -292,7 +292,6 @@ def test_blocks_beside_blocks_have_zero_absent_terms_layer_by_layer():
     node PROVED), and each chain link assumes exactly the facts it instantiates.  With an
     upstream that may be infinite the backward chain is REFUTED: +0 ⊗ inf is NaN, so the
     other block's absent term is no zero — the chain can fail."""
-    from fpsmt.constructions import relu as C
     from fpsmt.proof.tree import Node
     from fpsmt.proofs import common
     from fpsmt.proofs import gradient_atom as GA
@@ -310,12 +309,7 @@ def test_blocks_beside_blocks_have_zero_absent_terms_layer_by_layer():
     assert reg["gradient_atom.gate15.absent.forward"].assumes[3:6] == (
         "step_indicator_ge.value1", "step_indicator_le.value1", "gradient_atom.T.value1")
 
-    def whole(s):
-        net, P = C.step_pair(s, s.z)
-        return net, P, [s.x]
-    bad = common.absent_chain("bad_pair", f, {"z": common.X_DOM, "x": common.X_DOM, "y": Float(), "u": Float()},
-                              ("y", "u"), whole, [common.step_beside("ge", 0, "y"), common.step_beside("le", 1, "u")],
-                              common.STEP_PAIR, lambda s, out, grad: {"ge": out[0], "le": out[1]})
+    bad = common.pair_beside(f, "bad_pair", upstream=Float())
     reg.update({c.name: c for c in bad.claims()})
     r = eng.prove(reg["bad_pair.absent.backward"], f, reg)
     assert r.status == "REFUTED" and {"y", "u"} <= set(r.witness), r.witness
