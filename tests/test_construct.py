@@ -169,22 +169,22 @@ from conftest import fpsmt  # noqa: E402
 
 def test_reproduce_json_and_report(tmp_path):
     report = tmp_path / "r.md"
-    r = fpsmt("reproduce", "--format", "float8_e4m3", "--lemma", "step_indicator_ge,zero_gradient_atom",
+    r = fpsmt("reproduce", "--format", "float8_e4m3", "--lemma", "step_indicator_ge,multiplication_transfer",
               "--variant", "repaired", "--json", "--store", str(tmp_path / "s.sqlite"), "--report", str(report))
     assert r.returncode == 0, r.stderr
     rows = json.loads(r.stdout)
     assert [(x["lemma"], x["status"]) for x in rows] == [("step_indicator_ge", "PROVED"),
-                                                          ("zero_gradient_atom", "PROVED")]
+                                                          ("multiplication_transfer", "PROVED")]
     for x in rows:
         assert set(x) == {"lemma", "activation", "variant", "format", "status", "statement", "counterexample", "solver",
                           "seconds", "confirmed", "tree"}
-        assert "for all" in x["statement"]
+        assert x["statement"].startswith(("for all", "for every"))
         assert x["confirmed"]["stages"] >= 1 and x["confirmed"]["unconfirmed"] == []  # confirmation is the default
     assert "| step_indicator_ge | relu | repaired | float8_e4m3 | PROVED" in report.read_text()
 
 
 def test_reproduce_no_confirm_leaves_the_unsat_answers_unconfirmed(tmp_path):
-    r = fpsmt("reproduce", "--format", "float8_e4m3", "--lemma", "zero_indicator", "--variant", "repaired",
+    r = fpsmt("reproduce", "--format", "float8_e4m3", "--lemma", "multiplication_transfer", "--variant", "repaired",
               "--no-confirm", "--json", "--store", str(tmp_path / "s.sqlite"), "--report", str(tmp_path / "r.md"))
     assert r.returncode == 0, r.stderr
     (row,) = json.loads(r.stdout)
@@ -193,7 +193,7 @@ def test_reproduce_no_confirm_leaves_the_unsat_answers_unconfirmed(tmp_path):
 
 def test_reproduce_confirm_reports_which_unsat_answers_a_second_back_end_checked(tmp_path):
     report = tmp_path / "r.md"
-    r = fpsmt("reproduce", "--format", "float8_e4m3", "--lemma", "zero_indicator", "--json",
+    r = fpsmt("reproduce", "--format", "float8_e4m3", "--lemma", "multiplication_transfer", "--json",
               "--store", str(tmp_path / "s.sqlite"), "--report", str(report))
     assert r.returncode == 0, r.stderr
     released, repaired = json.loads(r.stdout)

@@ -177,6 +177,8 @@ def test_torch_scalar_module_agrees_with_the_executor_off_the_domain():
     assert torch.is_grad_enabled()
 
 
+@pytest.mark.slow
+@pytest.mark.soundness
 def test_construct_certify_needs_every_unsat_confirmed_and_links_proved_lemmas(tmp_path):
     """--certify proves the repaired lemmas the network rests on (float8_e4m3) and records
     them in the store.  With --no-confirm on an empty store every lemma is PROVED but its

@@ -54,10 +54,14 @@ def test_8_bit_all_inputs_agree_with_the_solver(fmt):
     agree(solver_rows(list(PAPER_SIX), fmt), _values_cache())
 
 
+@pytest.mark.slow
+@pytest.mark.soundness
 def test_bfloat16_agrees_with_the_solver():
     agree(solver_rows(list(PAPER_SIX), "bfloat16"), _values_cache())
 
 
+@pytest.mark.slow
+@pytest.mark.soundness
 def test_float16_witnesses_with_forall_clauses_over_every_input():
     """The default-suite share of float16: three activations, every witness re-checked with
     C1's ∀ clauses over all 63,488 finite inputs (the one-variable parts)."""

@@ -49,13 +49,12 @@ def without_relu(monkeypatch):
 
 def test_reproduce_rows_for_a_registered_construction(relu_again, without_relu, tmp_path):
     code, out, err = _main(["reproduce", "--activation", "relu_again", "--format", "float8_e4m3",
-                            "--lemma", "step_indicator_ge,point_indicator,zero_gradient_atom", "--variant", "repaired",
+                            "--lemma", "step_indicator_ge,step_indicator_le", "--variant", "repaired",
                             "--store", tmp_path / "s.sqlite", "--report", tmp_path / "r.md", "--json"])
     assert code == 0, err
     rows = json.loads(out)
     assert [(r["lemma"], r["activation"], r["status"]) for r in rows] == [
-        ("step_indicator_ge", "relu_again", "PROVED"), ("point_indicator", "relu_again", "PROVED"),
-        ("zero_gradient_atom", "relu_again", "PROVED")]
+        ("step_indicator_ge", "relu_again", "PROVED"), ("step_indicator_le", "relu_again", "PROVED")]
 
 
 def test_construct_network_for_a_registered_construction(relu_again, tmp_path):

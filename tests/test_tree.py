@@ -286,6 +286,8 @@ def test_a_step_block_beside_others_is_its_stage_with_the_whole_absent_terms(fmt
     assert not same([post[1][0]], alone[1])
 
 
+@pytest.mark.slow
+@pytest.mark.soundness
 def test_blocks_beside_blocks_have_zero_absent_terms_layer_by_layer():
     """The step pair and the gradient atom's gate (layers 1–5) as whole dense networks:
     the finiteness facts, the layer chain and the whole claim are decided (e4m3, every
