@@ -48,6 +48,16 @@ STEP_PAIR = Pred("step_indicator.pair", {"z": X_DOM, "x": X_DOM, "ge": Float(), 
                  lambda s: [STEP_GE.holds(s), STEP_LE.holds(s)], doc="(ge, le) = (1[x >= z], 1[x <= z])")
 
 
+def finite_inside(post, up):
+    """Every hidden value of a traced run, and every gradient w.r.t. a hidden value, is
+    finite (``post``, ``up``: the trace's per-layer outputs and gradients; the last layer's
+    are the stage's outputs and upstream, stated by its guarantee and hypotheses).  The
+    atoms' stages state it of their own layers, so that every value and gradient of every
+    atom is finite, layer by layer: the other atoms' absent terms +0 ⊗ (value or gradient)
+    in the theorem's network are zeros (proofs/theorem_3_1_relu.py)."""
+    return [v.is_finite() for layer in post[:-1] for v in layer] + [g.is_finite() for layer in up[:-1] for g in layer]
+
+
 def step_lemma(kind):
     """The step-indicator lemma for 1[x >= z] (kind "ge") or 1[x <= z] ("le")."""
     from fpsmt.constructions import relu as C
@@ -275,9 +285,13 @@ def steps_and_top(fmt, name, top_net, cases, extra=None):
 
     def run(s):
         net, P = top_net(s)
-        return s.run(net, [s.ge, s.le], [s.y], params=P)
+        return s.run(net, [s.ge, s.le], [s.y], params=P, trace=True)
+
+    def side(s):
+        _, grad, (_, post, up) = run(s)
+        return [g.is_finite() for g in grad] + finite_inside(post, up)
     top = stage(f"{name}.top", {**extra, "y": Float(finite=True)}, out_pred, lambda s: {"out": run(s)[0][0]},
-                STEP_PAIR, side=lambda s: [g.is_finite() for g in run(s)[1]])
+                STEP_PAIR, side=side)
     return sequence(name, [step_node("ge", fmt, True), step_node("le", fmt, True), pair_beside(fmt), top], kind="lemma")
 
 

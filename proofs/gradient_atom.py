@@ -83,8 +83,8 @@ extreme and random z in bfloat16).
 
 from fpsmt.constructions import relu as C
 from fpsmt.proof.claims import Float, Int, forall
-from fpsmt.proofs.common import (FINITE, STEP_PAIR, X, X_DOM, Beside, absent_chain, step_beside, step_node,
-                                 xdesc, zero)
+from fpsmt.proofs.common import (FINITE, STEP_PAIR, X, X_DOM, Beside, absent_chain, finite_inside, step_beside,
+                                 step_node, xdesc, zero)
 from fpsmt.proofs.multiplication_transfer import CHAIN_WEIGHT, REACHES, W_OUT, transfer_tree
 from fpsmt.proof.lemmas import Lemma
 from fpsmt.proof.tree import Node, Pred, fact, induction, join, sequence, stage
@@ -205,13 +205,13 @@ def gate_top_stage(fmt):
         net = Network(s.fmt, _gate_layers(s.fmt)[5:7])
         at = s.x.eq(s.z)
         ups = [s.where(at, u, u * 0) for u in (s.uR, s.u1, s.u2)]
-        return s.run(net, [s.ge, s.le, s.T], ups)
+        return s.run(net, [s.ge, s.le, s.T], ups, trace=True)
 
     def side(s):
-        _, grad = run(s)
+        _, grad, (_, post, up) = run(s)
         at = s.x.eq(s.z)
         return [grad[0].is_finite(), grad[1].is_finite(), at.implies(PASS.holds(s, u=s.uR, g=grad[2])),
-                (~at).implies(grad[2].is_zero())]
+                (~at).implies(grad[2].is_zero())] + finite_inside(post, up)
     fin = Float(finite=True)
     return stage("gradient_atom.gate_top", {"uR": fin, "u1": fin, "u2": fin}, GATE,
                  lambda s: dict(zip(("R", "G1", "G2"), run(s)[0])), GATE5, side=side, states=[PASS])
@@ -350,12 +350,12 @@ def output_claim(fmt):
         net = _layer_net(s.fmt, with_n=True, output=True)
         w = s.w
         P = {"c": s.c, "B": C.reset_bias(s, s.c), "w_out": w}
-        out, grad, (pre, _, _) = s.run(net, [1, 0, 0], [s.y], params=P, trace=True)
+        out, grad, (pre, post, up) = s.run(net, [1, 0, 0], [s.y], params=P, trace=True)
         res = [out[0].same(0), CHAIN_BACK.holds(s, u=s.y * w, pre=pre[0][0], gR=grad[0]), grad[1].is_finite(),
-               grad[2].is_finite()]
+               grad[2].is_finite()] + finite_inside(post, up)
         for ins in _killers(s):
-            out, grad = s.run(net, list(ins), [s.y], params=P)
-            res += [out[0].is_zero()] + [g.is_zero() for g in grad]
+            out, grad, (_, post, up) = s.run(net, list(ins), [s.y], params=P, trace=True)
+            res += [out[0].is_zero()] + [g.is_zero() for g in grad] + finite_inside(post, up)
         return res
     # w: every w_out the transfer gives (its predicate W_OUT, the same term in both trees)
     return forall("gradient_atom.output", {"c": Float(finite=True), **W_OUT.variables, "y": Float(finite=True)},

@@ -18,10 +18,20 @@ Argument.  Fix x ∈ D and write y = h*(x).
    gradient +0 ⊗ (the other atoms' gradients): those terms are zeros only because every
    atom's values and gradients are finite (its stages state each value and gradient
    they produce), and a zero added to a sum leaves a nonzero sum as it is and a zero
-   sum a zero (boxplus_neutrality's ``times`` and the inductions' steps).  Inside an
-   atom, the blocks that share layers 1–5 (the step pair, T) are already stated beside
-   each other: their stages hold for every ±0 in place of each absent term
-   (fpsmt.semantics.network.Zeros); the atoms' own stages are not yet stated so.
+   sum a zero (boxplus_neutrality's ``times`` and the inductions' steps).  That every
+   value and gradient of every atom is finite, layer by layer, is stated by the atoms'
+   stages: layers 1–5 by the blocks' finiteness facts (proofs/common.py ``Beside.facts``),
+   the zero-gradient atom's layers 6–8 by its ``top`` stage, the gradient atom's layer 6
+   by ``gate_top``, layer 7 and the shrink and chain layers by the states they keep
+   (GATE, AT_Z, KILLED: constants; ``shrink``: 1 or F − F⁻) and by the backward
+   inductions (the gradient along R is the transfer's partial product, finite; the
+   others finite or zeros), its last two layers by ``output`` — every hidden value and
+   gradient inside a stage by ``finite_inside``.  Inside an atom, the blocks that share layers 1–5 (the step pair,
+   T) are stated beside each other: their stages hold for every ±0 in place of each
+   absent term (fpsmt.semantics.network.Zeros).  Not yet a claim: that an atom whose
+   absent terms are zeros computes in f2 ⊞ f1 what it computes alone up to the signs of
+   zeros (the atoms' own stages are not stated for every ±0 stand-in), and the
+   induction over the layers that makes every atom's absent terms zeros.
 2. Values (zero_gradient_atom, gradient_atom): the ZGA of x gives f*(x), every other
    ZGA ±0; the GA of x (if any) gives the pair w_out, −w_out, every other GA a pair of
    zeros.  With f2's terms first, boxplus_neutrality's ``value`` induction (any number
@@ -37,7 +47,8 @@ fpsmt.constructions.relu).  Width: about 3 per gradient atom and 2–3 per zero-
 
 The repaired row's tree is the two atoms' trees and ⊞'s under one lemma node; it is PROVED
 only when every node is.  Still argued here, not a claim: step 1 (each atom computes in
-f2 ⊞ f1 what it computes alone, the other atoms' absent entries adding zeros).  The
+f2 ⊞ f1 what it computes alone up to the signs of zeros, the other atoms' absent entries
+adding zeros — the finiteness that makes them zeros is claimed, by the atoms' stages).  The
 released row checks the released atoms' lemmas first, and shows the first that fails.
 """
 

@@ -613,3 +613,29 @@ def test_the_cancellation_gradient_is_a_claim_for_every_s(monkeypatch):
     monkeypatch.setattr(C, "cancellation", doubled)
     got = _decide(CB.staged(f), f)
     assert got["cancellation_block.gradient"] == "REFUTED" and got["cancellation_block.exit"] == "REFUTED"
+
+
+def test_the_atoms_stages_state_their_hidden_values_and_gradients_finite():
+    """The stages that run more than one layer of an atom (the zero-gradient atom's top,
+    the gradient atom's gate_top and output) state every hidden value and every gradient
+    w.r.t. a hidden value finite (proofs/common.py ``finite_inside``), so that the other
+    atoms' absent terms +0 ⊗ (value or gradient) are zeros.  The statement holds on a real
+    run of the top layers and fails where an infinite upstream makes a hidden gradient
+    infinite.  (The stages are decided with these sides by test_atoms.py's staged lemmas.)"""
+    import numpy as np
+
+    from fpsmt.proof.claims import Scope
+    from fpsmt.proofs import zero_gradient_atom as ZGA
+    from fpsmt.proofs.common import finite_inside
+    from fpsmt.semantics.arith import concrete
+
+    f = E4M3
+    s = Scope(concrete(f), f, {})
+    s._vals["v"] = s.const(3)
+    net, P = ZGA.top(s)
+
+    def hidden_ok(y):
+        _, _, (_, post, up) = s.run(net, [s.const(1), s.const(1)], [s.const(y)], params=P, trace=True)
+        return [bool(np.asarray(b.v)) for b in finite_inside(post, up)]
+    assert len(hidden_ok(1)) >= 4 and all(hidden_ok(1))
+    assert not all(hidden_ok(float("inf")))
