@@ -26,12 +26,13 @@ Argument.  Fix x ∈ D and write y = h*(x).
    (GATE, AT_Z, KILLED: constants; ``shrink``: 1 or F − F⁻) and by the backward
    inductions (the gradient along R is the transfer's partial product, finite; the
    others finite or zeros), its last two layers by ``output`` — every hidden value and
-   gradient inside a stage by ``finite_inside``.  Inside an atom, the blocks that share layers 1–5 (the step pair,
-   T) are stated beside each other: their stages hold for every ±0 in place of each
-   absent term (fpsmt.semantics.network.Zeros).  Not yet a claim: that an atom whose
-   absent terms are zeros computes in f2 ⊞ f1 what it computes alone up to the signs of
-   zeros (the atoms' own stages are not stated for every ±0 stand-in), and the
-   induction over the layers that makes every atom's absent terms zeros.
+   gradient inside a stage by ``finite_inside``.  Inside an atom, the blocks that share
+   layers 1–5 (the step pair, T) are stated beside each other: their stages hold for
+   every ±0 in place of each absent term (fpsmt.semantics.network.Zeros).  Not yet a
+   claim: that an atom whose absent terms are zeros computes in f2 ⊞ f1 what it computes
+   alone up to the signs of zeros (the atoms' own stages are not stated for every ±0
+   stand-in), and the induction over the layers that makes every atom's absent terms
+   zeros.
 2. Values (zero_gradient_atom, gradient_atom): the ZGA of x gives f*(x), every other
    ZGA ±0; the GA of x (if any) gives the pair w_out, −w_out, every other GA a pair of
    zeros.  With f2's terms first, boxplus_neutrality's ``value`` induction (any number
