@@ -443,10 +443,52 @@ def test_a_claim_with_multiplication_uninterpreted():
         forall("comm_fp", {"a": fin, "c": fin}, goal=lambda s: (s.a * s.c).same(s.c * s.a)), BF16, {}).status == "PROVED"
     assert space(forall("c8", {"a": fin}, goal=lambda s: (s.a * s.a).same(s.a), uninterpreted=("mul",)),
                  E4M3, ["a"]) is None
-    with pytest.raises(InputError, match="only mul"):
+    with pytest.raises(InputError, match="only add, mul"):
         forall("d", {"a": fin}, goal=lambda s: s.a.same(s.a), uninterpreted=("div",))
     with pytest.raises(InputError, match="not enumerated"):
         forall("e", {"a": fin}, goal=lambda s: s.a.same(s.a), uninterpreted=("mul",), enumerate=True)
+
+
+def test_a_claim_with_addition_uninterpreted():
+    """With ⊕ (and ⊗) uninterpreted, what holds of every function is PROVED in float64 from
+    instances of facts decided with the rounded operations: a layer row's sum, its inputs
+    equal up to the signs of zeros, is again equal up to the sign of a zero, from
+    ``w ⊗ z1 ≈ w ⊗ z2`` and ``(z1 ⊕ t) ≈ (z2 ⊕ t)`` for zeros z1, z2.  Without the ⊕ fact the
+    same claim is not PROVED (the model does not replay); commutativity of ⊕, true of
+    fp.add, is not PROVED either; a statement false of fp.add is REFUTED."""
+    from fpsmt.proof.claims import forall
+    fin, zero, f64 = Float(finite=True), Float(range=(0, 0)), parse_format("float64")
+
+    def approx(a, b):
+        return a.same(b) | (a.is_zero() & b.is_zero())
+    mz = forall("mz", {"w": Float(), "z1": zero, "z2": zero}, goal=lambda s: approx(s.w * s.z1, s.w * s.z2))
+    az = forall("az", {"t": Float(), "z1": zero, "z2": zero}, goal=lambda s: approx(s.z1 + s.t, s.z2 + s.t))
+    variables = {"w0": Float(), "w1": Float(), "a0": fin, "a1": fin, "z": zero}
+
+    def flipped(s):  # a0 as the whole may see it: its zero of either sign
+        return s.where(s.a0.is_zero(), s.z, s.a0)
+
+    def given(s, with_az):
+        out = [s.instance("mz", w=s.w0, z1=s.a0, z2=flipped(s))]
+        return out + ([s.instance("az", t=s.w1 * s.a1, z1=s.w0 * s.a0, z2=s.w0 * flipped(s))] if with_az else [])
+
+    def claim(name, with_az):
+        return forall(name, variables, given=lambda s: given(s, with_az),
+                      goal=lambda s: approx(s.w0 * s.a0 + s.w1 * s.a1, s.w0 * flipped(s) + s.w1 * s.a1),
+                      assumes=("mz", "az") if with_az else ("mz",), uninterpreted=("mul", "add"))
+    reg = {c.name: c for c in (mz, az, claim("row", True), claim("row_without_az", False))}
+    eng = Engine(solver="z3", timeout=60)
+    assert eng.prove(mz, f64, reg).status == "PROVED" and eng.prove(az, f64, reg).status == "PROVED"
+    assert eng.prove(reg["row"], f64, reg).status == "PROVED"
+    r = eng.prove(reg["row_without_az"], f64, reg)
+    assert r.status == "UNKNOWN" and "does not replay" in r.reason, r
+    comm = forall("comm_add", {"a": fin, "c": fin}, goal=lambda s: (s.a + s.c).same(s.c + s.a), uninterpreted=("add",))
+    r = eng.prove(comm, f64, {})
+    assert r.status == "UNKNOWN" and "does not replay" in r.reason
+    # false of fp.add at every a (a ⊕ −0 = a), so every model of it replays
+    wrong = forall("wrong_add", {"a": fin}, goal=lambda s: ~(s.a + s.const(-0.0)).same(s.a), uninterpreted=("add",))
+    r = eng.prove(wrong, f64, {})
+    assert r.status == "REFUTED" and r.witness
 
 
 @pytest.mark.parametrize("fmt", ["bfloat16", "float32"])

@@ -115,11 +115,13 @@ class Claim:
     #: variables is small enough (up to ``exhaustive.CLAIM_LIMIT`` points, e.g. one float over
     #: one binade of float32, or every (z, x) pair of a 16-bit format)
     enumerate: bool = False
-    #: operations decided as uninterpreted functions (only "mul": ⊗ is then any binary
-    #: function of two floats).  What is proved so holds for every such function, fp.mul
-    #: with RNE included: congruence (a = b gives a ⊗ c = b ⊗ c) is then a question of
-    #: logic, not of a multiplier circuit.  The executor interprets ⊗, so such a claim is
-    #: never enumerated, and a solver's model is a counterexample only if it replays.
+    #: operations decided as uninterpreted functions ("mul", "add": ⊗ or ⊕ is then any
+    #: binary function of two floats).  What is proved so holds for every such function,
+    #: fp.mul / fp.add with RNE included: congruence (a = b gives a ⊗ c = b ⊗ c) is then a
+    #: question of logic, not of a multiplier or adder circuit; facts about the rounded
+    #: operation enter as instances of claims decided with it interpreted.  The executor
+    #: interprets every operation, so such a claim is never enumerated, and a solver's
+    #: model is a counterexample only if it replays.
     uninterpreted: tuple = ()
 
     def __post_init__(self):

@@ -13,5 +13,5 @@ from fpsmt.semantics.arith.symbolic import Z3Arith, fold_bits, model_bits  # noq
 
 def symbolic(fmt, uninterpreted=()):
     """The symbolic interpretation for ``fmt`` (Z3 terms): what the proof layer encodes claims
-    in; ``uninterpreted``: operations that are uninterpreted functions there (only "mul")."""
+    in; ``uninterpreted``: operations that are uninterpreted functions there ("mul", "add")."""
     return Z3Arith(fmt, uninterpreted=uninterpreted)

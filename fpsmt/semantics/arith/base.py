@@ -29,7 +29,7 @@ INT_LIMIT = 1 << 20  # integer bounds stay well inside INT_BITS, so sums cannot 
 
 
 #: the operations a symbolic interpretation can leave uninterpreted (:attr:`fpsmt.proof.claims.Claim.uninterpreted`)
-UNINTERPRETABLE = frozenset({"mul"})
+UNINTERPRETABLE = frozenset({"mul", "add"})
 
 
 class ConcreteOps:

@@ -73,7 +73,11 @@ class Z3Arith(Arith):
         self._consts: dict = {}
         self._const_bits: dict = {}  # term id -> bit pattern, for the constants of const1
         rm = self.rm
-        self._add = _vec(self._add1, 2)
+        if "add" in uninterpreted:  # ⊕ as any binary function of two floats (Claim.uninterpreted)
+            fa = z3.Function(self._prefix + "fpsmt_add", self.sort, self.sort, self.sort)
+            self._add = _vec(lambda a, b: fa(a, b), 2)
+        else:
+            self._add = _vec(self._add1, 2)
         if "mul" in uninterpreted:  # ⊗ as any binary function of two floats (Claim.uninterpreted)
             f = z3.Function(self._prefix + "fpsmt_mul", self.sort, self.sort, self.sort)
             self._mul = _vec(lambda a, b: f(a, b), 2)
