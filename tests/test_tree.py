@@ -681,3 +681,59 @@ def test_the_atoms_stages_state_their_hidden_values_and_gradients_finite():
         return [bool(np.asarray(b.v)) for b in finite_inside(post, up)]
     assert len(hidden_ok(1)) >= 4 and all(hidden_ok(1))
     assert not all(hidden_ok(float("inf")))
+
+
+def _beside_layer_claim(name, n, with_instances):
+    """A dense n×n ReLU layer's forward pass alone, against the same layer inside a whole
+    with one more column (any finite value: the other blocks, whose absent terms are
+    then a zero of either sign) and its inputs' zeros of either sign: outputs ≈."""
+    from fpsmt.proof.approx import FACTS, ZERO, approx, instances
+    from fpsmt.proof.claims import forall
+    from fpsmt.semantics.network import Layer, Network, Param
+    entries = [(i, j) for i in range(n) for j in range(n)]
+    rows, cols = [i for i, _ in entries], [j for _, j in entries]
+    W = [Param(f"w{i}_{j}") for i, j in entries]
+    alone = Layer(n, n, rows, cols, W, [Param(f"b{i}") for i in range(n)], "relu")
+    whole = Layer(n + 1, n + 1, rows + [n], cols + [n], W + [Param("wo")],
+                  [Param(f"b{i}") for i in range(n)] + [Param("bo")], "relu")
+    fin = Float(finite=True)
+    V = {**{f"w{i}_{j}": Float() for i, j in entries}, **{f"b{i}": Float() for i in range(n)},
+         "wo": fin, "bo": fin, "o": fin, **{f"a{j}": fin for j in range(n)}, **{f"za{j}": ZERO for j in range(n)}}
+
+    def runs(s):
+        P = {k: s[k] for k in V if k[0] in "wb"}
+        a = [s[f"a{j}"] for j in range(n)]
+        a2 = [s.where(x.is_zero(), s[f"za{j}"], x) for j, x in enumerate(a)]
+        oa, _ = s.run(Network(s.fmt, [alone]), a, None, params=P)
+        ow, _, (_, _, _, absent) = s.run(Network(s.fmt, [whole]), a2 + [s.o], None, params=P, trace=True,
+                                         keep_absent=True)
+        return oa, ow[:n], [t for layer in absent for part in layer for t in part.values()]
+    return forall(name, V, goal=lambda s: [approx(x, y) for x, y in zip(*runs(s)[:2])],
+                  given=lambda s: instances(s, *runs(s)) if with_instances else [],
+                  assumes=FACTS, uninterpreted=("mul", "add"))
+
+
+def test_a_layer_beside_others_agrees_up_to_signs_of_zeros():
+    """fpsmt.proof.approx: the three facts about zeros are PROVED with the rounded
+    operations, and with their instances along the two runs (paired by walking the terms)
+    a 2×2 ReLU layer's outputs beside another block are ≈ its outputs alone, with ⊗ and ⊕
+    uninterpreted, in float32 (z3 alone, seconds; interpreted, the back ends do not decide
+    it).  Without the instances the same claim is not PROVED; in the executor the walk
+    makes no instance."""
+    import numpy as np
+
+    from fpsmt.proof.approx import instances, zero_facts
+    from fpsmt.proof.claims import Scope
+    from fpsmt.semantics.arith import concrete
+    f32 = parse_format("float32")
+    facts = [n.claim for n in zero_facts()]
+    reg = {c.name: c for c in facts + [_beside_layer_claim("beside2", 2, True),
+                                       _beside_layer_claim("beside2_bare", 2, False)]}
+    eng = Engine(solver="z3", timeout=60)
+    assert [eng.prove(c, f32, reg).status for c in facts] == ["PROVED"] * 3
+    assert eng.prove(reg["beside2"], f32, reg).status == "PROVED"
+    r = eng.prove(reg["beside2_bare"], f32, reg)
+    assert r.status == "UNKNOWN" and "does not replay" in r.reason, r
+    s = Scope(concrete(f32), f32, {})
+    x = s.const(1) + s.const(2)
+    assert instances(s, [x], [x]) == [] and np.asarray((x.same(s.const(3))).v).all()

@@ -1,0 +1,141 @@
+"""Agreement up to the signs of zeros, decided with ⊗ and ⊕ uninterpreted.
+
+``a ≈ b``: a and b are the same float (NaN included), or both are zeros.  A network run
+beside others in one dense network adds the other blocks' absent terms (+0 ⊗ their
+values or gradients, zeros where those are finite) to its rows: its values and gradients
+then differ from its run alone at most in the signs of zeros.  Stated directly, that is
+an equivalence of two copies of every multiplier and adder, which the back ends do not
+decide (a 2×2 ReLU layer, forward and backward: no answer from z3 in 60 s in
+float8_e4m3).  Decided with ⊗ and
+⊕ uninterpreted (:attr:`fpsmt.proof.claims.Claim.uninterpreted`), it is congruence plus
+three facts about zeros, each decided with the rounded operations:
+
+* ``approx.mul_zero``: w ⊗ z1 ≈ w ⊗ z2 and z1 ⊗ w ≈ z2 ⊗ w for zeros z1, z2;
+* ``approx.add_zero``: (z1 ⊕ t) ≈ (z2 ⊕ t) and (t ⊕ z1) ≈ (t ⊕ z2) for zeros z1, z2;
+* ``approx.add_absent``: x ⊕ z ≈ x for a zero z.
+
+:func:`instances` walks the two runs' terms side by side (they are built by the same
+program, so their operations pair up) and instantiates the facts at every pair of
+products and sums: a ⊗ b against a′ ⊗ b′ gives mul_zero at (b; a, a′) and at (a′; b, b′),
+whose chain covers a ≈ a′, b ≈ b′ (≈ is transitive); likewise for ⊕; a whole's sum that
+adds an absent term z to x gives add_absent at (x, z).  Where the terms are not the
+solver's (the executor, or Z3's own operations in a replay) there is nothing to pair and
+no instance is made: the facts are true of the rounded operations, so a claim whose
+model replays there is refuted without them.
+
+Scope today: no lemma uses it yet.  A layer's forward pass beside another block is
+decided (tests/test_tree.py: a 2×2 ReLU layer in float32).  For the backward pass the
+other blocks' gradient terms must also be finite under the uninterpreted operations,
+which needs facts about them too; with the walk alone, z3's model of that claim does not
+replay (UNKNOWN).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from fpsmt.proof.claims import F, Float, forall
+
+#: +0 or −0
+ZERO = Float(range=(0, 0))
+
+MUL, ADD = "fpsmt_mul", "fpsmt_add"
+
+
+def approx(a, b):
+    """a ≈ b: the same float, or both zeros."""
+    return a.same(b) | (a.is_zero() & b.is_zero())
+
+
+def zero_facts():
+    """The three facts :func:`instances` uses, as fact nodes (each decided with the
+    rounded operations)."""
+    from fpsmt.proof.tree import fact
+    mz = forall("approx.mul_zero", {"w": Float(), "z1": ZERO, "z2": ZERO},
+                goal=lambda s: [approx(s.w * s.z1, s.w * s.z2), approx(s.z1 * s.w, s.z2 * s.w)],
+                doc="a product with a zero factor does not see the zero's sign but in the sign of its result")
+    az = forall("approx.add_zero", {"t": Float(), "z1": ZERO, "z2": ZERO},
+                goal=lambda s: [approx(s.z1 + s.t, s.z2 + s.t), approx(s.t + s.z1, s.t + s.z2)],
+                doc="a sum with a zero term does not see the zero's sign but in the sign of its result")
+    ax = forall("approx.add_absent", {"x": Float(), "z": ZERO}, goal=lambda s: approx(s.x + s.z, s.x),
+                doc="adding a zero changes at most the sign of a zero")
+    return [fact(c) for c in (mz, az, ax)]
+
+
+FACTS = ("approx.mul_zero", "approx.add_zero", "approx.add_absent")
+
+
+def _term(v):
+    """The one Z3 term of a 0-d value, or None (a concrete value, or several)."""
+    import z3
+    a = np.asarray(v, dtype=object)
+    if a.shape != ():
+        return None
+    t = a[()]
+    return t if isinstance(t, z3.ExprRef) else None
+
+
+def instances(s, alone, whole, absent=()) -> list:
+    """Instances of :func:`zero_facts` along ``alone`` and ``whole`` (lists of F: the same
+    program's outputs, ``whole`` with some inputs replaced by zeros of either sign and the
+    terms ``absent`` added to some of its sums), enough for the solver to show each pair
+    ≈ by congruence.  Empty where the terms are not the solver's uninterpreted ones."""
+    import z3
+    from fpsmt.semantics.arith.symbolic import obj
+
+    absent_ids = {t.get_id() for t in (_term(z.v) for z in absent) if t is not None}
+    out, seen = [], set()
+
+    def f(t):
+        return F(s, obj(t))
+
+    def inst(name, **terms):
+        out.append(s.instance(name, **{k: f(t) for k, t in terms.items()}))
+
+    def go(a, w):
+        key = (a.get_id(), w.get_id())
+        if key in seen or a.eq(w):
+            return
+        seen.add(key)
+        if not (z3.is_app(a) and z3.is_app(w)):
+            return
+        wname = w.decl().name()
+        if wname == ADD and w.arg(1).get_id() in absent_ids and not (
+                a.decl().name() == ADD and a.arg(1).get_id() in absent_ids):
+            inst("approx.add_absent", x=w.arg(0), z=w.arg(1))
+            go(a, w.arg(0))
+            return
+        if a.decl() != w.decl() or a.num_args() != w.num_args():
+            return
+        name = a.decl().name()
+        if name in (MUL, ADD):
+            fact = "approx.mul_zero" if name == MUL else "approx.add_zero"
+            other = "w" if name == MUL else "t"
+            inst(fact, **{other: a.arg(1), "z1": a.arg(0), "z2": w.arg(0)})
+            inst(fact, **{other: w.arg(0), "z1": a.arg(1), "z2": w.arg(1)})
+        for i in range(a.num_args()):
+            go(a.arg(i), w.arg(i))
+
+    pairs = [(_term(x.v), _term(y.v)) for x, y in zip(alone, whole)]
+    if any(a is None or b is None for a, b in pairs):
+        return []
+    if not any(_has_uf(a) for a, _ in pairs):
+        return []
+    for a, w in pairs:
+        go(a, w)
+    return out
+
+
+def _has_uf(t):
+    """Whether the term applies an uninterpreted ⊗ or ⊕ anywhere."""
+    import z3
+    seen, stack = set(), [t]
+    while stack:
+        u = stack.pop()
+        if u.get_id() in seen or not z3.is_app(u):
+            continue
+        seen.add(u.get_id())
+        if u.decl().name() in (MUL, ADD):
+            return True
+        stack.extend(u.children())
+    return False
