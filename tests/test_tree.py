@@ -683,31 +683,32 @@ def test_the_atoms_stages_state_their_hidden_values_and_gradients_finite():
     assert not all(hidden_ok(float("inf")))
 
 
-def _beside_layer_claim(name, n, with_instances):
-    """A dense n×n ReLU layer's forward pass alone, against the same layer inside a whole
-    with one more column (any finite value: the other blocks, whose absent terms are
-    then a zero of either sign) and its inputs' zeros of either sign: outputs ≈."""
+def _beside_layer_claim(name, entries, n, with_instances):
+    """An n×n ReLU layer (its entries ``entries``, weights and biases free) run alone,
+    against the same layer inside a whole: its inputs and upstream gradients zeros of
+    either sign where they are zeros, and every row and column adding the other blocks'
+    share of the absent terms (a zero of either sign: Zeros ``others``) after its own.
+    Outputs and input gradients ≈, with ⊗ and ⊕ uninterpreted."""
     from fpsmt.proof.approx import FACTS, ZERO, approx, instances
     from fpsmt.proof.claims import forall
     from fpsmt.semantics.network import Layer, Network, Param
-    entries = [(i, j) for i in range(n) for j in range(n)]
-    rows, cols = [i for i, _ in entries], [j for _, j in entries]
-    W = [Param(f"w{i}_{j}") for i, j in entries]
-    alone = Layer(n, n, rows, cols, W, [Param(f"b{i}") for i in range(n)], "relu")
-    whole = Layer(n + 1, n + 1, rows + [n], cols + [n], W + [Param("wo")],
-                  [Param(f"b{i}") for i in range(n)] + [Param("bo")], "relu")
+    layer = Layer(n, n, [i for i, _ in entries], [j for _, j in entries], [Param(f"w{i}_{j}") for i, j in entries],
+                  [Param(f"b{i}") for i in range(n)], "relu")
     fin = Float(finite=True)
     V = {**{f"w{i}_{j}": Float() for i, j in entries}, **{f"b{i}": Float() for i in range(n)},
-         "wo": fin, "bo": fin, "o": fin, **{f"a{j}": fin for j in range(n)}, **{f"za{j}": ZERO for j in range(n)}}
+         **{f"{v}{k}": fin for v in "ag" for k in range(n)}, **{f"z{v}{k}": ZERO for v in "agfb" for k in range(n)}}
 
     def runs(s):
         P = {k: s[k] for k in V if k[0] in "wb"}
-        a = [s[f"a{j}"] for j in range(n)]
-        a2 = [s.where(x.is_zero(), s[f"za{j}"], x) for j, x in enumerate(a)]
-        oa, _ = s.run(Network(s.fmt, [alone]), a, None, params=P)
-        ow, _, (_, _, _, absent) = s.run(Network(s.fmt, [whole]), a2 + [s.o], None, params=P, trace=True,
-                                         keep_absent=True)
-        return oa, ow[:n], [t for layer in absent for part in layer for t in part.values()]
+        a, g = [s[f"a{k}"] for k in range(n)], [s[f"g{k}"] for k in range(n)]
+        a2 = [s.where(x.is_zero(), s[f"za{k}"], x) for k, x in enumerate(a)]
+        g2 = [s.where(x.is_zero(), s[f"zg{k}"], x) for k, x in enumerate(g)]
+        net = Network(s.fmt, [layer])
+        oa, ga = s.run(net, a, g, params=P)
+        zs = {"forward": {0: [s[f"zf{k}"] for k in range(n)]}, "backward": {0: [s[f"zb{k}"] for k in range(n)]},
+              "others": True}
+        ow, gw = s.run(net, a2, g2, params=P, zeros=zs)
+        return oa + ga, ow + gw, zs["forward"][0] + zs["backward"][0]
     return forall(name, V, goal=lambda s: [approx(x, y) for x, y in zip(*runs(s)[:2])],
                   given=lambda s: instances(s, *runs(s)) if with_instances else [],
                   assumes=FACTS, uninterpreted=("mul", "add"))
@@ -716,24 +717,64 @@ def _beside_layer_claim(name, n, with_instances):
 def test_a_layer_beside_others_agrees_up_to_signs_of_zeros():
     """fpsmt.proof.approx: the three facts about zeros are PROVED with the rounded
     operations, and with their instances along the two runs (paired by walking the terms)
-    a 2×2 ReLU layer's outputs beside another block are ≈ its outputs alone, with ⊗ and ⊕
-    uninterpreted, in float32 (z3 alone, seconds; interpreted, the back ends do not decide
-    it).  Without the instances the same claim is not PROVED; in the executor the walk
-    makes no instance."""
+    a 3×3 ReLU layer with an absent entry, beside other blocks, has outputs and input
+    gradients ≈ those of its run alone, with ⊗ and ⊕ uninterpreted, in float32 (z3 alone,
+    seconds).  Without the instances the same claim is not PROVED; in the executor the
+    walk makes no instance."""
     import numpy as np
 
     from fpsmt.proof.approx import instances, zero_facts
     from fpsmt.proof.claims import Scope
     from fpsmt.semantics.arith import concrete
     f32 = parse_format("float32")
+    sparse = [(0, 0), (1, 1), (2, 2), (0, 2)]
     facts = [n.claim for n in zero_facts()]
-    reg = {c.name: c for c in facts + [_beside_layer_claim("beside2", 2, True),
-                                       _beside_layer_claim("beside2_bare", 2, False)]}
+    reg = {c.name: c for c in facts + [_beside_layer_claim("beside3", sparse, 3, True),
+                                       _beside_layer_claim("beside3_bare", sparse, 3, False)]}
     eng = Engine(solver="z3", timeout=60)
     assert [eng.prove(c, f32, reg).status for c in facts] == ["PROVED"] * 3
-    assert eng.prove(reg["beside2"], f32, reg).status == "PROVED"
-    r = eng.prove(reg["beside2_bare"], f32, reg)
+    assert eng.prove(reg["beside3"], f32, reg).status == "PROVED"
+    r = eng.prove(reg["beside3_bare"], f32, reg)
     assert r.status == "UNKNOWN" and "does not replay" in r.reason, r
     s = Scope(concrete(f32), f32, {})
     x = s.const(1) + s.const(2)
     assert instances(s, [x], [x]) == [] and np.asarray((x.same(s.const(3))).v).all()
+
+
+def test_other_blocks_share_of_absent_terms_is_the_whole():
+    """Zeros with ``others``: a block run with the other blocks' share of the absent terms
+    added after its own gives, bit for bit, its rows and columns in the whole dense
+    network (the block beside one more column and row), forward and backward, at every
+    combination of special and ordinary values (float8_e4m3, the executor); replacing its
+    own absent term instead (plain Zeros) differs somewhere."""
+    import itertools
+
+    import numpy as np
+
+    from fpsmt.semantics.arith import concrete
+    from fpsmt.semantics.network import Layer, Network, Zeros, run
+    f = E4M3
+    A = concrete(f)
+    one, two, half = f.round(1), f.round(2), f.round(0.5)
+    vals = [0, f.sign_bit, one, one | f.sign_bit, two, half | f.sign_bit, 1, f.max_bits, f.nan_bits]
+    w = [one, two | f.sign_bit, half]  # entries (0, 0), (1, 1), (0, 1); (1, 0) absent
+    block = Layer(2, 2, [0, 1, 0], [0, 1, 1], w, [0, f.sign_bit], "relu")
+    whole = Layer(3, 3, [0, 1, 0, 2], [0, 1, 1, 2], w + [one], [0, f.sign_bit, 0], "relu")
+    pts = np.asarray(list(itertools.product(vals, repeat=3)), dtype=np.uint64)
+    ups = np.asarray(list(itertools.product(vals[:7], repeat=3)), dtype=np.uint64)
+    xs = np.repeat(pts, len(ups), axis=0)
+    ys = np.tile(ups, (len(pts), 1))
+    X, Y = A.const(xs), A.const(ys)
+    tw = run(A, Network(f, [whole]), X, Y, keep_absent=True)
+    # the other blocks' share: +0 ⊗ (the third column's value), +0 ⊗ (the third row's gradient)
+    other_f = A.absent_zero_sum(X[..., 2:3], Layer(1, 1, [], [], [], [0]).pattern("forward"))
+    g3 = (A.mul(Y[..., 2], Network(f, [whole]).layers[0].act.derivative(A, tw.pre[0][..., 2])))[..., None]
+    other_b = A.absent_zero_sum(g3, Layer(1, 1, [], [], [], [0]).pattern("forward"))
+    zf = np.concatenate([other_f, other_f], axis=-1)
+    zb = np.concatenate([other_b, other_b], axis=-1)
+    tb = run(A, Network(f, [block]), X[..., :2], Y[..., :2], zeros=Zeros({0: zf}, {0: zb}, others=True))
+    bits = A.to_bits
+    assert (bits(tb.out) == bits(tw.out[..., :2])).all()
+    assert (bits(tb.grad) == bits(tw.grad[..., :2])).all()
+    plain = run(A, Network(f, [block]), X[..., :2], Y[..., :2], zeros=Zeros({0: zf}, {0: zb}))
+    assert not ((bits(plain.out) == bits(tw.out[..., :2])).all() and (bits(plain.grad) == bits(tw.grad[..., :2])).all())

@@ -23,11 +23,13 @@ solver's (the executor, or Z3's own operations in a replay) there is nothing to 
 no instance is made: the facts are true of the rounded operations, so a claim whose
 model replays there is refuted without them.
 
-Scope today: no lemma uses it yet.  A layer's forward pass beside another block is
-decided (tests/test_tree.py: a 2×2 ReLU layer in float32).  For the backward pass the
-other blocks' gradient terms must also be finite under the uninterpreted operations,
-which needs facts about them too; with the walk alone, z3's model of that claim does not
-replay (UNKNOWN).
+The whole is the block run with the other blocks' share of the absent terms added
+after its own (fpsmt.semantics.network.Zeros with ``others``: the whole's rows and
+columns bit for bit, tests/test_tree.py), each share a zero of either sign — so the
+block's own absent terms stay as they are in both runs and pair up in the walk.
+
+Scope today: no lemma uses it yet.  A 3×3 ReLU layer with an absent entry, forward and
+backward, is decided in float32 (tests/test_tree.py).
 """
 
 from __future__ import annotations

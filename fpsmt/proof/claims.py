@@ -521,7 +521,8 @@ class Scope:
         X = stacked(x)
         Y = None if y is None else stacked(y)
         P = None if params is None else {k: self.lift(v).v for k, v in params.items()}
-        Z = None if zeros is None else Zeros(per_layer(zeros.get("forward", {})), per_layer(zeros.get("backward", {})))
+        Z = None if zeros is None else Zeros(per_layer(zeros.get("forward", {})), per_layer(zeros.get("backward", {})),
+                                             bool(zeros.get("others", False)))
         G = None if given_pre is None else per_layer(given_pre)
         t = run(self.A, net, X, Y, P, sem or PAPER, Z, keep_absent=trace and keep_absent, given_pre=G)
         out = [F(self, t.out[..., i]) for i in range(net.n_out)]

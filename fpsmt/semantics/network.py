@@ -296,10 +296,11 @@ def _values(A, entries, params):
     return vals
 
 
-def fold(A, pattern: Pattern, W, v, product, sem: Semantics, zeros=None):
+def fold(A, pattern: Pattern, W, v, product, sem: Semantics, zeros=None, zeros_after=False):
     """Sum over each row of ``product(v[..., j], W[entry])`` in the semantics' order
     (``pattern`` was prepared for it), then the absent entries' term, exactly; with
-    ``zeros`` (one value per row), every row adds that value instead (see :class:`Zeros`)."""
+    ``zeros`` (one value per row), every row adds that value instead (see :class:`Zeros`),
+    or after its own absent term with ``zeros_after``."""
     shape = np.broadcast_shapes(np.shape(v)[:-1], np.shape(W)[:-1]) + (pattern.n_rows,)  # per-sample W
     start = A.fmt.zero_bits(sem.fold_init == "first")  # −0 is ⊕'s identity
     S = np.array(A.full(shape, start), copy=True)
@@ -309,13 +310,13 @@ def fold(A, pattern: Pattern, W, v, product, sem: Semantics, zeros=None):
             S[..., rows] = prod
         else:
             S[..., rows] = A.add(S[..., rows], prod)
-    if zeros is not None:
+    if zeros is not None and not zeros_after:
         return A.add(S, zeros)
     if len(pattern.absent_rows):
         Z = A.absent_zero_sum(v, pattern)
         rows = pattern.absent_rows
         S[..., rows] = A.add(S[..., rows], Z)
-    return S
+    return S if zeros is None else A.add(S, zeros)
 
 
 @dataclass
@@ -334,6 +335,10 @@ class Zeros:
 
     forward: dict = field(default_factory=dict)
     backward: dict = field(default_factory=dict)
+    #: the stand-ins are the other blocks' share only: each row (column) keeps its own
+    #: absent term and adds the stand-in after it — the whole's row exactly, since a sum of
+    #: ±0/NaN terms does not depend on their grouping (fpsmt.proof.approx compares the two)
+    others: bool = False
 
     @staticmethod
     def names(net: "Network", first: int = 1) -> dict:
@@ -374,6 +379,7 @@ def run(A, net: Network, x, y=None, params=None, sem: Semantics = PAPER, zeros: 
     given, every term is the plain run's)."""
     zf = zeros.forward if zeros is not None else {}
     zb = zeros.backward if zeros is not None else {}
+    after = zeros is not None and zeros.others
     if np.shape(x)[-1] != net.n_in:
         raise InputError(f"network takes {net.n_in} inputs, got {np.shape(x)[-1]}")
     pre, post, weights = [], [], []
@@ -390,7 +396,7 @@ def run(A, net: Network, x, y=None, params=None, sem: Semantics = PAPER, zeros: 
         else:
             if keep_absent:
                 absent[k][0] = _absent_terms(A, layer.pattern("forward", sem), h)
-            z = A.add(fold(A, layer.pattern("forward", sem), W, h, lambda xs, ws: A.mul(ws, xs), sem, zf.get(k)), b)
+            z = A.add(fold(A, layer.pattern("forward", sem), W, h, lambda xs, ws: A.mul(ws, xs), sem, zf.get(k), after), b)
         h = layer.act.value(A, z)
         pre.append(z)
         post.append(h)
@@ -405,6 +411,6 @@ def run(A, net: Network, x, y=None, params=None, sem: Semantics = PAPER, zeros: 
             g = sem.backward_formula(layer.act)(A, layer.act, g, z, a)
             if keep_absent:
                 absent[k][1] = _absent_terms(A, layer.pattern("backward", sem), g)
-            g = fold(A, layer.pattern("backward", sem), W, g, lambda gs, ws: A.mul(gs, ws), sem, zb.get(k))
+            g = fold(A, layer.pattern("backward", sem), W, g, lambda gs, ws: A.mul(gs, ws), sem, zb.get(k), after)
         grad = g
     return Trace(h, grad, pre, post, upstream, absent)
