@@ -28,11 +28,16 @@ Argument.  Fix x ∈ D and write y = h*(x).
    others finite or zeros), its last two layers by ``output`` — every hidden value and
    gradient inside a stage by ``finite_inside``.  Inside an atom, the blocks that share
    layers 1–5 (the step pair, T) are stated beside each other: their stages hold for
-   every ±0 in place of each absent term (fpsmt.semantics.network.Zeros).  Not yet a
-   claim: that an atom whose absent terms are zeros computes in f2 ⊞ f1 what it computes
-   alone up to the signs of zeros (the atoms' own stages are not stated for every ±0
-   stand-in), and the induction over the layers that makes every atom's absent terms
-   zeros.
+   every ±0 in place of each absent term (fpsmt.semantics.network.Zeros).  Each layer
+   of every atom beside the other atoms — their share of each absent term a zero of either
+   sign, added after the layer's own (the whole's rows exactly) — computes what it
+   computes alone up to the signs of zeros, values and gradients: ``beside``, one claim
+   per layer pattern of the atoms (fpsmt.proof.approx; the patterns do not depend on the
+   atoms' parameters, tested).  Still argued: that a run is its layers one after the
+   other (so the per-layer claims chain, the signs of zeros being all that may differ),
+   and the induction over the layers across all atoms — at layer k the other atoms'
+   share is a zero because their values at layer k − 1 (and their gradients) are
+   finite, as alone (the stages above) up to the signs of zeros.
 2. Values (zero_gradient_atom, gradient_atom): the ZGA of x gives f*(x), every other
    ZGA ±0; the GA of x (if any) gives the pair w_out, −w_out, every other GA a pair of
    zeros.  With f2's terms first, boxplus_neutrality's ``value`` induction (any number
@@ -46,11 +51,12 @@ Depth: the gradient atom's (gradient_atom statement); the paper's L >= 7 is not
 matched — the repaired transfer chain needs its length (see the session notes and
 fpsmt.constructions.relu).  Width: about 3 per gradient atom and 2–3 per zero-gradient atom.
 
-The repaired row's tree is the two atoms' trees and ⊞'s under one lemma node; it is PROVED
-only when every node is.  Still argued here, not a claim: step 1 (each atom computes in
-f2 ⊞ f1 what it computes alone up to the signs of zeros, the other atoms' absent entries
-adding zeros — the finiteness that makes them zeros is claimed, by the atoms' stages).  The
-released row checks the released atoms' lemmas first, and shows the first that fails.
+The repaired row's tree is the two atoms' trees, ⊞'s and ``beside`` under one lemma node;
+it is PROVED only when every node is.  Still argued here, not a claim: of step 1, the
+chaining of the per-layer claims along each atom and the induction over layers across
+atoms (the finiteness that makes the absent terms zeros, and each layer beside the
+others, are claimed).  The released row checks the released atoms' lemmas first, and
+shows the first that fails.
 """
 
 from fpsmt.constructions import relu as C
@@ -70,6 +76,38 @@ def _parts(variant, fmt):
     return claims, hints
 
 
+def atom_layers(fmt, z=1, v=3, h=1, g=2):
+    """(label, layer) for every layer of the theorem's atoms as the network has them: the
+    repaired gradient atom, the repaired zero-gradient atom and the padding copy that ⊞
+    inserts (at one choice of parameters: the patterns do not depend on them, tested)."""
+    from fpsmt.proof.claims import Scope
+    from fpsmt.semantics.arith import concrete
+    s = Scope(concrete(fmt), fmt, {})
+    ga, _ = C.gradient_atom(s, s.const(z), s.const(h), s.const(g), C.REPAIRED)
+    zga, _ = C.zero_gradient_atom(s, s.const(z), s.const(v), C.REPAIRED)
+    pad = C.padding_layer(fmt, zga.layers[-2].n_out)
+    return ([(f"gradient_atom[{k}]", L) for k, L in enumerate(ga.layers)]
+            + [(f"zero_gradient_atom[{k}]", L) for k, L in enumerate(zga.layers)] + [("padding", pad)])
+
+
+def beside_tree(fmt):
+    """Every layer pattern of the atoms, beside other atoms (their share of each absent
+    term a zero of either sign, added after the layer's own: the whole dense network's
+    rows exactly), computes what it computes alone up to the signs of zeros, values and
+    gradients (fpsmt.proof.approx: ⊗ and ⊕ uninterpreted, three facts about zeros)."""
+    from fpsmt.proof import approx
+    stages = []
+    for i, (layer, labels) in enumerate(approx.patterns(atom_layers(fmt))):
+        c = approx.layer_claim(f"theorem_3_1_relu.beside.layer{i}", layer,
+                               doc=f"the {layer.n_out}x{layer.n_in} {layer.activation} layer pattern of "
+                                   f"{', '.join(labels[:3])}{' …' if len(labels) > 3 else ''} "
+                                   f"({len(labels)} layer{'' if len(labels) == 1 else 's'}) "
+                                   "beside other atoms: values and gradients as alone, up to the signs of zeros")
+        stages.append(Node("stage", c.name, c, doc=c.doc))
+    return Node("lemma", "theorem_3_1_relu.beside", None, approx.zero_facts() + stages,
+                doc="each layer of every atom beside the other atoms, up to the signs of zeros")
+
+
 def released(fmt):
     claims, hints = _parts(C.RELEASED, fmt)
     return claims, ("the composition f2 ⊞ f1 of the released atoms (BRIEF §5.1) for every domain of X, every finite "
@@ -82,15 +120,16 @@ def repaired(fmt):
     from fpsmt.proof.lemmas import tree_node
     parts = [tree_node(name, load(name).build(C.REPAIRED, fmt)[0])
              for name in ("zero_gradient_atom", "gradient_atom", "boxplus_neutrality")]
-    tree = Node("lemma", "theorem_3_1_relu", None, parts,
-                doc="the atoms' and ⊞'s trees; that each atom computes in f2 ⊞ f1 what it computes alone "
-                    "(the other atoms' absent entries add zeros) is argued in proofs/theorem_3_1_relu.py")
+    tree = Node("lemma", "theorem_3_1_relu", None, parts + [beside_tree(fmt)],
+                doc="the atoms' and ⊞'s trees, and every layer pattern of the atoms beside the other atoms; "
+                    "the induction over layers across atoms is argued in proofs/theorem_3_1_relu.py")
     return tree, (
         f"for every domain D of distinct floats in X = [-2^{fmt.e_max - 2}, 2^{fmt.e_max - 2}], every finite f*, "
         "every h* with |h*| <= Omega and every finite g* with g* = 0 where h* = 0: the network f2 ⊞ f1 of "
         f"fpsmt.constructions.relu.theorem_network (depth {C.gradient_atom_depth(fmt)}) has f(x) = f*(x) and D^AD(h*(x)) = "
         "g*(x) at every x of D (a zero target met by +0 or -0); proved as the trees of zero_gradient_atom, "
-        "gradient_atom and boxplus_neutrality, joined by the argument in proofs/theorem_3_1_relu.py")
+        "gradient_atom and boxplus_neutrality, every layer pattern of the atoms beside the other atoms, joined by "
+        "the argument in proofs/theorem_3_1_relu.py")
 
 
 LEMMA = Lemma("theorem_3_1_relu", "Theorem 3.1 (BRIEF §4, §5)", {"released": released, "repaired": repaired},

@@ -372,14 +372,16 @@ def test_the_chain_inductions_of_the_gradient_atom(monkeypatch):
 
 @pytest.mark.parametrize("fmt", ["bfloat16", "float32", "float64"])
 def test_the_theorem_row_is_its_parts_trees(fmt):
-    """The repaired theorem row is the atoms' and ⊞'s trees under one node (no flat list):
-    its links check, every claim is decided once, and the inductions are there."""
+    """The repaired theorem row is the atoms' and ⊞'s trees and the atoms' layers beside
+    other atoms under one node (no flat list): its links check, every claim is decided
+    once, and the inductions are there."""
     from fpsmt.proof.lemmas import claims_of
     from fpsmt.proofs import theorem_3_1_relu as T
     f = parse_format(fmt)
     tree, _ = T.repaired(f)
     check_ties(tree, f)
-    assert [c.name for c in tree.children] == ["zero_gradient_atom", "gradient_atom", "boxplus_neutrality"]
+    assert [c.name for c in tree.children] == ["zero_gradient_atom", "gradient_atom", "boxplus_neutrality",
+                                               "theorem_3_1_relu.beside"]
     names = [c.name for c in claims_of((tree,))]
     assert len(names) == len(set(names))
     kinds = [n.name for n in tree.walk() if n.kind == "induction"]
@@ -683,37 +685,6 @@ def test_the_atoms_stages_state_their_hidden_values_and_gradients_finite():
     assert not all(hidden_ok(float("inf")))
 
 
-def _beside_layer_claim(name, entries, n, with_instances):
-    """An n×n ReLU layer (its entries ``entries``, weights and biases free) run alone,
-    against the same layer inside a whole: its inputs and upstream gradients zeros of
-    either sign where they are zeros, and every row and column adding the other blocks'
-    share of the absent terms (a zero of either sign: Zeros ``others``) after its own.
-    Outputs and input gradients ≈, with ⊗ and ⊕ uninterpreted."""
-    from fpsmt.proof.approx import FACTS, ZERO, approx, instances
-    from fpsmt.proof.claims import forall
-    from fpsmt.semantics.network import Layer, Network, Param
-    layer = Layer(n, n, [i for i, _ in entries], [j for _, j in entries], [Param(f"w{i}_{j}") for i, j in entries],
-                  [Param(f"b{i}") for i in range(n)], "relu")
-    fin = Float(finite=True)
-    V = {**{f"w{i}_{j}": Float() for i, j in entries}, **{f"b{i}": Float() for i in range(n)},
-         **{f"{v}{k}": fin for v in "ag" for k in range(n)}, **{f"z{v}{k}": ZERO for v in "agfb" for k in range(n)}}
-
-    def runs(s):
-        P = {k: s[k] for k in V if k[0] in "wb"}
-        a, g = [s[f"a{k}"] for k in range(n)], [s[f"g{k}"] for k in range(n)]
-        a2 = [s.where(x.is_zero(), s[f"za{k}"], x) for k, x in enumerate(a)]
-        g2 = [s.where(x.is_zero(), s[f"zg{k}"], x) for k, x in enumerate(g)]
-        net = Network(s.fmt, [layer])
-        oa, ga = s.run(net, a, g, params=P)
-        zs = {"forward": {0: [s[f"zf{k}"] for k in range(n)]}, "backward": {0: [s[f"zb{k}"] for k in range(n)]},
-              "others": True}
-        ow, gw = s.run(net, a2, g2, params=P, zeros=zs)
-        return oa + ga, ow + gw, zs["forward"][0] + zs["backward"][0]
-    return forall(name, V, goal=lambda s: [approx(x, y) for x, y in zip(*runs(s)[:2])],
-                  given=lambda s: instances(s, *runs(s)) if with_instances else [],
-                  assumes=FACTS, uninterpreted=("mul", "add"))
-
-
 def test_a_layer_beside_others_agrees_up_to_signs_of_zeros():
     """fpsmt.proof.approx: the three facts about zeros are PROVED with the rounded
     operations, and with their instances along the two runs (paired by walking the terms)
@@ -721,24 +692,43 @@ def test_a_layer_beside_others_agrees_up_to_signs_of_zeros():
     gradients ≈ those of its run alone, with ⊗ and ⊕ uninterpreted, in float32 (z3 alone,
     seconds).  Without the instances the same claim is not PROVED; in the executor the
     walk makes no instance."""
+    import dataclasses
+
     import numpy as np
 
-    from fpsmt.proof.approx import instances, zero_facts
+    from fpsmt.proof.approx import instances, layer_claim, zero_facts
     from fpsmt.proof.claims import Scope
     from fpsmt.semantics.arith import concrete
+    from fpsmt.semantics.network import Layer
     f32 = parse_format("float32")
-    sparse = [(0, 0), (1, 1), (2, 2), (0, 2)]
+    one = f32.round(1)
+    sparse = Layer(3, 3, [0, 1, 2, 0], [0, 1, 2, 2], [one] * 4, [0] * 3, "relu")
     facts = [n.claim for n in zero_facts()]
-    reg = {c.name: c for c in facts + [_beside_layer_claim("beside3", sparse, 3, True),
-                                       _beside_layer_claim("beside3_bare", sparse, 3, False)]}
+    claim = layer_claim("beside3", sparse)
+    bare = dataclasses.replace(claim, name="beside3_bare", given=lambda s: [])
+    reg = {c.name: c for c in facts + [claim, bare]}
     eng = Engine(solver="z3", timeout=60)
     assert [eng.prove(c, f32, reg).status for c in facts] == ["PROVED"] * 3
-    assert eng.prove(reg["beside3"], f32, reg).status == "PROVED"
-    r = eng.prove(reg["beside3_bare"], f32, reg)
+    assert eng.prove(claim, f32, reg).status == "PROVED"
+    r = eng.prove(bare, f32, reg)
     assert r.status == "UNKNOWN" and "does not replay" in r.reason, r
     s = Scope(concrete(f32), f32, {})
     x = s.const(1) + s.const(2)
     assert instances(s, [x], [x]) == [] and np.asarray((x.same(s.const(3))).v).all()
+
+
+@pytest.mark.parametrize("fmt", ["bfloat16", "float32", "float64"])
+def test_the_atoms_layer_patterns_do_not_depend_on_their_parameters(fmt):
+    """theorem_3_1_relu.beside decides each layer pattern of the atoms once, from one
+    choice of parameters: at other z, v, h, g (signs, binades, subnormals) the atoms'
+    layers have the same patterns, layer by layer."""
+    from fpsmt.proof.approx import pattern
+    from fpsmt.proofs import theorem_3_1_relu as T
+    f = parse_format(fmt)
+    base = [(label, pattern(L)) for label, L in T.atom_layers(f)]
+    tiny, neg0 = f.hex(1), f.hex(f.sign_bit)  # the least subnormal, −0
+    for z, v, h, g in [(-1, -5, -0.5, 0.375), (0.25, 0, 1024, -7), (neg0, 1, 1, tiny), (2, tiny, tiny, -1024)]:
+        assert [(label, pattern(L)) for label, L in T.atom_layers(f, z, v, h, g)] == base
 
 
 def test_other_blocks_share_of_absent_terms_is_the_whole():
@@ -778,3 +768,22 @@ def test_other_blocks_share_of_absent_terms_is_the_whole():
     assert (bits(tb.grad) == bits(tw.grad[..., :2])).all()
     plain = run(A, Network(f, [block]), X[..., :2], Y[..., :2], zeros=Zeros({0: zf}, {0: zb}))
     assert not ((bits(plain.out) == bits(tw.out[..., :2])).all() and (bits(plain.grad) == bits(tw.grad[..., :2])).all())
+
+
+@pytest.mark.slow
+@pytest.mark.soundness
+def test_every_layer_pattern_of_the_atoms_beside_other_atoms():
+    """The theorem's tree holds theorem_3_1_relu.beside: the three facts about zeros and
+    one claim per layer pattern of the atoms (every layer of both atoms and the padding
+    copy is one of them), each PROVED in float8_e4m3."""
+    from fpsmt.proof.approx import pattern
+    from fpsmt.proofs import theorem_3_1_relu as T
+    f = E4M3
+    tree = T.repaired(f)[0]
+    node = next(c for c in tree.children if c.name == "theorem_3_1_relu.beside")
+    claims = node.claims()
+    covered = {pattern(L) for _, L in T.atom_layers(f)}
+    assert len(claims) == 3 + len(covered)
+    reg = {c.name: c for c in claims}
+    eng = Engine(solver="portfolio", timeout=300)
+    assert {c.name: eng.prove(c, f, reg).status for c in claims} == {c.name: "PROVED" for c in claims}

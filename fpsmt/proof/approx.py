@@ -141,3 +141,53 @@ def _has_uf(t):
             return True
         stack.extend(u.children())
     return False
+
+
+def layer_claim(name, layer, doc=""):
+    """``layer``'s pattern (its entries and activation; every weight and bias free) run
+    alone, against the same layer inside a whole: its inputs and upstream gradients zeros
+    of either sign where they are zeros, every row and column adding the other blocks'
+    share of the absent terms (a zero of either sign; Zeros ``others``) after its own.
+    Goal: outputs and input gradients ≈, for every finite input and upstream; decided with
+    ⊗ and ⊕ uninterpreted from :func:`instances`."""
+    from fpsmt.semantics.network import Layer, Network, Param
+    n_out, n_in = layer.n_out, layer.n_in
+    entries = list(zip(layer.rows.tolist(), layer.cols.tolist()))
+    free = Layer(n_out, n_in, [i for i, _ in entries], [j for _, j in entries],
+                 [Param(f"w{i}_{j}") for i, j in entries], [Param(f"b{i}") for i in range(n_out)], layer.activation)
+    fin = Float(finite=True)
+    V = {**{f"w{i}_{j}": Float() for i, j in entries}, **{f"b{i}": Float() for i in range(n_out)},
+         **{f"a{j}": fin for j in range(n_in)}, **{f"g{i}": fin for i in range(n_out)},
+         **{f"za{j}": ZERO for j in range(n_in)}, **{f"zg{i}": ZERO for i in range(n_out)},
+         **{f"zf{i}": ZERO for i in range(n_out)}, **{f"zb{j}": ZERO for j in range(n_in)}}
+
+    def runs(s):
+        P = {k: s[k] for k in V if k[0] in "wb"}
+        a, g = [s[f"a{j}"] for j in range(n_in)], [s[f"g{i}"] for i in range(n_out)]
+        a2 = [s.where(x.is_zero(), s[f"za{j}"], x) for j, x in enumerate(a)]
+        g2 = [s.where(x.is_zero(), s[f"zg{i}"], x) for i, x in enumerate(g)]
+        net = Network(s.fmt, [free])
+        oa, ga = s.run(net, a, g, params=P)
+        zs = {"forward": {0: [s[f"zf{i}"] for i in range(n_out)]},
+              "backward": {0: [s[f"zb{j}"] for j in range(n_in)]}, "others": True}
+        ow, gw = s.run(net, a2, g2, params=P, zeros=zs)
+        return oa + ga, ow + gw, zs["forward"][0] + zs["backward"][0]
+    return forall(name, V, goal=lambda s: [approx(x, y) for x, y in zip(*runs(s)[:2])],
+                  given=lambda s: instances(s, *runs(s)), assumes=FACTS, uninterpreted=("mul", "add"),
+                  doc=doc or f"a {n_out}x{n_in} {layer.activation} layer ({len(entries)} entries) beside other blocks "
+                             "computes what it computes alone, up to the signs of zeros")
+
+
+def pattern(layer):
+    """What :func:`layer_claim` depends on: shape, entries and activation."""
+    return (layer.n_out, layer.n_in, tuple(sorted(zip(layer.rows.tolist(), layer.cols.tolist()))), layer.activation)
+
+
+def patterns(named_layers):
+    """The distinct patterns of (label, layer) pairs, in order of first appearance:
+    [(layer, [labels])]."""
+    out = {}
+    for label, layer in named_layers:
+        out.setdefault(pattern(layer), (layer, []))[1].append(label)
+    return list(out.values())
+
