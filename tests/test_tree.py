@@ -372,16 +372,14 @@ def test_the_chain_inductions_of_the_gradient_atom(monkeypatch):
 
 @pytest.mark.parametrize("fmt", ["bfloat16", "float32", "float64"])
 def test_the_theorem_row_is_its_parts_trees(fmt):
-    """The repaired theorem row is the atoms' and ⊞'s trees and the atoms' layers beside
-    other atoms under one node (no flat list): its links check, every claim is decided
-    once, and the inductions are there."""
+    """The repaired theorem row is the atoms' and ⊞'s trees under one node (no flat list):
+    its links check, every claim is decided once, and the inductions are there."""
     from fpsmt.proof.lemmas import claims_of
     from fpsmt.proofs import theorem_3_1_relu as T
     f = parse_format(fmt)
     tree, _ = T.repaired(f)
     check_ties(tree, f)
-    assert [c.name for c in tree.children] == ["zero_gradient_atom", "gradient_atom", "boxplus_neutrality",
-                                               "theorem_3_1_relu.beside"]
+    assert [c.name for c in tree.children] == ["zero_gradient_atom", "gradient_atom", "boxplus_neutrality"]
     names = [c.name for c in claims_of((tree,))]
     assert len(names) == len(set(names))
     kinds = [n.name for n in tree.walk() if n.kind == "induction"]
@@ -773,15 +771,13 @@ def test_other_blocks_share_of_absent_terms_is_the_whole():
 @pytest.mark.slow
 @pytest.mark.soundness
 def test_every_layer_pattern_of_the_atoms_beside_other_atoms():
-    """The theorem's tree holds theorem_3_1_relu.beside: the three facts about zeros and
-    one claim per layer pattern of the atoms (every layer of both atoms and the padding
-    copy is one of them), each PROVED in float8_e4m3."""
+    """theorem_3_1_relu.beside_tree: the three facts about zeros and one claim per layer
+    pattern of the atoms (every layer of both atoms and the padding copy is one of
+    them), each PROVED in float8_e4m3."""
     from fpsmt.proof.approx import pattern
     from fpsmt.proofs import theorem_3_1_relu as T
     f = E4M3
-    tree = T.repaired(f)[0]
-    node = next(c for c in tree.children if c.name == "theorem_3_1_relu.beside")
-    claims = node.claims()
+    claims = T.beside_tree(f).claims()
     covered = {pattern(L) for _, L in T.atom_layers(f)}
     assert len(claims) == 3 + len(covered)
     reg = {c.name: c for c in claims}
