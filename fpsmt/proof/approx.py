@@ -6,9 +6,9 @@ values or gradients, zeros where those are finite) to its rows: its values and g
 then differ from its run alone at most in the signs of zeros.  Stated directly, that is
 an equivalence of two copies of every multiplier and adder, which the back ends do not
 decide (a 2×2 ReLU layer, forward and backward: no answer from z3 in 60 s in
-float8_e4m3).  Decided with ⊗ and
-⊕ uninterpreted (:attr:`fpsmt.proof.claims.Claim.uninterpreted`), it is congruence plus
-three facts about zeros, each decided with the rounded operations:
+float8_e4m3).  Decided with ⊗ and ⊕ uninterpreted
+(:attr:`fpsmt.proof.claims.Claim.uninterpreted`), it is congruence plus three facts
+about zeros, each decided with the rounded operations:
 
 * ``approx.mul_zero``: w ⊗ z1 ≈ w ⊗ z2 and z1 ⊗ w ≈ z2 ⊗ w for zeros z1, z2;
 * ``approx.add_zero``: (z1 ⊕ t) ≈ (z2 ⊕ t) and (t ⊕ z1) ≈ (t ⊕ z2) for zeros z1, z2;
@@ -28,8 +28,9 @@ after its own (fpsmt.semantics.network.Zeros with ``others``: the whole's rows a
 columns bit for bit, tests/test_tree.py), each share a zero of either sign — so the
 block's own absent terms stay as they are in both runs and pair up in the walk.
 
-Scope today: no lemma uses it yet.  A 3×3 ReLU layer with an absent entry, forward and
-backward, is decided in float32 (tests/test_tree.py).
+Used by proofs/theorem_3_1_relu.py ``beside_tree`` (one :func:`layer_claim` per layer
+pattern of the theorem's atoms; decided by the tests, not yet a node of the theorem's
+row: see its docstring).
 """
 
 from __future__ import annotations
@@ -101,18 +102,14 @@ def instances(s, alone, whole, absent=()) -> list:
         seen.add(key)
         if not (z3.is_app(a) and z3.is_app(w)):
             return
-        wname = w.decl().name()
-        if wname == ADD and w.arg(1).get_id() in absent_ids and not (
-                a.decl().name() == ADD and a.arg(1).get_id() in absent_ids):
+        if _is(w, ADD) and w.arg(1).get_id() in absent_ids and not (_is(a, ADD) and a.arg(1).get_id() in absent_ids):
             inst("approx.add_absent", x=w.arg(0), z=w.arg(1))
             go(a, w.arg(0))
             return
         if a.decl() != w.decl() or a.num_args() != w.num_args():
             return
-        name = a.decl().name()
-        if name in (MUL, ADD):
-            fact = "approx.mul_zero" if name == MUL else "approx.add_zero"
-            other = "w" if name == MUL else "t"
+        if _is(a, MUL) or _is(a, ADD):
+            fact, other = ("approx.mul_zero", "w") if _is(a, MUL) else ("approx.add_zero", "t")
             inst(fact, **{other: a.arg(1), "z1": a.arg(0), "z2": w.arg(0)})
             inst(fact, **{other: w.arg(0), "z1": a.arg(1), "z2": w.arg(1)})
         for i in range(a.num_args()):
@@ -128,6 +125,11 @@ def instances(s, alone, whole, absent=()) -> list:
     return out
 
 
+def _is(t, op):
+    """Whether ``t`` applies the uninterpreted ``op`` (its name may carry an encoding's prefix)."""
+    return t.decl().name().endswith(op)
+
+
 def _has_uf(t):
     """Whether the term applies an uninterpreted ⊗ or ⊕ anywhere."""
     import z3
@@ -137,7 +139,7 @@ def _has_uf(t):
         if u.get_id() in seen or not z3.is_app(u):
             continue
         seen.add(u.get_id())
-        if u.decl().name() in (MUL, ADD):
+        if _is(u, MUL) or _is(u, ADD):
             return True
         stack.extend(u.children())
     return False
