@@ -14,8 +14,8 @@ about zeros, each decided with the rounded operations:
 * ``approx.add_zero``: (z1 ⊕ t) ≈ (z2 ⊕ t) and (t ⊕ z1) ≈ (t ⊕ z2) for zeros z1, z2;
 * ``approx.add_absent``: x ⊕ z ≈ x for a zero z.
 
-:func:`instances` walks the two runs' terms side by side (they are built by the same
-program, so their operations pair up) and instantiates the facts at every pair of
+:func:`instances` pairs the two runs' terms side by side (the Z3 interpretation walks
+them; built by the same program, their operations pair up) and instantiates the facts at every pair of
 products and sums: a ⊗ b against a′ ⊗ b′ gives mul_zero at (b; a, a′) and at (a′; b, b′),
 whose chain covers a ≈ a′, b ≈ b′ (≈ is transitive); likewise for ⊕; a whole's sum that
 adds an absent term z to x gives add_absent at (x, z).  Where the terms are not the
@@ -35,14 +35,10 @@ row: see its docstring).
 
 from __future__ import annotations
 
-import numpy as np
-
 from fpsmt.proof.claims import F, Float, forall
 
 #: +0 or −0
 ZERO = Float(range=(0, 0))
-
-MUL, ADD = "fpsmt_mul", "fpsmt_add"
 
 
 def approx(a, b):
@@ -68,81 +64,29 @@ def zero_facts():
 FACTS = ("approx.mul_zero", "approx.add_zero", "approx.add_absent")
 
 
-def _term(v):
-    """The one Z3 term of a 0-d value, or None (a concrete value, or several)."""
-    import z3
-    a = np.asarray(v, dtype=object)
-    if a.shape != ():
-        return None
-    t = a[()]
-    return t if isinstance(t, z3.ExprRef) else None
-
-
 def instances(s, alone, whole, absent=()) -> list:
     """Instances of :func:`zero_facts` along ``alone`` and ``whole`` (lists of F: the same
     program's outputs, ``whole`` with some inputs replaced by zeros of either sign and the
     terms ``absent`` added to some of its sums), enough for the solver to show each pair
-    ≈ by congruence.  Empty where the terms are not the solver's uninterpreted ones."""
-    import z3
-    from fpsmt.semantics.arith.symbolic import obj
-
-    absent_ids = {t.get_id() for t in (_term(z.v) for z in absent) if t is not None}
-    out, seen = [], set()
-
-    def f(t):
-        return F(s, obj(t))
-
-    def inst(name, **terms):
-        out.append(s.instance(name, **{k: f(t) for k, t in terms.items()}))
-
-    def go(a, w):
-        key = (a.get_id(), w.get_id())
-        if key in seen or a.eq(w):
-            return
-        seen.add(key)
-        if not (z3.is_app(a) and z3.is_app(w)):
-            return
-        if _is(w, ADD) and w.arg(1).get_id() in absent_ids and not (_is(a, ADD) and a.arg(1).get_id() in absent_ids):
-            inst("approx.add_absent", x=w.arg(0), z=w.arg(1))
-            go(a, w.arg(0))
-            return
-        if a.decl() != w.decl() or a.num_args() != w.num_args():
-            return
-        if _is(a, MUL) or _is(a, ADD):
-            fact, other = ("approx.mul_zero", "w") if _is(a, MUL) else ("approx.add_zero", "t")
-            inst(fact, **{other: a.arg(1), "z1": a.arg(0), "z2": w.arg(0)})
-            inst(fact, **{other: w.arg(0), "z1": a.arg(1), "z2": w.arg(1)})
-        for i in range(a.num_args()):
-            go(a.arg(i), w.arg(i))
-
-    pairs = [(_term(x.v), _term(y.v)) for x, y in zip(alone, whole)]
-    if any(a is None or b is None for a, b in pairs):
+    ≈ by congruence.  The pairing is the Z3 interpretation's
+    (:meth:`fpsmt.semantics.arith.symbolic.Z3Arith.paired_operations`); empty where the
+    terms are not the solver's uninterpreted ones (the executor, a replay)."""
+    pair = getattr(s.A, "paired_operations", None)
+    if pair is None:
         return []
-    if not any(_has_uf(a) for a, _ in pairs):
-        return []
-    for a, w in pairs:
-        go(a, w)
-    return out
+    out = []
 
-
-def _is(t, op):
-    """Whether ``t`` applies the uninterpreted ``op`` (its name may carry an encoding's prefix)."""
-    return t.decl().name().endswith(op)
-
-
-def _has_uf(t):
-    """Whether the term applies an uninterpreted ⊗ or ⊕ anywhere."""
-    import z3
-    seen, stack = set(), [t]
-    while stack:
-        u = stack.pop()
-        if u.get_id() in seen or not z3.is_app(u):
+    def f(v):
+        return F(s, v)
+    for kind, x, y in pair([a.v for a in alone], [w.v for w in whole], [z.v for z in absent]):
+        if kind == "absent":
+            out.append(s.instance("approx.add_absent", x=f(x), z=f(y)))
             continue
-        seen.add(u.get_id())
-        if _is(u, MUL) or _is(u, ADD):
-            return True
-        stack.extend(u.children())
-    return False
+        fact, other = ("approx.mul_zero", "w") if kind == "mul" else ("approx.add_zero", "t")
+        (a0, a1), (w0, w1) = x, y
+        out.append(s.instance(fact, **{other: f(a1), "z1": f(a0), "z2": f(w0)}))
+        out.append(s.instance(fact, **{other: f(w0), "z1": f(a1), "z2": f(w1)}))
+    return out
 
 
 def layer_claim(name, layer, doc=""):

@@ -29,6 +29,20 @@ def sort_of(fmt: Format):
     return z3.FPSort(fmt.E, fmt.M + 1)
 
 
+def _applies(t, names) -> bool:
+    """Whether the term applies any of the functions ``names`` anywhere."""
+    seen, stack = set(), [t]
+    while stack:
+        u = stack.pop()
+        if u.get_id() in seen or not z3.is_app(u):
+            continue
+        seen.add(u.get_id())
+        if u.decl().name() in names:
+            return True
+        stack.extend(u.children())
+    return False
+
+
 def obj(x):
     """A 0-d object array holding one term (NumPy would try to iterate some terms)."""
     out = np.empty((), dtype=object)
@@ -156,6 +170,43 @@ class Z3Arith(Arith):
             self._consts[bits] = t
             self._const_bits[t.get_id()] = bits
         return t
+
+    # ------------------------------------------------------------ paired runs (fpsmt.proof.approx)
+    def paired_operations(self, alone, whole, absent=()) -> list:
+        """Walk the terms of two runs of one program side by side (``alone``, ``whole``:
+        lists of 0-d values; ``absent``: terms the whole adds to some of its sums):
+        ("mul" or "add", (a0, a1), (w0, w1)) for every pair of uninterpreted ⊗ / ⊕
+        applications, ("absent", x, z) where the whole adds z to x and the alone run does
+        not.  Empty when no operation is uninterpreted.  Terms as 0-d values."""
+        names = {self._prefix + "fpsmt_mul": "mul", self._prefix + "fpsmt_add": "add"}
+
+        def op(t):
+            return names.get(t.decl().name()) if z3.is_app(t) else None
+        terms = [(np.asarray(a, dtype=object)[()], np.asarray(w, dtype=object)[()]) for a, w in zip(alone, whole)]
+        if not any(_applies(a, names) for a, _ in terms):
+            return []
+        absent_ids = {np.asarray(z, dtype=object)[()].get_id() for z in absent}
+        out, seen = [], set()
+
+        def go(a, w):
+            key = (a.get_id(), w.get_id())
+            if key in seen or a.eq(w) or not (z3.is_app(a) and z3.is_app(w)):
+                return
+            seen.add(key)
+            if op(w) == "add" and w.arg(1).get_id() in absent_ids and not (
+                    op(a) == "add" and a.arg(1).get_id() in absent_ids):
+                out.append(("absent", obj(w.arg(0)), obj(w.arg(1))))
+                go(a, w.arg(0))
+                return
+            if a.decl() != w.decl() or a.num_args() != w.num_args():
+                return
+            if op(a):
+                out.append((op(a), (obj(a.arg(0)), obj(a.arg(1))), (obj(w.arg(0)), obj(w.arg(1)))))
+            for i in range(a.num_args()):
+                go(a.arg(i), w.arg(i))
+        for a, w in terms:
+            go(a, w)
+        return out
 
     # ------------------------------------------------------------ exact products by constants
     def _mul1(self, a, b):
