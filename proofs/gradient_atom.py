@@ -76,8 +76,8 @@ products are the transfer's, whose stages state each one finite and nonzero (the
 ``chain_grad`` step's hypothesis out ⊗ c != 0).  At x ≠ z, ``output`` gives zero
 gradients for any finite y, the killed chain keeps them zero, ``gate_top`` turns them
 into a zero into T and ``gate15`` (the sum over layer 1's rows included) into a zero
-D^AD.  Independently of the solver, tests run the atom in the executor for every x of X (all z in the 8-bit formats,
-extreme and random z in bfloat16).
+D^AD.  Independently of the solver, tests run the atom in the executor for every x of X
+(all z in the 8-bit formats, extreme and random z in bfloat16).
 """
 
 

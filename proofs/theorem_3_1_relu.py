@@ -33,8 +33,9 @@ Argument.  Fix x ∈ D and write y = h*(x).
    sign, added after the layer's own (the whole's rows exactly) — computes what it
    computes alone up to the signs of zeros, values and gradients: ``beside``, one claim
    per layer pattern of the atoms (fpsmt.proof.approx; the patterns do not depend on the
-   atoms' parameters, tested; not yet a node of the row, see below).  Still argued: that a run is its layers one after the
-   other (so the per-layer claims chain, the signs of zeros being all that may differ),
+   atoms' parameters, tested; not yet a node of the row, see below).  Still argued: that
+   a run is its layers one after the other (so the per-layer claims chain, the signs of
+   zeros being all that may differ),
    and the induction over the layers across all atoms — at layer k the other atoms'
    share is a zero because their values at layer k − 1 (and their gradients) are
    finite, as alone (the stages above) up to the signs of zeros.

@@ -456,26 +456,23 @@ def test_a_claim_with_addition_uninterpreted():
     ``w ⊗ z1 ≈ w ⊗ z2`` and ``(z1 ⊕ t) ≈ (z2 ⊕ t)`` for zeros z1, z2.  Without the ⊕ fact the
     same claim is not PROVED (the model does not replay); commutativity of ⊕, true of
     fp.add, is not PROVED either; a statement false of fp.add is REFUTED."""
+    from fpsmt.proof.approx import ZERO, approx, zero_facts
     from fpsmt.proof.claims import forall
-    fin, zero, f64 = Float(finite=True), Float(range=(0, 0)), parse_format("float64")
-
-    def approx(a, b):
-        return a.same(b) | (a.is_zero() & b.is_zero())
-    mz = forall("mz", {"w": Float(), "z1": zero, "z2": zero}, goal=lambda s: approx(s.w * s.z1, s.w * s.z2))
-    az = forall("az", {"t": Float(), "z1": zero, "z2": zero}, goal=lambda s: approx(s.z1 + s.t, s.z2 + s.t))
-    variables = {"w0": Float(), "w1": Float(), "a0": fin, "a1": fin, "z": zero}
+    fin, f64 = Float(finite=True), parse_format("float64")
+    mz, az, _ = (n.claim for n in zero_facts())
+    variables = {"w0": Float(), "w1": Float(), "a0": fin, "a1": fin, "z": ZERO}
 
     def flipped(s):  # a0 as the whole may see it: its zero of either sign
         return s.where(s.a0.is_zero(), s.z, s.a0)
 
     def given(s, with_az):
-        out = [s.instance("mz", w=s.w0, z1=s.a0, z2=flipped(s))]
-        return out + ([s.instance("az", t=s.w1 * s.a1, z1=s.w0 * s.a0, z2=s.w0 * flipped(s))] if with_az else [])
+        out = [s.instance(mz.name, w=s.w0, z1=s.a0, z2=flipped(s))]
+        return out + ([s.instance(az.name, t=s.w1 * s.a1, z1=s.w0 * s.a0, z2=s.w0 * flipped(s))] if with_az else [])
 
     def claim(name, with_az):
         return forall(name, variables, given=lambda s: given(s, with_az),
                       goal=lambda s: approx(s.w0 * s.a0 + s.w1 * s.a1, s.w0 * flipped(s) + s.w1 * s.a1),
-                      assumes=("mz", "az") if with_az else ("mz",), uninterpreted=("mul", "add"))
+                      assumes=(mz.name, az.name) if with_az else (mz.name,), uninterpreted=("mul", "add"))
     reg = {c.name: c for c in (mz, az, claim("row", True), claim("row_without_az", False))}
     eng = Engine(solver="z3", timeout=60)
     assert eng.prove(mz, f64, reg).status == "PROVED" and eng.prove(az, f64, reg).status == "PROVED"

@@ -310,9 +310,7 @@ def fold(A, pattern: Pattern, W, v, product, sem: Semantics, zeros=None, zeros_a
             S[..., rows] = prod
         else:
             S[..., rows] = A.add(S[..., rows], prod)
-    if zeros is not None and not zeros_after:
-        return A.add(S, zeros)
-    if len(pattern.absent_rows):
+    if (zeros is None or zeros_after) and len(pattern.absent_rows):
         Z = A.absent_zero_sum(v, pattern)
         rows = pattern.absent_rows
         S[..., rows] = A.add(S[..., rows], Z)

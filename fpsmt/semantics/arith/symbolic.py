@@ -182,10 +182,12 @@ class Z3Arith(Arith):
 
         def op(t):
             return names.get(t.decl().name()) if z3.is_app(t) else None
-        terms = [(np.asarray(a, dtype=object)[()], np.asarray(w, dtype=object)[()]) for a, w in zip(alone, whole)]
+        def term(v):
+            return np.asarray(v, dtype=object)[()]
+        terms = [(term(a), term(w)) for a, w in zip(alone, whole)]
         if not any(_applies(a, names) for a, _ in terms):
             return []
-        absent_ids = {np.asarray(z, dtype=object)[()].get_id() for z in absent}
+        absent_ids = {term(z).get_id() for z in absent}
         out, seen = [], set()
 
         def go(a, w):
