@@ -28,17 +28,22 @@ Argument.  Fix x ∈ D and write y = h*(x).
    others finite or zeros), its last two layers by ``output`` — every hidden value and
    gradient inside a stage by ``finite_inside``.  Inside an atom, the blocks that share
    layers 1–5 (the step pair, T) are stated beside each other: their stages hold for
-   every ±0 in place of each absent term (fpsmt.semantics.network.Zeros).  Each layer
-   of every atom beside the other atoms — their share of each absent term a zero of either
-   sign, added after the layer's own (the whole's rows exactly) — computes what it
-   computes alone up to the signs of zeros, values and gradients: ``beside``, one claim
-   per layer pattern of the atoms (fpsmt.proof.approx; the patterns do not depend on the
-   atoms' parameters, tested; not yet a node of the row, see below).  Still argued: that
-   a run is its layers one after the other (so the per-layer claims chain, the signs of
-   zeros being all that may differ),
-   and the induction over the layers across all atoms — at layer k the other atoms'
-   share is a zero because their values at layer k − 1 (and their gradients) are
-   finite, as alone (the stages above) up to the signs of zeros.
+   every ±0 in place of each absent term (fpsmt.semantics.network.Zeros).  That every
+   atom beside the other atoms computes what it computes alone up to the signs of zeros
+   (≈), values and gradients, is the tree ``approx.congruence`` (fpsmt.proof.approx
+   ``congruence_tree``, a node of the row): ≈ is kept by every step of a row of any
+   length (a product of ≈ inputs by the same weight, an absent term that is a zero in
+   both or in the whole only, the bias: an induction with ⊗ and ⊕ uninterpreted and
+   three facts about zeros), by σ and the backward formula of each activation of the
+   network (relu, identity), and another atom's value or gradient ≈ a finite one is
+   finite, so its absent term is a zero (``approx.share``; finite alone by the stages
+   above).  Its predicates close the induction over the layers: the row's step takes
+   the pair the σ stages guarantee, the σ stages the sum the row's conclusion guarantees.
+   That a layer's run is its rows then σ, and its backward pass the formula then its
+   columns, is the code's (fpsmt.semantics.network.run); that the whole's row of an atom
+   is the atom's present terms in its own order, then one absent sum over every other
+   column, is tested (tests/test_tree.py).  A zero that ≈ leaves in the place of another
+   is one the value and gradient inductions below take as any zero.
 2. Values (zero_gradient_atom, gradient_atom): the ZGA of x gives f*(x), every other
    ZGA ±0; the GA of x (if any) gives the pair w_out, −w_out, every other GA a pair of
    zeros.  With f2's terms first, boxplus_neutrality's ``value`` induction (any number
@@ -52,14 +57,10 @@ Depth: the gradient atom's (gradient_atom statement); the paper's L >= 7 is not
 matched — the repaired transfer chain needs its length (see the session notes and
 fpsmt.constructions.relu).  Width: about 3 per gradient atom and 2–3 per zero-gradient atom.
 
-The repaired row's tree is the two atoms' trees and ⊞'s under one lemma node; it is PROVED
-only when every node is.  ``beside_tree`` (each layer pattern beside the other atoms) is
-decided by the tests but not yet a node of the row: in float8_e4m3 cvc5, the only second
-back end there, does not confirm its claims (two of them UNKNOWN at 60 s), so the row
-could not be certified.  Still argued here, not a claim: step 1's per-layer agreement
-(claimed by ``beside_tree``, outside the row), the chaining of it along each atom and
-the induction over layers across atoms (the finiteness that makes the absent terms
-zeros is claimed, by the atoms' stages).  The released row checks the released atoms'
+The repaired row's tree is the two atoms' trees, ⊞'s and ``approx.congruence`` under one
+lemma node; it is PROVED only when every node is.  ``beside_tree`` states the same per
+layer pattern of the atoms instead (one claim per pattern, larger: a cross-check in the
+slow tests, not a node of the row).  The released row checks the released atoms'
 lemmas first, and shows the first that fails.
 """
 
@@ -122,17 +123,20 @@ def released(fmt):
 def repaired(fmt):
     """The three lemmas' trees under one lemma node (their shared stages are decided once)."""
     from fpsmt.proof.lemmas import tree_node
+    from fpsmt.proof import approx
     parts = [tree_node(name, load(name).build(C.REPAIRED, fmt)[0])
              for name in ("zero_gradient_atom", "gradient_atom", "boxplus_neutrality")]
-    tree = Node("lemma", "theorem_3_1_relu", None, parts,
-                doc="the atoms' and ⊞'s trees; that each atom computes in f2 ⊞ f1 what it computes alone "
-                    "(the other atoms' absent entries add zeros) is argued in proofs/theorem_3_1_relu.py")
+    acts = [L.activation for _, L in atom_layers(fmt)]
+    tree = Node("lemma", "theorem_3_1_relu", None, parts + [approx.congruence_tree(acts)],
+                doc="the atoms' and ⊞'s trees, and approx.congruence: each atom computes in f2 ⊞ f1 what it "
+                    "computes alone, up to the signs of zeros (the other atoms' absent entries add zeros)")
     return tree, (
         f"for every domain D of distinct floats in X = [-2^{fmt.e_max - 2}, 2^{fmt.e_max - 2}], every finite f*, "
         "every h* with |h*| <= Omega and every finite g* with g* = 0 where h* = 0: the network f2 ⊞ f1 of "
         f"fpsmt.constructions.relu.theorem_network (depth {C.gradient_atom_depth(fmt)}) has f(x) = f*(x) and D^AD(h*(x)) = "
         "g*(x) at every x of D (a zero target met by +0 or -0); proved as the trees of zero_gradient_atom, "
-        "gradient_atom and boxplus_neutrality, joined by the argument in proofs/theorem_3_1_relu.py")
+        "gradient_atom and boxplus_neutrality and the atoms' congruence beside each other (approx.congruence), "
+        "joined by the argument in proofs/theorem_3_1_relu.py")
 
 
 LEMMA = Lemma("theorem_3_1_relu", "Theorem 3.1 (BRIEF §4, §5)", {"released": released, "repaired": repaired},

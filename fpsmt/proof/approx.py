@@ -28,9 +28,10 @@ after its own (fpsmt.semantics.network.Zeros with ``others``: the whole's rows a
 columns bit for bit, tests/test_tree.py), each share a zero of either sign — so the
 block's own absent terms stay as they are in both runs and pair up in the walk.
 
-Used by proofs/theorem_3_1_relu.py ``beside_tree`` (one :func:`layer_claim` per layer
-pattern of the theorem's atoms; decided by the tests, not yet a node of the theorem's
-row: see its docstring).
+:func:`congruence_tree` proves ≈ for every layer of any pattern (an induction over a
+row's steps, a σ stage per activation): a node of the theorem's row
+(proofs/theorem_3_1_relu.py).  :func:`layer_claim` states it for one layer pattern as a
+whole (``beside_tree`` there: one claim per pattern of the atoms, a slow cross-check).
 """
 
 from __future__ import annotations
@@ -137,3 +138,132 @@ def patterns(named_layers):
         out.setdefault(pattern(layer), (layer, []))[1].append(label)
     return list(out.values())
 
+
+
+# ------------------------------------------------------------------ any network, generically
+#: the most terms a row has (as boxplus_neutrality.SLOTS)
+SLOTS = 1 << 19
+
+
+def _preds():
+    from fpsmt.proof.claims import Int
+    from fpsmt.proof.tree import Pred
+    slot = Int(0, SLOTS)
+    pair = Pred("approx.pair", {"x": Float(), "x2": Float()}, lambda s: approx(s.x2, s.x),
+                doc="x2 ≈ x: a value or gradient of a block inside the whole against the same one alone")
+    inv = Pred("approx.row.invariant", {"j": slot, "n": slot, "r": Float(), "r2": Float()},
+               lambda s: [s.j <= s.n, approx(s.r2, s.r)],
+               doc="after j of a row's n steps, the whole's partial sum r2 ≈ the block's r")
+    total = Pred("approx.row.sum", {"r": Float(), "r2": Float()}, lambda s: approx(s.r2, s.r),
+                 doc="a row's sum in the whole ≈ its sum alone (a pre-activation, or a gradient w.r.t. an input)")
+    return pair, inv, total
+
+
+PAIR, ROW_INVARIANT, ROW_SUM = _preds()
+
+
+def _row_step(s):
+    """The next partial sums of one step of a row: a product term (kind 0: w ⊗ v or v ⊗ w,
+    order o, v2 ≈ v), an absent term in both (kind 1: the block's own zo, the whole's zw),
+    an absent term in the whole only (kind 2) or the bias (kind 3: w in both)."""
+    k, o = s.t, s.o
+    p = s.where(o.eq(0), s.w * s.v, s.v * s.w)
+    p2 = s.where(o.eq(0), s.w * s.v2, s.v2 * s.w)
+    r = s.where(k.eq(0), s.r + p, s.where(k.eq(1), s.r + s.zo, s.where(k.eq(2), s.r, s.r + s.w)))
+    r2 = s.where(k.eq(0), s.r2 + p2, s.where(k.eq(1), s.r2 + s.zw, s.where(k.eq(2), s.r2 + s.zw, s.r2 + s.w)))
+    return {"r": r, "r2": r2}
+
+
+def _row_instances(s):
+    """The zero facts at the step's pairs of operations (every kind's; each an implication)."""
+    out = [s.instance("approx.mul_zero", w=s.w, z1=s.v, z2=s.v2),
+           s.instance("approx.add_absent", x=s.r2, z=s.zw)]
+    for t, t2 in ((s.w * s.v, s.w * s.v2), (s.v * s.w, s.v2 * s.w), (s.zo, s.zw), (s.w, s.w)):
+        out += [s.instance("approx.add_zero", t=t, z1=s.r, z2=s.r2), s.instance("approx.add_zero", t=s.r2, z1=t, z2=t2)]
+    return out
+
+
+def congruence_tree(activations=("relu",), sem=None):
+    """≈ carries through every layer of every pattern: a block's rows inside a whole dense
+    network (its inputs and upstream gradients ≈ its own, the other blocks' share of each
+    absent term a zero) give what they give alone up to the signs of zeros, forward and
+    backward, for any number of terms and any summation order.  A tree of:
+
+    * the three :func:`zero_facts`;
+    * ``approx.input``, ``approx.upstream``: the network's input x and upstream y are the
+      same in both (≈);
+    * ``approx.share``: another block's value or gradient that is ≈ a finite one is finite,
+      so its absent term +0 ⊗ it is a zero (the absent sum of zeros is a zero:
+      :meth:`fpsmt.semantics.arith.base.Arith.absent_zero_sum`);
+    * ``approx.row``: an induction over a row's steps (symbolic count n <= SLOTS, ⊗ and ⊕
+      uninterpreted): each step adds a product of ≈ inputs by the same weight (either
+      order), an absent term (a zero in both, or in the whole only) or the bias;
+    * ``approx.sigma.<activation>``, one per activation of the network: from ≈
+      pre-activations and ≈ upstream gradients (each a row's sum, or the network's
+      upstream), the layer's values σ(p) and the gradients its backward formula (``sem``)
+      gives are ≈.
+
+    The predicates tie them (:func:`fpsmt.proof.tree.check_ties`): the row's step takes
+    ``approx.pair`` (a ≈ pair of inputs), which the σ stages and ``approx.input``
+    guarantee; the σ stages take ``approx.row.sum``, which the row's conclusion and
+    ``approx.upstream`` guarantee.  That cycle is the induction over the layers.
+
+    A layer's forward pass is its rows (the products w ⊗ h of its inputs, its absent term,
+    the bias) then σ; its backward pass the backward formula, then its columns (products
+    δ ⊗ w, the absent term): so by induction over the layers, up from the input and down
+    from the upstream, every value and gradient of the block in the whole is ≈ its own —
+    that the run is built so is the code's (fpsmt.semantics.network.run, the whole's rows:
+    tests/test_tree.py)."""
+    from fpsmt.proof.claims import Int
+    from fpsmt.proof.tree import Node, induction, stage
+    from fpsmt.semantics.activations import get_activation
+    from fpsmt.semantics.network import PAPER
+    sem = sem or PAPER
+    facts = zero_facts()
+    inp = stage("approx.input", {"x": Float()}, PAIR, lambda s: {"x": s.x, "x2": s.x},
+                doc="the network's input is the same in the whole as alone")
+    up = stage("approx.upstream", {"y": Float()}, ROW_SUM, lambda s: {"r": s.y, "r2": s.y},
+               doc="the upstream gradient into the output layer is the same in the whole as alone")
+    fin = type(PAIR)("approx.pair.finite", {"x": Float(finite=True), "x2": Float()}, lambda s: approx(s.x2, s.x),
+                     doc="x2 ≈ x with x finite (another block's value or gradient: finite by its stages)")
+    share_ok = type(PAIR)("approx.share", {"x2": Float()},
+                          lambda s: [s.x2.is_finite(), (s.const(0) * s.x2).is_zero()],
+                          doc="x2 is finite and its absent term +0 ⊗ x2 a zero")
+    share = stage("approx.share", {}, share_ok, lambda s: {}, fin,
+                  doc="another block's value or gradient in the whole, ≈ its finite one alone, is finite: "
+                      "its absent term is a zero")
+    first = sem.fold_init == "first"  # the fold stores its first term: −0 ⊕ t = t exactly
+    row = induction(
+        "approx.row", ROW_INVARIANT, "j", 0, SLOTS,
+        stage("approx.row.base", {"n": Int(0, SLOTS)}, ROW_INVARIANT,
+              lambda s: {"j": 0, "r": s.const(-0.0 if first else 0), "r2": s.const(-0.0 if first else 0)},
+              doc=f"a row's sum starts from the same {'−0' if first else '+0'} in both"),
+        _row_step, ROW_SUM, done=lambda s: s.j.eq(s.n),
+        step_vars={"t": Int(0, 3), "o": Int(0, 1), "v": Float(), "v2": Float(), "w": Float(), "zo": ZERO, "zw": ZERO},
+        step_given=lambda s: [PAIR.holds(s, x=s.v, x2=s.v2)] + _row_instances(s), step_premise=[PAIR],
+        step_assumes=FACTS, step_uninterpreted=("mul", "add"),
+        doc="a row of any length: each step keeps the whole's partial sum ≈ the block's")
+
+    sigmas = [_sigma_stage(get_activation(a), sem) for a in dict.fromkeys(activations)]
+    return Node("lemma", "approx.congruence", None, facts + [inp, up, share, row] + sigmas,
+                doc="every layer of a block beside others, of any pattern: values and gradients as alone, "
+                    "up to the signs of zeros")
+
+
+def _sigma_stage(act, sem):
+    from fpsmt.proof.tree import Node
+
+    def runs(s):
+        h, h2 = s.sigma(act, s.p), s.sigma(act, s.p2)
+        f = sem.backward_formula(act)
+        d, d2 = F(s, f(s.A, act, s.g.v, s.p.v, h.v)), F(s, f(s.A, act, s.g2.v, s.p2.v, h2.v))
+        return [h, d], [h2, d2]
+    name = f"approx.sigma.{act.name}"
+    c = forall(name, {"p": Float(), "p2": Float(), "g": Float(), "g2": Float()},
+               given=lambda s: [ROW_SUM.holds(s, r=s.p, r2=s.p2), ROW_SUM.holds(s, r=s.g, r2=s.g2)]
+               + instances(s, *runs(s)),
+               goal=lambda s: [PAIR.holds(s, x=a, x2=b) for a, b in zip(*runs(s))],
+               assumes=FACTS, uninterpreted=("mul", "add"),
+               doc=f"{act.name}: from ≈ pre-activations p and ≈ upstream gradients g, the values σ(p) and the "
+                   "backward formula's gradients are ≈")
+    return Node("stage", name, c, doc=c.doc, uses={"premise": [ROW_SUM], "guarantee": PAIR})

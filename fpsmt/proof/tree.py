@@ -205,7 +205,8 @@ def join(name, premises, conclusion: Pred, *, doc="") -> Node:
 def induction(name, invariant: Pred, index: str, lo: int, hi: int, base: Node, step: Callable,
               conclusion: Pred, *, doc="", step_vars: dict | None = None, done: Callable | None = None,
               step_given: Callable | None = None, step_side: Callable | None = None,
-              step_assumes: tuple = (), step_premise: list = (), step_states: list = ()) -> Node:
+              step_assumes: tuple = (), step_premise: list = (), step_states: list = (),
+              step_uninterpreted: tuple = ()) -> Node:
     """The invariant ``invariant`` (its Int variable ``index`` ranging over [lo, hi]):
     ``base`` (a stage whose guarantee is the invariant, at index lo), the step
     ∀ k ∈ [lo, hi), v, t. I(k, v) → I(k + 1, step(s)) (``step(s)``: the terms of the next
@@ -220,7 +221,9 @@ def induction(name, invariant: Pred, index: str, lo: int, hi: int, base: Node, s
     names of proved claims (``fact`` nodes before it in the tree) whose instances the step's
     hypotheses use (``s.instance``); ``step_premise``: the predicates ``step_given`` uses
     that other nodes of the tree state (check_ties requires a provider for each);
-    ``step_states``: the predicates ``step_side`` states for other nodes."""
+    ``step_states``: the predicates ``step_side`` states for other nodes;
+    ``step_uninterpreted``: operations the step decides uninterpreted
+    (:attr:`Claim.uninterpreted`, with facts among ``step_assumes``)."""
     dom = invariant.variables.get(index)
     if not isinstance(dom, IntDomain):
         raise TreeError(f"induction {name}: the invariant has no integer variable {index!r}")
@@ -235,7 +238,8 @@ def induction(name, invariant: Pred, index: str, lo: int, hi: int, base: Node, s
                    given=lambda s: ([invariant.holds(s)] + ([] if done is None else [~done(s)])
                                     + ([] if step_given is None else _listed(step_given(s)))),
                    goal=lambda s: [invariant.holds(s, **{index: s[index] + 1, **step(s)})]
-                   + ([] if step_side is None else _listed(step_side(s))), assumes=step_assumes)
+                   + ([] if step_side is None else _listed(step_side(s))), assumes=step_assumes,
+                   uninterpreted=step_uninterpreted)
     if done is None:
         concl = forall(f"{name}.conclusion", _vars(conclusion, extra=state),
                        given=lambda s: invariant.holds(s, **{index: hi}), goal=lambda s: conclusion.holds(s))
