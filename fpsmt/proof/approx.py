@@ -139,7 +139,6 @@ def patterns(named_layers):
     return list(out.values())
 
 
-
 # ------------------------------------------------------------------ any network, generically
 #: the most terms a row has (as boxplus_neutrality.SLOTS)
 SLOTS = 1 << 19
@@ -215,7 +214,7 @@ def congruence_tree(activations=("relu",), sem=None):
     that the run is built so is the code's (fpsmt.semantics.network.run, the whole's rows:
     tests/test_tree.py)."""
     from fpsmt.proof.claims import Int
-    from fpsmt.proof.tree import Node, induction, stage
+    from fpsmt.proof.tree import Node, Pred, induction, stage
     from fpsmt.semantics.activations import get_activation
     from fpsmt.semantics.network import PAPER
     sem = sem or PAPER
@@ -224,11 +223,10 @@ def congruence_tree(activations=("relu",), sem=None):
                 doc="the network's input is the same in the whole as alone")
     up = stage("approx.upstream", {"y": Float()}, ROW_SUM, lambda s: {"r": s.y, "r2": s.y},
                doc="the upstream gradient into the output layer is the same in the whole as alone")
-    fin = type(PAIR)("approx.pair.finite", {"x": Float(finite=True), "x2": Float()}, lambda s: approx(s.x2, s.x),
-                     doc="x2 ≈ x with x finite (another block's value or gradient: finite by its stages)")
-    share_ok = type(PAIR)("approx.share", {"x2": Float()},
-                          lambda s: [s.x2.is_finite(), (s.const(0) * s.x2).is_zero()],
-                          doc="x2 is finite and its absent term +0 ⊗ x2 a zero")
+    fin = Pred("approx.pair.finite", {"x": Float(finite=True), "x2": Float()}, lambda s: approx(s.x2, s.x),
+               doc="x2 ≈ x with x finite (another block's value or gradient: finite by its stages)")
+    share_ok = Pred("approx.share.zero", {"x2": Float()}, lambda s: [s.x2.is_finite(), (s.const(0) * s.x2).is_zero()],
+                    doc="x2 is finite and its absent term +0 ⊗ x2 a zero")
     share = stage("approx.share", {}, share_ok, lambda s: {}, fin,
                   doc="another block's value or gradient in the whole, ≈ its finite one alone, is finite: "
                       "its absent term is a zero")
