@@ -68,7 +68,7 @@ forward claim and a backward one, each instantiating the blocks' per-layer finit
 facts with the whole's absent terms below (above) each layer, so that the solver chains
 the layers — and then instantiates the three stages with the whole's absent terms.
 
-What is still argued here and not a claim: that the network's layers, read from the
+What is the code's, tested, not a claim: that the network's layers, read from the
 output down, are the inductions' steps in order with the transfer's weights (a fact of
 the code that builds them: the slice tests above, and the weights are the list
 fpsmt.constructions.relu.transfer_weights returns), so that the induction's partial
