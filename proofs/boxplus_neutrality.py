@@ -42,14 +42,13 @@ statement does for values in F.  Both variants are the same lemma (⊞ is not
 changed by the repair).
 """
 
+#: SLOTS: the most slots an induction covers (a network with more atoms is not covered):
+#: the bound of approx.congruence's row induction too (a row's terms), one constant for both
+from fpsmt.proof.approx import SLOTS
 from fpsmt.proof.claims import Float, Int, forall
 from fpsmt.proof.lemmas import Lemma
 from fpsmt.proof.tree import Node, Pred, induction, stage
 from fpsmt.proofs.common import zero as zero_or_negative_zero
-
-
-#: the most slots an induction covers (a network with more atoms is not covered)
-SLOTS = 1 << 19
 
 
 def _zero_or(s, r, v):

@@ -140,7 +140,7 @@ def patterns(named_layers):
 
 
 # ------------------------------------------------------------------ any network, generically
-#: the most terms a row has (as boxplus_neutrality.SLOTS)
+#: the most terms a row has (proofs/boxplus_neutrality.py takes it as its slot bound)
 SLOTS = 1 << 19
 
 
