@@ -84,7 +84,7 @@ def test_construct_network_for_a_registered_construction(relu_again, tmp_path):
 
 
 def test_an_activation_without_a_construction_is_refused(tmp_path):
-    code, _, err = _main(["construct", "--activation", "tanh", "--targets", "example:sin_misleading.py",
+    code, _, err = _main(["construct", "--activation", "sigmoid", "--targets", "example:sin_misleading.py",
                           "--format", "bfloat16", "--out", tmp_path / "n.json"])
-    assert code == 2 and "no Theorem 3.1 construction for tanh" in err
+    assert code == 2 and "no Theorem 3.1 construction for sigmoid" in err
     assert not (tmp_path / "n.json").exists()

@@ -20,8 +20,9 @@ def _torch_check(fmt, net, points):
     err(f"  PyTorch: running the network at {len(points)} points (scalar module, then nn.Linear stack) ...")
     rep = torch_export.compare(fmt, net, points, targets.meets)
     rep["seconds"] = round(time.perf_counter() - t0, 3)
+    hidden = torch_export.torch_activation(net.layers[0].activation)[1].__name__
     for key, what in (("scalar", "scalar operations in the paper's order, torch.autograd"),
-                      ("linear", "plain nn.Linear/nn.ReLU stack, same weights")):
+                      ("linear", f"plain nn.Linear/nn.{hidden} stack, same weights")):
         r = rep[key]
         if "skipped" in r:
             err(f"  torch {rep['torch']} {rep['dtype']}, {what}: skipped ({r['skipped']})")

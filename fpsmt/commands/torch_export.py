@@ -52,6 +52,25 @@ def _is_relu(name) -> bool:
     return isinstance(get_activation(name), ReLU)
 
 
+#: torch's own function for each activation it has (by fpsmt's name), and its module
+TORCH_ACTIVATIONS = {"relu": ("relu", "ReLU"), "tanh": ("tanh", "Tanh"), "sigmoid": ("sigmoid", "Sigmoid"),
+                     "elu": ("elu", "ELU"), "gelu": ("gelu", "GELU"), "swish": ("silu", "SiLU")}
+
+
+def torch_activation(name):
+    """(function, module class) of torch for σ, (None, None) for the identity; an activation
+    torch does not have is an error naming it."""
+    from fpsmt.semantics.activations import get_activation
+    torch = torch_module()
+    if name == "identity":
+        return None, None
+    act = "relu" if _is_relu(name) else get_activation(name).name
+    if act not in TORCH_ACTIVATIONS:
+        raise InputError(f"the torch export knows {', '.join(sorted(TORCH_ACTIVATIONS))} and identity, not {name}")
+    fn, mod = TORCH_ACTIVATIONS[act]
+    return getattr(torch.nn.functional, fn), getattr(torch.nn, mod)
+
+
 def to_tensor(fmt: Format, bits):
     torch = torch_module()
     b = np.asarray(bits, dtype=np.uint64).astype(f"uint{fmt.nbits}").view(f"int{fmt.nbits}")
@@ -81,6 +100,7 @@ def scalar_network(net, sem=None):
             check_format(net.fmt)
             self.fmt = net.fmt
             self.plan = []
+            self.fns = [torch_activation(L.activation)[0] for L in net.layers]  # torch's own σ per layer
             for k, L in enumerate(net.layers):
                 w = to_tensor(net.fmt, np.asarray(L.weights, dtype=np.uint64))
                 b = to_tensor(net.fmt, np.asarray(L.bias, dtype=np.uint64))
@@ -105,15 +125,12 @@ def scalar_network(net, sem=None):
                         t = w[e] * a[c]
                         S = t if S is None else S + t
                     S = b[i].expand_as(x) if S is None else S + b[i]
-                    out.append(torch.relu(S) if _is_relu(act) else S)
+                    out.append(self.fns[k](S) if self.fns[k] is not None else S)
                 a = out
             return a[0]
 
     if net.n_in != 1 or net.n_out != 1:
         raise InputError("the torch export takes networks of one input and one output")
-    for L in net.layers:
-        if not (_is_relu(L.activation) or L.activation == "identity"):
-            raise InputError(f"the torch export knows relu and identity, not {L.activation}")
     return ScalarNetwork(net)
 
 
@@ -136,8 +153,9 @@ def linear_stack(net):
             lin.bias.copy_(to_tensor(net.fmt, np.asarray(L.bias, dtype=np.uint64)))
         lin.requires_grad_(False)
         mods.append(lin)
-        if _is_relu(L.activation):
-            mods.append(torch.nn.ReLU())
+        cls = torch_activation(L.activation)[1]
+        if cls is not None:
+            mods.append(cls())
     return torch.nn.Sequential(*mods), None
 
 

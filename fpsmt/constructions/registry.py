@@ -45,7 +45,8 @@ class Construction:
     def check_points(self, fmt, points):
         """Refuse targets outside the hypotheses: the blocks' own checks, then x outside X or
         |h*| > H_σ (one line naming x and the bound)."""
-        self.blocks.check_points(fmt, points)
+        with self.active():
+            self.blocks.check_points(fmt, points)
         c = self.constants(fmt)
         for z, _, h, _ in points:
             if abs(fmt.to_fraction(z)) > c.M_sigma:

@@ -388,10 +388,11 @@ class Plan:
     neurons (the fold is over columns), so the order a layer lists its neurons in is the
     summation order of every row of the next layer."""
 
-    def __init__(self, fmt, inputs=("x",)):
+    def __init__(self, fmt, inputs=("x",), activation=None):
         self.fmt = fmt
         self.names = [list(inputs)]
         self.layers = []
+        self.activation = activation  # of the hidden layers; default: the active construction's (:func:`hidden`)
 
     def add(self, neurons):
         self.layers.append(list(neurons))
@@ -405,7 +406,8 @@ class Plan:
         for k, neurons in enumerate(self.layers):
             col = {n: j for j, n in enumerate(self.names[k])}
             entries = [(i, col[src], w) for i, (_, ins, _) in enumerate(neurons) for src, w in ins]
-            act = hidden() if k < len(self.layers) - 1 else (last_act or hidden())
+            hid = self.activation or hidden()
+            act = hid if k < len(self.layers) - 1 else (last_act or hid)
             layers.append(_layer(_w(f, entries), len(neurons), len(col), _b(f, [b for _, _, b in neurons]), act))
         return Network(f, layers)
 

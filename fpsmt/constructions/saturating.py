@@ -1,0 +1,393 @@
+"""Builders of the Theorem 3.1 construction for odd activations that saturate: σ(t) = ±1
+and σ'(t) = 0 exactly (after rounding) for |t| >= 2^T, σ(±0) = ±0 and σ'(±0) = 1
+(tanh; a user's activation with the same requirements, ``specs/requirements.py``).
+
+Every hidden layer applies σ, the output layer is the identity.  The constants come from
+the format and from σ's values (:func:`block_constants`): T is the witness of the
+saturation requirement, the amplification from σ(ω) (ω the least subnormal).  Blocks:
+
+* step indicator u = ±1 for 1[x >= z] (``kind`` "ge"; "le" for 1[x <= z]): layer 1
+  ``σ(x ⊖ z⁻)`` (> 0 exactly for x >= z, <= 0 for x <= z⁻, by monotone rounding);
+  ``n_amp`` layers ``σ(2^e_max ⊗ a)`` take the least positive value, σ(ω), up; a last layer
+  ``σ(2^W ⊗ a ⊖ 2^T)`` lands beyond ±2^T: u = +1 or −1, saturated, so σ' = 0 there and the
+  backward pass dies in that layer for every finite upstream (all weights below are finite).
+  1[x <= z] is the same block fed −x at −z (first layer ``σ(z⁺ ⊖ x)``).
+* point indicator p = ±1 for 1[x = z]: ``σ(2^T ⊗ u_ge ⊕ 2^T ⊗ u_le ⊖ 2^T)``: +2^T at x = z,
+  −2^T elsewhere (exact), saturated both ways.  Carried on by ``σ(2^T ⊗ p)`` (again ±1,
+  saturated).
+* value atom v·1[x = z]: ``q = σ(p_1 ⊕ … ⊕ p_n ⊕ n)`` with n = 2^(T−1) copies of p (weights 1): q = 1 at x = z
+  (pre-activation 2^T, saturated) and q = σ(+0) = +0 elsewhere (pre-activation exactly +0);
+  output ``v ⊗ q``.  The upstream y meets v first: |y ⊗ v| <= Ω for |v| <= V = Ω/H
+  (:func:`piece_bound`), and the weights 1 below q keep it finite until p's σ' = 0.  A value
+  above V is the sum of several atoms at the same z (:func:`pieces`), each at most V.
+* gradient atom (value ±0 on X; D^AD(h) = g at x = z, ±0 elsewhere for every finite y):
+  a path ``r0 = σ(x ⊖ z)`` (exactly +0 at x = z, where σ' = 1) and one layer
+  ``σ(c ⊗ r)`` per transfer weight c (:func:`fpsmt.constructions.relu.transfer_weights`,
+  proved by proofs/multiplication_transfer.py): at x = z every value of the path is a zero
+  and every σ' is 1, so the backward pass computes h ⊗ w_out ⊗ c_top ⊗ … = g.  The top
+  layer is gated: ``σ(c ⊗ r ⊕ G ⊗ p ⊖ G)`` is exactly ±0 at x = z and beyond −2^T elsewhere
+  (saturated: the path is dead there), with a neighbour ``N = σ(−G ⊗ p ⊕ G)`` (0 at z, 1
+  elsewhere) so that the output ``w_out ⊗ r_top ⊕ w_out ⊗ N`` is a zero everywhere.  The
+  gradient that reaches p at x = z is at most 2·G (the chain's output side is within
+  [1, 2) after w_out), so it stays finite, and dies at p's σ' = 0.
+* the Theorem 3.1 network: the gradient atoms of the points with g* ≠ 0, then the value
+  atoms' pieces, side by side at one depth (value atoms carry p longer), one output row
+  summing every term in that order.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import math
+import sys
+from dataclasses import dataclass
+from fractions import Fraction
+
+import numpy as np
+
+from fpsmt.constructions import relu as R
+from fpsmt.constructions.registry import Construction
+from fpsmt.errors import InputError
+from fpsmt.semantics.network import Param
+
+FAMILY = "saturating"
+NEG0 = R.NEG0
+
+# ------------------------------------------------------------------ the hidden activation
+_ACTIVE = ["tanh"]
+
+
+def hidden() -> str:
+    """σ of the hidden layers while a construction of this family is active."""
+    return _ACTIVE[0]
+
+
+@contextlib.contextmanager
+def hidden_activation(name: str):
+    saved = _ACTIVE[0]
+    _ACTIVE[0] = name
+    try:
+        yield
+    finally:
+        _ACTIVE[0] = saved
+
+
+# ------------------------------------------------------------------ constants from σ and the format
+@dataclass(frozen=True)
+class BlockConstants:
+    activation: str
+    T: int  # σ(±t) = ±1 and σ'(±t) = 0 for |t| >= 2^T (the saturation requirement's witness)
+    n_amp: int  # layers σ(2^e_max ⊗ a) in a step indicator
+    final: int  # the step indicator's last weight is 2^final
+    gate: int  # the gradient atom's gate weight G = 2^gate
+    fan: int  # copies of p feeding a value atom's q (2^(T−1))
+
+    @property
+    def step_depth(self):
+        return self.n_amp + 2
+
+    @property
+    def value_depth(self):
+        """Layers of a value atom at its least depth: the steps, p, q, the output."""
+        return self.step_depth + 3
+
+
+def _sigma(fmt, name, bits):
+    """(σ(x), σ'(x)) as bit patterns, correctly rounded, in the executor."""
+    from fpsmt.semantics.activations import get_activation
+    from fpsmt.semantics.arith import concrete
+    A = concrete(fmt)
+    act = get_activation(name)
+    x = A.const(np.asarray([bits], dtype=fmt.uint_dtype if fmt.nbits <= 64 else object))
+    return int(np.ravel(A.to_bits(act.value(A, x)))[0]), int(np.ravel(A.to_bits(act.derivative(A, x)))[0])
+
+
+def saturation_exponent(fmt, name):
+    """The least T >= 0 with σ(±2^T) = ±1 and σ'(±2^T) = 0, or None.  The requirement
+    ``saturation`` (specs/requirements.py) proves it for every |t| >= 2^T."""
+    one, mone = fmt.round(Fraction(1)), fmt.round(Fraction(-1))
+    for T in range(0, fmt.e_max):
+        hi, lo = _sigma(fmt, name, fmt.round(Fraction(2) ** T)), _sigma(fmt, name, fmt.round(-Fraction(2) ** T))
+        if hi[0] == one and lo[0] == mone and fmt.is_zero(hi[1]) and fmt.is_zero(lo[1]):
+            return T
+    return None
+
+
+@functools.lru_cache(maxsize=None)
+def _constants(name, E, M, fmt_name):
+    from fpsmt.semantics.formats import parse_format
+    fmt = parse_format(fmt_name)
+    T = saturation_exponent(fmt, name)
+    if T is None or T < 1:
+        raise InputError(f"{name} does not saturate at ±1 with a zero derivative beyond some 2^T >= 2 in "
+                         f"{fmt.name}: the {FAMILY} construction needs it (requirement 'saturation')")
+    s, _ = _sigma(fmt, name, 1)  # σ(ω): the least positive value the first layer gives
+    if not (fmt.is_finite(s) and not fmt.is_zero(s) and not fmt.is_negative(s)):
+        raise InputError(f"{name}(ω) is not positive in {fmt.name}: a step indicator cannot see x ⊖ z⁻ = ω "
+                         "(requirement 'onset')")
+    need = Fraction(2) ** (T + 1)
+    top = Fraction(2) ** fmt.e_max
+    amp = fmt.round(top)
+    n_amp = 0
+    while need / fmt.to_fraction(s) > top:
+        if n_amp >= 8:
+            raise InputError(f"{name} in {fmt.name}: σ(ω) is not carried beyond 2^{T} by 8 layers σ(2^e_max ⊗ a)")
+        from fpsmt.semantics.arith import concrete
+        A = concrete(fmt)
+        prod = int(np.ravel(A.to_bits(A.mul(A.const(np.asarray([amp], dtype=fmt.uint_dtype)),
+                                              A.const(np.asarray([s], dtype=fmt.uint_dtype)))))[0])
+        s, _ = _sigma(fmt, name, prod)
+        n_amp += 1
+    ratio = need / fmt.to_fraction(s)
+    final = max(0, (ratio.numerator + ratio.denominator - 1) // ratio.denominator - 1).bit_length()
+    q = R.step_cap(fmt)
+    gate = max(q, T)
+    if gate + 1 > fmt.e_max:
+        raise InputError(f"{name} in {fmt.name}: the gradient atom's gate 2·2^{gate} is not finite "
+                         f"(e_max = {fmt.e_max})")
+    return BlockConstants(name, T, n_amp, final, gate, 1 << (T - 1))
+
+
+def block_constants(fmt, name=None) -> BlockConstants:
+    """The blocks' constants for σ (default: the active one) in ``fmt``."""
+    name = name or hidden()
+    return _constants(name, fmt.E, fmt.M, fmt.name)
+
+
+def piece_bound(fmt, H) -> Fraction:
+    """V = Ω / H rounded down to a power of two: |y ⊗ v| <= Ω for |y| <= H, |v| <= V."""
+    bound = fmt.Omega / Fraction(H)
+    e = bound.numerator.bit_length() - bound.denominator.bit_length()
+    while Fraction(2) ** e > bound:
+        e -= 1
+    return Fraction(2) ** e
+
+
+# ------------------------------------------------------------------ blocks
+def _pow2(k):
+    return Fraction(2) ** k
+
+
+def step_neurons(fmt, kind, tag=None):
+    """The layers of one step indicator as Plan neurons (one per layer), on input x."""
+    c = block_constants(fmt)
+    tag = tag or kind
+    first = (f"{tag}0", [("x", 1 if kind == "ge" else -1)], Param(f"{tag}_b"))
+    out = [[first]]
+    for i in range(c.n_amp):
+        out.append([(f"{tag}{i + 1}", [(f"{tag}{i}", _pow2(fmt.e_max))], NEG0)])
+    out.append([(f"{tag}{c.n_amp + 1}", [(f"{tag}{c.n_amp}", _pow2(c.final))], -_pow2(c.T))])
+    return out
+
+
+def _plan(fmt):
+    return R.Plan(fmt, activation=hidden())
+
+
+def step(s, z, kind):
+    """1[x >= z] ("ge") or 1[x <= z] ("le") alone: the block, then ``0.5 ⊗ u ⊕ 0.5`` (1 or +0)."""
+    f = s.fmt
+    P = _plan(f)
+    layers = step_neurons(f, kind)
+    for layer in layers:
+        P.add(layer)
+    last = layers[-1][0][0]
+    P.add([("out", [(last, Fraction(1, 2))], Fraction(1, 2))])
+    return P.network(), {f"{kind}_b": _first_bias(s, z, kind)}
+
+
+def _first_bias(s, z, kind):
+    return -(z.next_down()) if kind == "ge" else z.next_up()
+
+
+def _steps_and_point(fmt, P, copies=1, carries=0, side=None):
+    """The two step indicators side by side, then the point indicator p (``copies`` of it
+    after ``carries`` carry layers).  ``side(k)`` adds neurons beside layer k (k = 0 …)."""
+    c = block_constants(fmt)
+    ge, le = step_neurons(fmt, "ge"), step_neurons(fmt, "le")
+    K = _pow2(c.T)
+    layers = [ge[k] + le[k] for k in range(c.step_depth)]
+    ug, ul = ge[-1][0][0], le[-1][0][0]
+    point = lambda name: (name, [(ug, K), (ul, K)], -K)  # noqa: E731
+    carry = lambda name: (name, [("p", K)], NEG0)  # noqa: E731
+    names = [f"p{i}" for i in range(copies)] if copies > 1 else ["p"]
+    if carries == 0:
+        layers.append([point(n) for n in names])
+    else:
+        layers.append([point("p")])
+        for j in range(carries):
+            layers.append([carry(n) for n in (names if j == carries - 1 else ["p"])])
+    for k, layer in enumerate(layers):
+        P.add(layer + (side(k) if side else []))
+    return names
+
+
+def point(s, z):
+    """1[x = z] alone: the steps, p, then ``0.5 ⊗ p ⊕ 0.5``."""
+    f = s.fmt
+    P = _plan(f)
+    _steps_and_point(f, P)
+    P.add([("out", [("p", Fraction(1, 2))], Fraction(1, 2))])
+    return P.network(), {"ge_b": _first_bias(s, z, "ge"), "le_b": _first_bias(s, z, "le")}
+
+
+def value_atom(s, z, v, depth=None):
+    """v·1[x = z] with D^AD = ±0 for |y| ⊗ |v| <= Ω (one piece, see :func:`pieces`);
+    ``depth`` (>= the least, :attr:`BlockConstants.value_depth`) by carrying p longer."""
+    f = s.fmt
+    c = block_constants(f)
+    depth = depth or c.value_depth
+    if depth < c.value_depth:
+        raise InputError(f"a value atom needs {c.value_depth} layers, not {depth}")
+    P = _plan(f)
+    names = _steps_and_point(f, P, copies=c.fan, carries=depth - c.value_depth)
+    P.add([("q", [(n, 1) for n in names], Fraction(c.fan))])
+    P.add([("out", [("q", Param("v"))], NEG0)])
+    return P.network(), {"ge_b": _first_bias(s, z, "ge"), "le_b": _first_bias(s, z, "le"), "v": v}
+
+
+def gradient_path_length(fmt):
+    """Transfer weights after w_out (the chain's length, the same for every h and g)."""
+    U_h, U_g = R.transfer_slots(fmt)
+    mids = U_h + (2 if R.transfer_route(fmt) == "significand" else 1)
+    return mids + 2 + U_g
+
+
+def gradient_depth(fmt):
+    """Layers of a gradient atom: r0, one per transfer weight (padded with weights 1 at the
+    input side so that p exists below the top layer), the output."""
+    c = block_constants(fmt)
+    return max(gradient_path_length(fmt), c.step_depth + 2) + 2
+
+
+def gradient_atom(s, z, h, g, depth=None):
+    """Value ±0 on X; D^AD(h) = g at x = z; D^AD(y) = ±0 elsewhere for every finite y
+    (h, g finite nonzero).  See the module docstring."""
+    f = s.fmt
+    c = block_constants(f)
+    least = gradient_depth(f)
+    depth = depth or least
+    if depth < least:
+        raise InputError(f"a gradient atom needs {least} layers, not {depth}")
+    w_out, chain = R.transfer_weights(s, h, g)
+    weights = list(reversed(chain))  # forward order: input side first
+    pad = depth - 2 - len(weights)
+    ws = [s.const(1)] * pad + weights
+    params = {"ge_b": _first_bias(s, z, "ge"), "le_b": _first_bias(s, z, "le"), "zn": -z, "w_out": w_out}
+    names = [f"c{i}" for i in range(len(ws))]
+    params.update({n: w for n, w in zip(names, ws)})
+    G = _pow2(c.gate)
+    top = len(ws)  # layer index of the gated top (r0 is layer 0)
+    p_at = c.step_depth  # layer index of p
+    carries = top - 1 - p_at
+
+    def side(k):
+        if k == 0:
+            return [("r", [("x", 1)], Param("zn"))]
+        return [("r", [("r", Param(names[k - 1]))], NEG0)]
+    P = _plan(f)
+    _steps_and_point(f, P, carries=carries, side=side)
+    for k in range(p_at + carries + 1, top):  # none: p is carried up to the layer below the top
+        P.add(side(k))
+    P.add([("r", [("r", Param(names[top - 1])), ("p", G)], -G), ("N", [("p", -G)], G)])
+    P.add([("out", [("r", Param("w_out")), ("N", Param("w_out"))], NEG0)])
+    return P.network(), params
+
+
+# ------------------------------------------------------------------ values above V: pieces
+MAX_PIECES = 4096
+
+
+def pieces(fmt, v, V):
+    """Floats a_1, …, a_n of v's sign, each |a_i| <= V, whose left-to-right float sum is v
+    (bit patterns); [v] when |v| <= V.  Greedy: the largest step that does not pass v."""
+    target = abs(fmt.to_fraction(v))
+    neg = fmt.is_negative(v)
+    if target <= V:
+        return [v]
+    vbits = fmt.round(Fraction(V))
+    out, s = [], Fraction(0)
+    while s != target:
+        rem = target - s
+        cand = fmt.round(rem) if rem <= V else vbits
+        if fmt.to_fraction(cand) > rem:  # rounded up past v: step down
+            cand = fmt.next_down(cand)
+        nxt = fmt.to_fraction(fmt.round(s + fmt.to_fraction(cand)))
+        while nxt > target:
+            cand = fmt.next_down(cand)
+            nxt = fmt.to_fraction(fmt.round(s + fmt.to_fraction(cand)))
+        if nxt == s:
+            raise InputError(f"f* = {fmt.show(v)} is not a sum of pieces of at most {V} in {fmt.name}")
+        out.append(cand)
+        s = nxt
+        if len(out) > MAX_PIECES:
+            raise InputError(f"f* = {fmt.show(v)} needs more than {MAX_PIECES} output pieces of at most "
+                             f"{_show(V)} each (so that h ⊗ piece stays finite for |h| <= H)")
+    return [fmt.round(-fmt.to_fraction(a)) if neg else a for a in out]
+
+
+def _show(q):
+    q = Fraction(q)
+    if q.denominator == 1 and q.numerator & (q.numerator - 1) == 0:
+        return f"2^{q.numerator.bit_length() - 1}"
+    return str(q)
+
+
+# ------------------------------------------------------------------ Theorem 3.1
+def theorem_network(fmt, points):
+    """f = f2 ⊞ f1 for ``points`` = [(z, f*, h*, g*)] (bit patterns): the gradient atoms of
+    the points with g* ≠ 0, then the value atoms' pieces (nonzero f* only), at one depth."""
+    cons = _construction()
+    cons.check_points(fmt, points)
+    c = block_constants(fmt)
+    V = piece_bound(fmt, cons.constants(fmt).H_sigma)
+    ga = [(z, h, g) for z, _, h, g in points if not fmt.is_zero(g)]
+    va = [(z, a) for z, v, _, _ in points if not fmt.is_zero(v) for a in pieces(fmt, v, V)]
+    depth = max(gradient_depth(fmt) if ga else 0, c.value_depth)
+    kinds = []
+    if ga:
+        kinds.append(R._copies(functools.partial(gradient_atom, depth=depth), fmt, list(map(list, zip(*ga))), depth))
+    if va:
+        kinds.append(R._copies(functools.partial(value_atom, depth=depth), fmt, list(map(list, zip(*va))), depth))
+    if not kinds:  # every target zero: one value atom of value +0
+        kinds.append(R._copies(functools.partial(value_atom, depth=depth), fmt, [[points[0][0]], [0]], depth))
+    return R._boxplus_copies(fmt, kinds)
+
+
+def check_points(fmt, points):
+    """The blocks' hypotheses (:func:`fpsmt.constructions.relu.check_points`), the format's
+    constants (one line naming the requirement that fails), and the number of output
+    pieces each value needs (at most :data:`MAX_PIECES`)."""
+    R.check_points(fmt, points)
+    block_constants(fmt)
+    V = piece_bound(fmt, _construction().constants(fmt).H_sigma)
+    for z, v, _, _ in points:
+        need = abs(fmt.to_fraction(v)) / V
+        if need > MAX_PIECES:
+            raise InputError(f"at x = {fmt.show(z)}: f* = {fmt.show(v)} needs about {math.ceil(need)} output pieces "
+                             f"(at most {_show(V)} each, so that h ⊗ piece stays finite for |h| <= H); this build "
+                             f"makes at most {MAX_PIECES}")
+
+
+def depth(fmt):
+    """The depth of the theorem's network with a gradient atom."""
+    return max(gradient_depth(fmt), block_constants(fmt).value_depth)
+
+
+# ------------------------------------------------------------------ the construction
+def _theorem_constants(name):
+    def constants(fmt):
+        import importlib
+        return importlib.import_module("fpsmt.specs.theorems").constants(name, fmt)
+    return constants
+
+
+CONSTRUCTIONS = [Construction("tanh", FAMILY, sys.modules[__name__], _theorem_constants("tanh"),
+                              paper_depth="a few more than 7")]
+
+
+def _construction():
+    """The active construction of this family (its theorem constants: X, H)."""
+    from fpsmt.constructions.registry import constructions
+    return constructions()[hidden()]

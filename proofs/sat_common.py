@@ -1,0 +1,80 @@
+"""Shared parts of the lemmas of the ``saturating`` construction family
+(fpsmt.constructions.saturating: tanh, and any activation that passes its requirements).
+Every claim is built while the family's construction is active, so σ is that
+construction's activation; the domain X = [−M_σ, M_σ] and the bound H_σ are its theorem
+constants (specs/theorems.py for the six of the paper)."""
+
+from fractions import Fraction
+
+from fpsmt.proof.claims import Float
+
+
+def activation():
+    from fpsmt.constructions import saturating as S
+    return S.hidden()
+
+
+def theorem(fmt):
+    from fpsmt.constructions.registry import constructions
+    return constructions()[activation()].constants(fmt)
+
+
+def X(**kw):
+    """A float of X = [−M_σ, M_σ]."""
+    return Float(range=(lambda f: f.hex(f.round(-theorem(f).M_sigma)), lambda f: f.hex(f.round(theorem(f).M_sigma))),
+                 **kw)
+
+
+def within(bound, **kw):
+    """A float of [−b, b] for ``bound(fmt)`` = b (exact in the format)."""
+    return Float(range=(lambda f: f.hex(f.round(-Fraction(bound(f)))), lambda f: f.hex(f.round(Fraction(bound(f))))),
+                 **kw)
+
+
+def H(fmt):
+    return theorem(fmt).H_sigma
+
+
+def xdesc(fmt):
+    return f"X = [-{_p2(theorem(fmt).M_sigma)}, {_p2(theorem(fmt).M_sigma)}]"
+
+
+def _p2(q):
+    q = Fraction(q)
+    if q.denominator == 1 and q.numerator & (q.numerator - 1) == 0:
+        return f"2^{q.numerator.bit_length() - 1}"
+    return str(q)
+
+
+def indicator(s, cond):
+    return s.where(cond, 1, 0)
+
+
+def formats(fmt):
+    """Why the family's blocks do not exist in ``fmt`` (the requirement that fails), or None."""
+    from fpsmt.constructions import saturating as S
+    from fpsmt.errors import InputError
+    try:
+        S.block_constants(fmt)
+    except InputError as e:
+        return str(e)
+    return None
+
+
+def step_lemma(kind):
+    from fpsmt.constructions import saturating as S
+    from fpsmt.proof.claims import forall
+    from fpsmt.proof.lemmas import Lemma
+    sym = ">=" if kind == "ge" else "<="
+
+    def repaired(fmt):
+        def goal(s):
+            net, P = S.step(s, s.z, kind)
+            out, grad = s.run(net, [s.x], [s.y], params=P)
+            return [out[0].same(indicator(s, s.x >= s.z if kind == "ge" else s.x <= s.z)), grad[0].eq(0)]
+        c = forall(f"sat_step_indicator_{kind}", {"z": X(), "x": X(), "y": Float(finite=True)}, goal=goal)
+        return [c], (f"for all z, x in {xdesc(fmt)} and every finite upstream y: out = 1[x {sym} z] (1 or +0) "
+                     "and D^AD(y) = ±0")
+    return Lemma(f"sat_step_indicator_{kind}", "Theorem 3.1's indicators for a saturating σ (BRIEF §9, reconstructed)",
+                 {"repaired": repaired}, formats=formats, order=510 if kind == "ge" else 520, family="saturating",
+                 construction=True)

@@ -1,0 +1,164 @@
+"""The tanh construction (fpsmt.constructions.saturating): networks built by ``construct
+--activation tanh`` meet their targets bit for bit, re-run by the exact reference (not the
+executor that ``construct`` verifies with); a changed weight is caught; targets outside
+the hypotheses are refused before any work."""
+
+import contextlib
+import io
+import json
+import random
+from fractions import Fraction
+
+import numpy as np
+import pytest
+
+from fpsmt.commands import cli, netio
+from fpsmt.constructions import saturating as S
+from fpsmt.semantics.arith import ExactArith
+from fpsmt.semantics.formats import parse_format
+from fpsmt.semantics.network import Network, Layer, run
+
+
+def _main(argv):
+    o, e = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(o), contextlib.redirect_stderr(e):
+        code = cli.main([str(a) for a in argv])
+    return code, o.getvalue(), e.getvalue()
+
+
+def _targets(fmt, n, seed, value_cap=None):
+    """n random points of X with random finite f*, h* (|h*| <= H), g*; a few extremes.
+    Values above ``value_cap`` (default V = Ω/H: one piece per value) are scaled into it,
+    except the first point's, which is the cap itself."""
+    from fpsmt.specs.theorems import constants
+    c = constants("tanh", fmt)
+    rng = random.Random(seed)
+    M, H = c.M_sigma, c.H_sigma
+    value_cap = value_cap if value_cap is not None else S.piece_bound(fmt, H)
+
+    def rand():
+        while True:
+            b = rng.getrandbits(fmt.nbits)
+            if fmt.is_finite(b):
+                return b
+    seen, pts = set(), []
+    extremes = [(fmt.round(M), fmt.max_bits, fmt.round(H), fmt.round(-fmt.Omega)), (1, 1, fmt.round(-H), 1),
+                (fmt.round(-M), fmt.round(-1), fmt.round(1), 0)]
+    for p in extremes:
+        seen.add(fmt.to_fraction(p[0]))
+        pts.append(p)
+    while len(pts) < n:
+        z = rand()
+        if abs(fmt.to_fraction(z)) > M or fmt.to_fraction(z) in seen:
+            continue
+        seen.add(fmt.to_fraction(z))
+        v, h = rand(), rand()
+        while abs(fmt.to_fraction(v)) > value_cap:
+            v = fmt.round(fmt.to_fraction(v) / value_cap)
+        if abs(fmt.to_fraction(h)) > H:
+            h = fmt.round(rng.choice([H, -H, 1, Fraction(-3, 4)]))
+        g = rand() if not fmt.is_zero(h) else 0
+        pts.append((z, v, h, g))
+    pts[0] = (pts[0][0], fmt.round(value_cap), pts[0][2], pts[0][3])
+    return pts
+
+
+def _write(fmt, pts, path):
+    path.write_text("x,f,h,g\n" + "\n".join(",".join(fmt.hex(b) for b in p) for p in pts))
+
+
+def _exact_check(fmt, net, pts):
+    """Mismatches of the exact reference's value and D^AD(h*) against the targets."""
+    A = ExactArith(fmt)
+    xs = np.asarray([[p[0]] for p in pts], dtype=object)
+    ys = np.asarray([[p[2]] for p in pts], dtype=object)
+    tr = run(A, net, A.const(xs), A.const(ys))
+    bad = []
+    for p, o, g in zip(pts, np.ravel(A.to_bits(tr.out)), np.ravel(A.to_bits(tr.grad))):
+        for got, want in ((int(o), p[1]), (int(g), p[3])):
+            if not (got == want or (fmt.is_zero(got) and fmt.is_zero(want))):
+                bad.append((fmt.hex(p[0]), fmt.hex(got), fmt.hex(want)))
+    return bad
+
+
+# The exact reference runs every layer densely (absent entries are +0 ⊗ a terms), so the
+# networks here are small: values of one piece (float8_e4m3: the largest value, two pieces).
+@pytest.mark.parametrize("name,n,cap", [("bfloat16", 5, None), ("float16", 5, None), ("float8_e4m3", 8, 240),
+                                        ("float32", 4, None), ("float64", 3, None)])
+def test_tanh_network_meets_random_targets_under_the_exact_reference(name, n, cap, tmp_path):
+    fmt = parse_format(name)
+    pts = _targets(fmt, n, seed=7, value_cap=cap)
+    t = tmp_path / "t.csv"
+    _write(fmt, pts, t)
+    code, out, err = _main(["construct", "--activation", "tanh", "--targets", t, "--format", name,
+                            "--out", tmp_path / "n.json", "--json"])
+    assert code == 0, err
+    summary = json.loads(out)
+    assert summary["verified"] == n and summary["activation"] == "tanh"
+    net = netio.load_network(tmp_path / "n.json")
+    assert {L.activation for L in net.layers[:-1]} == {"tanh"} and net.layers[-1].activation == "identity"
+    assert _exact_check(fmt, net, pts) == []
+
+
+def test_a_changed_gate_weight_misses_the_targets(tmp_path):
+    """The exact check of the test above fails on a wrong network: the gradient atoms' gate
+    weight G halved lets the path live at x ≠ z (a nonzero gradient there) or breaks the value."""
+    fmt = parse_format("bfloat16")
+    pts = _targets(fmt, 6, seed=3)
+    with S.hidden_activation("tanh"):
+        net = S.theorem_network(fmt, pts)
+    assert _exact_check(fmt, net, pts) == []
+    G = fmt.round(Fraction(2) ** S.block_constants(fmt, "tanh").gate)
+    half = fmt.round(Fraction(2) ** (S.block_constants(fmt, "tanh").gate - 1))
+    top = net.layers[-2]
+    weights = [half if w == G else w for w in top.weights]
+    assert weights != top.weights
+    bad = Network(fmt, net.layers[:-2] + [Layer(top.n_out, top.n_in, top.rows, top.cols, weights, top.bias,
+                                                  top.activation)] + net.layers[-1:])
+    assert _exact_check(fmt, bad, pts) != []
+
+
+def test_values_above_the_piece_bound_are_sums_of_pieces():
+    fmt = parse_format("bfloat16")
+    V = S.piece_bound(fmt, Fraction(2) ** (fmt.M - 2))
+    assert V == Fraction(2) ** (fmt.e_max + 1 - (fmt.M - 2) - 1)
+    for v in (fmt.max_bits, fmt.round(-3 * V), fmt.round(V), fmt.round(V * Fraction(129, 128))):
+        ps = S.pieces(fmt, v, V)
+        assert all(abs(fmt.to_fraction(a)) <= V for a in ps)
+        s = Fraction(0)
+        for a in ps:  # left to right, rounded at every step, as the output row sums them
+            s = fmt.to_fraction(fmt.round(s + fmt.to_fraction(a)))
+        assert s == fmt.to_fraction(v)
+
+
+@pytest.mark.parametrize("bad,why", [
+    ((0, 0), "x is outside X"),  # x = 2 M
+    ((2, 0), "exceeds H"),  # h = 2 H
+])
+def test_targets_outside_the_hypotheses_are_refused(bad, why, tmp_path):
+    fmt = parse_format("bfloat16")
+    from fpsmt.specs.theorems import constants
+    c = constants("tanh", fmt)
+    pts = [(fmt.round(1), fmt.round(1), fmt.round(1), fmt.round(1))]
+    which, _ = bad
+    if which == 0:
+        pts.append((fmt.round(2 * c.M_sigma), 0, 0, 0))
+    else:
+        pts.append((fmt.round(2), 0, fmt.round(2 * c.H_sigma), 0))
+    t = tmp_path / "t.csv"
+    _write(fmt, pts, t)
+    code, out, err = _main(["construct", "--activation", "tanh", "--targets", t, "--format", "bfloat16",
+                            "--out", tmp_path / "n.json"])
+    assert code == 2 and why in err and len(err.strip().splitlines()) == 1, err
+    assert not (tmp_path / "n.json").exists()
+
+
+def test_a_value_needing_too_many_pieces_is_refused_before_any_work(tmp_path):
+    fmt = parse_format("float32")
+    pts = [(fmt.round(1), fmt.max_bits, fmt.round(1), fmt.round(1))]
+    t = tmp_path / "t.csv"
+    _write(fmt, pts, t)
+    code, out, err = _main(["construct", "--activation", "tanh", "--targets", t, "--format", "float32",
+                            "--out", tmp_path / "n.json"])
+    assert code == 2 and "output pieces" in err and len(err.strip().splitlines()) == 1, err
+    assert not (tmp_path / "n.json").exists()
