@@ -6,7 +6,10 @@ misleading gradient), all rounded to the format.  Each size runs in a fresh proc
 that its peak memory (max RSS) is its own.  Prints build and verification seconds, peak
 memory, file size and how each grows against the previous size.
 
-    python benchmarks/construct.py [--sizes 100,1000,5000] [--format bfloat16]
+    python benchmarks/construct.py [--sizes 100,1000,5000] [--format bfloat16] [--activation relu,tanh]
+
+With several activations, each size is built for each of them, side by side, with the
+ratio of its build + verify time to the first activation's.
 
 Last, the budget line: 24 points in float32, build and verify.
 """
@@ -20,11 +23,12 @@ import tempfile
 CHILD = r"""
 import json, math, resource, sys, time
 from fractions import Fraction
-from fpsmt.constructions import relu as construct
+from fpsmt.constructions.registry import get_construction
 from fpsmt.commands import netio as netio
 from fpsmt.commands import targets as targets
 from fpsmt.semantics.formats import parse_format
 fmt, n, out = parse_format(sys.argv[1]), int(sys.argv[2]), sys.argv[3]
+construction = get_construction(sys.argv[4])
 three = fmt.round(Fraction(3))
 size = 2 * three + 1  # the floats of [-3, 3] in order: -3 ... -min, +0, min ... 3 (index i)
 at = lambda i: fmt.sign_bit | (three - i) if i < three else i - three
@@ -35,7 +39,8 @@ for i in pick:
     xf = float(fmt.to_fraction(at(i)))
     points.append((at(i), r(math.sin(xf)), r(1.0), r(-math.cos(xf))))
 t0 = time.perf_counter()
-net = construct.theorem_network(fmt, points)
+construction.check_points(fmt, points)
+net = construction.network(fmt, points)
 size = netio.save_network(net, out)
 t1 = time.perf_counter()
 bad, _, _ = targets.verify(fmt, netio.load_network(out), points)
@@ -50,32 +55,40 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--sizes", default="100,1000,5000")
     ap.add_argument("--format", default="bfloat16")
+    ap.add_argument("--activation", default="relu", help="activations with a construction, comma-separated")
     args = ap.parse_args()
+    acts = [a for a in args.activation.split(",") if a]
     print(f"fpsmt construct in {args.format}: f* = sin x, h* = 1, g* = -cos x on N floats of [-3, 3]")
-    print(f"{'N':>6} {'build s':>8} {'verify s':>9} {'peak MB':>8} {'file MB':>8} {'depth':>6} {'params':>9} "
-          f"{'bad':>4}  growth vs previous (N, time, memory, file)")
-    prev = None
+    print(f"{'activation':>10} {'N':>6} {'build s':>8} {'verify s':>9} {'peak MB':>8} {'file MB':>8} {'depth':>6} "
+          f"{'params':>9} {'bad':>4}  growth vs previous N (N, time, memory, file); time vs {acts[0]}")
+    prev = {}
     for n in (int(v) for v in args.sizes.split(",")):
-        m = _child(args.format, n)
-        if m is None:
-            continue
-        t = m["build"] + m["verify"]
-        grow = ""
-        if prev:
-            grow = (f"x{m['points'] / prev['points']:.1f}, x{t / (prev['build'] + prev['verify']):.1f}, "
-                    f"x{m['peak_mb'] / prev['peak_mb']:.1f}, x{m['bytes'] / prev['bytes']:.1f}")
-        print(f"{m['points']:>6} {m['build']:>8.2f} {m['verify']:>9.2f} {m['peak_mb']:>8.0f} {m['bytes'] / 2**20:>8.1f} "
-              f"{m['depth']:>6} {m['params']:>9} {m['bad']:>4}  {grow}", flush=True)
-        prev = m
-    m = _child("float32", 24)
+        first = None
+        for act in acts:
+            m = _child(args.format, n, act)
+            if m is None:
+                continue
+            t = m["build"] + m["verify"]
+            grow = ""
+            p = prev.get(act)
+            if p:
+                grow = (f"x{m['points'] / p['points']:.1f}, x{t / (p['build'] + p['verify']):.1f}, "
+                        f"x{m['peak_mb'] / p['peak_mb']:.1f}, x{m['bytes'] / p['bytes']:.1f}")
+            first = first or t
+            ratio = f"; x{t / first:.2f}" if act != acts[0] else ""
+            print(f"{act:>10} {m['points']:>6} {m['build']:>8.2f} {m['verify']:>9.2f} {m['peak_mb']:>8.0f} "
+                  f"{m['bytes'] / 2**20:>8.1f} {m['depth']:>6} {m['params']:>9} {m['bad']:>4}  {grow}{ratio}", flush=True)
+            prev[act] = m
+    m = _child("float32", 24, "relu")
     if m:
         print(f"float32, {m['points']} points: build {m['build']:.2f} s + verify {m['verify']:.2f} s = "
               f"{m['build'] + m['verify']:.2f} s (goal: well under a minute), {m['bad']} mismatches")
 
 
-def _child(fmt, n):
+def _child(fmt, n, activation="relu"):
     with tempfile.TemporaryDirectory() as d:
-        r = subprocess.run([sys.executable, "-c", CHILD, fmt, str(n), f"{d}/net.json"], capture_output=True, text=True)
+        r = subprocess.run([sys.executable, "-c", CHILD, fmt, str(n), f"{d}/net.json", activation],
+                           capture_output=True, text=True)
     if r.returncode:
         print(f"{n:>6} failed: {r.stderr.strip().splitlines()[-1] if r.stderr else r.returncode}")
         return None

@@ -1,29 +1,77 @@
-"""Value atom v·1[x = z] of the ``saturating`` family (fpsmt.constructions.saturating.value_atom):
-the point indicator's p in 2^(T−1) copies, q = σ(p_1 ⊕ … ⊕ p_n ⊕ n) (1 at x = z, +0
-elsewhere), output v ⊗ q.  For all z, x of X, every v with |v| <= V = Ω/H (a power of two,
+"""Value atom v·1[x = z] of the ``saturating`` family (fpsmt.constructions.saturating.value_atom),
+at the depth the theorem's network uses (:func:`fpsmt.constructions.saturating.depth`):
+the step indicators and the point indicator's p, carried, in n = 2^(T−1) copies; then
+q = σ(p_1 ⊕ … ⊕ p_n ⊕ n) (1 at x = z, +0 elsewhere) and the output v ⊗ q.
+
+For all z, x of X, every v with |v| <= V = Ω/H (a power of two,
 fpsmt.constructions.saturating.piece_bound) and every upstream |y| <= H: out = v at x = z
 (bit for bit), a zero elsewhere, and D^AD(y) = ±0.  Values above V are sums of such atoms
-at one z; their sums are verified per network by ``construct``, not stated here."""
+at one z; their sums are verified per network by ``construct``, not stated here.
+
+A proof tree of two stages:
+
+* ``sat_value_atom.point`` — the network up to the copies of p (every layer σ): each copy
+  is 1 at x = z and −1 elsewhere (SAT_POINT), and D^AD = ±0 for every finite upstream u
+  given to all copies alike;
+* ``sat_value_atom.top`` — the last two layers on (p, …, p), decided at p = 1 and p = −1
+  (``cases``; SAT_POINT allows no other value): out as stated, and the gradients it sends
+  into the copies are one finite value, all alike — the u of the stage below, so the
+  backward pass through both is D^AD = ±0.
+"""
 
 from fpsmt.constructions import saturating as S
-from fpsmt.proof.claims import forall
+from fpsmt.proof.claims import Float
 from fpsmt.proof.lemmas import Lemma
+from fpsmt.proof.tree import Pred, sequence, stage
 from fpsmt.proofs.sat_common import H, X, formats, within, xdesc
+from fpsmt.semantics.network import Network
+
+X_DOM = X()
+SAT_POINT = Pred("sat.point", {"z": X_DOM, "x": X_DOM, "p": Float()},
+                 lambda s: s.p.same(s.where(s.x.eq(s.z), 1, -1)), doc="p = 1 at x = z, −1 elsewhere")
 
 
 def V(fmt):
     return S.piece_bound(fmt, H(fmt))
 
 
+
 def repaired(fmt):
-    def goal(s):
-        net, P = S.value_atom(s, s.z, s.v)
-        out, grad = s.run(net, [s.x], [s.y], params=P)
-        at = s.x.eq(s.z)
-        return [at.implies(out[0].same(s.v)), (~at).implies(out[0].is_zero()), grad[0].eq(0)]
-    c = forall("sat_value_atom", {"z": X(), "x": X(), "v": within(V), "y": within(H)}, goal=goal)
-    return [c], (f"for all z, x in {xdesc(fmt)}, every v with |v| <= Omega/H = {S._show(V(fmt))} and every upstream "
-                 f"|y| <= H = {S._show(H(fmt))}: out = v at x = z (bit for bit), ±0 elsewhere, and D^AD(y) = ±0")
+    c = S.block_constants(fmt)
+    n = c.fan
+
+    def lower(s):
+        net, P = S.value_atom(s, s.z, s.const(0), depth=S.depth(s.fmt))
+        return Network(s.fmt, net.layers[:-2]), P
+
+    def point_run(s):
+        net, P = lower(s)
+        return s.run(net, [s.x], [s.u] * n, params=P)
+
+    def point_side(s):
+        out, grad = point_run(s)
+        return [o.same(out[0]) for o in out[1:]] + [grad[0].eq(0)]
+    point = stage("sat_value_atom.point", {"z": X_DOM, "x": X_DOM, "u": Float(finite=True)}, SAT_POINT,
+                  lambda s: {"p": point_run(s)[0][0]}, side=point_side)
+
+    out_pred = Pred("sat.value_atom.out", {"z": X_DOM, "x": X_DOM, "v": within(V), "out": Float()},
+                    lambda s: [s.x.eq(s.z).implies(s.out.same(s.v)), (~s.x.eq(s.z)).implies(s.out.is_zero())],
+                    doc="out = v at x = z, a zero elsewhere")
+
+    def top_run(s):
+        net, P = S.value_atom(s, s.z, s.v, depth=S.depth(s.fmt))
+        return s.run(Network(s.fmt, net.layers[-2:]), [s.p] * n, [s.y], params=P)
+
+    def top_side(s):
+        _, grad = top_run(s)
+        return [g.same(grad[0]) for g in grad[1:]] + [grad[0].is_finite()]
+    top = stage("sat_value_atom.top", {"v": within(V), "y": within(H)}, out_pred, lambda s: {"out": top_run(s)[0][0]},
+                SAT_POINT, side=top_side, cases={"p": [1, -1]})
+    return sequence("sat_value_atom", [point, top], kind="lemma"), (
+        f"for all z, x in {xdesc(fmt)}, every v with |v| <= Omega/H = {S._show(V(fmt))} and every upstream "
+        f"|y| <= H = {S._show(H(fmt))}: out = v at x = z (bit for bit), ±0 elsewhere, and D^AD(y) = ±0; "
+        "proved as a tree: the copies of p (1 at z, -1 elsewhere, D^AD = ±0 for any finite upstream alike on all), "
+        "then the last two layers at p = 1 and p = -1")
 
 
 LEMMA = Lemma("sat_value_atom", "Lemma 3.4's atom for a saturating σ (BRIEF §9, reconstructed)",

@@ -162,3 +162,70 @@ def test_a_value_needing_too_many_pieces_is_refused_before_any_work(tmp_path):
                             "--out", tmp_path / "n.json"])
     assert code == 2 and "output pieces" in err and len(err.strip().splitlines()) == 1, err
     assert not (tmp_path / "n.json").exists()
+
+
+# ------------------------------------------------------------------ lemmas and requirements
+def test_tanh_lemmas_are_proved_in_float8_e4m3(tmp_path):
+    """The indicators and the value atom with every UNSAT confirmed; the gradient atom by one
+    back end (its claim has five 8-bit variables, too many to enumerate, and cvc5's
+    experimental 8-bit mode gives no answer within minutes: README)."""
+    store = tmp_path / "s.sqlite"
+    code, out, err = _main(["reproduce", "--activation", "tanh", "--format", "float8_e4m3", "--store", store,
+                            "--lemma", "sat_step_indicator_ge,sat_step_indicator_le,sat_point_indicator,sat_value_atom",
+                            "--report", tmp_path / "r.md", "--json"])
+    assert code == 0, err
+    rows = json.loads(out)
+    assert [(r["lemma"], r["variant"], r["status"]) for r in rows] == [
+        (n, "repaired", "PROVED") for n in ("sat_step_indicator_ge", "sat_step_indicator_le", "sat_point_indicator",
+                                            "sat_value_atom")]
+    assert all(not r["confirmed"]["unconfirmed"] for r in rows)
+    code, out, err = _main(["reproduce", "--activation", "tanh", "--format", "float8_e4m3", "--store", store,
+                            "--lemma", "sat_gradient_atom", "--no-confirm", "--report", tmp_path / "r.md", "--json"])
+    assert code == 0, err
+    assert [(r["lemma"], r["status"]) for r in json.loads(out)] == [("sat_gradient_atom", "PROVED")]
+
+
+def test_a_step_indicator_that_stops_short_of_saturation_is_refuted(monkeypatch, tmp_path):
+    """The step lemma's claim fails on a wrong block: its last bias −2^(T−2) and weight
+    leave the output short of the saturation point (σ' ≠ 0 there, or σ ≠ ±1)."""
+    fmt = parse_format("float8_e4m3")
+    good = S.block_constants(fmt, "tanh")
+    from dataclasses import replace
+    monkeypatch.setattr(S, "block_constants", lambda f, name=None: replace(good, T=good.T - 2, final=good.final - 2))
+    code, out, err = _main(["reproduce", "--activation", "tanh", "--format", "float8_e4m3", "--lemma",
+                            "sat_step_indicator_ge", "--no-confirm", "--store", tmp_path / "s.sqlite",
+                            "--report", tmp_path / "r.md", "--json"])
+    assert code == 0, err
+    (row,) = json.loads(out)
+    assert row["status"] == "REFUTED" and row["counterexample"]
+
+
+def test_requirements_are_reported_beside_the_conditions(tmp_path):
+    code, out, err = _main(["conditions", "--activation", "tanh", "--format", "bfloat16", "--store",
+                            tmp_path / "s.sqlite", "--json"])
+    assert code == 0, err
+    rows = {r["condition"]: r for r in json.loads(out)}
+    assert {n: rows[n]["status"] for n in ("R.zero", "R.saturation", "R.sign", "R.bounded")} == dict.fromkeys(
+        ("R.zero", "R.saturation", "R.sign", "R.bounded"), "PROVED")
+    assert rows["R.saturation"]["witness"] == {"k": S.block_constants(parse_format("bfloat16"), "tanh").T}
+    code, out, err = _main(["conditions", "--activation", "sigmoid", "--format", "bfloat16", "--family", "saturating",
+                            "--store", tmp_path / "s.sqlite", "--json"])
+    assert code == 0, err
+    rows = {r["condition"]: r for r in json.loads(out)}
+    assert rows["R.zero"]["status"] == "REFUTED" and rows["R.sign"]["status"] == "REFUTED"
+
+
+def test_construct_refuses_an_activation_that_fails_a_requirement(monkeypatch, tmp_path):
+    """sigmoid registered as a saturating construction: σ(0) = 1/2, so R.zero is REFUTED and
+    construct stops with one line naming it, before building."""
+    from fpsmt.constructions import registry
+    monkeypatch.setattr(registry, "_registered", dict(registry.constructions()))
+    registry.register(registry.Construction("sigmoid", "saturating", S, S._theorem_constants("sigmoid")))
+    fmt = parse_format("bfloat16")
+    t = tmp_path / "t.csv"
+    _write(fmt, [(fmt.round(1), fmt.round(1), fmt.round(1), fmt.round(1))], t)
+    code, out, err = _main(["construct", "--activation", "sigmoid", "--targets", t, "--format", "bfloat16",
+                            "--out", tmp_path / "n.json", "--store", tmp_path / "s.sqlite"])
+    errors = [ln for ln in err.strip().splitlines() if ln.startswith("fpsmt: error:")]  # beside the solvers' progress
+    assert code == 2 and len(errors) == 1 and "requirement R.zero" in errors[0] and "REFUTED" in errors[0], err
+    assert not (tmp_path / "n.json").exists()

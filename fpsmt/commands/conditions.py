@@ -17,8 +17,10 @@ def cmd_conditions(args):
         if not args.activation or not args.format:
             raise InputError("give --activation and --format, or --all")
         acts, fmts = [args.activation], format_names(args)
+    from fpsmt.proof import requirements
     with engine_session(args) as eng:
         rows = conditions.run(eng, acts, fmts, spec=args.spec, progress=err)
+        rows += requirements.run(eng, acts, fmts, family=args.family, progress=err)
     if args.json:
         out(json.dumps([{k: r[k] for k in ("activation", "format", "condition", "status", "branch", "witness",
                                               "seconds")} for r in rows], ensure_ascii=False))
@@ -44,10 +46,14 @@ def register(sub):
     s = sub.add_parser("conditions", help="Conditions 1-3 of an activation per format (spec: specs/conditions.py)",
                        description="Each condition of the spec file is decided per format: PROVED with replayed "
                                    "witnesses (and, for a disjunction, its branch), REFUTED, or UNKNOWN with the "
-                                   "reason. The shipped spec states C1 (a reconstruction), C2 and C3 of BRIEF §6.")
+                                   "reason. The shipped spec states C1 (a reconstruction), C2 and C3 of BRIEF §6. "
+                                   "Then the requirements of the activation's construction family "
+                                   "(specs/requirements.py; R.* rows), or of --family.")
     s.add_argument("--activation", help="name or FILE.py:NAME")
     s.add_argument("--format", action="append", help="format(s); repeat or separate with commas")
     s.add_argument("--all", action="store_true", help="the paper's six activations x seven formats")
     s.add_argument("--spec", help="a spec file defining C1, C2, C3 (functions of the activation)")
+    s.add_argument("--family", help="also decide the requirements of this construction family "
+                                    "(specs/requirements.py; default: those of the activation's construction)")
     solver_options(s, "portfolio", "condition", 120.0)
     s.set_defaults(fn=cmd_conditions)

@@ -71,7 +71,7 @@ def _plot(args, fmt, points, f_got, g_got, depth, n_bad):
     ax2.set_ylabel("gradient")
     ax2.legend(loc="best")
     exact = "every point bit-exact" if not n_bad else f"{n_bad} points NOT bit-exact"
-    fig.suptitle(f"fpsmt construct: {len(points)} points in {fmt.name}, ReLU network of depth {depth}, {exact}",
+    fig.suptitle(f"fpsmt construct: {len(points)} points in {fmt.name}, {args.activation} network of depth {depth}, {exact}",
                  fontsize=10)
     fig.tight_layout()
     path = Path(args.plot)
@@ -173,6 +173,12 @@ def cmd_construct(args):
     if have is not None and need > have and not args.force:
         raise InputError(f"{len(points)} points need about {need / 2**30:.1f} GiB and {secs / 60:.0f} min by the "
                          f"estimate; {have / 2**30:.1f} GiB are available (--force builds anyway)")
+    from fpsmt.proof import requirements
+    if construction.family in requirements.families():
+        with engine_session(args) as eng:
+            req = requirements.check(eng, construction, fmt)
+        err(f"fpsmt: the {construction.family} construction's requirements for {construction.activation} in "
+            f"{fmt.name}: {', '.join(r['condition'] for r in req)} PROVED")
     err(f"fpsmt: building the {construction.activation} network for {len(points)} points in {fmt.name} (estimate: at most "
         f"{need / 2**20:.0f} MiB, verification about {secs:.0f} s) ...")
     t0 = time.perf_counter()

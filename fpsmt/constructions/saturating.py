@@ -356,11 +356,10 @@ def theorem_network(fmt, points):
 
 
 def check_points(fmt, points):
-    """The blocks' hypotheses (:func:`fpsmt.constructions.relu.check_points`), the format's
-    constants (one line naming the requirement that fails), and the number of output
-    pieces each value needs (at most :data:`MAX_PIECES`)."""
+    """The blocks' hypotheses (:func:`fpsmt.constructions.relu.check_points`) and the number
+    of output pieces each value needs (at most :data:`MAX_PIECES`).  That σ has the
+    constants is the requirements' business (``construct`` decides them next)."""
     R.check_points(fmt, points)
-    block_constants(fmt)
     V = piece_bound(fmt, _construction().constants(fmt).H_sigma)
     for z, v, _, _ in points:
         need = abs(fmt.to_fraction(v)) / V

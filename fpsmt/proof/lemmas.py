@@ -100,12 +100,15 @@ def run(engine, lemmas, variants, formats, progress=None, construction=None):
     rows = []
     fmts = [parse_format(f) for f in formats]
     loaded = {n: load(n) for n in lemmas}
+    # a variant no lemma of the family states does not exist for it (the saturating family
+    # has no released blocks): no rows; one that some lemma lacks is a MISSING row
+    stated = {v for lemma in discover().values() if lemma.family == family for v in lemma.variants}
     with construction.active() if construction is not None else contextlib.nullcontext():
         for name in lemmas:
             lemma = loaded[name]
             if lemma.family != family:
                 continue
-            for variant in variants:
+            for variant in (v for v in variants if v in stated):
                 for fmt in fmts:
                     rows.append(_row(engine, name, lemma, variant, fmt, progress, activation=activation))
                     for v, claims, statement in (lemma.extra(fmt) if lemma.extra else []):

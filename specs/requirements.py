@@ -1,0 +1,79 @@
+"""Requirements of the constructions on their activation, beyond Conditions 1–3.
+
+A construction family builds its blocks from properties of σ that Conditions 1–3 (as
+BRIEF §6 reads them) do not state.  Each family lists them here as claims, decided per
+activation × format like the conditions (``fpsmt conditions`` reports them;
+``fpsmt construct`` refuses a format where one is not PROVED, naming it).  The blocks'
+constants are their witnesses (the saturation exponent T).  The construction's lemmas
+(``proofs/sat_*.py``) are proved per activation × format with σ's own correctly rounded
+values; the requirements are what the builder needs to exist and what a user's activation
+must pass before its lemmas are tried.
+
+Family ``saturating`` (fpsmt.constructions.saturating; tanh):
+
+* ``R.zero``: σ(±0) is a zero (either sign) and σ'(±0) = 1 — the gradient atom's path is a
+  zero at x = z and passes its gradient on unchanged;
+* ``R.saturation``: ∃ k >= 1 (the witness is the blocks' T) ∀ finite t with |t| >= 2^k:
+  σ(t) = sign(t)·1 and σ'(t) = 0 (+0 or −0) — the indicators land there, and the backward
+  pass dies there;
+* ``R.sign``: for every finite t, σ(t) > 0 if t > 0 and σ(t) <= 0 if t <= 0 — a step
+  indicator's first layer x ⊖ z⁻ keeps its sign through σ (σ(ω) > 0 included);
+* ``R.bounded``: |σ(t)| <= 1 for every finite t — hidden values stay finite under any
+  weight of the blocks.
+
+How they relate to BRIEF §6: C2's |σ'(δ1)| = 2^k with δ1 = 0 and C3's route 2
+(|σ'(0)| >= 2^−p) are implied by R.zero (k = 0); C1(b)'s step (σ(η) < σ(η⁺) with σ
+separating the two sides) is what R.sign gives at η = 0 for the step indicators, and
+R.saturation is the sharpening C1's iteration of σ∘affine performs, stated where it ends.
+They are not equivalent to C1–C3: an activation can satisfy C1–C3 and fail R.saturation
+(ReLU, ELU, GELU, Swish: one side is not constant) — those need another family.
+"""
+
+from fpsmt.proof.claims import Float, Int, exists_forall, forall
+
+
+def _T(fmt, activation):
+    from fpsmt.constructions.saturating import saturation_exponent
+    return saturation_exponent(fmt, activation)
+
+
+def zero(activation):
+    def goal(s):
+        v, d = s.sigma(activation, s.t), s.sigma_prime(activation, s.t)
+        return [v.is_zero(), d.same(1)]
+    return forall("R.zero", {"t": Float(range=(0, 0))}, goal=goal,
+                  doc="σ(±0) is a zero and σ'(±0) = 1")
+
+
+def saturation(activation):
+    def lo(f):
+        T = _T(f, activation)
+        return T if T is not None and T >= 1 else 1
+
+    def hi(f):
+        T = _T(f, activation)
+        return T if T is not None and T >= 1 else f.e_max - 1
+
+    def goal(s):
+        big = s.k.pow2()
+        v, d = s.sigma(activation, s.t), s.sigma_prime(activation, s.t)
+        return [(s.t >= big).implies(v.same(1) & d.is_zero()), (s.t <= -big).implies(v.same(-1) & d.is_zero())]
+    return exists_forall("R.saturation", {"k": Int(lo, hi)}, {"t": Float(finite=True)}, goal=goal,
+                         doc="∃ k >= 1 ∀ finite t, |t| >= 2^k: σ(t) = sign(t)·1 and σ'(t) = ±0")
+
+
+def sign(activation):
+    def goal(s):
+        v = s.sigma(activation, s.t)
+        return [(s.t > 0).implies(v > 0), (s.t <= 0).implies(v <= 0)]
+    return forall("R.sign", {"t": Float(finite=True)}, goal=goal,
+                  doc="σ(t) > 0 for t > 0 and σ(t) <= 0 for t <= 0")
+
+
+def bounded(activation):
+    return forall("R.bounded", {"t": Float(finite=True)},
+                  goal=lambda s: [abs(s.sigma(activation, s.t)) <= 1], doc="|σ(t)| <= 1 for every finite t")
+
+
+#: requirement name -> builder(activation) -> claim, per construction family
+FAMILIES = {"saturating": {"R.zero": zero, "R.saturation": saturation, "R.sign": sign, "R.bounded": bounded}}
