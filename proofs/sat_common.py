@@ -36,14 +36,8 @@ def H(fmt):
 
 
 def xdesc(fmt):
-    return f"X = [-{_p2(theorem(fmt).M_sigma)}, {_p2(theorem(fmt).M_sigma)}]"
-
-
-def _p2(q):
-    q = Fraction(q)
-    if q.denominator == 1 and q.numerator & (q.numerator - 1) == 0:
-        return f"2^{q.numerator.bit_length() - 1}"
-    return str(q)
+    from fpsmt.constructions.registry import show_bound
+    return f"X = [-{show_bound(theorem(fmt).M_sigma)}, {show_bound(theorem(fmt).M_sigma)}]"
 
 
 def indicator(s, cond):

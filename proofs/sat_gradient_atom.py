@@ -25,7 +25,7 @@ def repaired(fmt):
         return [out[0].is_zero(), (at & s.y.same(s.h)).implies(grad[0].same(s.g)), (~at).implies(grad[0].eq(0))]
     c = forall("sat_gradient_atom", {"z": X(), "x": X(), "h": within(H, nonzero=True),
                                      "g": Float(finite=True, nonzero=True), "y": within(H)}, goal=goal)
-    return [c], (f"for all z, x in {xdesc(fmt)}, every h with 0 < |h| <= H = {S._show(H(fmt))}, every finite g != 0 "
+    return [c], (f"for all z, x in {xdesc(fmt)}, every h with 0 < |h| <= H = {S.show_bound(H(fmt))}, every finite g != 0 "
                  "and every upstream |y| <= H: out = ±0; at x = z, D^AD(h) = g (bit for bit); elsewhere D^AD(y) = ±0")
 
 

@@ -68,8 +68,8 @@ def repaired(fmt):
     top = stage("sat_value_atom.top", {"v": within(V), "y": within(H)}, out_pred, lambda s: {"out": top_run(s)[0][0]},
                 SAT_POINT, side=top_side, cases={"p": [1, -1]})
     return sequence("sat_value_atom", [point, top], kind="lemma"), (
-        f"for all z, x in {xdesc(fmt)}, every v with |v| <= Omega/H = {S._show(V(fmt))} and every upstream "
-        f"|y| <= H = {S._show(H(fmt))}: out = v at x = z (bit for bit), ±0 elsewhere, and D^AD(y) = ±0; "
+        f"for all z, x in {xdesc(fmt)}, every v with |v| <= Omega/H = {S.show_bound(V(fmt))} and every upstream "
+        f"|y| <= H = {S.show_bound(H(fmt))}: out = v at x = z (bit for bit), ±0 elsewhere, and D^AD(y) = ±0; "
         "proved as a tree: the copies of p (1 at z, -1 elsewhere, D^AD = ±0 for any finite upstream alike on all), "
         "then the last two layers at p = 1 and p = -1")
 

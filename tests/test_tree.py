@@ -861,8 +861,8 @@ def test_every_atom_inside_the_theorem_network_is_itself_up_to_signs_of_zeros(fm
     depth = C.gradient_atom_depth(f)
     whole = C.theorem_network(f, pts)
     ga = [p for p in pts if not f.is_zero(p[3])]
-    atoms = [C._boxplus_copies(f, [C._copies(C.repaired_gradient_atom, f, [[z], [h], [g]], depth)]) for z, _, h, g in ga]
-    atoms += [C._boxplus_copies(f, [C._copies(C.zero_gradient_atom, f, [[z], [v]], depth)]) for z, v, _, _ in pts]
+    atoms = [C.boxplus_copies(f, [C.block_copies(C.repaired_gradient_atom, f, [[z], [h], [g]], depth)]) for z, _, h, g in ga]
+    atoms += [C.boxplus_copies(f, [C.block_copies(C.zero_gradient_atom, f, [[z], [v]], depth)]) for z, v, _, _ in pts]
     xs = [p[0] for p in pts] + [f.next_up(p[0]) for p in pts] + [r(0), f.sign_bit, r(3), r(-3)]
     ys = [r(1), r(-1), r(0.25), r(2), f.sign_bit, 0, r(-0.5)]
     X = np.repeat(np.asarray(xs, dtype=np.uint64), len(ys))[:, None]

@@ -17,7 +17,7 @@ def cmd_conditions(args):
         if not args.activation or not args.format:
             raise InputError("give --activation and --format, or --all")
         acts, fmts = [args.activation], format_names(args)
-    from fpsmt.proof import requirements
+    from fpsmt.constructions import requirements
     with engine_session(args) as eng:
         rows = conditions.run(eng, acts, fmts, spec=args.spec, progress=err)
         rows += requirements.run(eng, acts, fmts, family=args.family, progress=err)

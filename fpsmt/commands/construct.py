@@ -173,7 +173,7 @@ def cmd_construct(args):
     if have is not None and need > have and not args.force:
         raise InputError(f"{len(points)} points need about {need / 2**30:.1f} GiB and {secs / 60:.0f} min by the "
                          f"estimate; {have / 2**30:.1f} GiB are available (--force builds anyway)")
-    from fpsmt.proof import requirements
+    from fpsmt.constructions import requirements
     if construction.family in requirements.families():
         with engine_session(args) as eng:
             req = requirements.check(eng, construction, fmt)

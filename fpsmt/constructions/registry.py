@@ -50,10 +50,10 @@ class Construction:
         c = self.constants(fmt)
         for z, _, h, _ in points:
             if abs(fmt.to_fraction(z)) > c.M_sigma:
-                raise InputError(f"at x = {fmt.show(z)}: x is outside X = [-{_show(c.M_sigma)}, {_show(c.M_sigma)}] "
+                raise InputError(f"at x = {fmt.show(z)}: x is outside X = [-{show_bound(c.M_sigma)}, {show_bound(c.M_sigma)}] "
                                  f"of Theorem 3.1 for {self.activation} in {fmt.name}")
             if abs(fmt.to_fraction(h)) > c.H_sigma:
-                raise InputError(f"at x = {fmt.show(z)}: |h*| = {fmt.describe(h)} exceeds H = {_show(c.H_sigma)} "
+                raise InputError(f"at x = {fmt.show(z)}: |h*| = {fmt.describe(h)} exceeds H = {show_bound(c.H_sigma)} "
                                  f"of Theorem 3.1 for {self.activation} in {fmt.name}")
 
     def network(self, fmt, points):
@@ -62,7 +62,7 @@ class Construction:
             return self.blocks.theorem_network(fmt, points)
 
 
-def _show(q: Fraction) -> str:
+def show_bound(q: Fraction) -> str:
     q = Fraction(q)
     if q > 0 and q.denominator == 1 and q.numerator & (q.numerator - 1) == 0:
         return f"2^{q.numerator.bit_length() - 1}"

@@ -725,7 +725,7 @@ def boxplus(parts):
         nets.append(_padded(net, depth))
         params.update(P)
     one = lambda entries: np.array([list(entries)], dtype=object)  # noqa: E731  (one copy; ints and Params)
-    return _boxplus_copies(f, [(n, [(one(L.weights), one(L.bias)) for L in n.layers]) for n in nets]), params
+    return boxplus_copies(f, [(n, [(one(L.weights), one(L.bias)) for L in n.layers]) for n in nets]), params
 
 
 # ------------------------------------------------------------------ released gradient atom
@@ -758,9 +758,9 @@ def theorem_network(fmt, points):
     CONSTRUCTIONS[0].check_points(fmt, points)  # the theorem's hypotheses and the blocks'
     depth = gradient_atom_depth(fmt)
     ga = [(z, h, g) for z, _, h, g in points if not fmt.is_zero(g)]
-    kinds = [_copies(repaired_gradient_atom, fmt, list(zip(*ga)), depth)] if ga else []
-    kinds.append(_copies(zero_gradient_atom, fmt, [[z for z, *_ in points], [v for _, v, *_ in points]], depth))
-    return _boxplus_copies(fmt, kinds)
+    kinds = [block_copies(repaired_gradient_atom, fmt, list(zip(*ga)), depth)] if ga else []
+    kinds.append(block_copies(zero_gradient_atom, fmt, [[z for z, *_ in points], [v for _, v, *_ in points]], depth))
+    return boxplus_copies(fmt, kinds)
 
 
 def check_points(fmt, points):
@@ -783,7 +783,7 @@ def check_points(fmt, points):
             raise InputError(f"{at}: h* = 0 but g* = {fmt.show(g)}: a zero upstream gradient gives a zero gradient")
 
 
-def _copies(builder, fmt, args, depth):
+def block_copies(builder, fmt, args, depth):
     """The builder's network for many parameter tuples at once (``args``: one list of bit
     patterns per argument): the template (with Params), padded to ``depth``
     (:func:`_padded`), and per layer its weights (copies × entries) and biases (copies ×
@@ -802,11 +802,11 @@ def _copies(builder, fmt, args, depth):
                   np.stack([column(b) for b in L.bias], axis=1)) for L in net.layers]
 
 
-def _boxplus_copies(fmt, kinds):
+def boxplus_copies(fmt, kinds):
     """The layers of ⊞ (:func:`boxplus`) for ``kinds`` = [(template network, per layer
     (weights: copies × entries, biases: copies × neurons)), …]: every copy of every kind
     side by side, kind after kind, and one output row summing their terms in that order;
-    built with array operations.  :func:`_copies` makes a kind of many copies, boxplus a
+    built with array operations.  :func:`block_copies` makes a kind of many copies, boxplus a
     kind of one copy per part."""
     layers = []
     depth = kinds[0][0].depth

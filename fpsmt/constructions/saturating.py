@@ -48,6 +48,7 @@ import numpy as np
 
 from fpsmt.constructions import relu as R
 from fpsmt.constructions.registry import Construction
+from fpsmt.constructions.registry import show_bound
 from fpsmt.errors import InputError
 from fpsmt.semantics.network import Param
 
@@ -287,9 +288,7 @@ def gradient_atom(s, z, h, g, depth=None):
             return [("r", [("x", 1)], Param("zn"))]
         return [("r", [("r", Param(names[k - 1]))], NEG0)]
     P = _plan(f)
-    _steps_and_point(f, P, carries=carries, side=side)
-    for k in range(p_at + carries + 1, top):  # none: p is carried up to the layer below the top
-        P.add(side(k))
+    _steps_and_point(f, P, carries=carries, side=side)  # layers 0 … top − 1: p is carried up to the top's input
     P.add([("r", [("r", Param(names[top - 1])), ("p", G)], -G), ("N", [("p", -G)], G)])
     P.add([("out", [("r", Param("w_out")), ("N", Param("w_out"))], NEG0)])
     return P.network(), params
@@ -323,15 +322,8 @@ def pieces(fmt, v, V):
         s = nxt
         if len(out) > MAX_PIECES:
             raise InputError(f"f* = {fmt.show(v)} needs more than {MAX_PIECES} output pieces of at most "
-                             f"{_show(V)} each (so that h ⊗ piece stays finite for |h| <= H)")
+                             f"{show_bound(V)} each (so that h ⊗ piece stays finite for |h| <= H)")
     return [fmt.round(-fmt.to_fraction(a)) if neg else a for a in out]
-
-
-def _show(q):
-    q = Fraction(q)
-    if q.denominator == 1 and q.numerator & (q.numerator - 1) == 0:
-        return f"2^{q.numerator.bit_length() - 1}"
-    return str(q)
 
 
 # ------------------------------------------------------------------ Theorem 3.1
@@ -347,12 +339,12 @@ def theorem_network(fmt, points):
     depth = max(gradient_depth(fmt) if ga else 0, c.value_depth)
     kinds = []
     if ga:
-        kinds.append(R._copies(functools.partial(gradient_atom, depth=depth), fmt, list(map(list, zip(*ga))), depth))
+        kinds.append(R.block_copies(functools.partial(gradient_atom, depth=depth), fmt, list(map(list, zip(*ga))), depth))
     if va:
-        kinds.append(R._copies(functools.partial(value_atom, depth=depth), fmt, list(map(list, zip(*va))), depth))
+        kinds.append(R.block_copies(functools.partial(value_atom, depth=depth), fmt, list(map(list, zip(*va))), depth))
     if not kinds:  # every target zero: one value atom of value +0
-        kinds.append(R._copies(functools.partial(value_atom, depth=depth), fmt, [[points[0][0]], [0]], depth))
-    return R._boxplus_copies(fmt, kinds)
+        kinds.append(R.block_copies(functools.partial(value_atom, depth=depth), fmt, [[points[0][0]], [0]], depth))
+    return R.boxplus_copies(fmt, kinds)
 
 
 def check_points(fmt, points):
@@ -365,7 +357,7 @@ def check_points(fmt, points):
         need = abs(fmt.to_fraction(v)) / V
         if need > MAX_PIECES:
             raise InputError(f"at x = {fmt.show(z)}: f* = {fmt.show(v)} needs about {math.ceil(need)} output pieces "
-                             f"(at most {_show(V)} each, so that h ⊗ piece stays finite for |h| <= H); this build "
+                             f"(at most {show_bound(V)} each, so that h ⊗ piece stays finite for |h| <= H); this build "
                              f"makes at most {MAX_PIECES}")
 
 
