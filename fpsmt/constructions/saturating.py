@@ -1,5 +1,5 @@
 """Builders of the Theorem 3.1 construction for odd activations that saturate: σ(t) = ±1
-and σ'(t) = 0 exactly (after rounding) for |t| >= 2^T, σ(±0) = ±0 and σ'(±0) = 1
+and σ'(t) = 0 exactly (after rounding) for |t| >= 2^T, σ(±0) a zero and σ'(±0) = 1
 (tanh; a user's activation with the same requirements, ``specs/requirements.py``).
 
 Every hidden layer applies σ, the output layer is the identity.  The constants come from
@@ -106,7 +106,7 @@ def _sigma(fmt, name, bits):
 
 def saturation_exponent(fmt, name):
     """The least T >= 0 with σ(±2^T) = ±1 and σ'(±2^T) = 0, or None.  The requirement
-    ``saturation`` (specs/requirements.py) proves it for every |t| >= 2^T."""
+    R.saturation (specs/requirements.py) proves it for every |t| >= 2^T."""
     one, mone = fmt.round(Fraction(1)), fmt.round(Fraction(-1))
     for T in range(0, fmt.e_max):
         hi, lo = _sigma(fmt, name, fmt.round(Fraction(2) ** T)), _sigma(fmt, name, fmt.round(-Fraction(2) ** T))
@@ -122,11 +122,11 @@ def _constants(name, E, M, fmt_name):
     T = saturation_exponent(fmt, name)
     if T is None or T < 1:
         raise InputError(f"{name} does not saturate at ±1 with a zero derivative beyond some 2^T >= 2 in "
-                         f"{fmt.name}: the {FAMILY} construction needs it (requirement 'saturation')")
+                         f"{fmt.name}: the {FAMILY} construction needs it (requirement R.saturation)")
     s, _ = _sigma(fmt, name, 1)  # σ(ω): the least positive value the first layer gives
     if not (fmt.is_finite(s) and not fmt.is_zero(s) and not fmt.is_negative(s)):
         raise InputError(f"{name}(ω) is not positive in {fmt.name}: a step indicator cannot see x ⊖ z⁻ = ω "
-                         "(requirement 'onset')")
+                         "(requirement R.sign)")
     need = Fraction(2) ** (T + 1)
     top = Fraction(2) ** fmt.e_max
     amp = fmt.round(top)
