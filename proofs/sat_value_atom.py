@@ -8,11 +8,14 @@ fpsmt.constructions.saturating.piece_bound) and every upstream |y| <= H: out = v
 (bit for bit), a zero elsewhere, and D^AD(y) = ±0.  Values above V are sums of such atoms
 at one z; their sums are verified per network by ``construct``, not stated here.
 
-A proof tree of two stages:
+A proof tree:
 
-* ``sat_value_atom.point`` — the network up to the copies of p (every layer σ): each copy
-  is 1 at x = z and −1 elsewhere (SAT_POINT), and D^AD = ±0 for every finite upstream u
-  given to all copies alike;
+* ``sat_value_atom.point`` — the network up to the point indicator's p (every layer σ):
+  p is 1 at x = z and −1 elsewhere (SAT_POINT), and D^AD = ±0 for every finite upstream u;
+* ``sat_value_atom.carry`` — the layers that carry p and copy it, on p, decided at p = 1
+  and p = −1 (``cases``): every copy is p, and the gradient into p is finite for every
+  finite upstream u given to all copies alike (where the atom is at its least depth, p
+  is made in copies and this stage is absent: the first stage has the copies);
 * ``sat_value_atom.top`` — the last two layers on (p, …, p), decided at p = 1 and p = −1
   (``cases``; SAT_POINT allows no other value): out as stated, and the gradients it sends
   into the copies are one finite value, all alike — the u of the stage below, so the
@@ -39,20 +42,33 @@ def V(fmt):
 def repaired(fmt):
     c = S.block_constants(fmt)
     n = c.fan
+    cut = c.step_depth + 1  # the layers up to the point indicator's p (one neuron when p is carried)
 
-    def lower(s):
-        net, P = S.value_atom(s, s.z, s.const(0), depth=S.depth(s.fmt))
-        return Network(s.fmt, net.layers[:-2]), P
+    def layers(s, v):
+        net, P = S.value_atom(s, s.z, v, depth=S.depth(s.fmt))
+        return net, P
+    carried = S.depth(fmt) > c.value_depth  # p is carried, then copied (at the theorem's depth)
 
     def point_run(s):
-        net, P = lower(s)
-        return s.run(net, [s.x], [s.u] * n, params=P)
+        net, P = layers(s, s.const(0))
+        lower = Network(s.fmt, net.layers[:cut] if carried else net.layers[:-2])
+        return s.run(lower, [s.x], [s.u] * (1 if carried else n), params=P)
 
     def point_side(s):
         out, grad = point_run(s)
         return [o.same(out[0]) for o in out[1:]] + [grad[0].eq(0)]
-    point = stage("sat_value_atom.point", {"z": X_DOM, "x": X_DOM, "u": Float(finite=True)}, SAT_POINT,
-                  lambda s: {"p": point_run(s)[0][0]}, side=point_side)
+    stages = [stage("sat_value_atom.point", {"z": X_DOM, "x": X_DOM, "u": Float(finite=True)}, SAT_POINT,
+                    lambda s: {"p": point_run(s)[0][0]}, side=point_side)]
+    if carried:
+        def carry_run(s):
+            net, P = layers(s, s.const(0))
+            return s.run(Network(s.fmt, net.layers[cut:-2]), [s.p], [s.u] * n, params=P)
+
+        def carry_side(s):
+            out, grad = carry_run(s)
+            return [o.same(out[0]) for o in out[1:]] + [grad[0].is_finite()]
+        stages.append(stage("sat_value_atom.carry", {"u": Float(finite=True)}, SAT_POINT,
+                            lambda s: {"p": carry_run(s)[0][0]}, SAT_POINT, side=carry_side, cases={"p": [1, -1]}))
 
     out_pred = Pred("sat.value_atom.out", {"z": X_DOM, "x": X_DOM, "v": within(V), "out": Float()},
                     lambda s: [s.x.eq(s.z).implies(s.out.same(s.v)), (~s.x.eq(s.z)).implies(s.out.is_zero())],
@@ -67,11 +83,12 @@ def repaired(fmt):
         return [g.same(grad[0]) for g in grad[1:]] + [grad[0].is_finite()]
     top = stage("sat_value_atom.top", {"v": within(V), "y": within(H)}, out_pred, lambda s: {"out": top_run(s)[0][0]},
                 SAT_POINT, side=top_side, cases={"p": [1, -1]})
-    return sequence("sat_value_atom", [point, top], kind="lemma"), (
+    return sequence("sat_value_atom", stages + [top], kind="lemma"), (
         f"for all z, x in {xdesc(fmt)}, every v with |v| <= Omega/H = {S.show_bound(V(fmt))} and every upstream "
         f"|y| <= H = {S.show_bound(H(fmt))}: out = v at x = z (bit for bit), ±0 elsewhere, and D^AD(y) = ±0; "
-        "proved as a tree: the copies of p (1 at z, -1 elsewhere, D^AD = ±0 for any finite upstream alike on all), "
-        "then the last two layers at p = 1 and p = -1")
+        "proved as a tree: the point indicator's p (1 at z, -1 elsewhere, D^AD = ±0 for any finite upstream), "
+        "its carries into copies at p = 1 and p = -1 (copies equal to p, a finite gradient into p for any finite "
+        "upstream alike on all), then the last two layers at p = 1 and p = -1")
 
 
 LEMMA = Lemma("sat_value_atom", "Lemma 3.4's atom for a saturating σ (BRIEF §9, reconstructed)",
