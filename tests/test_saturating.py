@@ -229,3 +229,16 @@ def test_construct_refuses_an_activation_that_fails_a_requirement(monkeypatch, t
     errors = [ln for ln in err.strip().splitlines() if ln.startswith("fpsmt: error:")]  # beside the solvers' progress
     assert code == 2 and len(errors) == 1 and "requirement R.zero" in errors[0] and "REFUTED" in errors[0], err
     assert not (tmp_path / "n.json").exists()
+
+
+def test_a_format_without_the_blocks_constants_is_refused_before_building(tmp_path):
+    """float8_e3m4 (e_max = 3): tanh passes the requirements, but the gradient atom's gate
+    weight 2·2^q is not finite there; one line, exit 2, before any block is built."""
+    fmt = parse_format("float8_e3m4")
+    t = tmp_path / "t.csv"
+    _write(fmt, [(fmt.round(1), fmt.round(1), fmt.round(1), fmt.round(1))], t)
+    code, out, err = _main(["construct", "--activation", "tanh", "--targets", t, "--format", "float8_e3m4",
+                            "--out", tmp_path / "n.json", "--store", tmp_path / "s.sqlite"])
+    errors = [ln for ln in err.strip().splitlines() if ln.startswith("fpsmt: error:")]
+    assert code == 2 and len(errors) == 1 and "gate" in errors[0] and "building" not in err, err
+    assert not (tmp_path / "n.json").exists()

@@ -66,4 +66,8 @@ def check(engine, construction, fmt, progress=None):
             raise InputError(f"{construction.activation} in {fmt.name}: requirement {r['condition']} of the "
                              f"{construction.family} construction is {r['status']} ({r['reason']}); "
                              "no network is built")
+    check_format = getattr(construction.blocks, "check_format", None)
+    if check_format is not None:  # what the format itself allows the blocks (finite constants)
+        with construction.active():
+            check_format(fmt)
     return rows

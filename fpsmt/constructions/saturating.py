@@ -361,6 +361,12 @@ def check_points(fmt, points):
                              f"makes at most {MAX_PIECES}")
 
 
+def check_format(fmt):
+    """The blocks' constants exist in ``fmt`` (one line naming what fails, e.g. a gate weight
+    that is not finite where e_max is small)."""
+    block_constants(fmt)
+
+
 def depth(fmt):
     """The depth of the theorem's network with a gradient atom."""
     return max(gradient_depth(fmt), block_constants(fmt).value_depth)
