@@ -44,13 +44,12 @@ def repaired(fmt):
     n = c.fan
     cut = c.step_depth + 1  # the layers up to the point indicator's p (one neuron when p is carried)
 
-    def layers(s, v):
-        net, P = S.value_atom(s, s.z, v, depth=S.depth(s.fmt))
-        return net, P
+    def atom(s, v):  # the atom at the theorem's depth; its layers' shape does not depend on v
+        return S.value_atom(s, s.z, v, depth=S.depth(s.fmt))
     carried = S.depth(fmt) > c.value_depth  # p is carried, then copied (at the theorem's depth)
 
     def point_run(s):
-        net, P = layers(s, s.const(0))
+        net, P = atom(s, s.const(0))
         lower = Network(s.fmt, net.layers[:cut] if carried else net.layers[:-2])
         return s.run(lower, [s.x], [s.u] * (1 if carried else n), params=P)
 
@@ -61,7 +60,7 @@ def repaired(fmt):
                     lambda s: {"p": point_run(s)[0][0]}, side=point_side)]
     if carried:
         def carry_run(s):
-            net, P = layers(s, s.const(0))
+            net, P = atom(s, s.const(0))
             return s.run(Network(s.fmt, net.layers[cut:-2]), [s.p], [s.u] * n, params=P)
 
         def carry_side(s):
@@ -75,7 +74,7 @@ def repaired(fmt):
                     doc="out = v at x = z, a zero elsewhere")
 
     def top_run(s):
-        net, P = S.value_atom(s, s.z, s.v, depth=S.depth(s.fmt))
+        net, P = atom(s, s.v)
         return s.run(Network(s.fmt, net.layers[-2:]), [s.p] * n, [s.y], params=P)
 
     def top_side(s):

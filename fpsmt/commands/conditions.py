@@ -18,6 +18,7 @@ def cmd_conditions(args):
             raise InputError("give --activation and --format, or --all")
         acts, fmts = [args.activation], format_names(args)
     from fpsmt.constructions import requirements
+    requirements.check_family(args.family)
     with engine_session(args) as eng:
         rows = conditions.run(eng, acts, fmts, spec=args.spec, progress=err)
         rows += requirements.run(eng, acts, fmts, family=args.family, progress=err)

@@ -28,6 +28,29 @@ _registered: dict = {}
 _discovered = [False]
 
 
+class HiddenActivation:
+    """The activation of a construction family's hidden layers: ``hidden()`` names it (the
+    family's default, or the one a construction of the family made active for one run,
+    :meth:`Construction.active`); ``hidden.using(name)`` makes ``name`` active meanwhile.
+    Read when a network is built (claims build theirs when the engine evaluates them), so
+    it is process-wide, not per thread: one construction is active at a time."""
+
+    def __init__(self, default: str):
+        self._name = default
+
+    def __call__(self) -> str:
+        return self._name
+
+    @contextlib.contextmanager
+    def using(self, name: str):
+        saved = self._name
+        self._name = name
+        try:
+            yield
+        finally:
+            self._name = saved
+
+
 @dataclass
 class Construction:
     activation: str  # the σ of every hidden layer, as --activation and the network JSON spell it

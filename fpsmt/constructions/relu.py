@@ -47,13 +47,12 @@ Two variants:
 
 from __future__ import annotations
 
-import contextlib
 import sys
 from fractions import Fraction
 
 import numpy as np
 
-from fpsmt.constructions.registry import Construction
+from fpsmt.constructions.registry import Construction, HiddenActivation
 from fpsmt.errors import InputError
 from fpsmt.semantics.network import Layer, Network, Param
 
@@ -62,26 +61,9 @@ VARIANTS = (RELEASED, REPAIRED)
 
 
 # ------------------------------------------------------------------ the hidden activation
-_ACTIVE = ["relu"]
-
-
-def hidden() -> str:
-    """The activation of the blocks' hidden layers, as its networks name it: ``relu``, or
-    another name for ReLU made active by a construction of this family
-    (:class:`fpsmt.constructions.registry.Construction`) for one run.  Read when a
-    network is built (claims build theirs when the engine evaluates them), so it is
-    process-wide, not per thread: one construction is active at a time."""
-    return _ACTIVE[0]
-
-
-@contextlib.contextmanager
-def hidden_activation(name: str):
-    saved = _ACTIVE[0]
-    _ACTIVE[0] = name
-    try:
-        yield
-    finally:
-        _ACTIVE[0] = saved
+#: ``relu``, or another name for ReLU made active by a construction of this family
+hidden = HiddenActivation("relu")
+hidden_activation = hidden.using
 
 
 def _check_variant(variant):
@@ -667,10 +649,16 @@ def chain_layer(c, B, with_n=False):
 OUTPUT_LAYER = [("out", [("R", Param("w_out")), ("N", -1)], NEG0)]
 
 
-def gradient_atom_depth(fmt):
+def transfer_length(fmt):
+    """The number of weights :func:`transfer_weights` gives after w_out (the same for every
+    h and g): the normalising part, sgn and m, the exponents."""
     U_h, U_g = transfer_slots(fmt)
     mids = U_h + (2 if transfer_route(fmt) == "significand" else 1)
-    return 7 + shrink_count(fmt) + mids + 2 + U_g + 1
+    return mids + 2 + U_g
+
+
+def gradient_atom_depth(fmt):
+    return 7 + shrink_count(fmt) + transfer_length(fmt) + 1
 
 
 # ------------------------------------------------------------------ ⊞

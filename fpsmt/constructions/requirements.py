@@ -24,14 +24,20 @@ def family_of(activation) -> str | None:
     return c.family if c is not None and c.family in families() else None
 
 
+def check_family(family):
+    """Refuse a family that has no requirements (before any work)."""
+    if family is not None and family not in families():
+        raise InputError(f"no construction family {family!r} has requirements (families: {', '.join(families())})")
+
+
 def run(engine, activations, formats, family=None, progress=None) -> list:
     """Rows like ``fpsmt conditions``' (condition = the requirement's name) for each
     activation's family (or ``family`` for all of them); none for an activation whose
     construction has no requirements (ReLU's blocks use its exact values only)."""
     from fpsmt.semantics.activations import get_activation
+    from fpsmt.proof.conditions import row
     from fpsmt.semantics.formats import parse_format
-    if family is not None and family not in families():
-        raise InputError(f"no construction family {family!r} has requirements (families: {', '.join(families())})")
+    check_family(family)
     rows = []
     for a in activations:
         act = get_activation(a)
@@ -47,11 +53,7 @@ def run(engine, activations, formats, family=None, progress=None) -> list:
                     progress(f"{rname} ({fam}) for {act.name} in {fmt.name} ...")
                 t0 = time.perf_counter()
                 r = engine.prove(claim, fmt, {claim.name: claim})
-                rows.append({"activation": act.name, "format": fmt.name, "condition": rname, "family": fam,
-                             "status": r.status, "branch": None, "witness": r.witness_json(),
-                             "seconds": round(0.0 if r.cached else time.perf_counter() - t0, 3),
-                             "reason": r.reason, "solver": r.solver,
-                             "decimal": {k: (fmt.describe(v) if k in r.float_vars else v) for k, v in r.witness.items()}})
+                rows.append({**row(act, fmt, rname, r, 0.0 if r.cached else time.perf_counter() - t0), "family": fam})
     return rows
 
 

@@ -37,7 +37,6 @@ saturation requirement, the amplification from σ(ω) (ω the least subnormal). 
 
 from __future__ import annotations
 
-import contextlib
 import functools
 import math
 import sys
@@ -47,7 +46,7 @@ from fractions import Fraction
 import numpy as np
 
 from fpsmt.constructions import relu as R
-from fpsmt.constructions.registry import Construction
+from fpsmt.constructions.registry import Construction, HiddenActivation
 from fpsmt.constructions.registry import show_bound
 from fpsmt.errors import InputError
 from fpsmt.semantics.network import Param
@@ -56,22 +55,9 @@ FAMILY = "saturating"
 NEG0 = R.NEG0
 
 # ------------------------------------------------------------------ the hidden activation
-_ACTIVE = ["tanh"]
-
-
-def hidden() -> str:
-    """σ of the hidden layers while a construction of this family is active."""
-    return _ACTIVE[0]
-
-
-@contextlib.contextmanager
-def hidden_activation(name: str):
-    saved = _ACTIVE[0]
-    _ACTIVE[0] = name
-    try:
-        yield
-    finally:
-        _ACTIVE[0] = saved
+#: σ of the hidden layers while a construction of this family is active (default tanh)
+hidden = HiddenActivation("tanh")
+hidden_activation = hidden.using
 
 
 # ------------------------------------------------------------------ constants from σ and the format
@@ -116,7 +102,7 @@ def saturation_exponent(fmt, name):
 
 
 @functools.lru_cache(maxsize=None)
-def _constants(name, E, M, fmt_name):
+def _constants(name, fmt_name):
     from fpsmt.semantics.formats import parse_format
     fmt = parse_format(fmt_name)
     T = saturation_exponent(fmt, name)
@@ -153,7 +139,7 @@ def _constants(name, E, M, fmt_name):
 def block_constants(fmt, name=None) -> BlockConstants:
     """The blocks' constants for σ (default: the active one) in ``fmt``."""
     name = name or hidden()
-    return _constants(name, fmt.E, fmt.M, fmt.name)
+    return _constants(name, fmt.name)
 
 
 def piece_bound(fmt, H) -> Fraction:
@@ -202,6 +188,11 @@ def _first_bias(s, z, kind):
     return -(z.next_down()) if kind == "ge" else z.next_up()
 
 
+def _step_biases(s, z):
+    """The two step indicators' first biases, as the blocks built on both name them."""
+    return {"ge_b": _first_bias(s, z, "ge"), "le_b": _first_bias(s, z, "le")}
+
+
 def _steps_and_point(fmt, P, copies=1, carries=0, side=None):
     """The two step indicators side by side, then the point indicator p (``copies`` of it
     after ``carries`` carry layers).  ``side(k)`` adds neurons beside layer k (k = 0 …)."""
@@ -230,7 +221,7 @@ def point(s, z):
     P = _plan(f)
     _steps_and_point(f, P)
     P.add([("out", [("p", Fraction(1, 2))], Fraction(1, 2))])
-    return P.network(), {"ge_b": _first_bias(s, z, "ge"), "le_b": _first_bias(s, z, "le")}
+    return P.network(), _step_biases(s, z)
 
 
 def value_atom(s, z, v, depth=None):
@@ -245,21 +236,14 @@ def value_atom(s, z, v, depth=None):
     names = _steps_and_point(f, P, copies=c.fan, carries=depth - c.value_depth)
     P.add([("q", [(n, 1) for n in names], Fraction(c.fan))])
     P.add([("out", [("q", Param("v"))], NEG0)])
-    return P.network(), {"ge_b": _first_bias(s, z, "ge"), "le_b": _first_bias(s, z, "le"), "v": v}
-
-
-def gradient_path_length(fmt):
-    """Transfer weights after w_out (the chain's length, the same for every h and g)."""
-    U_h, U_g = R.transfer_slots(fmt)
-    mids = U_h + (2 if R.transfer_route(fmt) == "significand" else 1)
-    return mids + 2 + U_g
+    return P.network(), {**_step_biases(s, z), "v": v}
 
 
 def gradient_depth(fmt):
     """Layers of a gradient atom: r0, one per transfer weight (padded with weights 1 at the
     input side so that p exists below the top layer), the output."""
     c = block_constants(fmt)
-    return max(gradient_path_length(fmt), c.step_depth + 2) + 2
+    return max(R.transfer_length(fmt), c.step_depth + 2) + 2
 
 
 def gradient_atom(s, z, h, g, depth=None):
@@ -275,7 +259,7 @@ def gradient_atom(s, z, h, g, depth=None):
     weights = list(reversed(chain))  # forward order: input side first
     pad = depth - 2 - len(weights)
     ws = [s.const(1)] * pad + weights
-    params = {"ge_b": _first_bias(s, z, "ge"), "le_b": _first_bias(s, z, "le"), "zn": -z, "w_out": w_out}
+    params = {**_step_biases(s, z), "zn": -z, "w_out": w_out}
     names = [f"c{i}" for i in range(len(ws))]
     params.update({n: w for n, w in zip(names, ws)})
     G = _pow2(c.gate)

@@ -121,10 +121,14 @@ def run(engine, activations, formats, spec=None, progress=None):
                 hints = _hints(act, fmt, cname, claim, rows) if spec is None else []
                 hint_seconds = time.perf_counter() - t0
                 r = engine.prove(claim, fmt, {claim.name: claim}, hints=hints)
-                witness = r.witness_json()
-                rows.append({"activation": act.name, "format": fmt.name, "condition": cname, "status": r.status,
-                             "branch": branch_of(claim, fmt, r.witness) if r.status == "PROVED" else None,
-                             "witness": witness, "seconds": round(r.seconds + (0 if r.cached else hint_seconds), 3), "reason": r.reason,
-                             "solver": r.solver, "decimal": {k: (fmt.describe(v) if k in r.float_vars else v)
-                                                             for k, v in r.witness.items()}})
+                rows.append(row(act, fmt, cname, r, r.seconds + (0 if r.cached else hint_seconds),
+                                branch_of(claim, fmt, r.witness) if r.status == "PROVED" else None))
     return rows
+
+
+def row(act, fmt, name, r, seconds, branch=None) -> dict:
+    """One row of ``fpsmt conditions`` (a condition's or a construction requirement's) from
+    the engine's result ``r``."""
+    return {"activation": act.name, "format": fmt.name, "condition": name, "status": r.status, "branch": branch,
+            "witness": r.witness_json(), "seconds": round(seconds, 3), "reason": r.reason, "solver": r.solver,
+            "decimal": {k: (fmt.describe(v) if k in r.float_vars else v) for k, v in r.witness.items()}}
