@@ -1,9 +1,10 @@
 """Value atom v·1[x = z] of the ``saturating`` family (fpsmt.constructions.saturating.value_atom),
 at the depth the theorem's network uses (:func:`fpsmt.constructions.saturating.depth`):
-the step indicators and the point indicator's p, carried, in n = 2^(T−1) copies; then
-q = σ(p_1 ⊕ … ⊕ p_n ⊕ n) (1 at x = z, +0 elsewhere) and the output v ⊗ q.
+the step indicators and the point indicator's p, carried, in n copies; then
+q = σ(W ⊗ p_1 ⊕ … ⊕ W ⊗ p_n ⊕ n·W), n·W = 2^(T−1) (1 at x = z, +0 elsewhere) and the
+output v ⊗ q.
 
-For all z, x of X, every v with |v| <= V = Ω/H (a power of two,
+For all z, x of X, every v with |v| <= V = Ω/(H·W) (a power of two,
 fpsmt.constructions.saturating.piece_bound) and every upstream |y| <= H: out = v at x = z
 (bit for bit), a zero elsewhere, and D^AD(y) = ±0.  Values above V are sums of such atoms
 at one z; their sums are verified per network by ``construct``, not stated here.
@@ -83,7 +84,7 @@ def repaired(fmt):
     top = stage("sat_value_atom.top", {"v": within(V), "y": within(H)}, out_pred, lambda s: {"out": top_run(s)[0][0]},
                 SAT_POINT, side=top_side, cases={"p": [1, -1]})
     return sequence("sat_value_atom", stages + [top], kind="lemma"), (
-        f"for all z, x in {xdesc(fmt)}, every v with |v| <= Omega/H = {S.show_bound(V(fmt))} and every upstream "
+        f"for all z, x in {xdesc(fmt)}, every v with |v| <= Omega/(H*W) = {S.show_bound(V(fmt))} and every upstream "
         f"|y| <= H = {S.show_bound(H(fmt))}: out = v at x = z (bit for bit), ±0 elsewhere, and D^AD(y) = ±0; "
         "proved as a tree: the point indicator's p (1 at z, -1 elsewhere, D^AD = ±0 for any finite upstream), "
         "its carries into copies at p = 1 and p = -1 (copies equal to p, a finite gradient into p for any finite "

@@ -75,5 +75,19 @@ def bounded(activation):
                   goal=lambda s: [abs(s.sigma(activation, s.t)) <= 1], doc="|σ(t)| <= 1 for every finite t")
 
 
+def saturating_theorem(fmt):
+    """X = [−M, M] and H for a user's activation of the saturating family, from its
+    requirements: R.bounded keeps every hidden value within [−1, 1], so only the first
+    layer's x ⊖ z can overflow, and |x − z| <= 2^e_max is finite for M = 2^(e_max−1) (tanh's
+    and sigmoid's X in the paper).  Any H <= Ω would do — a value atom carries at most
+    Ω/(H·W), larger values are sums of atoms — and H = 2^(M−2) is tanh's, so that a user's σ
+    is held to the bound the paper states for tanh."""
+    from fractions import Fraction
+    return Fraction(2) ** (fmt.e_max - 1), Fraction(2) ** (fmt.M - 2)
+
+
+#: family -> fmt -> (M_σ, H_σ) for an activation the paper does not name
+THEOREM = {"saturating": saturating_theorem}
+
 #: requirement name -> builder(activation) -> claim, per construction family
 FAMILIES = {"saturating": {"R.zero": zero, "R.saturation": saturation, "R.sign": sign, "R.bounded": bounded}}

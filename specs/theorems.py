@@ -50,5 +50,13 @@ def constants(activation: str, fmt: Format) -> TheoremConstants:
     else:
         raise InputError(f"Theorems 3.1/3.2 name six activations ({', '.join(FIRST_FOUR + SATURATING)}); "
                          f"{activation!r} is not one of them")
+    return stated(name, fmt, m_sigma, h_sigma)
+
+
+def stated(activation: str, fmt: Format, m_sigma, h_sigma) -> TheoremConstants:
+    """The constants with X and H given: a user's activation takes them from its
+    construction family's requirements (specs/requirements.py, ``THEOREM``); the depths are
+    the general theorems' (3.6, 3.8)."""
     base = (1 << (fmt.E + 1)) + 2 * fmt.M
-    return TheoremConstants(name, fmt, m_sigma, h_sigma, (7, 9), (base + 9, base + 11), fmt.E >= 6)
+    return TheoremConstants(activation, fmt, Fraction(m_sigma), Fraction(h_sigma), (7, 9), (base + 9, base + 11),
+                            fmt.E >= 6)

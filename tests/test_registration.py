@@ -83,8 +83,12 @@ def test_construct_network_for_a_registered_construction(relu_again, tmp_path):
     assert json.loads(out)["activation"] == "relu_again"
 
 
-def test_an_activation_without_a_construction_is_refused(tmp_path):
-    code, _, err = _main(["construct", "--activation", "sigmoid", "--targets", "example:sin_misleading.py",
+@pytest.mark.parametrize("activation", ["sigmoid", "cos"])
+def test_an_activation_no_family_serves_is_refused_naming_the_requirement(tmp_path, activation):
+    """No registered construction: the saturating family is offered, and refuses in one
+    line naming the requirement σ fails (sigmoid saturates at 0 and 1, cos not at all)."""
+    code, _, err = _main(["construct", "--activation", activation, "--targets", "example:sin_misleading.py",
                           "--format", "bfloat16", "--out", tmp_path / "n.json"])
-    assert code == 2 and "no Theorem 3.1 construction for sigmoid" in err
+    lines = [ln for ln in err.splitlines() if ln.startswith("fpsmt: error")]
+    assert code == 2 and len(lines) == 1 and "requirement R.saturation" in lines[0] and activation in lines[0]
     assert not (tmp_path / "n.json").exists()

@@ -8,6 +8,7 @@ import io
 import json
 import random
 from fractions import Fraction
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -17,6 +18,9 @@ from fpsmt.constructions import saturating as S
 from fpsmt.semantics.arith import ExactArith
 from fpsmt.semantics.formats import parse_format
 from fpsmt.semantics.network import Network, Layer, run
+
+
+ACTIVATIONS = Path(__file__).parent / "activations"
 
 
 def _main(argv):
@@ -215,16 +219,14 @@ def test_requirements_are_reported_beside_the_conditions(tmp_path):
     assert rows["R.zero"]["status"] == "REFUTED" and rows["R.sign"]["status"] == "REFUTED"
 
 
-def test_construct_refuses_an_activation_that_fails_a_requirement(monkeypatch, tmp_path):
-    """sigmoid registered as a saturating construction: σ(0) = 1/2, so R.zero is REFUTED and
-    construct stops with one line naming it, before building."""
-    from fpsmt.constructions import registry
-    monkeypatch.setattr(registry, "_registered", dict(registry.constructions()))
-    registry.register(registry.Construction("sigmoid", "saturating", S, S._theorem_constants("sigmoid")))
+def test_construct_refuses_an_activation_that_fails_a_requirement(tmp_path):
+    """A user's tanh(x + 1/4) saturates at ±1 (the blocks' constants exist), but σ(0) is not
+    a zero: R.zero is REFUTED and construct stops with one line naming it, before building."""
     fmt = parse_format("bfloat16")
     t = tmp_path / "t.csv"
     _write(fmt, [(fmt.round(1), fmt.round(1), fmt.round(1), fmt.round(1))], t)
-    code, out, err = _main(["construct", "--activation", "sigmoid", "--targets", t, "--format", "bfloat16",
+    act = str(ACTIVATIONS / "shifted_tanh.py") + ":shifted_tanh"
+    code, out, err = _main(["construct", "--activation", act, "--targets", t, "--format", "bfloat16",
                             "--out", tmp_path / "n.json", "--store", tmp_path / "s.sqlite"])
     errors = [ln for ln in err.strip().splitlines() if ln.startswith("fpsmt: error:")]  # beside the solvers' progress
     assert code == 2 and len(errors) == 1 and "requirement R.zero" in errors[0] and "REFUTED" in errors[0], err
@@ -242,3 +244,73 @@ def test_a_format_without_the_blocks_constants_is_refused_before_building(tmp_pa
     errors = [ln for ln in err.strip().splitlines() if ln.startswith("fpsmt: error:")]
     assert code == 2 and len(errors) == 1 and "gate" in errors[0] and "building" not in err, err
     assert not (tmp_path / "n.json").exists()
+
+
+# ------------------------------------------------------------------ a user's activation
+SOFTSIGN = "example:softsign.py:softsign"
+
+
+def test_softsign_without_declared_pieces_gets_them_inferred_and_said():
+    """examples/softsign.py declares no monotone pieces: they are inferred (σ' >= 0 by
+    interval arithmetic) and the user is told; a σ that is not monotone gets none."""
+    from fpsmt.semantics.activations.user import infer_pieces, load_user_activation
+    err = io.StringIO()
+    with contextlib.redirect_stderr(err):
+        act = load_user_activation(SOFTSIGN).real
+    assert act.pieces == [(None, None, 1)] and "inferred" in err.getvalue() and "non-decreasing" in err.getvalue()
+    from fpsmt.semantics.activations.user import UserActivation
+    from fpsmt.userfiles import import_file
+    path = ACTIVATIONS / "bad_pieces.py"  # x^2, its declared piece ignored here
+    square = UserActivation(import_file(path, "activation"), "square", path)
+    square.pieces = None
+    assert infer_pieces(square) is not None and square.pieces is None and abs(square.turning) < 0.25  # − then +
+    cube = UserActivation(import_file(path, "activation"), "square", path)
+    cube.pieces, cube._fp = None, lambda x, m: 3 * x * x - 1  # σ' changes sign twice: nothing is inferred
+    assert infer_pieces(cube) is None and cube.pieces is None and cube.turning is None
+
+
+def test_constant_tails_are_where_the_function_is_constant():
+    """The derivative's saturated tail of softsign starts where σ' first rounds to 0 (checked
+    against the correctly rounded σ' at the float below and at the start), and a function
+    that is not constant far out (x/2 in a user file: its limit is inf) gets no tail."""
+    from fpsmt.semantics.activations.rounding import constant_tails, correctly_rounded
+    from fpsmt.semantics.activations.user import load_user_activation
+    act = load_user_activation(SOFTSIGN).real
+    for name in ("bfloat16", "float16", "float32"):
+        f = parse_format(name)
+        tails = constant_tails(act, f, "derivative")
+        assert len(tails) == 2
+        start = f.round(tails[0][0])
+        assert f.is_zero(correctly_rounded(act, f, start, "derivative"))
+        assert not f.is_zero(correctly_rounded(act, f, f.next_down(f.round(tails[0][0] / 2)), "derivative"))
+    ident = load_user_activation(str(ACTIVATIONS / "identity.py") + ":ident").real
+    assert constant_tails(ident, parse_format("float32"), "value") == []
+
+
+def test_softsign_requirements_and_construction(tmp_path):
+    """softsign passes the saturating family's requirements in float32 (R.saturation's σ'
+    tail rests on the inferred constant tail) and gets a construction: built, verified by
+    construct, and re-run bit for bit by the exact reference in bfloat16."""
+    code, out, err = _main(["conditions", "--activation", SOFTSIGN, "--format", "float32", "--store",
+                            tmp_path / "s.sqlite", "--json"])
+    assert code == 0, err
+    rows = {r["condition"]: r["status"] for r in json.loads(out)}
+    assert all(rows[k] == "PROVED" for k in ("C1", "R.zero", "R.saturation", "R.sign", "R.bounded")), rows
+    fmt = parse_format("bfloat16")
+    rnd = random.Random(7)
+    pts = []
+    for i in range(6):
+        z = fmt.round(Fraction(rnd.randint(-300, 300), 8))
+        if all(z != p[0] for p in pts):
+            pts.append((z, fmt.round(Fraction(rnd.randint(-9, 9), 4)), fmt.round(Fraction(rnd.choice([1, -3]), 2)),
+                        fmt.round(Fraction(rnd.randint(-50, 50), 16)) if i % 2 else 0))
+    t = tmp_path / "t.csv"
+    _write(fmt, pts, t)
+    code, out, err = _main(["construct", "--activation", SOFTSIGN, "--targets", t, "--format", "bfloat16",
+                            "--out", tmp_path / "n.json", "--store", tmp_path / "s.sqlite", "--json"])
+    assert code == 0, err
+    summary = json.loads(out)
+    assert summary["verified"] == len(pts) and summary["activation"] == SOFTSIGN
+    assert _exact_check(fmt, netio.load_network(tmp_path / "n.json"), pts) == []
+    c = S.block_constants(fmt, SOFTSIGN)
+    assert c.fan == 1 << S.FAN_BITS and c.fan * c.fan_weight == 1 << (c.T - 1)  # T = 67: q's copies are weighted

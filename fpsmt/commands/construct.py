@@ -201,7 +201,9 @@ def cmd_construct(args):
                "verified": len(points) - len(bad), "mismatches": bad,
                "seconds": {"build": round(built, 3), "verify": round(checked, 3)}}
     err(f"fpsmt: {len(points)} points in {fmt.name}: {n_ga} gradient atoms, {len(points)} zero-gradient atoms")
-    err(f"  depth {net.depth} (the paper: L >= {construction.paper_depth}), widths {_runs(summary['widths'])}, "
+    paper = f"the paper: L >= {construction.paper_depth}" if construction.paper_depth is not None else \
+        "not one of the paper's activations"
+    err(f"  depth {net.depth} ({paper}), widths {_runs(summary['widths'])}, "
         f"{summary['parameters']} parameters, {size} bytes" + (f" -> {out_path}" if not bad else ""))
     err(f"  verified in the executor: {summary['verified']}/{len(points)} points bit-exact "
         f"(value and D^AD(h*(x)); a zero target met by either zero); build {built:.2f} s, verify {checked:.2f} s")

@@ -115,11 +115,34 @@ def constructions() -> dict:
     return dict(_registered)
 
 
-def get_construction(activation) -> Construction:
+def find_construction(activation) -> Construction | None:
+    """The activation's construction: a registered one (by the activation's name), or for
+    any other activation (a user's ``FILE.py:NAME`` included) the first family that offers
+    one to any activation (``user_construction`` in its module), registered under the
+    spelling given: its requirements decide, per format, whether a network is built
+    (``construct`` refuses naming the first that is not PROVED).  None when no family
+    offers one."""
     from fpsmt.semantics.activations import get_activation
     name = get_activation(activation).name  # an unknown activation is its own error
     known = constructions()
-    if name not in known:
-        raise InputError(f"no Theorem 3.1 construction for {name} yet (constructions exist for "
-                         f"{', '.join(sorted(known))})")
-    return known[name]
+    if name in known:
+        return known[name]
+    spec = str(activation).strip()
+    if spec in known:
+        return known[spec]
+    import fpsmt.constructions
+    for info in sorted(pkgutil.iter_modules(fpsmt.constructions.__path__), key=lambda i: i.name):
+        module = importlib.import_module(f"fpsmt.constructions.{info.name}")
+        offer = getattr(module, "user_construction", None)
+        if offer is not None:
+            return register(offer(spec))
+    return None
+
+
+def get_construction(activation) -> Construction:
+    c = find_construction(activation)
+    if c is None:
+        from fpsmt.semantics.activations import get_activation
+        raise InputError(f"no Theorem 3.1 construction for {get_activation(activation).name} yet (constructions "
+                         f"exist for {', '.join(sorted(constructions()))})")
+    return c

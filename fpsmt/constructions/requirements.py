@@ -18,9 +18,8 @@ def families() -> dict:
 
 def family_of(activation) -> str | None:
     """The family of the activation's construction, if it has one with requirements."""
-    from fpsmt.constructions.registry import constructions
-    from fpsmt.semantics.activations import get_activation
-    c = constructions().get(get_activation(activation).name)
+    from fpsmt.constructions.registry import find_construction
+    c = find_construction(activation)
     return c.family if c is not None and c.family in families() else None
 
 

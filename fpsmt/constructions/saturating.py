@@ -15,11 +15,13 @@ saturation requirement, the amplification from σ(ω) (ω the least subnormal). 
 * point indicator p = ±1 for 1[x = z]: ``σ(2^T ⊗ u_ge ⊕ 2^T ⊗ u_le ⊖ 2^T)``: +2^T at x = z,
   −2^T elsewhere (exact), saturated both ways.  Carried on by ``σ(2^T ⊗ p)`` (again ±1,
   saturated).
-* value atom v·1[x = z]: ``q = σ(p_1 ⊕ … ⊕ p_n ⊕ n)`` with n = 2^(T−1) copies of p (weights 1): q = 1 at x = z
-  (pre-activation 2^T, saturated) and q = σ(+0) = +0 elsewhere (pre-activation exactly +0);
-  output ``v ⊗ q``.  The upstream y meets v first: |y ⊗ v| <= Ω for |v| <= V = Ω/H
-  (:func:`piece_bound`), and the weights 1 below q keep it finite until p's σ' = 0.  A value
-  above V is the sum of several atoms at the same z (:func:`pieces`), each at most V.
+* value atom v·1[x = z]: ``q = σ(W ⊗ p_1 ⊕ … ⊕ W ⊗ p_n ⊕ n·W)`` over n copies of p with
+  n·W = 2^(T−1) (n at most 2^FAN_BITS; W = 1 for tanh): q = 1 at x = z (pre-activation
+  2^T, saturated) and q = σ(+0) = +0 elsewhere (pre-activation exactly +0); output
+  ``v ⊗ q``.  The upstream y meets v first, then q alive (σ'(+0) = 1 at x ≠ z), then W:
+  |y ⊗ v ⊗ W| <= Ω for |v| <= V = Ω/(H·W) (:func:`piece_bound`), and the gradient dies at
+  p's σ' = 0.  A value above V is the sum of several atoms at the same z (:func:`pieces`),
+  each at most V.
 * gradient atom (value ±0 on X; D^AD(h) = g at x = z, ±0 elsewhere for every finite y):
   a path ``r0 = σ(x ⊖ z)`` (exactly +0 at x = z, where σ' = 1) and one layer
   ``σ(c ⊗ r)`` per transfer weight c (:func:`fpsmt.constructions.relu.transfer_weights`,
@@ -68,7 +70,8 @@ class BlockConstants:
     n_amp: int  # layers σ(2^e_max ⊗ a) in a step indicator
     final: int  # the step indicator's last weight is 2^final
     gate: int  # the gradient atom's gate weight G = 2^gate
-    fan: int  # copies of p feeding a value atom's q (2^(T−1))
+    fan: int  # copies of p feeding a value atom's q (2^(T−1), at most 2^FAN_BITS)
+    fan_weight: int  # each copy's weight in q, 2^(T−1)/fan (1 unless T − 1 > FAN_BITS)
 
     @property
     def step_depth(self):
@@ -99,6 +102,11 @@ def saturation_exponent(fmt, name):
         if hi[0] == one and lo[0] == mone and fmt.is_zero(hi[1]) and fmt.is_zero(lo[1]):
             return T
     return None
+
+
+#: a value atom's q sums at most 2^FAN_BITS copies of p; beyond, each copy has weight
+#: 2^(T−1−FAN_BITS) and one piece carries that much less (:func:`piece_bound`)
+FAN_BITS = 8
 
 
 @functools.lru_cache(maxsize=None)
@@ -133,7 +141,8 @@ def _constants(name, fmt_name):
     if gate + 1 > fmt.e_max:
         raise InputError(f"{name} in {fmt.name}: the gradient atom's gate 2·2^{gate} is not finite "
                          f"(e_max = {fmt.e_max})")
-    return BlockConstants(name, T, n_amp, final, gate, 1 << (T - 1))
+    fan = 1 << min(T - 1, FAN_BITS)
+    return BlockConstants(name, T, n_amp, final, gate, fan, (1 << (T - 1)) // fan)
 
 
 def block_constants(fmt, name=None) -> BlockConstants:
@@ -143,8 +152,10 @@ def block_constants(fmt, name=None) -> BlockConstants:
 
 
 def piece_bound(fmt, H) -> Fraction:
-    """V = Ω / H rounded down to a power of two: |y ⊗ v| <= Ω for |y| <= H, |v| <= V."""
-    bound = fmt.Omega / Fraction(H)
+    """V = Ω / (H·W) rounded down to a power of two, W the weight of q's copies of p
+    (:attr:`BlockConstants.fan_weight`, 1 for tanh): |y ⊗ v ⊗ W| <= Ω for |y| <= H, |v| <= V —
+    at x ≠ z the backward pass crosses q alive (σ'(0) = 1) and meets W before it dies at p."""
+    bound = fmt.Omega / (Fraction(H) * block_constants(fmt).fan_weight)
     e = bound.numerator.bit_length() - bound.denominator.bit_length()
     while Fraction(2) ** e > bound:
         e -= 1
@@ -234,7 +245,7 @@ def value_atom(s, z, v, depth=None):
         raise InputError(f"a value atom needs {c.value_depth} layers, not {depth}")
     P = _plan(f)
     names = _steps_and_point(f, P, copies=c.fan, carries=depth - c.value_depth)
-    P.add([("q", [(n, 1) for n in names], Fraction(c.fan))])
+    P.add([("q", [(n, c.fan_weight) for n in names], Fraction(c.fan * c.fan_weight))])
     P.add([("out", [("q", Param("v"))], NEG0)])
     return P.network(), {**_step_biases(s, z), "v": v}
 
@@ -362,6 +373,22 @@ def _theorem_constants(name):
         import importlib
         return importlib.import_module("fpsmt.specs.theorems").constants(name, fmt)
     return constants
+
+
+def _user_constants(name):
+    def constants(fmt):
+        import importlib
+        m, h = importlib.import_module("fpsmt.specs.requirements").THEOREM[FAMILY](fmt)
+        return importlib.import_module("fpsmt.specs.theorems").stated(name, fmt, m, h)
+    return constants
+
+
+def user_construction(activation):
+    """The construction of a user's activation (``FILE.py:NAME``) in this family: X and H
+    from the family's requirements (specs/requirements.py ``THEOREM``); built only in a
+    format where every requirement is PROVED (``construct`` decides them first)."""
+    return Construction(activation, FAMILY, sys.modules[__name__], _user_constants(activation),
+                        paper_depth=None)
 
 
 CONSTRUCTIONS = [Construction("tanh", FAMILY, sys.modules[__name__], _theorem_constants("tanh"),

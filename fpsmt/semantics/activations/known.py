@@ -6,7 +6,7 @@ at ±0, monotone pieces with exact float ends, symmetry)."""
 from __future__ import annotations
 
 from fpsmt.semantics.arith.functions import TABLE_MAX_BITS, KnownFunction, Piece
-from fpsmt.semantics.activations.rounding import limit_bits, correctly_rounded, table, value_pieces
+from fpsmt.semantics.activations.rounding import constant_tails, limit_bits, correctly_rounded, table, value_pieces
 
 COLUMN = {"value": 0, "derivative": 1}
 _known: dict = {}
@@ -29,7 +29,9 @@ def known_function(act, fmt, which: str) -> KnownFunction:
         if fmt.to_fraction(b) != e:
             raise ValueError(f"{real.name}: a monotone piece ends at {e}, which is not a float of {fmt.name}")
         return correctly_rounded(real, fmt, b, which)
-    raw = value_pieces(real, fmt) if which == "value" else (real.prime_pieces or [])
+    raw = list(value_pieces(real, fmt) if which == "value" else (real.prime_pieces or []))
+    if real.infer_tails:  # saturated tails found by enclosures (a user's σ states no σ' pieces)
+        raw += constant_tails(real, fmt, which)
     pieces = tuple(Piece(None if lo is None else fmt.round(lo), None if hi is None else fmt.round(hi), d,
                          end(lo, -1), end(hi, 1)) for lo, hi, d in raw)
     fn = KnownFunction(

@@ -219,6 +219,9 @@ class RealActivation:
     #: :func:`fpsmt.semantics.activations.rounding.value_pieces`
     turning = None
     piecewise_linear = False
+    #: add the tails where σ_F (σ'_F) is constant, found by enclosures per format, to the
+    #: pieces the Z3 interpretation uses (:func:`~fpsmt.semantics.activations.rounding.constant_tails`)
+    infer_tails = False
     #: symmetry of σ and of σ' ("odd", "even" or None); RNE is odd, so σ_F inherits it
     symmetry = (None, None)
     cacheable = True  # tables may be kept on disk under :attr:`key`

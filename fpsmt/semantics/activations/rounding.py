@@ -207,3 +207,107 @@ def _locate(act, fmt):
             return []
         lo, hi = (mid, hi) if s < 0 else (lo, mid)
     return [(None, fmt.to_fraction(pattern(lo)), -1), (fmt.to_fraction(pattern(hi)), None, 1)]
+
+
+# ------------------------------------------------------------ constant tails per format
+_tails_cache: dict = {}
+
+
+def constant_tails(act, fmt: Format, which: str) -> list:
+    """Pieces (lo, hi, direction) on which σ_F (or σ'_F) is one constant c, the function's
+    limit on that side (a saturated tail: σ = ±1, σ' = 0), found rigorously per side:
+
+    * σ_F where σ is monotone on the whole side (a declared or inferred piece): from the
+      least float t0 with F(t0) = F(±Ω) = c (F is monotone, so F = c between them);
+    * otherwise (σ'_F): the binades [2^j, 2^(j+1)] from the top of the format down, each
+      enclosed whole by Arb (one ball, at M + 64 then M + 192 bits), as long as every
+      enclosure rounds to c; then, in the first binade that fails, the least float t0 with
+      [t0, 2^(j+1)] enclosed rounding to c (a search over its patterns; the interval found
+      is itself enclosed, so the result does not rest on the search).
+
+    A constant piece is monotone either way; the direction orders c against the limit.
+    [] where nothing is found."""
+    key = (act.key, fmt.E, fmt.M, which)
+    if key in _tails_cache:
+        return _tails_cache[key]
+    fn = act.f if which == "value" else act.fprime
+    col = 0 if which == "value" else 1
+
+    def enclosed(a: Fraction, b: Fraction):
+        """What every value of fn on [a, b] rounds to, or None (mpmath's intervals: exact
+        ends, rounded outward; Arb's balls would widen [a, b] by their radius's rounding)."""
+        from fpsmt.semantics.activations.realfun import IV
+        for prec in (fmt.M + 64, fmt.M + 192):
+            mpmath.iv.prec = prec
+            try:
+                x = mpmath.iv.mpf([mpmath.mpf(a.numerator) / a.denominator, mpmath.mpf(b.numerator) / b.denominator])
+                if mpmath.mpf(x.a) != a or mpmath.mpf(x.b) != b:  # dyadic floats: exact at this precision
+                    continue
+                y = mpmath.iv.mpf(fn(x, IV))
+                ends = [mpmath.mpf(y.a), mpmath.mpf(y.b)]
+            except Exception:  # noqa: BLE001 — σ that fails on intervals (a user's) has no tail here
+                continue
+            if any(not mpmath.isfinite(e) for e in ends):
+                continue
+            r = [round_dyadic(fmt, *e.man_exp) if e != 0 else 0 for e in ends]
+            if fmt.is_zero(r[0]) and fmt.is_zero(r[1]):
+                return 0
+            if r[0] == r[1]:
+                return r[0]
+        return None
+
+    out = []
+    for sign in (1, -1):
+        lim = act.limits[sign][col]
+        if lim in ("nan", "inf", "-inf"):
+            continue
+        L = limit_bits(fmt, lim)
+        mag = lambda b: abs(fmt.to_fraction(b))  # noqa: E731
+        if which == "value" and _monotone_tail(act, fmt, sign):
+            c = correctly_rounded(act, fmt, fmt.round(sign * fmt.Omega), which)
+            ok = lambda b, top: _same(fmt, correctly_rounded(act, fmt, b, which), c)  # noqa: E731
+        else:
+            c = L  # [|b|, top] on this side, enclosed as one ball (a binade or less: Arb's radius
+            ok = lambda b, top: (lambda g: g is not None and _same(fmt, g, c))(  # noqa: E731
+                enclosed(*sorted((sign * mag(b), sign * top))))  # is rounded up to 30 bits)
+        if not _same(fmt, c, L):
+            continue
+        start = None  # the least magnitude pattern known to start the tail
+        for j in range(fmt.e_max, fmt.e_min - 1, -1):
+            b = fmt.round(sign * Fraction(2) ** j)
+            if not ok(b, Fraction(2) ** (j + 1)):
+                break
+            start = b
+        if start is None:
+            continue
+        # within the binade below: the least pattern that still starts the tail
+        top = mag(start)
+        lo_b = fmt.round(sign * top / 2)
+        bad, good = (lo_b & ~fmt.sign_bit), (start & ~fmt.sign_bit)
+        neg = fmt.sign_bit if sign < 0 else 0
+        while good - bad > 1:
+            mid = (good + bad) // 2
+            if ok(mid | neg, top):
+                good = mid
+            else:
+                bad = mid
+        start = good | neg
+        end = mag(start)
+        out.append((end, None, 1) if sign > 0 else (None, -end, 1))
+    _tails_cache[key] = out
+    return out
+
+
+def _monotone_tail(act, fmt, sign):
+    """A (declared, inferred or located) monotone piece of σ holds the whole tail beyond
+    ±1 on this side."""
+    for lo, hi, _ in value_pieces(act, fmt):
+        if sign > 0 and hi is None and (lo is None or lo <= 1):
+            return True
+        if sign < 0 and lo is None and (hi is None or hi >= -1):
+            return True
+    return False
+
+
+def _same(fmt, a, b):
+    return a == b or (fmt.is_zero(a) and fmt.is_zero(b))

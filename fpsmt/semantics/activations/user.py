@@ -30,9 +30,12 @@ from fpsmt.userfiles import import_file
 from fpsmt.semantics.activations.realfun import IV, MP, RealActivation
 
 MAX_SPLITS = 4000
+INFER_EVALUATIONS = 4000  # enclosures of σ' spent looking for a turning point
 
 
 class UserActivation(RealActivation):
+    infer_tails = True
+
     def __init__(self, module, name, path):
         self._f = getattr(module, name)
         self._fp = getattr(module, name + "_prime")
@@ -98,6 +101,8 @@ class UserActivation(RealActivation):
             return "nan"
         if mpmath.isinf(v) or abs(v) > mpmath.mpf(2) ** 4000:
             return "inf" if v > 0 else "-inf"
+        if abs(v) < mpmath.mpf(2) ** -4000:  # below any format's half-ulp of 0 (e^(−x²) at 2^4096…)
+            return Fraction(0)
         man, exp = v.man_exp
         return Fraction(man * (-1 if v < 0 else 1)) * Fraction(2) ** exp
 
@@ -128,27 +133,84 @@ def _check_real(act, label):
 def check_pieces(act, label):
     """Prove each declared monotone piece with interval arithmetic, or refuse it."""
     for lo, hi, d in act.pieces or []:
-        a = mpmath.mpf(-1e300) if lo is None else mpmath.mpf(lo.numerator) / lo.denominator
-        b = mpmath.mpf(1e300) if hi is None else mpmath.mpf(hi.numerator) / hi.denominator
-        stack = _initial_split(a, b)
-        splits = 0
-        while stack:
-            u, v = stack.pop()
-            mpmath.iv.prec = 80
-            try:
-                y = mpmath.iv.mpf(act.fprime(mpmath.iv.mpf([u, v]), IV))
-                ok = (y.a >= 0) if d > 0 else (y.b <= 0)
-            except Exception:
-                ok = False
-            if ok:
-                continue
-            splits += 1
-            if splits > MAX_SPLITS or (v - u) <= abs(u + v) * mpmath.mpf(2) ** -60 + mpmath.mpf(2) ** -1000:
-                raise InputError(f"activation {label}: the declared piece ({lo}, {hi}, {d:+d}) is not monotone as "
-                                 f"declared: σ' is not {'>= 0' if d > 0 else '<= 0'} on [{mpmath.nstr(u, 8)}, "
-                                 f"{mpmath.nstr(v, 8)}]")
+        bad = _not_monotone(act, lo, hi, d)
+        if bad is not None:
+            u, v = bad
+            raise InputError(f"activation {label}: the declared piece ({lo}, {hi}, {d:+d}) is not monotone as "
+                             f"declared: σ' is not {'>= 0' if d > 0 else '<= 0'} on [{mpmath.nstr(u, 8)}, "
+                             f"{mpmath.nstr(v, 8)}]")
+
+
+def _bound(e, default):
+    return mpmath.mpf(default) if e is None else mpmath.mpf(e.numerator) / e.denominator
+
+
+def _sign_on(act, u, v):
+    """+1 / −1 where σ' is proved >= 0 / <= 0 on [u, v] by interval arithmetic, else 0."""
+    mpmath.iv.prec = 80
+    try:
+        y = mpmath.iv.mpf(act.fprime(mpmath.iv.mpf([u, v]), IV))
+    except Exception:
+        return 0
+    return 1 if y.a >= 0 else -1 if y.b <= 0 else 0
+
+
+def _not_monotone(act, lo, hi, d, max_splits=MAX_SPLITS):
+    """None when σ' has the sign d on the piece (proved on a subdivision), else an
+    interval [u, v] where it could not be shown."""
+    stack = _initial_split(_bound(lo, -1e300), _bound(hi, 1e300))
+    splits = 0
+    while stack:
+        u, v = stack.pop()
+        if _sign_on(act, u, v) == d:
+            continue
+        splits += 1
+        if splits > max_splits or (v - u) <= abs(u + v) * mpmath.mpf(2) ** -60 + mpmath.mpf(2) ** -1000:
+            return u, v
+        mid = (u + v) / 2
+        stack += [(u, mid), (mid, v)]
+    return None
+
+
+def infer_pieces(act):
+    """Monotone pieces for an activation that declares none, found rigorously (σ''s sign
+    enclosed by interval arithmetic on a subdivision): σ non-decreasing (or
+    non-increasing) everywhere, or one turning point — σ non-increasing, then
+    non-decreasing — located per format from σ''s rigorous sign at floats
+    (:func:`fpsmt.semantics.activations.rounding.value_pieces`).  Returns a sentence saying
+    what was found, for the user; None when nothing was."""
+    for d in (1, -1):
+        if _not_monotone(act, None, None, d, max_splits=400) is None:
+            act.pieces = [(None, None, d)]
+            return f"non-{'de' if d > 0 else 'in'}creasing on (-inf, inf)"
+    # one sign change of σ', − then +, isolated by bisection of the intervals of unknown
+    # sign (at most INFER_EVALUATIONS enclosures; an interval left unknown ends the search)
+    signs = []
+    stack = list(reversed(_initial_split(mpmath.mpf(-1e300), mpmath.mpf(1e300))))
+    budget = INFER_EVALUATIONS
+    while stack:
+        u, v = stack.pop()
+        s = _sign_on(act, u, v)
+        budget -= 1
+        if budget < 0:
+            return None
+        if s == 0 and (v - u) > mpmath.mpf(2) ** -20 * (1 + abs(u)):
             mid = (u + v) / 2
-            stack += [(u, mid), (mid, v)]
+            stack += [(mid, v), (u, mid)]
+            continue
+        if signs and signs[-1][2] == s:
+            signs[-1] = (signs[-1][0], v, s)
+        else:
+            signs.append((u, v, s))
+        if len(signs) > 3:
+            return None
+    pattern = [s for _, _, s in signs]
+    if pattern == [-1, 1] or (pattern == [-1, 0, 1] and signs[1][1] - signs[1][0] < 0.25):
+        zone = signs[1] if len(signs) == 3 else (signs[0][1], signs[0][1])
+        act.turning = float((zone[0] + zone[1]) / 2)
+        return f"non-increasing, then non-decreasing, with one turning point near {act.turning:.6g} " \
+            "(located per format)"
+    return None
 
 
 def _initial_split(a, b):
@@ -167,12 +229,22 @@ def _initial_split(a, b):
 
 def load_user_activation(spec: str):
     from fpsmt.semantics.activations.kinds import Rounded
+    from fpsmt.resources import resolve
     path, _, name = spec.rpartition(":")
+    path = str(resolve(path))  # example:FILE.py is a shipped example
     module = import_file(path, "activation")
     for need in (name, name + "_prime"):
         if not callable(getattr(module, need, None)):
             raise InputError(f"{path} does not define {need}(x, m)")
     act = UserActivation(module, name, path)
     _check_real(act, name)
-    check_pieces(act, name)
+    if act.pieces is not None:
+        check_pieces(act, name)
+    else:
+        found = infer_pieces(act)
+        import sys
+        print(f"fpsmt: note: {act.name} declares no monotone pieces ({name}_pieces); "
+              + (f"inferred by interval arithmetic on {name}_prime: {found}" if found else
+                 "none could be inferred by interval arithmetic on its derivative (conditions may stay UNKNOWN; "
+                 f"declare {name}_pieces)"), file=sys.stderr)
     return Rounded(act)
