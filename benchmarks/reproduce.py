@@ -11,7 +11,11 @@ run's proof trees, the share of claim time spent in joins (join and cases nodes)
 steps; and for the formats of --check (default bfloat16), the wall time of `fpsmt check`
 on that run's certificate (every node decided again, no store).
 
-    python benchmarks/reproduce.py [--formats bfloat16,float32] [--cap 600] [--check bfloat16]
+    python benchmarks/reproduce.py [--formats bfloat16,float32] [--cap 600] [--check bfloat16] [--activation A,…]
+
+``--activation`` (default relu): each activation's own lemma suite (its construction's
+family: relu's lemmas, or the saturating family's for tanh or a user's FILE.py:NAME),
+one table row per activation × format.
 """
 
 import argparse
@@ -68,10 +72,11 @@ def check_time(rows, cap):
     return time.perf_counter() - t0, sum(1 for r in res if r["ok"]), len(res)
 
 
-def timed(confirm, fmt, cap, lemmas, out=None):
+def timed(confirm, fmt, cap, lemmas, out=None, construction=None):
     t0 = time.perf_counter()
     try:
-        rows = run(Engine(solver="portfolio", timeout=cap, confirm=confirm), lemmas, ["released", "repaired"], [fmt])
+        rows = run(Engine(solver="portfolio", timeout=cap, confirm=confirm), lemmas, ["released", "repaired"], [fmt],
+                   construction=construction)
     except InputError as e:
         return None, str(e), 0
     if out is not None:
@@ -81,7 +86,7 @@ def timed(confirm, fmt, cap, lemmas, out=None):
     for r in rows:
         why = f"  ({r.get('reason', '')[:90]})" if r["status"] == "UNKNOWN" else ""
         left = r["confirmed"]["unconfirmed"]
-        print(f"  {tag:<10} {fmt:<9} {r['lemma']:<24} {r['variant']:<8} {r['status']:<8} {r['seconds']:>8.1f} s"
+        print(f"  {tag:<10} {r['activation']:<8} {fmt:<9} {r['lemma']:<24} {r['variant']:<8} {r['status']:<8} {r['seconds']:>8.1f} s"
               f"  confirmed {r['confirmed']['stages'] - len(left)}/{r['confirmed']['stages']}{why}", flush=True)
     unconfirmed = sum(len(r["confirmed"]["unconfirmed"]) for r in rows)
     return took, "".join(SHORT[r["status"]] for r in rows), unconfirmed
@@ -92,43 +97,52 @@ def main():
     ap.add_argument("--formats", default=",".join(DEFAULT_FORMATS))
     ap.add_argument("--cap", type=float, default=600.0)
     ap.add_argument("--check", default="bfloat16", help="formats whose certificate `fpsmt check` re-decides")
+    ap.add_argument("--activation", default="relu", help="activations with a construction, comma-separated")
     args = ap.parse_args()
-    lemmas = lemma_names()
-    print(f"reproduce per format from an empty store: {len(lemmas)} lemmas x 2 variants, portfolio, "
-          f"cap {args.cap:g} s per claim")
-    print(f"statuses in the order {', '.join(lemmas)} (released, repaired each)", flush=True)
-    header = (f"{'format':<10} {'confirm s':>10} {'no-confirm s':>13} {'ratio':>6} {'budget s':>9} {'within':>7} "
+    from fpsmt.constructions.registry import get_construction
+    from fpsmt.proof.lemmas import discover
+    for a in args.activation.split(","):
+        cons = get_construction(a)
+        lemmas = [n for n in lemma_names() if discover()[n].family == cons.family]
+        print(f"{a}: reproduce per format from an empty store: {len(lemmas)} lemmas of the {cons.family} family, "
+              f"portfolio, cap {args.cap:g} s per claim")
+        print(f"{a}: statuses in the order {', '.join(lemmas)} (each variant the family states)", flush=True)
+    header = (f"{'activation':<10} {'format':<10} {'confirm s':>10} {'no-confirm s':>13} {'ratio':>6} {'budget s':>9} {'within':>7} "
               f"{'unconfirmed':>12}  statuses (confirm | no-confirm)")
     lines = []
     extra = []
-    for fmt in args.formats.split(","):
-        rows = []
-        on, s_on, left = timed(True, fmt, args.cap, lemmas, rows)
-        if rows:
-            join, facts, ind, total = shares(rows)
+    for a in args.activation.split(","):
+        cons = get_construction(a)
+        lemmas = [n for n in lemma_names() if discover()[n].family == cons.family]
+        for fmt in args.formats.split(","):
+            rows = []
+            on, s_on, left = timed(True, fmt, args.cap, lemmas, rows, construction=cons)
+            if rows:
+                join, facts, ind, total = shares(rows)
 
-            def pc(v):
-                return f"{v:.1f} s ({100 * v / max(total, 1e-9):.1f}%)"
-            extra.append(f"{fmt}: claim time {total:.1f} s, joins {pc(join)}, facts {pc(facts)}, "
-                         f"induction nodes {pc(ind)}")
-            print(extra[-1], flush=True)
-            bt = beside_times(rows)
-            if bt:
-                extra.append(f"{fmt}: blocks beside blocks {sum(bt.values()):.1f} s in {len(bt)} claims ("
-                             + ", ".join(f"{k} {v:.1f}" for k, v in bt.items()) + ")")
+                def pc(v):
+                    return f"{v:.1f} s ({100 * v / max(total, 1e-9):.1f}%)"
+                extra.append(f"{a} {fmt}: claim time {total:.1f} s, joins {pc(join)}, facts {pc(facts)}, "
+                             f"induction nodes {pc(ind)}")
                 print(extra[-1], flush=True)
-        if rows and fmt in args.check.split(","):
-            took, ok, n = check_time(rows, args.cap)
-            extra.append(f"{fmt}: fpsmt check on the certificate {took:.1f} s ({ok}/{n} rows re-established), "
-                         f"reproduce with confirmation {on:.1f} s, ratio {took / on:.2f}")
-            print(extra[-1], flush=True)
-        off, s_off, _ = timed(False, fmt, args.cap, lemmas)
-        budget = BUDGET.get(fmt)
-        ratio = f"{on / off:.2f}" if on and off else "-"
-        within = "-" if budget is None or on is None else ("yes" if on <= budget else "NO")
-        lines.append(f"{fmt:<10} {'-' if on is None else f'{on:.1f}':>10} {'-' if off is None else f'{off:.1f}':>13} "
-                     f"{ratio:>6} {budget or '-':>9} {within:>7} {left:>12}  {s_on} | {s_off}")
-        print(f"\n{header}\n{lines[-1]}\n", flush=True)  # each format as soon as it is measured
+                bt = beside_times(rows)
+                if bt:
+                    extra.append(f"{a} {fmt}: blocks beside blocks {sum(bt.values()):.1f} s in {len(bt)} claims ("
+                                 + ", ".join(f"{k} {v:.1f}" for k, v in bt.items()) + ")")
+                    print(extra[-1], flush=True)
+            if rows and fmt in args.check.split(","):
+                took, ok, n = check_time(rows, args.cap)
+                extra.append(f"{a} {fmt}: fpsmt check on the certificate {took:.1f} s ({ok}/{n} rows re-established), "
+                             f"reproduce with confirmation {on:.1f} s, ratio {took / on:.2f}")
+                print(extra[-1], flush=True)
+            off, s_off, _ = timed(False, fmt, args.cap, lemmas, construction=cons)
+            budget = BUDGET.get(fmt)
+            ratio = f"{on / off:.2f}" if on and off else "-"
+            within = "-" if budget is None or on is None else ("yes" if on <= budget else "NO")
+            lines.append(f"{a:<10} {fmt:<10} {'-' if on is None else f'{on:.1f}':>10} "
+                         f"{'-' if off is None else f'{off:.1f}':>13} "
+                         f"{ratio:>6} {budget or '-':>9} {within:>7} {left:>12}  {s_on} | {s_off}")
+            print(f"\n{header}\n{lines[-1]}\n", flush=True)  # each row as soon as it is measured
     print(f"\n{header}\n" + "\n".join(lines) + "\n\n" + "\n".join(extra), flush=True)
     shutdown()
 
