@@ -269,6 +269,35 @@ def test_softsign_without_declared_pieces_gets_them_inferred_and_said():
     assert infer_pieces(cube) is None and cube.pieces is None and cube.turning is None
 
 
+def test_an_inferred_turning_point_is_checked_per_format():
+    """One sign change of σ' seen at the inference's resolution (2^-20) but three at
+    float32's: the located pieces are refused there (they are not monotone), and kept in
+    bfloat16, where all three roots lie between two adjacent floats; one true root gives
+    two pieces in both."""
+    from fpsmt.semantics.activations.rounding import value_pieces
+    from fpsmt.semantics.activations.user import UserActivation, infer_pieces
+    from fpsmt.userfiles import import_file
+    path = ACTIVATIONS / "bad_pieces.py"
+
+    def user(fp, tag):
+        u = UserActivation(import_file(path, "activation"), "square", path)
+        u.pieces, u._fp, u._key = None, fp, u._key + tag
+        return u
+    a = Fraction(1, 6)
+    one = user(lambda x, m: 2 * x - m.mpf(1) / 3, "-one")
+    three = user(lambda x, m: (x - m.mpf(1) / 6) * (x - m.mpf(1) / 6 - m.mpf(2) ** -23)
+                 * (x - m.mpf(1) / 6 - m.mpf(2) ** -22), "-three")
+    for act in (one, three):
+        assert infer_pieces(act) is not None and abs(act.turning - float(a)) < 1e-6
+    f32, bf16 = parse_format("float32"), parse_format("bfloat16")
+    for f in (f32, bf16):
+        lo, hi = value_pieces(one, f)
+        assert lo[1] < a < hi[0] and f.next_up(f.round(lo[1])) == f.round(hi[0])
+    assert value_pieces(three, f32) == []
+    lo, hi = value_pieces(three, bf16)
+    assert lo[1] < a and a + Fraction(1, 2 ** 22) < hi[0]
+
+
 def test_constant_tails_are_where_the_function_is_constant():
     """The derivative's saturated tail of softsign starts where σ' first rounds to 0 (checked
     against the correctly rounded σ' at the float below and at the start), and a function

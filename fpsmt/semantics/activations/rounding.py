@@ -187,7 +187,9 @@ def value_pieces(act, fmt: Format):
         return []
     key = (act.key, fmt.E, fmt.M)
     if key not in _pieces_cache:
-        _pieces_cache[key] = _locate(act, fmt)
+        found = _locate(act, fmt)
+        verify = getattr(act, "verify_pieces", None)  # an inferred turning point is checked, not assumed
+        _pieces_cache[key] = found if verify is None or verify(found) else []
     return _pieces_cache[key]
 
 
@@ -220,7 +222,7 @@ def constant_tails(act, fmt: Format, which: str) -> list:
     * σ_F where σ is monotone on the whole side (a declared or inferred piece): from the
       least float t0 with F(t0) = F(±Ω) = c (F is monotone, so F = c between them);
     * otherwise (σ'_F): the binades [2^j, 2^(j+1)] from the top of the format down, each
-      enclosed whole by Arb (one ball, at M + 64 then M + 192 bits), as long as every
+      enclosed whole by mpmath's interval arithmetic (exact ends; at M + 64 then M + 192 bits), as long as every
       enclosure rounds to c; then, in the first binade that fails, the least float t0 with
       [t0, 2^(j+1)] enclosed rounding to c (a search over its patterns; the interval found
       is itself enclosed, so the result does not rest on the search).
@@ -267,9 +269,9 @@ def constant_tails(act, fmt: Format, which: str) -> list:
             c = correctly_rounded(act, fmt, fmt.round(sign * fmt.Omega), which)
             ok = lambda b, top: _same(fmt, correctly_rounded(act, fmt, b, which), c)  # noqa: E731
         else:
-            c = L  # [|b|, top] on this side, enclosed as one ball (a binade or less: Arb's radius
+            c = L  # [|b|, top] on this side, enclosed whole (a binade or less)
             ok = lambda b, top: (lambda g: g is not None and _same(fmt, g, c))(  # noqa: E731
-                enclosed(*sorted((sign * mag(b), sign * top))))  # is rounded up to 30 bits)
+                enclosed(*sorted((sign * mag(b), sign * top))))
         if not _same(fmt, c, L):
             continue
         start = None  # the least magnitude pattern known to start the tail

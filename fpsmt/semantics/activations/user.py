@@ -30,6 +30,9 @@ from fpsmt.userfiles import import_file
 from fpsmt.semantics.activations.realfun import IV, MP, RealActivation
 
 MAX_SPLITS = 4000
+#: a piece reaching ±∞ is checked up to ±2^FAR, beyond every finite float of formats with
+#: E <= 15 (float128's Ω < 2^16384)
+FAR = mpmath.mpf(2) ** 16400
 INFER_EVALUATIONS = 4000  # enclosures of σ' spent looking for a turning point
 
 
@@ -54,6 +57,12 @@ class UserActivation(RealActivation):
     @property
     def key(self):
         return self._key
+
+    def verify_pieces(self, pieces) -> bool:
+        """The pieces a format's turning point gave (:func:`~fpsmt.semantics.activations.rounding.value_pieces`),
+        proved monotone as stated: for a user's σ one sign change of σ' is not a fact of
+        analysis, so each piece is checked with interval arithmetic like a declared one."""
+        return all(_not_monotone(self, lo, hi, d) is None for lo, hi, d in pieces)
 
     def _call(self, fn, what, *args):
         """A call into the user's file: arithmetic failures are the Ziv loop's to retry at a
@@ -158,7 +167,7 @@ def _sign_on(act, u, v):
 def _not_monotone(act, lo, hi, d, max_splits=MAX_SPLITS):
     """None when σ' has the sign d on the piece (proved on a subdivision), else an
     interval [u, v] where it could not be shown."""
-    stack = _initial_split(_bound(lo, -1e300), _bound(hi, 1e300))
+    stack = _initial_split(_bound(lo, -FAR), _bound(hi, FAR))
     splits = 0
     while stack:
         u, v = stack.pop()
@@ -186,7 +195,7 @@ def infer_pieces(act):
     # one sign change of σ', − then +, isolated by bisection of the intervals of unknown
     # sign (at most INFER_EVALUATIONS enclosures; an interval left unknown ends the search)
     signs = []
-    stack = list(reversed(_initial_split(mpmath.mpf(-1e300), mpmath.mpf(1e300))))
+    stack = list(reversed(_initial_split(-FAR, FAR)))
     budget = INFER_EVALUATIONS
     while stack:
         u, v = stack.pop()
