@@ -340,6 +340,7 @@ def test_softsign_requirements_and_construction(tmp_path):
     assert code == 0, err
     summary = json.loads(out)
     assert summary["verified"] == len(pts) and summary["activation"] == SOFTSIGN
+    assert summary["value_atoms"] == max(1, sum(1 for p in pts if not fmt.is_zero(p[1])))  # one piece each
     assert _exact_check(fmt, netio.load_network(tmp_path / "n.json"), pts) == []
     c = S.block_constants(fmt, SOFTSIGN)
     assert c.fan == 1 << S.FAN_BITS and c.fan * c.fan_weight == 1 << (c.T - 1)  # T = 67: q's copies are weighted

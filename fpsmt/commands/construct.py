@@ -200,7 +200,12 @@ def cmd_construct(args):
                "parameters": net.n_parameters(), "bytes": size, "out": str(out_path) if not bad else None,
                "verified": len(points) - len(bad), "mismatches": bad,
                "seconds": {"build": round(built, 3), "verify": round(checked, 3)}}
-    err(f"fpsmt: {len(points)} points in {fmt.name}: {n_ga} gradient atoms, {len(points)} zero-gradient atoms")
+    counts = getattr(construction.blocks, "value_atoms", None)  # the family's own count, where it differs
+    with construction.active():
+        n_va = counts(fmt, points) if counts is not None else len(points)
+    summary["value_atoms"] = n_va
+    err(f"fpsmt: {len(points)} points in {fmt.name}: {n_ga} gradient atoms, {n_va} value atoms "
+        "(zero-gradient atoms)")
     paper = f"the paper: L >= {construction.paper_depth}" if construction.paper_depth is not None else \
         "not one of the paper's activations"
     err(f"  depth {net.depth} ({paper}), widths {_runs(summary['widths'])}, "

@@ -342,6 +342,13 @@ def theorem_network(fmt, points):
     return R.boxplus_copies(fmt, kinds)
 
 
+def value_atoms(fmt, points):
+    """How many value atoms :func:`theorem_network` builds: one per piece of each nonzero
+    f* (one atom of value +0 when every f* is zero)."""
+    V = piece_bound(fmt, _construction().constants(fmt).H_sigma)
+    return sum(len(pieces(fmt, v, V)) for _, v, _, _ in points if not fmt.is_zero(v)) or 1
+
+
 def check_points(fmt, points):
     """The blocks' hypotheses (:func:`fpsmt.constructions.relu.check_points`) and the number
     of output pieces each value needs (at most :data:`MAX_PIECES`).  That σ has the
