@@ -391,11 +391,19 @@ def _user_constants(name):
 
 
 def user_construction(activation):
-    """The construction of a user's activation (``FILE.py:NAME``) in this family: X and H
-    from the family's requirements (specs/requirements.py ``THEOREM``); built only in a
-    format where every requirement is PROVED (``construct`` decides them first)."""
-    return Construction(activation, FAMILY, sys.modules[__name__], _user_constants(activation),
-                        paper_depth=None)
+    """This family's construction for an activation without one of its own (a user's
+    ``FILE.py:NAME``, or a built-in one): X and H are the paper's for the six it names
+    (specs/theorems.py), else from the family's requirements (specs/requirements.py
+    ``THEOREM``); built only in a format where every requirement is PROVED (``construct``
+    decides them first)."""
+    import importlib
+    from fpsmt.semantics.activations import get_activation
+    theorems = importlib.import_module("fpsmt.specs.theorems")
+    name = get_activation(activation).name
+    if name in theorems.FIRST_FOUR + theorems.SATURATING:
+        return Construction(activation, FAMILY, sys.modules[__name__], _theorem_constants(name),
+                            paper_depth=7 if name in theorems.FIRST_FOUR else "a few more than 7")
+    return Construction(activation, FAMILY, sys.modules[__name__], _user_constants(activation), paper_depth=None)
 
 
 CONSTRUCTIONS = [Construction("tanh", FAMILY, sys.modules[__name__], _theorem_constants("tanh"),
