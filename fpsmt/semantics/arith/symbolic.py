@@ -232,31 +232,33 @@ class Z3Arith(Arith):
         multiplier is large (float32, float64; in float8_e4m3 the theorem's row took 13%
         longer with it); an if-then-else of those and the constants above is distributed
         too.  Anything else is fp.mul."""
-        for x, c in ((a, b), (b, a)):
-            r = self._by_const(x, c)
-            if r is not None:
-                return r
-        for x, c in ((a, b), (b, a)) if self.fmt.M >= SCALE_FROM_M else ():
-            r = self._by_pow2(x, c)
-            if r is not None:
-                return r
+        for scale in (False, True) if self.fmt.M >= SCALE_FROM_M else (False,):
+            for x, c in ((a, b), (b, a)):
+                r = self._by_special(x, c, scale)
+                if r is not None:
+                    return r
         return z3.fpMul(self.rm, a, b)
 
     def _pow2_exponent(self, c):
         entry = self._pow2.get(c.get_id())
         return entry[1] if entry is not None and entry[0].eq(c) else None
 
-    def _by_pow2(self, x, c):
-        k = self._pow2_exponent(c)
-        if k is not None:
-            return self._scaled(x, k)
-        if z3.is_app_of(c, z3.Z3_OP_FPA_NEG) and self._pow2_exponent(c.arg(0)) is not None:
-            return z3.fpNeg(self._scaled(x, self._pow2_exponent(c.arg(0))))
+    def _by_special(self, x, c, scale):
+        """x ⊗ c without a multiplier, or None: c one of the constants :meth:`_by_const`
+        knows, or (with ``scale``) 2^k made by :meth:`pow2` or its negation
+        (:meth:`_scaled`), or an if-then-else whose branches are all such factors
+        (distributed over them)."""
+        r = self._by_const(x, c)
+        if r is not None:
+            return r
+        if scale:
+            k = self._pow2_exponent(c)
+            if k is not None:
+                return self._scaled(x, k)
+            if z3.is_app_of(c, z3.Z3_OP_FPA_NEG) and self._pow2_exponent(c.arg(0)) is not None:
+                return z3.fpNeg(self._scaled(x, self._pow2_exponent(c.arg(0))))
         if z3.is_app_of(c, z3.Z3_OP_ITE):
-            def branch(b):
-                r = self._by_const(x, b)
-                return r if r is not None else self._by_pow2(x, b)
-            hi, lo = branch(c.arg(1)), branch(c.arg(2))
+            hi, lo = self._by_special(x, c.arg(1), scale), self._by_special(x, c.arg(2), scale)
             if hi is not None and lo is not None:
                 return z3.If(c.arg(0), hi, lo)
         return None
@@ -306,12 +308,10 @@ class Z3Arith(Arith):
         return z3.Or(z3.UGT(rest, half), z3.And(rest == half, z3.Extract(0, 0, q) == 1))
 
     def _by_const(self, x, c):
+        """x ⊗ c for a constant c of the identities above (not an if-then-else: see
+        :meth:`_by_special`), or None."""
         bits = self._const_bits.get(c.get_id())
         if bits is None:
-            if z3.is_app_of(c, z3.Z3_OP_ITE):
-                hi, lo = self._by_const(x, c.arg(1)), self._by_const(x, c.arg(2))
-                if hi is not None and lo is not None:
-                    return z3.If(c.arg(0), hi, lo)
             return None
         f = self.fmt
         if bits == f.one_bits:
