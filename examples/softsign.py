@@ -14,3 +14,8 @@ def softsign(x, m):
 
 def softsign_prime(x, m):
     return 1 / ((1 + abs(x)) * (1 + abs(x)))
+
+
+def softsign_torch(x, torch):
+    """For ``construct --torch``: torch's own softsign."""
+    return torch.nn.functional.softsign(x)

@@ -344,3 +344,25 @@ def test_softsign_requirements_and_construction(tmp_path):
     assert _exact_check(fmt, netio.load_network(tmp_path / "n.json"), pts) == []
     c = S.block_constants(fmt, SOFTSIGN)
     assert c.fan == 1 << S.FAN_BITS and c.fan * c.fan_weight == 1 << (c.T - 1)  # T = 67: q's copies are weighted
+
+
+def test_torch_runs_a_users_activation_from_its_file_or_refuses_before_work(tmp_path):
+    """``--torch``: examples/softsign.py gives NAME_torch (torch's softsign), and the
+    network runs in torch bit for bit as scalar operations in the paper's order; a file
+    without it is refused before anything is built (exit 2, one line, nothing written)."""
+    fmt = parse_format("bfloat16")
+    pts = [(fmt.round(Fraction(k, 4)), fmt.round(Fraction(k, 8)), fmt.round(1), fmt.round(Fraction(-k, 16)))
+           for k in (-5, 1, 3)]
+    t = tmp_path / "t.csv"
+    _write(fmt, pts, t)
+    code, out, err = _main(["construct", "--activation", SOFTSIGN, "--targets", t, "--format", "bfloat16",
+                            "--out", tmp_path / "n.json", "--torch", "--json", "--store", tmp_path / "s.sqlite"])
+    assert code == 0, err
+    torch_rep = json.loads(out)["torch"]
+    assert torch_rep["scalar"]["bit_exact"] == len(pts)
+    bare = str(ACTIVATIONS / "softsign.py") + ":softsign"
+    code, _, err = _main(["construct", "--activation", bare, "--targets", t, "--format", "bfloat16",
+                          "--out", tmp_path / "m.json", "--torch", "--store", tmp_path / "s.sqlite"])
+    errors = [ln for ln in err.splitlines() if ln.startswith("fpsmt: error")]
+    assert code == 2 and len(errors) == 1 and "NAME_torch" in errors[0] and "building" not in err
+    assert not (tmp_path / "m.json").exists()

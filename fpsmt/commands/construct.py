@@ -164,6 +164,7 @@ def cmd_construct(args):
         from fpsmt.commands import torch_export
         torch_export.check_format(fmt)
         torch_export.torch_module()
+        torch_export.torch_activation(construction.activation)  # torch has σ (or the user's file gives it)
     if args.certify:
         check_store(args.store)
     points = targets.load_targets(resolve(args.targets), fmt)

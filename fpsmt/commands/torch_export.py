@@ -64,9 +64,20 @@ def torch_activation(name):
     torch = torch_module()
     if name == "identity":
         return None, None
-    act = "relu" if _is_relu(name) else get_activation(name).name
+    sigma = get_activation(name)
+    act = "relu" if _is_relu(name) else sigma.name
+    own = getattr(getattr(sigma, "real", None), "torch", None)  # a user's file: NAME_torch(x, torch)
+    if own is not None:
+        fn = lambda x: own(x, torch)  # noqa: E731
+
+        class UserActivation(torch.nn.Module):
+            def forward(self, x):
+                return own(x, torch)
+        UserActivation.__name__ = act.split(":")[-1]
+        return fn, UserActivation
     if act not in TORCH_ACTIVATIONS:
-        raise InputError(f"the torch export knows {', '.join(sorted(TORCH_ACTIVATIONS))} and identity, not {name}")
+        raise InputError(f"the torch export knows {', '.join(sorted(TORCH_ACTIVATIONS))}, identity and a user's "
+                         f"activation whose file defines NAME_torch(x, torch); not {name}")
     fn, mod = TORCH_ACTIVATIONS[act]
     return getattr(torch.nn.functional, fn), getattr(torch.nn, mod)
 

@@ -15,6 +15,8 @@ sigmoid from Arb) to check declared monotone pieces.  Optional:
   ``"-inf"`` or ``"nan"``; otherwise they are evaluated with mpmath at ±inf.
 * ``NAME_exact(q)`` / ``NAME_prime_exact(q)``: the exact rational value at a rational
   point where it is rational (e.g. 1/2 at 0), so that exact midpoints are decided exactly.
+* ``NAME_torch(x, torch)``: σ written with torch's functions, which ``construct --torch``
+  runs (torch's own rounding, compared with the targets like any other).
 """
 
 from __future__ import annotations
@@ -47,6 +49,8 @@ class UserActivation(RealActivation):
         digest = hashlib.sha256(Path(path).read_bytes()).hexdigest()[:16]
         self._key = f"user-{name}-{digest}"
         self._exact = getattr(module, name + "_exact", None)
+        #: ``NAME_torch(x, torch)``: σ in torch's own functions, for ``construct --torch``
+        self.torch = getattr(module, name + "_torch", None)
         self._exact_prime = getattr(module, name + "_prime_exact", None)
         self.pieces = [(_num(lo), _num(hi), int(d)) for lo, hi, d in getattr(module, name + "_pieces", None) or []] \
             or None
