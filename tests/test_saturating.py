@@ -350,6 +350,7 @@ def test_torch_runs_a_users_activation_from_its_file_or_refuses_before_work(tmp_
     """``--torch``: examples/softsign.py gives NAME_torch (torch's softsign), and the
     network runs in torch bit for bit as scalar operations in the paper's order; a file
     without it is refused before anything is built (exit 2, one line, nothing written)."""
+    pytest.importorskip("torch")  # the optional extra fpsmt[torch]; CI installs it
     fmt = parse_format("bfloat16")
     pts = [(fmt.round(Fraction(k, 4)), fmt.round(Fraction(k, 8)), fmt.round(1), fmt.round(Fraction(-k, 16)))
            for k in (-5, 1, 3)]
