@@ -17,8 +17,14 @@ def families() -> dict:
 
 
 def family_of(activation) -> str | None:
-    """The family of the activation's construction, if it has one with requirements."""
-    from fpsmt.constructions.registry import find_construction
+    """The family whose requirements ``fpsmt conditions`` reports by default: that of the
+    activation's registered construction, or for a user's ``FILE.py:NAME`` the family
+    offered to it.  A built-in activation without a construction gets none by default
+    (``--family`` asks; sigmoid's would be decided for nothing: its blocks do not exist)."""
+    from fpsmt.constructions.registry import constructions, find_construction
+    from fpsmt.semantics.activations import get_activation
+    if get_activation(activation).name not in constructions() and ".py:" not in str(activation):
+        return None
     c = find_construction(activation)
     return c.family if c is not None and c.family in families() else None
 
