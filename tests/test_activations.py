@@ -352,3 +352,20 @@ def test_compare_has_a_jax_row_when_jax_is_installed():
     rows = compare(get_activation("tanh"), parse_format("bfloat16"))
     jax_rows = [r for r in rows if r["implementation"].startswith("jax")]
     assert {r["which"] for r in jax_rows} == {"value", "derivative"}
+
+
+def test_arb_of_a_negative_mpmath_number_keeps_its_sign():
+    """mpmath's man_exp drops the sign: arb(mpf(−3)) once came out +3, so the interval
+    versions of tanh, erf, erfc and sigmoid (Arb at the ends) were evaluated at |end| —
+    a negative interval gave misordered ends, one around 0 a wrong enclosure."""
+    import mpmath
+    from fpsmt.semantics.activations.realfun import IV, arb
+    assert arb(mpmath.mpf(-3)) == -3 and arb(mpmath.mpf("-0.375")) == -0.375
+    mpmath.iv.prec = 80
+    for name, lo, hi in (("erf", -3, -2), ("tanh", -1, 2), ("sigmoid", -1, -0.5), ("erfc", -2, 1)):
+        y = getattr(IV, name)(mpmath.iv.mpf([lo, hi]))
+        t = (lo + hi) / 2  # an inner point, far from the ends' roundings
+        true = getattr(mpmath, name)(t) if name != "sigmoid" else 1 / (1 + mpmath.exp(-t))
+        assert y.a <= true <= y.b, (name, t, y)
+        f = getattr(mpmath, name) if name != "sigmoid" else (lambda v: 1 / (1 + mpmath.exp(-v)))
+        assert y.a <= min(f(lo), f(hi)) + 1e-12 and max(f(lo), f(hi)) - 1e-12 <= y.b, (name, y)

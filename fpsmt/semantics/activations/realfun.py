@@ -44,9 +44,16 @@ def arb(x) -> flint.arb:
     if isinstance(x, mpmath.mpf):
         if not mpmath.isfinite(x):
             return flint.arb(str(x))
-        man, exp = x.man_exp
-        return _dyadic(int(man), int(exp))
+        return _dyadic(*mpf_dyadic(x))
     return flint.arb(x)
+
+
+def mpf_dyadic(x) -> tuple:
+    """(man, exp) with x = man · 2^exp exactly, man signed — mpmath's ``man_exp`` gives
+    |man| (the sign is apart in ``_mpf_``): arb(−3) once came out +3 that way, so that the
+    interval versions of tanh, erf, erfc and sigmoid were evaluated at |end|."""
+    sign, man, exp, _ = x._mpf_
+    return (-int(man) if sign else int(man)), int(exp)
 
 
 def _dyadic(man: int, exp: int) -> flint.arb:

@@ -27,7 +27,7 @@ from fpsmt import __version__
 from fpsmt.errors import FpsmtError, InputError
 from fpsmt.semantics.arith.functions import TABLE_MAX_BITS
 from fpsmt.semantics.formats import Format
-from fpsmt.semantics.activations.realfun import ARB, arb, arbprec, ends_of
+from fpsmt.semantics.activations.realfun import ARB, arb, arbprec, ends_of, mpf_dyadic
 
 MAX_PREC = 1 << 16
 
@@ -251,7 +251,7 @@ def constant_tails(act, fmt: Format, which: str) -> list:
                 continue
             if any(not mpmath.isfinite(e) for e in ends):
                 continue
-            r = [round_dyadic(fmt, *e.man_exp) if e != 0 else 0 for e in ends]
+            r = [round_dyadic(fmt, *mpf_dyadic(e)) if e != 0 else 0 for e in ends]
             if fmt.is_zero(r[0]) and fmt.is_zero(r[1]):
                 return 0
             if r[0] == r[1]:
