@@ -101,9 +101,11 @@ def main():
     args = ap.parse_args()
     from fpsmt.constructions.registry import get_construction
     from fpsmt.proof.lemmas import discover
+    suites = []  # (activation, its construction, its family's lemmas)
     for a in args.activation.split(","):
         cons = get_construction(a)
-        lemmas = [n for n in lemma_names() if discover()[n].family == cons.family]
+        suites.append((a, cons, [n for n in lemma_names() if discover()[n].family == cons.family]))
+    for a, cons, lemmas in suites:
         print(f"{a}: reproduce per format from an empty store: {len(lemmas)} lemmas of the {cons.family} family, "
               f"portfolio, cap {args.cap:g} s per claim")
         print(f"{a}: statuses in the order {', '.join(lemmas)} (each variant the family states)", flush=True)
@@ -111,9 +113,7 @@ def main():
               f"{'unconfirmed':>12}  statuses (confirm | no-confirm)")
     lines = []
     extra = []
-    for a in args.activation.split(","):
-        cons = get_construction(a)
-        lemmas = [n for n in lemma_names() if discover()[n].family == cons.family]
+    for a, cons, lemmas in suites:
         for fmt in args.formats.split(","):
             rows = []
             on, s_on, left = timed(True, fmt, args.cap, lemmas, rows, construction=cons)

@@ -72,7 +72,7 @@ def torch_activation(name):
 
         class UserActivation(torch.nn.Module):
             def forward(self, x):
-                return own(x, torch)
+                return fn(x)
         UserActivation.__name__ = act.split(":")[-1]
         return fn, UserActivation
     if act not in TORCH_ACTIVATIONS:

@@ -98,14 +98,19 @@ def register(construction: Construction) -> Construction:
     return construction
 
 
+_offers: list = []  # the families' ``user_construction``, by module name
+
+
 def _discover():
     if _discovered[0]:
         return
     import fpsmt.constructions
-    for info in pkgutil.iter_modules(fpsmt.constructions.__path__):
+    for info in sorted(pkgutil.iter_modules(fpsmt.constructions.__path__), key=lambda i: i.name):
         module = importlib.import_module(f"fpsmt.constructions.{info.name}")
         for c in getattr(module, "CONSTRUCTIONS", ()):
             _registered.setdefault(c.activation, c)
+        if getattr(module, "user_construction", None) is not None:
+            _offers.append(module.user_construction)
     _discovered[0] = True
 
 
@@ -130,13 +135,7 @@ def find_construction(activation) -> Construction | None:
     spec = str(activation).strip()
     if spec in known:
         return known[spec]
-    import fpsmt.constructions
-    for info in sorted(pkgutil.iter_modules(fpsmt.constructions.__path__), key=lambda i: i.name):
-        module = importlib.import_module(f"fpsmt.constructions.{info.name}")
-        offer = getattr(module, "user_construction", None)
-        if offer is not None:
-            return register(offer(spec))
-    return None
+    return register(_offers[0](spec)) if _offers else None
 
 
 def get_construction(activation) -> Construction:
