@@ -21,13 +21,31 @@ Family ``saturating`` (fpsmt.constructions.saturating; tanh):
 * ``R.bounded``: |σ(t)| <= 1 for every finite t — hidden values stay finite under any
   weight of the blocks.
 
+Family ``rectifying`` (fpsmt.constructions.rectifying; GELU, Swish):
+
+* ``R.zero``: σ(±0) is a zero and σ'(±0) ∈ {1/2, 1} — the gradient atom's path is a zero
+  at x = z and scales its gradient by an exact power of two;
+* ``R.identity``: ∃ a >= 0 (the blocks' a) ∀ finite t >= 2^a: σ(t) = t and σ'(t) = 1 —
+  every value the blocks carry is there or a zero;
+* ``R.dead``: ∃ b >= 0 (the blocks' b) ∀ finite t <= −2^b: σ(t) and σ'(t) are zeros — the
+  indicators and gates land there, and the backward pass dies there (ELU's −1 fails it);
+* ``R.sign``: σ(t) > 0 for t > 0 and −1 <= σ(t) <= 0 for t <= 0 — the step indicator's
+  first layer keeps its sign, and the negative side stays bounded under any weight;
+* ``R.between``: ∃ g (the blocks' g) ∀ finite t >= 0: t ⊗ 2^−g <= σ(t) <= t — the
+  amplification layers' bounds.
+
 How they relate to BRIEF §6: C2's |σ'(δ1)| = 2^k with δ1 = 0 and C3's route 2
 (|σ'(0)| >= 2^−p) are implied by R.zero (k = 0); C1(b)'s step (σ(η) < σ(η⁺) with σ
 separating the two sides) is what R.sign gives at η = 0 for the step indicators, and
 R.saturation is the sharpening C1's iteration of σ∘affine performs, stated where it ends.
 They are not equivalent to C1–C3: an activation can satisfy C1–C3 and fail R.saturation
-(ReLU, ELU, GELU, Swish: one side is not constant) — those need another family.
+(ReLU, ELU, GELU, Swish: one side is not constant) — those need another family.  The
+rectifying family's R.zero gives C2's power-of-two σ'(δ1) at δ1 = 0 (k ∈ {−1, 0}) and C3's
+route 2; R.sign gives C1(b)'s step at η = 0; R.identity and R.dead are where C1's
+iteration of σ∘affine ends on each side (C2's δ0 is a dead point).
 """
+
+from fractions import Fraction
 
 from fpsmt.proof.claims import Float, Int, exists_forall, forall
 
@@ -75,6 +93,85 @@ def bounded(activation):
                   goal=lambda s: [abs(s.sigma(activation, s.t)) <= 1], doc="|σ(t)| <= 1 for every finite t")
 
 
+def _rect(fmt, activation):
+    from fpsmt.constructions.rectifying import block_constants
+    from fpsmt.errors import InputError
+    try:
+        return block_constants(fmt, activation)
+    except InputError:
+        return None
+
+
+def _pinned(which, default):
+    """An Int domain pinned to the blocks' witness (``which`` of their constants), or the
+    whole range when σ has none in the format (the solver then looks for one)."""
+    def lo(f, act):
+        c = _rect(f, act)
+        return getattr(c, which) if c is not None else 0
+
+    def hi(f, act):
+        c = _rect(f, act)
+        return getattr(c, which) if c is not None else default(f)
+    return lo, hi
+
+
+def rect_zero(activation):
+    def goal(s):
+        v, d = s.sigma(activation, s.t), s.sigma_prime(activation, s.t)
+        return [v.is_zero(), d.same(1) | d.same(Fraction(1, 2))]
+    return forall("R.zero", {"t": Float(range=(0, 0))}, goal=goal,
+                  doc="σ(±0) is a zero and σ'(±0) ∈ {1/2, 1}")
+
+
+def identity(activation):
+    lo, hi = _pinned("a", lambda f: min(16, f.e_max - 2))
+
+    def goal(s):
+        v, d = s.sigma(activation, s.t), s.sigma_prime(activation, s.t)
+        return [(s.t >= s.a.pow2()).implies(v.same(s.t) & d.same(1))]
+    return exists_forall("R.identity", {"a": Int(lambda f: lo(f, activation), lambda f: hi(f, activation))},
+                         {"t": Float(finite=True)}, goal=goal,
+                         doc="∃ a >= 0 ∀ finite t >= 2^a: σ(t) = t and σ'(t) = 1")
+
+
+def dead(activation):
+    lo, hi = _pinned("b", lambda f: min(16, f.e_max - 2))
+
+    def goal(s):
+        v, d = s.sigma(activation, s.t), s.sigma_prime(activation, s.t)
+        return [(s.t <= -s.b.pow2()).implies(v.is_zero() & d.is_zero())]
+    return exists_forall("R.dead", {"b": Int(lambda f: lo(f, activation), lambda f: hi(f, activation))},
+                         {"t": Float(finite=True)}, goal=goal,
+                         doc="∃ b >= 0 ∀ finite t <= −2^b: σ(t) and σ'(t) are zeros")
+
+
+def rect_sign(activation):
+    def goal(s):
+        v = s.sigma(activation, s.t)
+        return [(s.t > 0).implies(v > 0), (s.t <= 0).implies((v <= 0) & (v >= -1))]
+    return forall("R.sign", {"t": Float(finite=True)}, goal=goal,
+                  doc="σ(t) > 0 for t > 0 and −1 <= σ(t) <= 0 for t <= 0")
+
+
+def between(activation):
+    lo, hi = _pinned("g", lambda f: 4)
+
+    def goal(s):
+        v = s.sigma(activation, s.t)
+        return [(s.t >= 0).implies((v <= s.t) & (v >= s.t * (-s.g).pow2()))]
+    return exists_forall("R.between", {"g": Int(lambda f: lo(f, activation), lambda f: hi(f, activation))},
+                         {"t": Float(finite=True)}, goal=goal,
+                         doc="∃ g ∀ finite t >= 0: t ⊗ 2^−g <= σ(t) <= t")
+
+
+def rectifying_theorem(fmt):
+    """X and H for a user's activation of the rectifying family: the paper's for GELU and
+    Swish (M = 2^(e_max−2), so that the first layer's 2⊗x ⊖ 2⊗z stays finite; H = Ω, since
+    every output weight of the blocks has magnitude <= 1)."""
+    from fractions import Fraction
+    return Fraction(2) ** (fmt.e_max - 2), fmt.Omega
+
+
 def saturating_theorem(fmt):
     """X = [−M, M] and H for a user's activation of the saturating family, from its
     requirements: R.bounded keeps every hidden value within [−1, 1], so only the first
@@ -87,7 +184,9 @@ def saturating_theorem(fmt):
 
 
 #: family -> fmt -> (M_σ, H_σ) for an activation the paper does not name
-THEOREM = {"saturating": saturating_theorem}
+THEOREM = {"saturating": saturating_theorem, "rectifying": rectifying_theorem}
 
 #: requirement name -> builder(activation) -> claim, per construction family
-FAMILIES = {"saturating": {"R.zero": zero, "R.saturation": saturation, "R.sign": sign, "R.bounded": bounded}}
+FAMILIES = {"saturating": {"R.zero": zero, "R.saturation": saturation, "R.sign": sign, "R.bounded": bounded},
+            "rectifying": {"R.zero": rect_zero, "R.identity": identity, "R.dead": dead, "R.sign": rect_sign,
+                           "R.between": between}}

@@ -122,8 +122,10 @@ def constructions() -> dict:
 
 def find_construction(activation) -> Construction | None:
     """The activation's construction: a registered one (by the activation's name), or for
-    any other activation (a user's ``FILE.py:NAME`` included) the first family that offers
-    one to any activation (``user_construction`` in its module), registered under the
+    any other activation (a user's ``FILE.py:NAME`` included) the first family (in module
+    order) whose ``user_construction`` offers one — a family offers to the activations of
+    its shape (the rectifying one: σ the identity above some 2^a), the saturating one to
+    every activation — registered under the
     spelling given: its requirements decide, per format, whether a network is built
     (``construct`` refuses naming the first that is not PROVED).  None when no family
     offers one."""
@@ -135,7 +137,11 @@ def find_construction(activation) -> Construction | None:
     spec = str(activation).strip()
     if spec in known:
         return known[spec]
-    return register(_offers[0](spec)) if _offers else None
+    for offer in _offers:  # in module order; the saturating family offers to every activation
+        c = offer(spec)
+        if c is not None:
+            return register(c)
+    return None
 
 
 def get_construction(activation) -> Construction:

@@ -1,0 +1,469 @@
+"""Builders of the Theorem 3.1 construction for activations that are the identity on one
+side and dead on the other: σ(t) = t and σ'(t) = 1 for t >= I = 2^a, σ(t) a zero and
+σ'(t) = 0 for t <= −D = −2^b (after rounding), σ(±0) a zero with σ'(±0) ∈ {1/2, 1}
+(GELU, Swish; a user's activation with the same requirements, ``specs/requirements.py``
+family ``rectifying``).  ELU's dead side is −1, not a zero: it is refused on R.dead.
+
+Every hidden layer applies σ, the output layer is the identity.  The plan: every
+pre-activation after the first layer is a zero, at least I (σ exact, σ' = 1) or at most −D
+(σ a zero, σ' = 0), so that the blocks compute like ReLU blocks while nothing they carry
+can overflow.  Constants (:func:`block_constants`) come from the format and from the
+requirements' witnesses a, b, g (σ(t) >= t ⊗ 2^−g for t >= 0).
+
+* step indicator u = I for 1[x >= z] ("ge"; "le" for 1[x <= z], fed −x at −z), ±0
+  otherwise, D^AD = ±0 for every finite upstream:
+  layer 1 ``σ(x ⊖ z⁻)``: on the side x >= z it is in [ω, 2^(e_max−1)] (R.sign: σ(t) > 0
+  for t > 0; R.between: σ(t) <= t), on the other side in [−1, 0] (R.sign).  Then
+  *amplification* layers, each either a flip ``σ(β ⊖ a)`` with β the positive side's lower
+  bound (that side goes to [−1, 0], the other to [β ⊗ 2^−g, β ⊕ 1]: a bounded positive
+  interval) or a product ``σ(K ⊗ a)`` with K·(upper bound) <= 2^e_max (the positive side's
+  bounds grow, [−1, 0] stays), until the side x >= z holds values >= L = 2^(m+2),
+  m = max(a, b); carries ``σ(1 ⊗ a)`` (exact there: L >= I) give the block any depth.
+  Kill A ``σ(B1 ⊖ a)``, B1 = 2^(m+1): dead (±0) where a >= L, in [B1, B1 ⊕ 1] (σ' = 1)
+  where a ∈ [−1, 0].  Kill B ``σ(I ⊖ a)``: exactly I where kill A is dead, dead where it is
+  not.  So the last two layers leave one dead neuron on every path: the gradient is ±0
+  for every finite upstream.
+* killers ``G1 = σ(G ⊖ W ⊗ u_ge)``: G for x < z, dead for x >= z; G2 likewise for x > z
+  (from u_le).  G is the largest float with top − G >= D (top the largest finite float),
+  W·I = top: far above every value a gated neuron adds, so ``σ(−G1 − G2 + …)`` is dead
+  at x ≠ z and sees two zeros at x = z.
+* value atom v·1[x = z]: ``N1 = σ(−G1 − G2 ⊕ n1)``, ``N2 = σ(−G1 − G2 ⊕ n2)``, output
+  ``w1 ⊗ N1 ⊕ w2 ⊗ N2``: either N1 = |v|·2^j >= I with w1 = ±2^−j (j >= 0 the least that
+  reaches I; w2 = +0), or, for |v| < I·ω, N1 = I + |v|/ω, N2 = I, w1 = ±ω, w2 = ∓ω — every
+  output weight has magnitude <= 1, so y ⊗ w is finite for every finite y, and the
+  backward pass dies at the killers (x = z) or at N (x ≠ z).  Values above V = 2^(e_max−1)
+  are sums of atoms (:func:`fpsmt.constructions.saturating.pieces`).
+* gradient atom (value ±0 on X; D^AD(h) = g at x = z, ±0 elsewhere): a path
+  ``r0 = σ(w_x ⊗ x ⊖ w_x ⊗ z)`` (exactly +0 at x = z, where σ' = 2^k0),
+  ``r1 = σ(r0 ⊕ I)`` (I at x = z) carried beside the steps, the killers, a gate
+  ``R = σ(−G1 − G2 ⊕ r)`` (I at x = z, dead elsewhere), then one layer
+  ``σ(c ⊗ R − G1 − G2 ⊕ B)`` per transfer weight c
+  (:func:`fpsmt.constructions.relu.transfer_weights`), every bias resetting the neuron to
+  exactly I or to a power of two >= I at x = z (ReLU's reset chain scaled by I), so every
+  σ' on the path is 1; the last layer also holds ``N = σ(−G1 − G2 ⊕ F)`` (F the chain's
+  value at z) and the output is ``w_out ⊗ R ⊕ (−w_out) ⊗ N``.  The chain carries h to
+  t = g/(w_x·2^k0): w_x = 1 unless 2^−k0·g is not finite (then w_x = 2).
+* the Theorem 3.1 network: the gradient atoms of the points with g* ≠ 0, then the value
+  atoms' pieces, side by side at one depth (carries in the steps), one output row.
+"""
+
+from __future__ import annotations
+
+import functools
+import sys
+from dataclasses import dataclass
+from fractions import Fraction
+
+import numpy as np
+
+from fpsmt.constructions import relu as R
+from fpsmt.constructions.registry import Construction, HiddenActivation
+from fpsmt.errors import InputError
+from fpsmt.semantics.network import Param
+
+FAMILY = "rectifying"
+NEG0 = R.NEG0
+
+#: σ of the hidden layers while a construction of this family is active (default gelu)
+hidden = HiddenActivation("gelu")
+hidden_activation = hidden.using
+
+#: the search for the witnesses a, b stops here (σ is refused beyond)
+MAX_EXPONENT = 16
+#: R.between's g is at most this (σ(t) >= t ⊗ 2^−g for t >= 0)
+MAX_GROW = 4
+#: amplification layers at most
+MAX_STAGES = 12
+
+
+@dataclass(frozen=True)
+class BlockConstants:
+    activation: str
+    a: int  # σ(t) = t, σ'(t) = 1 for finite t >= 2^a (R.identity)
+    b: int  # σ(t), σ'(t) zeros for finite t <= −2^b (R.dead)
+    g: int  # σ(t) >= t ⊗ 2^−g for finite t >= 0 (R.between)
+    k0: int  # σ'(±0) = 2^k0, k0 ∈ {0, −1} (R.zero)
+    stages: tuple  # ("flip", β pattern) or ("mul", K pattern), input side first
+    kill: int  # B1 = 2^kill
+    G: int  # the killers' value (pattern)
+    W: int  # the killers' weight on u (pattern)
+
+    @property
+    def I(self):  # noqa: E743 - the paper-style name of the identity threshold
+        return Fraction(2) ** self.a
+
+    @property
+    def step_depth(self):
+        return 1 + len(self.stages) + 2
+
+    @property
+    def value_depth(self):
+        """Layers of a value atom at its least depth: the steps, the killers, N, the output."""
+        return self.step_depth + 3
+
+
+def _sigma(fmt, name, bits):
+    from fpsmt.constructions.saturating import _sigma as sig
+    return sig(fmt, name, bits)
+
+
+def _witnesses(fmt, name):
+    """(a, b, g, k0) read off σ's values at a few points, or an InputError naming the
+    requirement that cannot hold.  The requirements prove them for every t."""
+    one = fmt.round(Fraction(1))
+    a, b = _identity_exponent(fmt, name), None
+    for k in range(0, min(MAX_EXPONENT, fmt.e_max - 2) + 1):
+        t = Fraction(2) ** k
+        neg = [fmt.round(-t), fmt.next_down(fmt.round(-t)), fmt.round(-3 * t / 2), fmt.round(-2 * t)]
+        if all(fmt.is_zero(v) and fmt.is_zero(d) for v, d in (_sigma(fmt, name, p) for p in neg)):
+            b = k
+            break
+    if a is None:
+        raise InputError(f"{name} is not the identity (σ(t) = t, σ'(t) = 1) beyond any 2^k <= 2^{MAX_EXPONENT} in "
+                         f"{fmt.name}: the {FAMILY} construction needs it (requirement R.identity)")
+    if b is None:
+        raise InputError(f"{name} is not dead (σ(t) and σ'(t) zeros) below any −2^k >= −2^{MAX_EXPONENT} in {fmt.name}: "
+                         f"the {FAMILY} construction needs it (requirement R.dead)")
+    v0, d0 = _sigma(fmt, name, 0)
+    if not fmt.is_zero(v0) or d0 not in (one, fmt.round(Fraction(1, 2))):
+        raise InputError(f"{name}(0) is not a zero with σ'(0) ∈ {{1/2, 1}} in {fmt.name} (requirement R.zero)")
+    k0 = 0 if d0 == one else -1
+    samples = [1, 2, 3] + [fmt.round(Fraction(2) ** k * m) for k in range(-8, a + 1) for m in (1, Fraction(3, 2))]
+    for g in range(0, MAX_GROW + 1):
+        if all(fmt.to_fraction(_sigma(fmt, name, t)[0]) >= fmt.to_fraction(fmt.round(fmt.to_fraction(t) / 2 ** g))
+               for t in samples):
+            return a, b, g, k0
+    raise InputError(f"{name} is not above t ⊗ 2^−{MAX_GROW} for t >= 0 in {fmt.name} (requirement R.between)")
+
+
+def _identity_exponent(fmt, name):
+    """The least a (at most MAX_EXPONENT) with σ(t) = t and σ'(t) = 1 at 2^a and a few floats
+    above it, or None."""
+    one = fmt.round(Fraction(1))
+    for k in range(0, min(MAX_EXPONENT, fmt.e_max - 2) + 1):
+        t = Fraction(2) ** k
+        pts = [fmt.round(t), fmt.next_up(fmt.round(t)), fmt.round(3 * t / 2), fmt.round(2 * t)]
+        if all(_sigma(fmt, name, p) == (p, one) for p in pts):
+            return k
+    return None
+
+
+@functools.lru_cache(maxsize=None)
+def _constants(name, fmt_name):
+    from fpsmt.semantics.formats import parse_format
+    f = parse_format(fmt_name)
+    if f.M > f.e_max:
+        raise InputError(f"{f.name}: the {FAMILY} blocks need M <= e_max (the reset chain's values stay >= I)")
+    a, b, g, k0 = _witnesses(f, name)
+    m = max(a, b)
+    I, D = Fraction(2) ** a, Fraction(2) ** b
+    target = Fraction(2) ** (m + 2)
+    om = f.to_fraction(1)
+    top = Fraction(2) ** f.e_max
+    rnd = lambda q: f.to_fraction(f.round(q))  # noqa: E731
+
+    def up(lo, hi):
+        """σ's bounds on [lo, hi] ⊂ (0, ∞) (R.identity, R.sign, R.between)."""
+        return (lo if lo >= I else max(om, rnd(lo / 2 ** g))), hi
+
+    on_pos = True  # the side x >= z holds the positive interval
+    lo, hi = om, rnd(top / 2 * (1 + Fraction(1, 2 ** f.M)))  # σ(x ⊖ z⁻) there
+    stages = []
+    while not (on_pos and lo >= target):
+        if len(stages) >= MAX_STAGES:
+            raise InputError(f"{name} in {f.name}: σ(ω) is not carried to 2^{m + 2} by {MAX_STAGES} layers")
+        K = top
+        while K * hi > top:
+            K /= 2
+        if K >= 4 and rnd(K * lo) > lo:
+            stages.append(("mul", f.round(K)))
+            lo, hi = up(rnd(K * lo), rnd(K * hi))
+        else:
+            stages.append(("flip", f.round(lo)))
+            lo, hi = up(lo, rnd(lo + 1))
+            on_pos = not on_pos
+    B1 = Fraction(2) ** (m + 1)
+    if rnd(B1 - lo) > -D or rnd(I - B1) > -D:
+        raise InputError(f"{name} in {f.name}: the step indicator's kill layers do not reach −2^{b}")  # pragma: no cover
+    topf = f.Omega
+    W = topf / I
+    G = f.round(topf - D)
+    while topf - f.to_fraction(G) < D:
+        G = f.next_down(G)
+    Gv = f.to_fraction(G)
+    r_max = rnd(top + I)  # the gradient atom's path at x ≠ z
+    q = R.step_cap(f)
+    # a chain neuron adds its bias, at most 2^(q+1)·I (its weight meets a zero at x ≠ z)
+    need = max(r_max, Fraction(2) ** (f.e_max - 1), Fraction(2) ** (q + 1) * I) + D
+    if Gv < need:
+        raise InputError(f"{name} in {f.name}: the killers' value {Gv} is below {need}: the gated neurons would not "
+                         f"be dead at x ≠ z (e_max = {f.e_max} is too small for D = 2^{b})")
+    return BlockConstants(name, a, b, g, k0, tuple(stages), m + 1, G, f.round(W))
+
+
+def block_constants(fmt, name=None) -> BlockConstants:
+    """The blocks' constants for σ (default: the active one) in ``fmt``."""
+    return _constants(name or hidden(), fmt.name)
+
+
+def piece_bound(fmt, H=None) -> Fraction:
+    """V = 2^(e_max−1): a value atom's N1 stays below the killers' value (H plays no part:
+    every output weight has magnitude <= 1)."""
+    return Fraction(2) ** (fmt.e_max - 1)
+
+
+# ------------------------------------------------------------------ blocks
+def _plan(fmt):
+    return R.Plan(fmt, activation=hidden())
+
+
+def step_neurons(fmt, kind, tag=None, carries=0):
+    """The layers of one step indicator as Plan neurons (one per layer), on input x."""
+    c = block_constants(fmt)
+    tag = tag or kind
+    out = [[(f"{tag}0", [("x", 1 if kind == "ge" else -1)], Param(f"{tag}_b"))]]
+
+    def nxt(ins, bias):
+        i = len(out)
+        out.append([(f"{tag}{i}", [(f"{tag}{i - 1}", w) for w in ins], bias)])
+    for op, v in c.stages:  # Plan entries are numbers: the patterns' values
+        if op == "mul":
+            nxt([fmt.to_fraction(v)], NEG0)
+        else:
+            nxt([-1], fmt.to_fraction(v))
+    for _ in range(carries):
+        nxt([1], NEG0)
+    nxt([-1], Fraction(2) ** c.kill)
+    nxt([-1], c.I)
+    return out
+
+
+def _first_bias(s, z, kind):
+    return -(z.next_down()) if kind == "ge" else z.next_up()
+
+
+def _step_biases(s, z):
+    return {"ge_b": _first_bias(s, z, "ge"), "le_b": _first_bias(s, z, "le")}
+
+
+def step(s, z, kind):
+    """The step indicator alone: output u (I where the step holds, ±0 elsewhere)."""
+    f = s.fmt
+    P = _plan(f)
+    layers = step_neurons(f, kind)
+    for layer in layers:
+        P.add(layer)
+    P.add([("out", [(layers[-1][0][0], 1)], NEG0)])
+    return P.network(), {f"{kind}_b": _first_bias(s, z, kind)}
+
+
+def _steps_and_killers(fmt, P, carries=0, side=None):
+    """The two step indicators side by side, then the killers G1, G2.  ``side(k)`` adds
+    neurons beside layer k (k = 0 … the killers' layer)."""
+    c = block_constants(fmt)
+    ge, le = step_neurons(fmt, "ge", carries=carries), step_neurons(fmt, "le", carries=carries)
+    layers = [ge[k] + le[k] for k in range(len(ge))]
+    W, G = -fmt.to_fraction(c.W), fmt.to_fraction(c.G)
+    layers.append([("G1", [(ge[-1][0][0], W)], G), ("G2", [(le[-1][0][0], W)], G)])
+    for k, layer in enumerate(layers):
+        P.add(layer + (side(k) if side else []))
+    return len(layers)
+
+
+GATED = [("G1", -1), ("G2", -1)]
+
+
+def point(s, z):
+    """1[x = z] alone: a value atom of value 1."""
+    return value_atom(s, z, s.const(1))
+
+
+def value_params(s, v):
+    """(n1, n2, w1, w2) of a value atom of value v (see the module docstring)."""
+    f = s.fmt
+    c = block_constants(f)
+    I = s.int_pow2(c.a)
+    zero = v.is_zero()
+    vv = s.where(zero, 1, v)
+    av = abs(vv)
+    e = R.true_exponent(s, vv)
+    cap = f.M - f.e_min
+    j = s.iwhere(e >= c.a, 0, c.a - e)
+    capped = j > cap
+    j = s.iwhere(capped, cap, j)
+    q = R.step_cap(f)
+    # |v| ⊗ 2^j in two exact scalings (2^j itself may not be finite)
+    j1 = s.iwhere(j > q, q, j)
+    Vp = (av * j1.pow2()) * (j - j1).pow2()
+    w = (-j).pow2()
+    sw = s.where(vv.is_negative(), -w, w)
+    n1 = s.where(capped, I + Vp, Vp)
+    n2 = I
+    w2 = s.where(capped, -sw, s.const(0))
+    return (s.where(zero, I, n1), s.where(zero, I, n2), s.where(zero, s.const(0), sw), s.where(zero, s.const(0), w2))
+
+
+def value_atom(s, z, v, depth=None):
+    """v·1[x = z] with D^AD = ±0 for every finite upstream, for |v| <= V (:func:`piece_bound`);
+    ``depth`` (>= the least, :attr:`BlockConstants.value_depth`) by carries in the steps."""
+    f = s.fmt
+    c = block_constants(f)
+    depth = depth or c.value_depth
+    if depth < c.value_depth:
+        raise InputError(f"a value atom needs {c.value_depth} layers, not {depth}")
+    P = _plan(f)
+    _steps_and_killers(f, P, carries=depth - c.value_depth)
+    P.add([("N1", GATED, Param("n1")), ("N2", GATED, Param("n2"))])
+    P.add([("out", [("N1", Param("w1")), ("N2", Param("w2"))], NEG0)])
+    n1, n2, w1, w2 = value_params(s, v)
+    return P.network(), {**_step_biases(s, z), "n1": n1, "n2": n2, "w1": w1, "w2": w2}
+
+
+def gradient_depth(fmt):
+    """Layers of a gradient atom at its least depth: the steps, the killers, the gate, one
+    per transfer weight, the output."""
+    return block_constants(fmt).step_depth + 3 + R.transfer_length(fmt)
+
+
+def path_params(s, g):
+    """(w_x, t): the path's input weight and the value the chain carries h to, so that
+    t ⊗ σ'(0) ⊗ w_x = g exactly."""
+    c = block_constants(s.fmt)
+    if c.k0 == 0:
+        return s.const(1), g
+    big = abs(g) >= s.int_pow2(s.fmt.e_max)
+    return s.where(big, 2, 1), s.where(big, g, g * 2)
+
+
+def reset_bias(s, Pin, I):
+    """ReLU's :func:`fpsmt.constructions.relu.reset_bias` scaled by I: I ⊖ P where |P| <= 2^q·I
+    (the neuron is then exactly I), else −P⁻ (the neuron is then P − P⁻ >= I)."""
+    return s.where(abs(Pin) <= s.int_pow2(R.step_cap(s.fmt)) * I, I - Pin, -(Pin.next_down()))
+
+
+def gradient_atom(s, z, h, g, depth=None):
+    """Value ±0 on X; D^AD(h) = g at x = z; D^AD(y) = ±0 elsewhere for every finite y
+    (h, g finite nonzero).  See the module docstring."""
+    f = s.fmt
+    c = block_constants(f)
+    least = gradient_depth(f)
+    depth = depth or least
+    if depth < least:
+        raise InputError(f"a gradient atom needs {least} layers, not {depth}")
+    I = s.int_pow2(c.a)
+    wx, t = path_params(s, g)
+    w_out, chain = R.transfer_weights(s, h, t)
+    weights = list(reversed(chain))  # forward order: input side first
+    params = {**_step_biases(s, z), "wx": wx, "zb": -(wx * z), "w_out": w_out, "mw_out": -w_out}
+
+    def side(k):
+        if k == 0:
+            return [("r", [("x", Param("wx"))], Param("zb"))]
+        if k == 1:
+            return [("r", [("r", 1)], c.I)]
+        return [("r", [("r", 1)], NEG0)]
+    P = _plan(f)
+    _steps_and_killers(f, P, carries=depth - least, side=side)
+    carry = [("G1", [("G1", 1)], NEG0), ("G2", [("G2", 1)], NEG0)]
+    P.add([("R", GATED + [("r", 1)], NEG0)] + carry)
+    F = I
+    for i, w in enumerate(weights):
+        Pin = w * F
+        params[f"c{i}"], params[f"B{i}"] = w, reset_bias(s, Pin, I)
+        F = Pin + params[f"B{i}"]
+        layer = [("R", [("R", Param(f"c{i}"))] + GATED, Param(f"B{i}"))]
+        if i < len(weights) - 1:
+            layer += carry
+        else:
+            layer.append(("N", GATED, Param("nb")))
+        P.add(layer)
+    params["nb"] = F
+    P.add([("out", [("R", Param("w_out")), ("N", Param("mw_out"))], NEG0)])
+    return P.network(), params
+
+
+# ------------------------------------------------------------------ Theorem 3.1
+def theorem_network(fmt, points):
+    """f = f2 ⊞ f1 for ``points`` = [(z, f*, h*, g*)] (bit patterns): the gradient atoms of
+    the points with g* ≠ 0, then the value atoms' pieces (nonzero f* only), at one depth."""
+    from fpsmt.constructions.saturating import pieces
+    cons = _construction()
+    cons.check_points(fmt, points)
+    c = block_constants(fmt)
+    V = piece_bound(fmt)
+    ga = [(z, h, g) for z, _, h, g in points if not fmt.is_zero(g)]
+    va = [(z, a) for z, v, _, _ in points if not fmt.is_zero(v) for a in pieces(fmt, v, V)]
+    depth = max(gradient_depth(fmt) if ga else 0, c.value_depth)
+    kinds = []
+    if ga:
+        kinds.append(R.block_copies(functools.partial(gradient_atom, depth=depth), fmt, list(map(list, zip(*ga))), depth))
+    if va:
+        kinds.append(R.block_copies(functools.partial(value_atom, depth=depth), fmt, list(map(list, zip(*va))), depth))
+    if not kinds:  # every target zero: one value atom of value +0
+        kinds.append(R.block_copies(functools.partial(value_atom, depth=depth), fmt, [[points[0][0]], [0]], depth))
+    return R.boxplus_copies(fmt, kinds)
+
+
+def value_atoms(fmt, points):
+    """How many value atoms :func:`theorem_network` builds."""
+    from fpsmt.constructions.saturating import pieces
+    V = piece_bound(fmt)
+    return sum(len(pieces(fmt, v, V)) for _, v, _, _ in points if not fmt.is_zero(v)) or 1
+
+
+def check_points(fmt, points):
+    """The blocks' hypotheses (:func:`fpsmt.constructions.relu.check_points`); a value needs
+    at most a few pieces of V = 2^(e_max−1)."""
+    R.check_points(fmt, points)
+
+
+def check_format(fmt):
+    """The blocks' constants exist in ``fmt`` (one line naming what fails)."""
+    block_constants(fmt)
+
+
+def depth(fmt):
+    """The depth of the theorem's network with a gradient atom."""
+    return max(gradient_depth(fmt), block_constants(fmt).value_depth)
+
+
+# ------------------------------------------------------------------ the construction
+def _fits(activation):
+    """Whether σ is the identity above some 2^a in float32: this family is then the one
+    offered to an activation without a construction of its own (its requirements, R.dead
+    included, decide per format whether a network is built: ELU is refused on R.dead)."""
+    from fpsmt.semantics.formats import parse_format
+    return _identity_exponent(parse_format("float32"), activation) is not None
+
+
+def user_construction(activation):
+    """This family's construction for an activation without one of its own whose shape is
+    this family's (:func:`_fits`), else None.  X and H are the paper's for GELU and Swish's
+    kind (specs/requirements.py ``THEOREM``)."""
+    import importlib
+    from fpsmt.constructions.saturating import _theorem_constants
+    from fpsmt.semantics.activations import get_activation
+    theorems = importlib.import_module("fpsmt.specs.theorems")
+    name = get_activation(activation).name
+    if not _fits(activation):
+        return None
+    if name in theorems.FIRST_FOUR:
+        return Construction(activation, FAMILY, sys.modules[__name__], _theorem_constants(name), paper_depth=7)
+
+    def constants(fmt):
+        m, hb = importlib.import_module("fpsmt.specs.requirements").THEOREM[FAMILY](fmt)
+        return theorems.stated(activation, fmt, m, hb)
+    return Construction(activation, FAMILY, sys.modules[__name__], constants, paper_depth=None)
+
+
+def _make(name):
+    from fpsmt.constructions.saturating import _theorem_constants
+    return Construction(name, FAMILY, sys.modules[__name__], _theorem_constants(name), paper_depth=7)
+
+
+CONSTRUCTIONS = [_make("gelu"), _make("swish")]
+
+
+def _construction():
+    from fpsmt.constructions.registry import constructions
+    return constructions()[hidden()]
