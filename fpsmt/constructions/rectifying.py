@@ -36,7 +36,9 @@ requirements' witnesses a, b, g (σ(t) >= t ⊗ 2^−g for t >= 0).
 * gradient atom (value ±0 on X; D^AD(h) = g at x = z, ±0 elsewhere): a path
   ``r0 = σ(w_x ⊗ x ⊖ w_x ⊗ z)`` (exactly +0 at x = z, where σ' = 2^k0),
   ``r1 = σ(r0 ⊕ I)`` (I at x = z) carried beside the steps, the killers, a gate
-  ``R = σ(−G1 − G2 ⊕ r)`` (I at x = z, dead elsewhere), then one layer
+  ``R = σ(−G1 − G2 ⊕ r)`` (I at x = z, dead elsewhere), fresh killers beside it and every
+  chain layer from the step indicators' u carried (a carried killer would be a live zero
+  at x = z, σ'(0) ≠ 0, where the chain's gradients pile up and overflow), then one layer
   ``σ(c ⊗ R − G1 − G2 ⊕ B)`` per transfer weight c
   (:func:`fpsmt.constructions.relu.transfer_weights`), every bias resetting the neuron to
   exactly I or to a power of two >= I at x = z (ReLU's reset chain scaled by I), so every
@@ -356,15 +358,24 @@ def gradient_atom(s, z, h, g, depth=None):
     weights = list(reversed(chain))  # forward order: input side first
     params = {**_step_biases(s, z), "wx": wx, "zb": -(wx * z), "w_out": w_out, "mw_out": -w_out}
 
+    last = c.step_depth + depth - least - 1  # the step indicators' last layer
+
     def side(k):
         if k == 0:
             return [("r", [("x", Param("wx"))], Param("zb"))]
         if k == 1:
             return [("r", [("r", 1)], c.I)]
+        if k == last + 1:  # the killers' layer: u carried on
+            return [("r", [("r", 1)], NEG0), ("uge", [(f"ge{last}", 1)], NEG0), ("ule", [(f"le{last}", 1)], NEG0)]
         return [("r", [("r", 1)], NEG0)]
     P = _plan(f)
     _steps_and_killers(f, P, carries=depth - least, side=side)
-    carry = [("G1", [("G1", 1)], NEG0), ("G2", [("G2", 1)], NEG0)]
+    # fresh killers beside the gate and the chain, from the step indicators' u carried
+    # (exact: I or a zero): dead at x = z, where a carried zero would be alive (σ'(0) ≠ 0) and
+    # pile up the chain's gradients until they overflow
+    W, G = -f.to_fraction(c.W), f.to_fraction(c.G)
+    carry = [("G1", [("uge", W)], G), ("G2", [("ule", W)], G), ("uge", [("uge", 1)], NEG0),
+             ("ule", [("ule", 1)], NEG0)]
     P.add([("R", GATED + [("r", 1)], NEG0)] + carry)
     F = I
     for i, w in enumerate(weights):

@@ -1,0 +1,155 @@
+"""The rectifying construction family (GELU, Swish): networks re-run by the exact
+reference, the checker failing on wrong networks, requirements, refusals, lemmas."""
+
+import json
+import random
+from dataclasses import replace
+from fractions import Fraction
+
+import pytest
+
+from fpsmt.constructions import rectifying as RC
+from fpsmt.semantics.formats import parse_format
+from fpsmt.semantics.network import Layer, Network
+from test_saturating import _exact_check, _main, _write
+
+
+def _targets(fmt, n, seed):
+    """n random points of X = [−2^(e_max−2), 2^(e_max−2)] with random finite f* (one piece:
+    |f*| <= 2^(e_max−1), the first point's the bound itself), any finite h* (H = Ω) and g*;
+    the extremes of X, the least subnormal and a zero among them."""
+    rng = random.Random(seed)
+    M = Fraction(2) ** (fmt.e_max - 2)
+    V = RC.piece_bound(fmt)
+
+    def rand():
+        while True:
+            b = rng.getrandbits(fmt.nbits)
+            if fmt.is_finite(b):
+                return b
+    pts = [(fmt.round(M), fmt.round(V), fmt.max_bits, fmt.round(-fmt.Omega)), (1, 1, fmt.round(-1), 1),
+           (fmt.round(-M), fmt.round(-1), fmt.round(1), 0), (0, fmt.round(Fraction(-3, 2)), 2, fmt.max_bits)]
+    seen = {fmt.to_fraction(p[0]) for p in pts}
+    while len(pts) < n:
+        z = rand()
+        if abs(fmt.to_fraction(z)) > M or fmt.to_fraction(z) in seen:
+            continue
+        seen.add(fmt.to_fraction(z))
+        v, h = rand(), rand()
+        while abs(fmt.to_fraction(v)) > V:
+            v = fmt.round(fmt.to_fraction(v) / V)
+        pts.append((z, v, h, rand() if not fmt.is_zero(h) else 0))
+    return pts[:n]
+
+
+@pytest.mark.parametrize("act,name,n", [("gelu", "bfloat16", 6), ("swish", "bfloat16", 6), ("gelu", "float16", 6),
+                                        ("swish", "float8_e4m3", 8), ("gelu", "float8_e5m2", 8),
+                                        ("gelu", "float32", 4), ("swish", "float64", 3)])
+def test_network_meets_random_targets_under_the_exact_reference(act, name, n, tmp_path):
+    fmt = parse_format(name)
+    pts = _targets(fmt, n, seed=11)
+    t = tmp_path / "t.csv"
+    _write(fmt, pts, t)
+    code, out, err = _main(["construct", "--activation", act, "--targets", t, "--format", name,
+                            "--out", tmp_path / "n.json", "--store", tmp_path / "s.sqlite", "--json"])
+    assert code == 0, err
+    summary = json.loads(out)
+    assert summary["verified"] == n and summary["activation"] == act
+    from fpsmt.commands import netio
+    net = netio.load_network(tmp_path / "n.json")
+    assert {L.activation for L in net.layers[:-1]} == {act} and net.layers[-1].activation == "identity"
+    assert _exact_check(fmt, net, pts) == []
+
+
+def _network(fmt, pts, act="gelu"):
+    from fpsmt.constructions.registry import get_construction
+    return get_construction(act).network(fmt, pts)
+
+
+def test_a_changed_killer_weight_misses_the_targets():
+    """The exact check fails on a wrong network: the killers' weight W halved leaves them
+    alive where the step holds, so the value atoms' N never comes alive."""
+    fmt = parse_format("bfloat16")
+    pts = _targets(fmt, 5, seed=3)
+    net = _network(fmt, pts)
+    assert _exact_check(fmt, net, pts) == []
+    c = RC.block_constants(fmt, "gelu")
+    W = c.W ^ fmt.sign_bit
+    half = fmt.round(-fmt.to_fraction(c.W) / 2)
+    k = next(i for i, L in enumerate(net.layers) if W in L.weights)
+    L = net.layers[k]
+    bad = Network(fmt, net.layers[:k] + [Layer(L.n_out, L.n_in, L.rows, L.cols, [half if w == W else w for w in L.weights],
+                                               L.bias, L.activation)] + net.layers[k + 1:])
+    assert _exact_check(fmt, bad, pts) != []
+
+
+def test_the_gradient_atom_uses_weight_two_on_x_where_2g_is_not_finite():
+    """GELU's σ'(0) = 1/2: the chain carries h to 2g, or to g with 2 ⊗ x on the path when
+    2g would overflow — both met exactly (|g| = Ω, the largest finite)."""
+    fmt = parse_format("bfloat16")
+    pts = [(fmt.round(1), 0, fmt.round(1), fmt.round(fmt.Omega)), (fmt.round(2), 0, fmt.round(-1), fmt.round(-fmt.Omega)),
+           (fmt.round(3), 0, fmt.round(1), 1)]
+    assert _exact_check(fmt, _network(fmt, pts), pts) == []
+
+
+def test_requirements_are_proved_with_the_blocks_witnesses(tmp_path):
+    code, out, err = _main(["conditions", "--activation", "gelu", "--format", "bfloat16", "--store",
+                            tmp_path / "s.sqlite", "--json"])
+    assert code == 0, err
+    rows = {r["condition"]: r for r in json.loads(out)}
+    names = ("R.zero", "R.identity", "R.dead", "R.sign", "R.between")
+    assert {n: rows[n]["status"] for n in names} == dict.fromkeys(names, "PROVED")
+    c = RC.block_constants(parse_format("bfloat16"), "gelu")
+    assert (rows["R.identity"]["witness"], rows["R.dead"]["witness"], rows["R.between"]["witness"]) == (
+        {"a": c.a}, {"b": c.b}, {"g": c.g})
+
+
+def test_elu_is_refused_on_r_dead(tmp_path):
+    """ELU is the identity above 0 (this family is offered) but its dead side is −1, not a
+    zero: R.dead is REFUTED, and construct stops with one line naming it, nothing written."""
+    code, out, err = _main(["conditions", "--activation", "elu", "--format", "bfloat16", "--family", "rectifying",
+                            "--store", tmp_path / "s.sqlite", "--json"])
+    assert code == 0, err
+    rows = {r["condition"]: r for r in json.loads(out)}
+    assert rows["R.dead"]["status"] == "REFUTED" and rows["R.identity"]["status"] == "PROVED"
+    fmt = parse_format("bfloat16")
+    t = tmp_path / "t.csv"
+    _write(fmt, [(fmt.round(1), fmt.round(1), fmt.round(1), fmt.round(1))], t)
+    code, out, err = _main(["construct", "--activation", "elu", "--targets", t, "--format", "bfloat16",
+                            "--out", tmp_path / "n.json", "--store", tmp_path / "s.sqlite"])
+    errors = [ln for ln in err.strip().splitlines() if ln.startswith("fpsmt: error:")]
+    assert code == 2 and len(errors) == 1 and "requirement R.dead" in errors[0] and "REFUTED" in errors[0], err
+    assert not (tmp_path / "n.json").exists()
+
+
+def test_step_indicators_are_proved_in_float8_e4m3(tmp_path):
+    code, out, err = _main(["reproduce", "--activation", "gelu", "--format", "float8_e4m3", "--store",
+                            tmp_path / "s.sqlite", "--lemma", "rect_step_indicator_ge,rect_step_indicator_le",
+                            "--report", tmp_path / "r.md", "--json"])
+    assert code == 0, err
+    rows = json.loads(out)
+    assert [(r["lemma"], r["status"]) for r in rows] == [("rect_step_indicator_ge", "PROVED"),
+                                                         ("rect_step_indicator_le", "PROVED")]
+
+
+def test_a_step_indicator_one_stage_short_is_refuted(monkeypatch, tmp_path):
+    """The step lemma fails on a wrong block: without its last amplification stage the
+    values reaching the kill layers are not beyond the dead point."""
+    fmt = parse_format("float8_e4m3")
+    good = RC.block_constants(fmt, "gelu")
+    monkeypatch.setattr(RC, "block_constants", lambda f, name=None: replace(good, stages=good.stages[:-1]))
+    code, out, err = _main(["reproduce", "--activation", "gelu", "--format", "float8_e4m3", "--lemma",
+                            "rect_step_indicator_ge", "--no-confirm", "--store", tmp_path / "s.sqlite",
+                            "--report", tmp_path / "r.md", "--json"])
+    assert code == 0, err
+    (row,) = json.loads(out)
+    assert row["status"] == "REFUTED" and row["counterexample"]
+
+
+@pytest.mark.slow
+def test_value_atom_is_proved_in_float8_e4m3(tmp_path):
+    code, out, err = _main(["reproduce", "--activation", "swish", "--format", "float8_e4m3", "--store",
+                            tmp_path / "s.sqlite", "--lemma", "rect_value_atom", "--no-confirm",
+                            "--report", tmp_path / "r.md", "--json"])
+    assert code == 0, err
+    assert [(r["lemma"], r["status"]) for r in json.loads(out)] == [("rect_value_atom", "PROVED")]
