@@ -31,8 +31,9 @@ Family ``rectifying`` (fpsmt.constructions.rectifying; GELU, Swish):
   indicators and gates land there, and the backward pass dies there (ELU's −1 fails it);
 * ``R.sign``: σ(t) > 0 for t > 0 and −1 <= σ(t) <= 0 for t <= 0 — the step indicator's
   first layer keeps its sign, and the negative side stays bounded under any weight;
-* ``R.between``: ∃ g (the blocks' g) ∀ finite t >= 0: t ⊗ 2^−g <= σ(t) <= t — the
-  amplification layers' bounds.
+* ``R.monotone``: σ(t) <= σ(t⁺) for every finite t >= 0 below the largest float (so σ is
+  non-decreasing on [0, ∞)) — the amplification layers' bounds are σ's values at the ends
+  of their intervals.
 
 How they relate to BRIEF §6: C2's |σ'(δ1)| = 2^k with δ1 = 0 and C3's route 2
 (|σ'(0)| >= 2^−p) are implied by R.zero (k = 0); C1(b)'s step (σ(η) < σ(η⁺) with σ
@@ -153,15 +154,11 @@ def rect_sign(activation):
                   doc="σ(t) > 0 for t > 0 and −1 <= σ(t) <= 0 for t <= 0")
 
 
-def between(activation):
-    lo, hi = _pinned("g", lambda f: 4)
-
+def monotone(activation):
     def goal(s):
-        v = s.sigma(activation, s.t)
-        return [(s.t >= 0).implies((v <= s.t) & (v >= s.t * (-s.g).pow2()))]
-    return exists_forall("R.between", {"g": Int(lambda f: lo(f, activation), lambda f: hi(f, activation))},
-                         {"t": Float(finite=True)}, goal=goal,
-                         doc="∃ g ∀ finite t >= 0: t ⊗ 2^−g <= σ(t) <= t")
+        return [s.sigma(activation, s.t) <= s.sigma(activation, s.t.next_up())]
+    return forall("R.monotone", {"t": Float(range=(0, lambda f: f.hex(f.next_down(f.max_bits))))}, goal=goal,
+                  doc="σ(t) <= σ(t⁺) for every finite t >= 0 below the largest float")
 
 
 def rectifying_theorem(fmt):
@@ -189,4 +186,4 @@ THEOREM = {"saturating": saturating_theorem, "rectifying": rectifying_theorem}
 #: requirement name -> builder(activation) -> claim, per construction family
 FAMILIES = {"saturating": {"R.zero": zero, "R.saturation": saturation, "R.sign": sign, "R.bounded": bounded},
             "rectifying": {"R.zero": rect_zero, "R.identity": identity, "R.dead": dead, "R.sign": rect_sign,
-                           "R.between": between}}
+                           "R.monotone": monotone}}

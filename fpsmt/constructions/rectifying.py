@@ -7,17 +7,18 @@ family ``rectifying``).  ELU's dead side is −1, not a zero: it is refused on R
 Every hidden layer applies σ, the output layer is the identity.  The plan: every
 pre-activation after the first layer is a zero, at least I (σ exact, σ' = 1) or at most −D
 (σ a zero, σ' = 0), so that the blocks compute like ReLU blocks while nothing they carry
-can overflow.  Constants (:func:`block_constants`) come from the format and from the
-requirements' witnesses a, b, g (σ(t) >= t ⊗ 2^−g for t >= 0).
+can overflow.  Constants (:func:`block_constants`) come from the format, from the
+requirements' witnesses a, b and from σ's values (σ is non-decreasing on [0, ∞),
+R.monotone, so an interval's image is bounded by the values at its ends).
 
 * step indicator u = I for 1[x >= z] ("ge"; "le" for 1[x <= z], fed −x at −z), ±0
   otherwise, D^AD = ±0 for every finite upstream:
-  layer 1 ``σ(x ⊖ z⁻)``: on the side x >= z it is in [ω, 2^(e_max−1)] (R.sign: σ(t) > 0
-  for t > 0; R.between: σ(t) <= t), on the other side in [−1, 0] (R.sign).  Then
-  *amplification* layers, each either a flip ``σ(β ⊖ a)`` with β the positive side's lower
-  bound (that side goes to [−1, 0], the other to [β ⊗ 2^−g, β ⊕ 1]: a bounded positive
-  interval) or a product ``σ(K ⊗ a)`` with K·(upper bound) <= 2^e_max (the positive side's
-  bounds grow, [−1, 0] stays), until the side x >= z holds values >= L = 2^(m+2),
+  layer 1 ``σ(x ⊖ z⁻)``: on the side x >= z it is in [σ(ω), σ(2^(e_max−1)⁺)] (R.sign:
+  σ(ω) > 0; R.monotone), on the other side in [−1, 0] (R.sign).  Then *amplification*
+  layers, each either a flip ``σ(β ⊖ a)`` with β the positive side's lower bound (that side
+  goes to [−1, 0], the other to [σ(β), σ(β ⊕ 1)]: a bounded positive interval) or a
+  product ``σ(K ⊗ a)`` with K·(upper bound) <= 2^e_max (the positive side's bounds grow,
+  [−1, 0] stays), until the side x >= z holds values >= L = 2^(m+2),
   m = max(a, b); carries ``σ(1 ⊗ a)`` (exact there: L >= I) give the block any depth.
   Kill A ``σ(B1 ⊖ a)``, B1 = 2^(m+1): dead (±0) where a >= L, in [B1, B1 ⊕ 1] (σ' = 1)
   where a ∈ [−1, 0].  Kill B ``σ(I ⊖ a)``: exactly I where kill A is dead, dead where it is
@@ -72,8 +73,6 @@ hidden_activation = hidden.using
 
 #: the search for the witnesses a, b stops here (σ is refused beyond)
 MAX_EXPONENT = 16
-#: R.between's g is at most this (σ(t) >= t ⊗ 2^−g for t >= 0)
-MAX_GROW = 4
 #: amplification layers at most
 MAX_STAGES = 12
 
@@ -83,7 +82,6 @@ class BlockConstants:
     activation: str
     a: int  # σ(t) = t, σ'(t) = 1 for finite t >= 2^a (R.identity)
     b: int  # σ(t), σ'(t) zeros for finite t <= −2^b (R.dead)
-    g: int  # σ(t) >= t ⊗ 2^−g for finite t >= 0 (R.between)
     k0: int  # σ'(±0) = 2^k0, k0 ∈ {0, −1} (R.zero)
     stages: tuple  # ("flip", β pattern) or ("mul", K pattern), input side first
     kill: int  # B1 = 2^kill
@@ -110,7 +108,7 @@ def _sigma(fmt, name, bits):
 
 
 def _witnesses(fmt, name):
-    """(a, b, g, k0) read off σ's values at a few points, or an InputError naming the
+    """(a, b, k0) read off σ's values at a few points, or an InputError naming the
     requirement that cannot hold.  The requirements prove them for every t."""
     one = fmt.round(Fraction(1))
     a, b = _identity_exponent(fmt, name), None
@@ -130,12 +128,9 @@ def _witnesses(fmt, name):
     if not fmt.is_zero(v0) or d0 not in (one, fmt.round(Fraction(1, 2))):
         raise InputError(f"{name}(0) is not a zero with σ'(0) ∈ {{1/2, 1}} in {fmt.name} (requirement R.zero)")
     k0 = 0 if d0 == one else -1
-    samples = [1, 2, 3] + [fmt.round(Fraction(2) ** k * m) for k in range(-8, a + 1) for m in (1, Fraction(3, 2))]
-    for g in range(0, MAX_GROW + 1):
-        if all(fmt.to_fraction(_sigma(fmt, name, t)[0]) >= fmt.to_fraction(fmt.round(fmt.to_fraction(t) / 2 ** g))
-               for t in samples):
-            return a, b, g, k0
-    raise InputError(f"{name} is not above t ⊗ 2^−{MAX_GROW} for t >= 0 in {fmt.name} (requirement R.between)")
+    if not fmt.is_finite(_sigma(fmt, name, 1)[0]) or fmt.to_fraction(_sigma(fmt, name, 1)[0]) <= 0:
+        raise InputError(f"{name}(ω) is not positive in {fmt.name} (requirement R.sign)")
+    return a, b, k0
 
 
 def _identity_exponent(fmt, name):
@@ -156,7 +151,7 @@ def _constants(name, fmt_name):
     f = parse_format(fmt_name)
     if f.M > f.e_max:
         raise InputError(f"{f.name}: the {FAMILY} blocks need M <= e_max (the reset chain's values stay >= I)")
-    a, b, g, k0 = _witnesses(f, name)
+    a, b, k0 = _witnesses(f, name)
     m = max(a, b)
     I, D = Fraction(2) ** a, Fraction(2) ** b
     target = Fraction(2) ** (m + 2)
@@ -164,12 +159,15 @@ def _constants(name, fmt_name):
     top = Fraction(2) ** f.e_max
     rnd = lambda q: f.to_fraction(f.round(q))  # noqa: E731
 
+    def sig(q):
+        return f.to_fraction(_sigma(f, name, f.round(q))[0])
+
     def up(lo, hi):
-        """σ's bounds on [lo, hi] ⊂ (0, ∞) (R.identity, R.sign, R.between)."""
-        return (lo if lo >= I else max(om, rnd(lo / 2 ** g))), hi
+        """σ's bounds on [lo, hi] ⊂ (0, ∞), floats: σ(lo), σ(hi) (R.monotone)."""
+        return sig(lo), sig(hi)
 
     on_pos = True  # the side x >= z holds the positive interval
-    lo, hi = om, rnd(top / 2 * (1 + Fraction(1, 2 ** f.M)))  # σ(x ⊖ z⁻) there
+    lo, hi = up(om, rnd(top / 2 * (1 + Fraction(1, 2 ** f.M))))  # σ(x ⊖ z⁻) there
     stages = []
     while not (on_pos and lo >= target):
         if len(stages) >= MAX_STAGES:
@@ -200,7 +198,7 @@ def _constants(name, fmt_name):
     if Gv < need:
         raise InputError(f"{name} in {f.name}: the killers' value {Gv} is below {need}: the gated neurons would not "
                          f"be dead at x ≠ z (e_max = {f.e_max} is too small for D = 2^{b})")
-    return BlockConstants(name, a, b, g, k0, tuple(stages), m + 1, G, f.round(W))
+    return BlockConstants(name, a, b, k0, tuple(stages), m + 1, G, f.round(W))
 
 
 def block_constants(fmt, name=None) -> BlockConstants:

@@ -6,7 +6,8 @@ at ±0, monotone pieces with exact float ends, symmetry)."""
 from __future__ import annotations
 
 from fpsmt.semantics.arith.functions import TABLE_MAX_BITS, KnownFunction, Piece
-from fpsmt.semantics.activations.rounding import constant_tails, limit_bits, correctly_rounded, table, value_pieces
+from fpsmt.semantics.activations.rounding import constant_tails, correctly_rounded, identity_tails, limit_bits, table
+from fpsmt.semantics.activations.rounding import value_pieces
 
 COLUMN = {"value": 0, "derivative": 1}
 _known: dict = {}
@@ -40,6 +41,7 @@ def known_function(act, fmt, which: str) -> KnownFunction:
         table_fn=(lambda: table(real, fmt)[:, col]) if fmt.nbits <= TABLE_MAX_BITS else None,
         at_inf=(limit_bits(fmt, lim[1][col]), limit_bits(fmt, lim[-1][col])),
         never_nan=all(lim[s][col] != "nan" for s in (1, -1)),
-        pieces=pieces, symmetry=real.symmetry[col])
+        pieces=pieces, symmetry=real.symmetry[col],
+        identity=tuple(identity_tails(real, fmt)) if real.infer_tails and which == "value" else ())
     _known[key] = fn
     return fn

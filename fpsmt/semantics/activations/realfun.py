@@ -336,6 +336,7 @@ class Gelu(RealActivation):
     name = "gelu"
     limits = {1: (INF, Fraction(1)), -1: (Fraction(0), Fraction(0))}
     turning = -0.7517916
+    infer_tails = True  # the identity and dead tails the rectifying construction stands on
 
     def Phi(self, x, m):
         return m.erfc(-x / m.sqrt(2)) / 2
@@ -385,6 +386,7 @@ class Swish(RealActivation):
     name = "swish"
     limits = {1: (INF, Fraction(1)), -1: (Fraction(0), Fraction(0))}
     turning = -1.2784645
+    infer_tails = True
 
     def f(self, x, m):
         return x * m.sigmoid(x)

@@ -47,7 +47,8 @@ class KnownFunction:
     ``table()`` gives every pattern's result at once (formats of at most
     :data:`TABLE_MAX_BITS` bits).  Facts: ``at_inf`` (results at +∞ and −∞), ``never_nan``
     (a non-NaN argument never gives NaN), ``pieces`` (:class:`Piece`), ``symmetry``
-    (``"odd"``, ``"even"`` or None).  ``key`` names the function (one key, one function).
+    (``"odd"``, ``"even"`` or None), ``identity`` ((lo, hi) patterns of finite floats on
+    whose closed range F(t) = t exactly).  ``key`` names the function (one key, one function).
     """
 
     key: str
@@ -58,6 +59,7 @@ class KnownFunction:
     never_nan: bool = False
     pieces: tuple = ()
     symmetry: str | None = None
+    identity: tuple = ()
     _memo: dict = field(default_factory=dict, repr=False)
 
     def value(self, bits: int) -> int:

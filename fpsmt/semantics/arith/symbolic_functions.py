@@ -101,6 +101,8 @@ def apply(Z, fn: KnownFunction, t):
     for p in fn.pieces:  # F on a monotone piece lies between its values at the ends
         small, big = (Z.const1(p.at_lo), Z.const1(p.at_hi))[::p.direction]
         facts.append(z3.Implies(_inside(Z, t, p), z3.And(z3.fpLEQ(small, out), z3.fpLEQ(out, big))))
+    for lo, hi in fn.identity:  # F(t) = t there (found by enclosures: rounding.identity_tails)
+        facts.append(z3.Implies(z3.And(z3.fpGEQ(t, Z.const1(lo)), z3.fpLEQ(t, Z.const1(hi))), r == bz))
     for (fn2, t2, _, out2) in Z.lazy:  # related to earlier applications of the same function
         if fn2.key == fn.key:
             for p in fn.pieces:
