@@ -42,12 +42,11 @@ def _targets(fmt, n, seed):
     return pts[:n]
 
 
-# float32 and float64 have no table: every σ of every neuron is rounded from an enclosure,
-# in the executor's verification and again in the exact reference (minutes each)
-@pytest.mark.parametrize("act,name,n", [("gelu", "bfloat16", 6), ("swish", "bfloat16", 6), ("gelu", "float16", 6),
+# float16: building GELU's table once takes about a minute
+@pytest.mark.parametrize("act,name,n", [("gelu", "bfloat16", 6), ("swish", "bfloat16", 6),
+                                        pytest.param("gelu", "float16", 6, marks=pytest.mark.slow),
                                         ("swish", "float8_e4m3", 8), ("gelu", "float8_e5m2", 8),
-                                        pytest.param("gelu", "float32", 4, marks=pytest.mark.slow),
-                                        pytest.param("gelu", "float64", 3, marks=pytest.mark.slow)])
+                                        ("gelu", "float32", 4), ("gelu", "float64", 3)])
 def test_network_meets_random_targets_under_the_exact_reference(act, name, n, tmp_path):
     fmt = parse_format(name)
     pts = _targets(fmt, n, seed=11)

@@ -61,6 +61,7 @@ import numpy as np
 
 from fpsmt.constructions import relu as R
 from fpsmt.constructions.registry import Construction, HiddenActivation
+from fpsmt.constructions.saturating import _first_bias, _sigma, _step_biases
 from fpsmt.errors import InputError
 from fpsmt.semantics.network import Param
 
@@ -100,11 +101,6 @@ class BlockConstants:
     def value_depth(self):
         """Layers of a value atom at its least depth: the steps, the killers, N, the output."""
         return self.step_depth + 3
-
-
-def _sigma(fmt, name, bits):
-    from fpsmt.constructions.saturating import _sigma as sig
-    return sig(fmt, name, bits)
 
 
 def _witnesses(fmt, name):
@@ -236,14 +232,6 @@ def step_neurons(fmt, kind, tag=None, carries=0):
     nxt([-1], Fraction(2) ** c.kill)
     nxt([-1], c.I)
     return out
-
-
-def _first_bias(s, z, kind):
-    return -(z.next_down()) if kind == "ge" else z.next_up()
-
-
-def _step_biases(s, z):
-    return {"ge_b": _first_bias(s, z, "ge"), "le_b": _first_bias(s, z, "le")}
 
 
 def step(s, z, kind):
