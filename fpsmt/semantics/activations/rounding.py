@@ -307,15 +307,17 @@ def identity_tails(act, fmt: Format) -> list:
     """[(lo, hi)] (patterns; hi the largest finite float) on which σ_F(t) = t exactly, for
     a σ whose limit at +∞ is +∞ with σ' → 1, found rigorously binade by binade from the
     top: on [2^j, 2^(j+1)], |σ(t) − t| <= |σ(2^j) − 2^j| + 2^j·max|σ' − 1| (mpmath's
-    interval arithmetic: σ at one point, σ' over the binade), and where that is below half
-    the binade's spacing, 2^(j−M−1), every float t of it has σ_F(t) = t.  The tail is the
-    run of binades from the top down to the first that fails; [] if the top fails."""
+    interval arithmetic: σ at one point, σ' over the binade), and where that is below a
+    quarter of the binade's spacing, 2^(j−M−2), every float t of it has σ_F(t) = t (a
+    quarter, not a half: below 2^j the spacing halves, so RNE rounds 2^j − d down for d
+    above 2^(j−M−2)).  The tail is the run of binades from the top down to the first that
+    fails; [] if the top fails."""
     key = (act.key, fmt.E, fmt.M)
     if key in _identity_cache:
         return _identity_cache[key]
     from fpsmt.semantics.activations.realfun import IV
     out = []
-    if act.limits.get(1, (None, None))[0] == "inf" or str(act.limits.get(1, (None,))[0]) == "inf":
+    if act.limits.get(1, (None,))[0] == "inf":
         mpmath.iv.prec = fmt.M + 64
         start = None
         for j in range(fmt.e_max, -1, -1):
@@ -327,7 +329,7 @@ def identity_tails(act, fmt: Format) -> list:
                     mpmath.mpf(2) ** j * max(abs(mpmath.mpf(d.a)), abs(mpmath.mpf(d.b)))
             except Exception:  # noqa: BLE001 — a σ that fails on intervals has no identity tail here
                 break
-            if not (mpmath.isfinite(bound) and bound < mpmath.mpf(2) ** (j - fmt.M - 1)):
+            if not (mpmath.isfinite(bound) and bound < mpmath.mpf(2) ** (j - fmt.M - 2)):
                 break
             start = j
         if start is not None:
