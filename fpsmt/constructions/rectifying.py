@@ -61,7 +61,7 @@ import numpy as np
 
 from fpsmt.constructions import relu as R
 from fpsmt.constructions.registry import Construction, HiddenActivation
-from fpsmt.constructions.saturating import _first_bias, _sigma, _step_biases
+from fpsmt.constructions.saturating import first_bias, sigma_bits, step_biases
 from fpsmt.errors import InputError
 from fpsmt.semantics.network import Param
 
@@ -111,7 +111,7 @@ def _witnesses(fmt, name):
     for k in range(0, min(MAX_EXPONENT, fmt.e_max - 2) + 1):
         t = Fraction(2) ** k
         neg = [fmt.round(-t), fmt.next_down(fmt.round(-t)), fmt.round(-3 * t / 2), fmt.round(-2 * t)]
-        if all(fmt.is_zero(v) and fmt.is_zero(d) for v, d in (_sigma(fmt, name, p) for p in neg)):
+        if all(fmt.is_zero(v) and fmt.is_zero(d) for v, d in (sigma_bits(fmt, name, p) for p in neg)):
             b = k
             break
     if a is None:
@@ -120,11 +120,11 @@ def _witnesses(fmt, name):
     if b is None:
         raise InputError(f"{name} is not dead (σ(t) and σ'(t) zeros) below any −2^k >= −2^{MAX_EXPONENT} in {fmt.name}: "
                          f"the {FAMILY} construction needs it (requirement R.dead)")
-    v0, d0 = _sigma(fmt, name, 0)
+    v0, d0 = sigma_bits(fmt, name, 0)
     if not fmt.is_zero(v0) or d0 not in (one, fmt.round(Fraction(1, 2))):
         raise InputError(f"{name}(0) is not a zero with σ'(0) ∈ {{1/2, 1}} in {fmt.name} (requirement R.zero)")
     k0 = 0 if d0 == one else -1
-    if not fmt.is_finite(_sigma(fmt, name, 1)[0]) or fmt.to_fraction(_sigma(fmt, name, 1)[0]) <= 0:
+    if not fmt.is_finite(sigma_bits(fmt, name, 1)[0]) or fmt.to_fraction(sigma_bits(fmt, name, 1)[0]) <= 0:
         raise InputError(f"{name}(ω) is not positive in {fmt.name} (requirement R.sign)")
     return a, b, k0
 
@@ -136,7 +136,7 @@ def _identity_exponent(fmt, name):
     for k in range(0, min(MAX_EXPONENT, fmt.e_max - 2) + 1):
         t = Fraction(2) ** k
         pts = [fmt.round(t), fmt.next_up(fmt.round(t)), fmt.round(3 * t / 2), fmt.round(2 * t)]
-        if all(_sigma(fmt, name, p) == (p, one) for p in pts):
+        if all(sigma_bits(fmt, name, p) == (p, one) for p in pts):
             return k
     return None
 
@@ -156,7 +156,7 @@ def _constants(name, fmt_name):
     rnd = lambda q: f.to_fraction(f.round(q))  # noqa: E731
 
     def sig(q):
-        return f.to_fraction(_sigma(f, name, f.round(q))[0])
+        return f.to_fraction(sigma_bits(f, name, f.round(q))[0])
 
     def up(lo, hi):
         """σ's bounds on [lo, hi] ⊂ (0, ∞), floats: σ(lo), σ(hi) (R.monotone)."""
@@ -242,7 +242,7 @@ def step(s, z, kind):
     for layer in layers:
         P.add(layer)
     P.add([("out", [(layers[-1][0][0], 1)], NEG0)])
-    return P.network(), {f"{kind}_b": _first_bias(s, z, kind)}
+    return P.network(), {f"{kind}_b": first_bias(s, z, kind)}
 
 
 def _steps_and_killers(fmt, P, carries=0, side=None):
@@ -304,7 +304,7 @@ def value_atom(s, z, v, depth=None):
     P.add([("N1", GATED, Param("n1")), ("N2", GATED, Param("n2"))])
     P.add([("out", [("N1", Param("w1")), ("N2", Param("w2"))], NEG0)])
     n1, n2, w1, w2 = value_params(s, v)
-    return P.network(), {**_step_biases(s, z), "n1": n1, "n2": n2, "w1": w1, "w2": w2}
+    return P.network(), {**step_biases(s, z), "n1": n1, "n2": n2, "w1": w1, "w2": w2}
 
 
 def gradient_depth(fmt):
@@ -342,7 +342,7 @@ def gradient_atom(s, z, h, g, depth=None):
     wx, t = path_params(s, g)
     w_out, chain = R.transfer_weights(s, h, t)
     weights = list(reversed(chain))  # forward order: input side first
-    params = {**_step_biases(s, z), "wx": wx, "zb": -(wx * z), "w_out": w_out, "mw_out": -w_out}
+    params = {**step_biases(s, z), "wx": wx, "zb": -(wx * z), "w_out": w_out, "mw_out": -w_out}
 
     last = c.step_depth + depth - least - 1  # the step indicators' last layer
 
@@ -438,14 +438,14 @@ def user_construction(activation):
     this family's (:func:`_fits`), else None.  X and H are the paper's for GELU and Swish's
     kind (specs/requirements.py ``THEOREM``)."""
     import importlib
-    from fpsmt.constructions.saturating import _theorem_constants
+    from fpsmt.constructions.saturating import theorem_constants
     from fpsmt.semantics.activations import get_activation
     theorems = importlib.import_module("fpsmt.specs.theorems")
     name = get_activation(activation).name
     if not _fits(activation):
         return None
     if name in theorems.FIRST_FOUR:
-        return Construction(activation, FAMILY, sys.modules[__name__], _theorem_constants(name), paper_depth=7)
+        return Construction(activation, FAMILY, sys.modules[__name__], theorem_constants(name), paper_depth=7)
 
     def constants(fmt):
         m, hb = importlib.import_module("fpsmt.specs.requirements").THEOREM[FAMILY](fmt)
@@ -454,8 +454,8 @@ def user_construction(activation):
 
 
 def _make(name):
-    from fpsmt.constructions.saturating import _theorem_constants
-    return Construction(name, FAMILY, sys.modules[__name__], _theorem_constants(name), paper_depth=7)
+    from fpsmt.constructions.saturating import theorem_constants
+    return Construction(name, FAMILY, sys.modules[__name__], theorem_constants(name), paper_depth=7)
 
 
 CONSTRUCTIONS = [_make("gelu"), _make("swish")]

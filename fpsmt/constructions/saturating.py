@@ -83,7 +83,7 @@ class BlockConstants:
         return self.step_depth + 3
 
 
-def _sigma(fmt, name, bits):
+def sigma_bits(fmt, name, bits):
     """(σ(x), σ'(x)) as bit patterns, correctly rounded, in the executor."""
     from fpsmt.semantics.activations import get_activation
     from fpsmt.semantics.arith import concrete
@@ -98,7 +98,7 @@ def saturation_exponent(fmt, name):
     R.saturation (specs/requirements.py) proves it for every |t| >= 2^T."""
     one, mone = fmt.round(Fraction(1)), fmt.round(Fraction(-1))
     for T in range(0, fmt.e_max):
-        hi, lo = _sigma(fmt, name, fmt.round(Fraction(2) ** T)), _sigma(fmt, name, fmt.round(-Fraction(2) ** T))
+        hi, lo = sigma_bits(fmt, name, fmt.round(Fraction(2) ** T)), sigma_bits(fmt, name, fmt.round(-Fraction(2) ** T))
         if hi[0] == one and lo[0] == mone and fmt.is_zero(hi[1]) and fmt.is_zero(lo[1]):
             return T
     return None
@@ -117,7 +117,7 @@ def _constants(name, fmt_name):
     if T is None or T < 1:
         raise InputError(f"{name} does not saturate at ±1 with a zero derivative beyond some 2^T >= 2 in "
                          f"{fmt.name}: the {FAMILY} construction needs it (requirement R.saturation)")
-    s, _ = _sigma(fmt, name, 1)  # σ(ω): the least positive value the first layer gives
+    s, _ = sigma_bits(fmt, name, 1)  # σ(ω): the least positive value the first layer gives
     if not (fmt.is_finite(s) and not fmt.is_zero(s) and not fmt.is_negative(s)):
         raise InputError(f"{name}(ω) is not positive in {fmt.name}: a step indicator cannot see x ⊖ z⁻ = ω "
                          "(requirement R.sign)")
@@ -132,7 +132,7 @@ def _constants(name, fmt_name):
         A = concrete(fmt)
         prod = int(np.ravel(A.to_bits(A.mul(A.const(np.asarray([amp], dtype=fmt.uint_dtype)),
                                               A.const(np.asarray([s], dtype=fmt.uint_dtype)))))[0])
-        s, _ = _sigma(fmt, name, prod)
+        s, _ = sigma_bits(fmt, name, prod)
         n_amp += 1
     ratio = need / fmt.to_fraction(s)
     final = max(0, (ratio.numerator + ratio.denominator - 1) // ratio.denominator - 1).bit_length()
@@ -192,16 +192,16 @@ def step(s, z, kind):
         P.add(layer)
     last = layers[-1][0][0]
     P.add([("out", [(last, Fraction(1, 2))], Fraction(1, 2))])
-    return P.network(), {f"{kind}_b": _first_bias(s, z, kind)}
+    return P.network(), {f"{kind}_b": first_bias(s, z, kind)}
 
 
-def _first_bias(s, z, kind):
+def first_bias(s, z, kind):
     return -(z.next_down()) if kind == "ge" else z.next_up()
 
 
-def _step_biases(s, z):
+def step_biases(s, z):
     """The two step indicators' first biases, as the blocks built on both name them."""
-    return {"ge_b": _first_bias(s, z, "ge"), "le_b": _first_bias(s, z, "le")}
+    return {"ge_b": first_bias(s, z, "ge"), "le_b": first_bias(s, z, "le")}
 
 
 def _steps_and_point(fmt, P, copies=1, carries=0, side=None):
@@ -232,7 +232,7 @@ def point(s, z):
     P = _plan(f)
     _steps_and_point(f, P)
     P.add([("out", [("p", Fraction(1, 2))], Fraction(1, 2))])
-    return P.network(), _step_biases(s, z)
+    return P.network(), step_biases(s, z)
 
 
 def value_atom(s, z, v, depth=None):
@@ -247,7 +247,7 @@ def value_atom(s, z, v, depth=None):
     names = _steps_and_point(f, P, copies=c.fan, carries=depth - c.value_depth)
     P.add([("q", [(n, c.fan_weight) for n in names], Fraction(c.fan * c.fan_weight))])
     P.add([("out", [("q", Param("v"))], NEG0)])
-    return P.network(), {**_step_biases(s, z), "v": v}
+    return P.network(), {**step_biases(s, z), "v": v}
 
 
 def gradient_depth(fmt):
@@ -270,7 +270,7 @@ def gradient_atom(s, z, h, g, depth=None):
     weights = list(reversed(chain))  # forward order: input side first
     pad = depth - 2 - len(weights)
     ws = [s.const(1)] * pad + weights
-    params = {**_step_biases(s, z), "zn": -z, "w_out": w_out}
+    params = {**step_biases(s, z), "zn": -z, "w_out": w_out}
     names = [f"c{i}" for i in range(len(ws))]
     params.update({n: w for n, w in zip(names, ws)})
     G = _pow2(c.gate)
@@ -375,7 +375,7 @@ def depth(fmt):
 
 
 # ------------------------------------------------------------------ the construction
-def _theorem_constants(name):
+def theorem_constants(name):
     def constants(fmt):
         import importlib
         return importlib.import_module("fpsmt.specs.theorems").constants(name, fmt)
@@ -401,12 +401,12 @@ def user_construction(activation):
     theorems = importlib.import_module("fpsmt.specs.theorems")
     name = get_activation(activation).name
     if name in theorems.FIRST_FOUR + theorems.SATURATING:
-        return Construction(activation, FAMILY, sys.modules[__name__], _theorem_constants(name),
+        return Construction(activation, FAMILY, sys.modules[__name__], theorem_constants(name),
                             paper_depth=7 if name in theorems.FIRST_FOUR else "a few more than 7")
     return Construction(activation, FAMILY, sys.modules[__name__], _user_constants(activation), paper_depth=None)
 
 
-CONSTRUCTIONS = [Construction("tanh", FAMILY, sys.modules[__name__], _theorem_constants("tanh"),
+CONSTRUCTIONS = [Construction("tanh", FAMILY, sys.modules[__name__], theorem_constants("tanh"),
                               paper_depth="a few more than 7")]
 
 
