@@ -383,22 +383,10 @@ def gradient_atom(s, z, h, g, depth=None):
 def theorem_network(fmt, points):
     """f = f2 ⊞ f1 for ``points`` = [(z, f*, h*, g*)] (bit patterns): the gradient atoms of
     the points with g* ≠ 0, then the value atoms' pieces (nonzero f* only), at one depth."""
-    from fpsmt.constructions.saturating import pieces
-    cons = _construction()
-    cons.check_points(fmt, points)
-    c = block_constants(fmt)
-    V = piece_bound(fmt)
-    ga = [(z, h, g) for z, _, h, g in points if not fmt.is_zero(g)]
-    va = [(z, a) for z, v, _, _ in points if not fmt.is_zero(v) for a in pieces(fmt, v, V)]
-    depth = max(gradient_depth(fmt) if ga else 0, c.value_depth)
-    kinds = []
-    if ga:
-        kinds.append(R.block_copies(functools.partial(gradient_atom, depth=depth), fmt, list(map(list, zip(*ga))), depth))
-    if va:
-        kinds.append(R.block_copies(functools.partial(value_atom, depth=depth), fmt, list(map(list, zip(*va))), depth))
-    if not kinds:  # every target zero: one value atom of value +0
-        kinds.append(R.block_copies(functools.partial(value_atom, depth=depth), fmt, [[points[0][0]], [0]], depth))
-    return R.boxplus_copies(fmt, kinds)
+    from fpsmt.constructions.saturating import atoms_network
+    _construction().check_points(fmt, points)
+    return atoms_network(fmt, points, piece_bound(fmt), value_atom, gradient_atom, block_constants(fmt).value_depth,
+                         gradient_depth(fmt))
 
 
 def value_atoms(fmt, points):

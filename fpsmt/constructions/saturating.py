@@ -327,11 +327,18 @@ def theorem_network(fmt, points):
     the points with g* ≠ 0, then the value atoms' pieces (nonzero f* only), at one depth."""
     cons = _construction()
     cons.check_points(fmt, points)
-    c = block_constants(fmt)
-    V = piece_bound(fmt, cons.constants(fmt).H_sigma)
+    return atoms_network(fmt, points, piece_bound(fmt, cons.constants(fmt).H_sigma), value_atom, gradient_atom,
+                         block_constants(fmt).value_depth, gradient_depth(fmt))
+
+
+def atoms_network(fmt, points, V, value_atom, gradient_atom, value_depth, gradient_depth):
+    """The gradient atoms of the points with g* ≠ 0, then the value atoms of the pieces of
+    at most V of each nonzero f* (one atom of value +0 when every f* is zero), at one depth
+    (the least each kind allows, at least), one output row: a family's Theorem 3.1 network
+    from its builders (``value_atom(s, z, v, depth=)``, ``gradient_atom(s, z, h, g, depth=)``)."""
     ga = [(z, h, g) for z, _, h, g in points if not fmt.is_zero(g)]
     va = [(z, a) for z, v, _, _ in points if not fmt.is_zero(v) for a in pieces(fmt, v, V)]
-    depth = max(gradient_depth(fmt) if ga else 0, c.value_depth)
+    depth = max(gradient_depth if ga else 0, value_depth)
     kinds = []
     if ga:
         kinds.append(R.block_copies(functools.partial(gradient_atom, depth=depth), fmt, list(map(list, zip(*ga))), depth))
