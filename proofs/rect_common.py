@@ -4,42 +4,12 @@ requirements).  Every claim is built while the family's construction is active, 
 that construction's activation; X = [−M_σ, M_σ] and H_σ are its theorem constants."""
 
 from fpsmt.proof.claims import Float
+from fpsmt.proofs.sat_common import Family
 
 
-def activation():
-    from fpsmt.constructions import rectifying as RC
-    return RC.hidden()
-
-
-def theorem(fmt):
-    from fpsmt.constructions.registry import constructions
-    return constructions()[activation()].constants(fmt)
-
-
-def X(**kw):
-    """A float of X = [−M_σ, M_σ]."""
-    return Float(range=(lambda f: f.hex(f.round(-theorem(f).M_sigma)), lambda f: f.hex(f.round(theorem(f).M_sigma))),
-                 **kw)
-
-
-def H(fmt):
-    return theorem(fmt).H_sigma
-
-
-def xdesc(fmt):
-    from fpsmt.constructions.registry import show_bound
-    return f"X = [-{show_bound(theorem(fmt).M_sigma)}, {show_bound(theorem(fmt).M_sigma)}]"
-
-
-def formats(fmt):
-    """Why the family's blocks do not exist in ``fmt`` (what fails), or None."""
-    from fpsmt.constructions import rectifying as RC
-    from fpsmt.errors import InputError
-    try:
-        RC.block_constants(fmt)
-    except InputError as e:
-        return str(e)
-    return None
+FAMILY = Family("fpsmt.constructions.rectifying")
+activation, theorem, X, H, xdesc, formats = (FAMILY.activation, FAMILY.theorem, FAMILY.X, FAMILY.H, FAMILY.xdesc,
+                                             FAMILY.formats)
 
 
 def step_lemma(kind):

@@ -9,20 +9,51 @@ from fractions import Fraction
 from fpsmt.proof.claims import Float
 
 
-def activation():
-    from fpsmt.constructions import saturating as S
-    return S.hidden()
+class Family:
+    """The parts a construction family's lemmas share, for its module of builders
+    (``blocks``: its ``hidden()`` names the active σ, its ``block_constants(fmt)`` says why
+    the blocks do not exist in a format)."""
+
+    def __init__(self, module_name):
+        self.module_name = module_name
+
+    @property
+    def blocks(self):
+        import importlib
+        return importlib.import_module(self.module_name)
+
+    def activation(self):
+        return self.blocks.hidden()
+
+    def theorem(self, fmt):
+        from fpsmt.constructions.registry import constructions
+        return constructions()[self.activation()].constants(fmt)
+
+    def X(self, **kw):
+        """A float of X = [−M_σ, M_σ]."""
+        return Float(range=(lambda f: f.hex(f.round(-self.theorem(f).M_sigma)),
+                            lambda f: f.hex(f.round(self.theorem(f).M_sigma))), **kw)
+
+    def H(self, fmt):
+        return self.theorem(fmt).H_sigma
+
+    def xdesc(self, fmt):
+        from fpsmt.constructions.registry import show_bound
+        return f"X = [-{show_bound(self.theorem(fmt).M_sigma)}, {show_bound(self.theorem(fmt).M_sigma)}]"
+
+    def formats(self, fmt):
+        """Why the family's blocks do not exist in ``fmt`` (the requirement that fails), or None."""
+        from fpsmt.errors import InputError
+        try:
+            self.blocks.block_constants(fmt)
+        except InputError as e:
+            return str(e)
+        return None
 
 
-def theorem(fmt):
-    from fpsmt.constructions.registry import constructions
-    return constructions()[activation()].constants(fmt)
-
-
-def X(**kw):
-    """A float of X = [−M_σ, M_σ]."""
-    return Float(range=(lambda f: f.hex(f.round(-theorem(f).M_sigma)), lambda f: f.hex(f.round(theorem(f).M_sigma))),
-                 **kw)
+FAMILY = Family("fpsmt.constructions.saturating")
+activation, theorem, X, H, xdesc, formats = (FAMILY.activation, FAMILY.theorem, FAMILY.X, FAMILY.H, FAMILY.xdesc,
+                                             FAMILY.formats)
 
 
 def within(bound, **kw):
@@ -42,17 +73,6 @@ def xdesc(fmt):
 
 def indicator(s, cond):
     return s.where(cond, 1, 0)
-
-
-def formats(fmt):
-    """Why the family's blocks do not exist in ``fmt`` (the requirement that fails), or None."""
-    from fpsmt.constructions import saturating as S
-    from fpsmt.errors import InputError
-    try:
-        S.block_constants(fmt)
-    except InputError as e:
-        return str(e)
-    return None
 
 
 def step_lemma(kind):
