@@ -87,24 +87,38 @@ GRAD_OUT = Pred("boxplus.gradient.out", {"r": Float(), "jg": Int(-1, SLOTS), "g"
                 doc="the sum is g, or a zero when no term is g")
 
 
-def tree(fmt):
-    zeros = {"a": zero_or_negative_zero(), "b": zero_or_negative_zero()}
+def start_node():
+    """−0 ⊕ t = t for every t: a left-to-right sum is the sum started from r = −0."""
     start = forall("boxplus_neutrality.start", {"t": Float()}, goal=lambda s: ((-s.const(0)) + s.t).same(s.t))
-    value = induction(
-        "boxplus_neutrality.value", VALUE_INV, "j", 0, SLOTS,
-        stage("boxplus_neutrality.value.base", {}, VALUE_INV, lambda s: {"j": 0, "r": -s.const(0)}, VALUE_ROW),
-        _value_step, VALUE_OUT, step_vars=zeros, done=lambda s: s.j.eq(s.m + s.n),
-        doc="the output row's left-to-right sum over the atoms' terms, then the bias −0")
-    grad = induction(
+    return Node("stage", start.name, start)
+
+
+def gradient_node():
+    """Layer 1's gradient w.r.t. x: K terms, g at one slot (or none), zeros elsewhere, sum to g."""
+    return induction(
         "boxplus_neutrality.gradient", GRAD_INV, "j", 0, SLOTS,
         stage("boxplus_neutrality.gradient.base", {}, GRAD_INV, lambda s: {"j": 0, "r": -s.const(0)}, GRAD_ROW),
         lambda s: {"r": s.r + s.where(s.j.eq(s.jg), s.g, s.a)}, GRAD_OUT,
         step_vars={"a": zero_or_negative_zero()}, done=lambda s: s.j.eq(s.K),
         doc="layer 1's gradient w.r.t. x: the left-to-right sum of every first-layer neuron's term")
+
+
+def times_node():
+    """A zero times a finite weight is a zero."""
     times = forall("boxplus_neutrality.times", {"a": zero_or_negative_zero(), "w": Float(finite=True)},
                    goal=lambda s: (s.a * s.w).is_zero())
+    return Node("stage", times.name, times)
+
+
+def tree(fmt):
+    zeros = {"a": zero_or_negative_zero(), "b": zero_or_negative_zero()}
+    value = induction(
+        "boxplus_neutrality.value", VALUE_INV, "j", 0, SLOTS,
+        stage("boxplus_neutrality.value.base", {}, VALUE_INV, lambda s: {"j": 0, "r": -s.const(0)}, VALUE_ROW),
+        _value_step, VALUE_OUT, step_vars=zeros, done=lambda s: s.j.eq(s.m + s.n),
+        doc="the output row's left-to-right sum over the atoms' terms, then the bias −0")
     return Node("lemma", "boxplus_neutrality", None,
-                [Node("stage", start.name, start), value, grad, Node("stage", times.name, times), padding_tree(fmt)],
+                [start_node(), value, gradient_node(), times_node(), padding_tree(fmt)],
                 doc="the row sums by induction over their terms")
 
 

@@ -8,34 +8,41 @@ x = z; the output w_out ⊗ R ⊕ (−w_out) ⊗ N is a zero everywhere.
 Two claims, with the weights computed from h and g in the claim (the transfer is part of
 what is decided): ``at_z`` over z, h, g (x = z, y = h: out = ±0 and D^AD(h) = g) and
 ``elsewhere`` over z, x ≠ z, h, g, y (out = ±0, D^AD(y) = ±0).  Together they are the
-lemma; split so that the first has no x and no y.  Not yet split into stages."""
+lemma; split so that the first has no x and no y.  For the theorem's join
+(proofs/rect_theorem_3_1.py) both also state: the output row's two terms sum to a zero;
+D^AD's terms over the first layer are zeros but one, g, at z, and
+all zeros elsewhere; every hidden value and gradient is finite.  Not yet split into stages."""
 
 from fpsmt.constructions import rectifying as RC
 from fpsmt.constructions.registry import show_bound
 from fpsmt.proof.claims import Float, forall
 from fpsmt.proof.lemmas import Lemma
 from fpsmt.proofs.rect_common import H, X, formats, xdesc
+from fpsmt.proofs.sat_common import theorem_facts
 
 
 def repaired(fmt):
     def run(s, x, y):
         net, P = RC.gradient_atom(s, s.z, s.h, s.g, depth=RC.depth(s.fmt))
-        return s.run(net, [x], [y], params=P)
+        out, grad, trace = s.run(net, [x], [y], params=P, trace=True)
+        return out, grad, (s, net, P, trace)
 
     def at_z(s):
-        out, grad = run(s, s.z, s.h)
-        return [out[0].is_zero(), grad[0].same(s.g)]
+        out, grad, t = run(s, s.z, s.h)
+        return [out[0].is_zero(), grad[0].same(s.g)] + theorem_facts(*t, s.true(), s.false())
 
     def elsewhere(s):
-        out, grad = run(s, s.x, s.y)
-        return [out[0].is_zero(), grad[0].eq(0)]
+        out, grad, t = run(s, s.x, s.y)
+        return [out[0].is_zero(), grad[0].eq(0)] + theorem_facts(*t, s.false(), s.true())
     rng = (lambda f: f.hex(f.round(-H(f))), lambda f: f.hex(f.round(H(f))))
     hg = {"h": Float(range=rng, nonzero=True), "g": Float(finite=True, nonzero=True)}
     c1 = forall("rect_gradient_atom.at_z", {"z": X(), **hg}, goal=at_z)
     c2 = forall("rect_gradient_atom.elsewhere", {"z": X(), "x": X(), **hg, "y": Float(range=rng)},
                 given=lambda s: ~s.x.eq(s.z), goal=elsewhere)
     return [c1, c2], (f"for all z, x in {xdesc(fmt)}, every h with 0 < |h| <= H = {show_bound(H(fmt))}, every finite g != 0 "
-                 "and every upstream |y| <= H: out = ±0; at x = z, D^AD(h) = g (bit for bit); elsewhere D^AD(y) = ±0")
+                 "and every upstream |y| <= H: out = ±0; at x = z, D^AD(h) = g (bit for bit); elsewhere D^AD(y) = ±0; "
+                 "the two output terms sum to a zero, D^AD's first-layer terms are one g and zeros at z, zeros "
+                 "elsewhere; every hidden value and gradient finite")
 
 
 LEMMA = Lemma("rect_gradient_atom", "Lemma 3.5's atom for a rectifying σ (GELU, Swish; reconstructed)",

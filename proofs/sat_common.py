@@ -56,19 +56,25 @@ activation, theorem, X, H, xdesc, formats = (FAMILY.activation, FAMILY.theorem, 
                                              FAMILY.formats)
 
 
+def theorem_facts(s, net, P, trace, at, off):
+    """What a family's Theorem 3.1 join (proofs/family_theorem.py) takes of a gradient atom's
+    run (``trace``): its two output terms sum to a zero; its first-layer terms of D^AD are
+    one g and zeros where ``at`` (x = z with upstream h), all zeros where ``off`` (x ≠ z);
+    every hidden value and gradient is finite where either holds (at x = z another upstream
+    may overflow the chain: the theorem's network gives x's own atom h*(x))."""
+    from fpsmt.proofs.common import finite_inside
+    terms = s.input_terms(net, P, trace)
+    t1, t2 = s.row_terms(net, len(net.layers) - 1, "forward", trace[1][-2], P)
+    one = [t.is_zero() | t.same(s.g) for t in terms]
+    alone = [~(~a.is_zero() & ~b.is_zero()) for i, a in enumerate(terms) for b in terms[i + 1:]]
+    return ([(t1 + t2).is_zero()] + [at.implies(c) for c in one + alone] + [off.implies(t.is_zero()) for t in terms]
+            + [(at | off).implies(c) for c in finite_inside(*trace[1:3])])
+
+
 def within(bound, **kw):
     """A float of [−b, b] for ``bound(fmt)`` = b (exact in the format)."""
     return Float(range=(lambda f: f.hex(f.round(-Fraction(bound(f)))), lambda f: f.hex(f.round(Fraction(bound(f))))),
                  **kw)
-
-
-def H(fmt):
-    return theorem(fmt).H_sigma
-
-
-def xdesc(fmt):
-    from fpsmt.constructions.registry import show_bound
-    return f"X = [-{show_bound(theorem(fmt).M_sigma)}, {show_bound(theorem(fmt).M_sigma)}]"
 
 
 def indicator(s, cond):

@@ -27,6 +27,7 @@ from fpsmt.constructions import saturating as S
 from fpsmt.proof.claims import Float
 from fpsmt.proof.lemmas import Lemma
 from fpsmt.proof.tree import Pred, sequence, stage
+from fpsmt.proofs.common import finite_inside
 from fpsmt.proofs.sat_common import H, X, formats, within, xdesc
 from fpsmt.semantics.network import Network
 
@@ -52,21 +53,22 @@ def repaired(fmt):
     def point_run(s):
         net, P = atom(s, s.const(0))
         lower = Network(s.fmt, net.layers[:cut] if carried else net.layers[:-2])
-        return s.run(lower, [s.x], [s.u] * (1 if carried else n), params=P)
+        return s.run(lower, [s.x], [s.u] * (1 if carried else n), params=P, trace=True) + (lower, P)
 
-    def point_side(s):
-        out, grad = point_run(s)
-        return [o.same(out[0]) for o in out[1:]] + [grad[0].eq(0)]
+    def point_side(s):  # with the first-layer terms of D^AD and finiteness, for the theorem's join
+        out, grad, trace, lower, P = point_run(s)
+        return [o.same(out[0]) for o in out[1:]] + [grad[0].eq(0)] \
+            + [t.is_zero() for t in s.input_terms(lower, P, trace)] + finite_inside(*trace[1:3])
     stages = [stage("sat_value_atom.point", {"z": X_DOM, "x": X_DOM, "u": Float(finite=True)}, SAT_POINT,
                     lambda s: {"p": point_run(s)[0][0]}, side=point_side)]
     if carried:
         def carry_run(s):
             net, P = atom(s, s.const(0))
-            return s.run(Network(s.fmt, net.layers[cut:-2]), [s.p], [s.u] * n, params=P)
+            return s.run(Network(s.fmt, net.layers[cut:-2]), [s.p], [s.u] * n, params=P, trace=True)
 
         def carry_side(s):
-            out, grad = carry_run(s)
-            return [o.same(out[0]) for o in out[1:]] + [grad[0].is_finite()]
+            out, grad, trace = carry_run(s)
+            return [o.same(out[0]) for o in out[1:]] + [grad[0].is_finite()] + finite_inside(*trace[1:3])
         stages.append(stage("sat_value_atom.carry", {"u": Float(finite=True)}, SAT_POINT,
                             lambda s: {"p": carry_run(s)[0][0]}, SAT_POINT, side=carry_side, cases={"p": [1, -1]}))
 
@@ -76,11 +78,15 @@ def repaired(fmt):
 
     def top_run(s):
         net, P = atom(s, s.v)
-        return s.run(Network(s.fmt, net.layers[-2:]), [s.p] * n, [s.y], params=P)
+        top = Network(s.fmt, net.layers[-2:])
+        return s.run(top, [s.p] * n, [s.y], params=P, trace=True) + (top, P)
 
-    def top_side(s):
-        _, grad = top_run(s)
-        return [g.same(grad[0]) for g in grad[1:]] + [grad[0].is_finite()]
+    def top_side(s):  # with the output term (v at z, a zero elsewhere) and finiteness, for the theorem's join
+        _, grad, trace, top, P = top_run(s)
+        (t1,) = s.row_terms(top, 1, "forward", trace[1][0], P)
+        return [g.same(grad[0]) for g in grad[1:]] + [grad[0].is_finite(), s.x.eq(s.z).implies(t1.same(s.v)),
+                                                       (~s.x.eq(s.z)).implies(t1.is_zero())] \
+            + finite_inside(*trace[1:3])
     top = stage("sat_value_atom.top", {"v": within(V), "y": within(H)}, out_pred, lambda s: {"out": top_run(s)[0][0]},
                 SAT_POINT, side=top_side, cases={"p": [1, -1]})
     return sequence("sat_value_atom", stages + [top], kind="lemma"), (

@@ -208,6 +208,14 @@ def piece_bound(fmt, H=None) -> Fraction:
     return Fraction(2) ** (fmt.e_max - 1)
 
 
+def uncapped_bound(fmt) -> Fraction:
+    """L: a value atom of |v| >= L has the output terms (v, a zero); below L, 2^(a − e_v) does
+    not fit beside |v| and the value is (I + |v|·2^j) ⊗ w ⊕ I ⊗ (−w), two nonzero terms
+    (:func:`value_params`)."""
+    f = fmt
+    return Fraction(2) ** (block_constants(f).a - f.M + f.e_min)
+
+
 # ------------------------------------------------------------------ blocks
 def _plan(fmt):
     return R.Plan(fmt, activation=hidden())
@@ -386,7 +394,7 @@ def theorem_network(fmt, points):
     from fpsmt.constructions.saturating import atoms_network
     _construction().check_points(fmt, points)
     return atoms_network(fmt, points, piece_bound(fmt), value_atom, gradient_atom, block_constants(fmt).value_depth,
-                         gradient_depth(fmt))
+                         gradient_depth(fmt), later_piece=uncapped_bound(fmt))
 
 
 def value_atoms(fmt, points):

@@ -331,14 +331,24 @@ def theorem_network(fmt, points):
                          block_constants(fmt).value_depth, gradient_depth(fmt))
 
 
-def atoms_network(fmt, points, V, value_atom, gradient_atom, value_depth, gradient_depth):
+def atoms_network(fmt, points, V, value_atom, gradient_atom, value_depth, gradient_depth, later_piece=None):
     """The gradient atoms of the points with g* ≠ 0, then the value atoms of the pieces of
     at most V of each nonzero f* (one atom of value +0 when every f* is zero), at one depth
-    (the least each kind allows, at least), one output row: a family's Theorem 3.1 network
-    from its builders (``value_atom(s, z, v, depth=)``, ``gradient_atom(s, z, h, g, depth=)``)."""
+    (the larger of the two kinds' least depths, with or without gradient atoms: the depth
+    the family's lemmas state), one output row: a family's Theorem 3.1 network
+    from its builders (``value_atom(s, z, v, depth=)``, ``gradient_atom(s, z, h, g, depth=)``);
+    ``later_piece``: the least magnitude of a value's pieces after its first that the family's
+    theorem covers (proofs/family_theorem.py), checked."""
     ga = [(z, h, g) for z, _, h, g in points if not fmt.is_zero(g)]
     va = [(z, a) for z, v, _, _ in points if not fmt.is_zero(v) for a in pieces(fmt, v, V)]
-    depth = max(gradient_depth if ga else 0, value_depth)
+    if later_piece is not None:  # what the family's theorem takes of every piece but a value's first
+        for z, v, _, _ in points:
+            small = [a for a in pieces(fmt, v, V)[1:] if abs(fmt.to_fraction(a)) < later_piece]
+            if small:
+                raise AssertionError(f"f* = {fmt.show(v)}: a piece {fmt.show(small[0])} after the first is below "
+                                     f"{later_piece}, which the theorem's join does not cover")
+    # one depth whether or not a gradient atom is built: the depth the atoms' lemmas state
+    depth = max(gradient_depth, value_depth)
     kinds = []
     if ga:
         kinds.append(R.block_copies(functools.partial(gradient_atom, depth=depth), fmt, list(map(list, zip(*ga))), depth))

@@ -537,6 +537,29 @@ class Scope:
             parts += ([tuple({i: F(self, v) for i, v in d.items()} for d in layer) for layer in t.absent],)
         return out, grad, parts
 
+    def row_terms(self, net, k, direction, values, params=None, row=0, sem=None) -> list:
+        """The products of one row's fold in layer ``k`` of ``net``, in the fold's order
+        (:func:`fpsmt.semantics.network.row_terms`): forward, row ``row`` with ``values`` the
+        layer's inputs; backward, input column ``row`` with ``values`` the gradients w.r.t.
+        the layer's pre-activations."""
+        from fpsmt.semantics.network import PAPER, row_terms
+        P = None if params is None else {n: self.lift(v).v for n, v in params.items()}
+        V = _stack([self.lift(v).v for v in values])
+        return [F(self, t) for t in row_terms(self.A, net.layers[k], P, V, direction, row, sem or PAPER)]
+
+    def input_terms(self, net, params, trace, col=0, sem=None) -> list:
+        """The terms of D^AD w.r.t. input ``col``: the first layer's gradients w.r.t. its
+        pre-activations times its weights, in the fold's order (from a traced run's
+        (pre, post, upstream))."""
+        from fpsmt.semantics.network import PAPER
+        sem = sem or PAPER
+        pre, post, up = trace[:3]
+        act = net.layers[0].act
+        d = sem.backward_formula(act)(self.A, act, _stack([u.v for u in up[0]]), _stack([p.v for p in pre[0]]),
+                                      _stack([h.v for h in post[0]]))
+        return self.row_terms(net, 0, "backward", [F(self, d[..., i]) for i in range(np.shape(d)[-1])], params, col,
+                              sem)
+
     def zeros(self, net, first=1) -> dict:
         """The stand-ins for ``net``'s absent terms from layer ``first`` on, as this scope's
         variables of those names (:meth:`fpsmt.semantics.network.Zeros.names`; declare them

@@ -358,6 +358,29 @@ def fold_terms(A, terms, sem: Semantics):
     return fold(A, row, np.arange(n), np.stack(terms, axis=-1), lambda ts, _: ts, sem)[..., 0]
 
 
+def row_terms(A, layer: "Layer", params, v, direction: str, row: int = 0, sem: Semantics = PAPER) -> list:
+    """The products one row's fold adds, in the fold's order (the absent entries' term and
+    the bias not included): forward, row ``row`` of the layer (``v``: the layer's inputs,
+    products W ⊗ v); backward, input column ``row`` (``v``: the gradients w.r.t. the
+    layer's pre-activations, products v ⊗ W) — the very products :func:`fold` adds
+    (``params``: the values of the layer's symbolic parameters, as :func:`run` takes them)."""
+    W = _values(A, layer.weights, params)
+    pattern = layer.pattern(direction, sem)
+    out = []
+    for rows, cols, entry in pattern.positions:
+        if isinstance(rows, slice):
+            i = row
+        else:
+            hit = np.nonzero(np.asarray(rows) == row)[0]
+            if not len(hit):
+                continue
+            i = int(hit[0])
+        c = cols.start if isinstance(cols, slice) else int(cols[i])
+        w, x = W[..., int(entry[i])], v[..., c]
+        out.append(A.mul(w, x) if direction == "forward" else A.mul(x, w))
+    return out
+
+
 def _absent_terms(A, pattern, v):
     Z = A.absent_zero_sum(v, pattern)
     return {} if Z is None else {int(r): Z[..., i] for i, r in enumerate(pattern.absent_rows)}

@@ -1,0 +1,104 @@
+"""The Theorem 3.1 join shared by the construction families whose networks are
+:func:`fpsmt.constructions.saturating.atoms_network`: gradient atoms first, then the value
+atoms of the pieces of each f*, one output row (bias −0), every hidden layer σ.
+
+At an input x of the domain D, the output row is a left-to-right sum over the atoms'
+output terms, in the atoms' order:
+
+* every gradient atom adds its terms (t1, t2) with t1 ⊕ t2 a zero (its lemma: the two
+  terms sum to a zero at its z and are zeros elsewhere);
+* every value atom of another point adds zeros (its lemma, elsewhere);
+* x's own value atoms, consecutive (the pieces a_1, …, a_k of f*(x), whose left-to-right
+  float sum is f*(x): :func:`fpsmt.constructions.saturating.pieces` stops only when its
+  exactly rounded running sum is f*(x)), add terms whose own sum is ≈ a_1 for the first,
+  and (a_i, a zero) for every later one — the value atom's lemma states (a, a zero) for
+  every |a| >= L, and the network builder refuses a later piece below L.
+
+``pieces`` is an induction over the slots with a symbolic running sum r and a symbolic sum
+q of x's pieces so far: r ≈ q (the same float, or both zeros), and r a zero and q = −0 up to
+x's first piece.  Its conclusion: r ⊕ (−0) (the bias) ≈ q, so f(x) ≈ f*(x).  The row has
+no absent entries (every last hidden neuron of every atom has an output weight: tested),
+so the sum is exactly this fold.
+
+Layer 1's gradient w.r.t. x is the left-to-right sum over every first-layer neuron's term
+(every first-layer neuron reads x: tested): zeros, and at x's own gradient atom one term g
+(its lemma) — ``boxplus_neutrality.gradient``.  The hidden layers between are the atoms side by
+side in a dense network: ``approx.congruence`` (each atom computes what it computes alone,
+up to the signs of zeros, given that every atom's hidden values and gradients are finite:
+its lemma states them)."""
+
+from fpsmt.proof.approx import SLOTS, approx
+from fpsmt.proof.claims import Float, Int
+from fpsmt.proof.tree import Pred, induction, stage
+
+_slot = Int(0, SLOTS)
+
+PIECE_ROW = Pred("pieces.row", {"m": _slot, "n": _slot, "jv": _slot, "k": _slot},
+                 lambda s: [s.m <= s.jv, s.jv + s.k <= s.m + s.n, s.m + s.n <= SLOTS],
+                 doc="m gradient-atom slots, then n value-atom slots; x's own pieces at slots jv … jv+k−1")
+PIECE_INV = Pred("pieces.invariant", {**PIECE_ROW.variables, "j": _slot, "r": Float(), "q": Float()},
+                 lambda s: [PIECE_ROW.holds(s), s.j <= s.m + s.n, approx(s.r, s.q),
+                            (s.j <= s.jv).implies(s.q.same(-s.const(0)) & s.r.is_zero())],
+                 doc="after j slots: the row's sum r ≈ q, the sum of x's pieces so far (−0 before the first)")
+PIECE_OUT = Pred("pieces.out", {"r": Float(), "q": Float()}, lambda s: approx(s.r + (-s.const(0)), s.q),
+                 doc="r ⊕ (−0), the row with its bias, ≈ q")
+
+
+def pieces_node(name, two_terms, later_exact=True):
+    """The output row's induction; ``two_terms``: a value atom has two output terms (else
+    one).  ``later_exact=False`` drops the hypothesis that a later piece's terms are
+    (a, a zero) — the step is then refuted (tests/test_family_theorem.py): r ⊕ t1 ⊕ t2 need not
+    be r ⊕ (t1 ⊕ t2)."""
+
+    def parts(s):
+        ga = s.j < s.m
+        mine = (s.jv <= s.j) & (s.j < s.jv + s.k)
+        return ga, mine, s.j.eq(s.jv)
+
+    def given(s):
+        ga, mine, first = parts(s)
+        if two_terms:
+            own = [(mine & first).implies(approx(s.t1 + s.t2, s.a)),
+                   (mine & ~first).implies(s.t1.same(s.a) & s.t2.is_zero() if later_exact
+                                           else approx(s.t1 + s.t2, s.a)),
+                   (~mine).implies(s.t1.is_zero() & s.t2.is_zero())]
+        else:
+            own = [mine.implies(s.t1.same(s.a)), (~mine).implies(s.t1.is_zero())]
+        return [ga.implies((s.t1 + s.t2).is_zero())] + [(~ga).implies(c) for c in own]
+
+    def step(s):
+        ga, mine, _ = parts(s)
+        value = (s.r + s.t1) + s.t2 if two_terms else s.r + s.t1
+        return {"r": s.where(ga, (s.r + s.t1) + s.t2, value), "q": s.where(~ga & mine, s.q + s.a, s.q)}
+    return induction(
+        f"{name}.pieces", PIECE_INV, "j", 0, SLOTS,
+        stage(f"{name}.pieces.base", {}, PIECE_INV, lambda s: {"j": 0, "r": -s.const(0), "q": -s.const(0)}, PIECE_ROW),
+        step, PIECE_OUT, step_vars={"t1": Float(), "t2": Float(), "a": Float()}, step_given=given,
+        done=lambda s: s.j.eq(s.m + s.n),
+        doc="the output row over the atoms' terms (gradient atoms' pairs summing to a zero, other points' value "
+            "atoms' zeros, x's pieces), then the bias −0: ≈ the sum of x's pieces")
+
+
+def theorem_row(name, atoms, two_terms, fam, builder):
+    """A family's Theorem 3.1 row (its repaired variant): ``atoms`` = (value atom lemma,
+    gradient atom lemma), ``fam`` its :class:`fpsmt.proofs.sat_common.Family`, ``builder``
+    the dotted name of its ``theorem_network`` (for the statement)."""
+    from fpsmt.constructions.registry import show_bound
+    from fpsmt.proof import approx as AP
+    from fpsmt.proof.lemmas import load, tree_node
+    from fpsmt.proof.tree import Node
+    from fpsmt.proofs import boxplus_neutrality as B
+
+    def repaired(fmt):
+        parts = [tree_node(a, load(a).build("repaired", fmt)[0]) for a in atoms]
+        tree = Node("lemma", name, None,
+                    parts + [B.start_node(), pieces_node(name, two_terms), B.gradient_node(), B.times_node(),
+                             AP.congruence_tree([fam.activation(), "identity"])],
+                    doc="the atoms' lemmas, the output row's and layer 1's inductions, and approx.congruence")
+        return tree, (
+            f"for every domain D of distinct floats in {fam.xdesc(fmt)}, every finite f*, every h* with |h*| <= "
+            f"{show_bound(fam.H(fmt))} and every finite g* with g* = 0 where h* = 0: the network of {builder} (depth "
+            f"{fam.blocks.depth(fmt)}) has f(x) = f*(x) and D^AD(h*(x)) = g*(x) at every x of D (a zero target met by "
+            "+0 or -0); proved as the atoms' lemmas, the output row's and layer 1's inductions and the atoms' "
+            "congruence beside each other, joined by the argument in proofs/family_theorem.py")
+    return repaired
