@@ -4,7 +4,9 @@
 float32), target value f*(x) = sin x, upstream gradient h*(x) = 1 and target gradient
 g*(x) = -cos x: the network computes sin at every point, and reverse-mode AD on it
 returns minus the true derivative — the gradient manipulation the paper warns about.
-fpsmt rounds each result once, to nearest even, in the format asked for.
+fpsmt rounds each returned float64 once, to nearest even, in the format asked for: the
+targets are math.sin's and math.cos's float64 values rounded, not correctly rounded sin and
+cos (any finite targets will do for the theorem).
 
     fpsmt construct --targets example:sin_misleading.py --format bfloat16 --out sin_bf16.json --plot sin_bf16.png
 """

@@ -2,6 +2,22 @@
 :func:`fpsmt.constructions.saturating.atoms_network`: gradient atoms first, then the value
 atoms of the pieces of each f*, one output row (bias −0), every hidden layer σ.
 
+Statement (a family's ``<family>_theorem_3_1`` row).  Let D ⊆ X = [−M_σ, M_σ] be a set of
+floats (distinct as numbers), f*: D → finite floats, h*: D → floats with |h*| <= H_σ,
+g*: D → finite floats with h*(x) = 0 ⇒ g*(x) = 0.  The family's ``theorem_network`` — a
+gradient atom GA(z, h*(z), g*(z)) for every z with g*(z) ≠ 0, then a value atom VA(z, a)
+for every piece a of every nonzero f*(z) (pieces of at most the family's V, whose
+left-to-right sum is f*(z)), all at the family's ``depth``, one output row — has f(x) =
+f*(x) (a zero target met by +0 or −0) and D^AD_(f,x)(h*(x)) = g*(x) at every x of D.
+
+The tree: the two atoms' lemmas (each states, besides its value and gradient, its output
+terms, its first-layer gradient terms and that its hidden values and gradients are
+finite), ``pieces`` below, layer 1's gradient induction (``boxplus_neutrality.gradient``;
+``.start``: a sum is the sum started from −0; ``.times``: +0 times a finite value is a
+zero) and ``approx.congruence`` over σ and the identity.  The facts the argument takes from
+the code are tested (tests/test_family_theorem.py).
+
+The argument.
 At an input x of the domain D, the output row is a left-to-right sum over the atoms'
 output terms, in the atoms' order:
 

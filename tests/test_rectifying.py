@@ -2,7 +2,6 @@
 reference, the checker failing on wrong networks, requirements, refusals, lemmas."""
 
 import json
-import random
 from dataclasses import replace
 from fractions import Fraction
 
@@ -11,35 +10,18 @@ import pytest
 from fpsmt.constructions import rectifying as RC
 from fpsmt.semantics.formats import parse_format
 from fpsmt.semantics.network import Layer, Network
-from test_saturating import _exact_check, _main, _write
+from test_saturating import _exact_check, _main, _write, random_targets
 
 
 def _targets(fmt, n, seed):
     """n random points of X = [−2^(e_max−2), 2^(e_max−2)] with random finite f* (one piece:
     |f*| <= 2^(e_max−1), the first point's the bound itself), any finite h* (H = Ω) and g*;
     the extremes of X, the least subnormal and a zero among them."""
-    rng = random.Random(seed)
     M = Fraction(2) ** (fmt.e_max - 2)
     V = RC.piece_bound(fmt)
-
-    def rand():
-        while True:
-            b = rng.getrandbits(fmt.nbits)
-            if fmt.is_finite(b):
-                return b
-    pts = [(fmt.round(M), fmt.round(V), fmt.max_bits, fmt.round(-fmt.Omega)), (1, 1, fmt.round(-1), 1),
-           (fmt.round(-M), fmt.round(-1), fmt.round(1), 0), (0, fmt.round(Fraction(-3, 2)), 2, fmt.max_bits)]
-    seen = {fmt.to_fraction(p[0]) for p in pts}
-    while len(pts) < n:
-        z = rand()
-        if abs(fmt.to_fraction(z)) > M or fmt.to_fraction(z) in seen:
-            continue
-        seen.add(fmt.to_fraction(z))
-        v, h = rand(), rand()
-        while abs(fmt.to_fraction(v)) > V:
-            v = fmt.round(fmt.to_fraction(v) / V)
-        pts.append((z, v, h, rand() if not fmt.is_zero(h) else 0))
-    return pts[:n]
+    extremes = [(fmt.round(M), fmt.round(V), fmt.max_bits, fmt.round(-fmt.Omega)), (1, 1, fmt.round(-1), 1),
+                (fmt.round(-M), fmt.round(-1), fmt.round(1), 0), (0, fmt.round(Fraction(-3, 2)), 2, fmt.max_bits)]
+    return random_targets(fmt, n, seed, M, fmt.Omega, V, extremes)
 
 
 # float16: building GELU's table once takes about a minute

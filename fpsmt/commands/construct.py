@@ -205,8 +205,8 @@ def cmd_construct(args):
     with construction.active():
         n_va = counts(fmt, points) if counts is not None else len(points)
     summary["value_atoms"] = n_va
-    err(f"fpsmt: {len(points)} points in {fmt.name}: {n_ga} gradient atoms, {n_va} value atoms "
-        "(zero-gradient atoms)")
+    err(f"fpsmt: {len(points)} points in {fmt.name}: {n_ga} gradient atoms, {n_va} value atoms"
+        + (" (zero-gradient atoms)" if counts is None else " (one per piece of each nonzero f*)"))
     paper = f"the paper: L >= {construction.paper_depth}" if construction.paper_depth is not None else \
         "not one of the paper's activations"
     err(f"  depth {net.depth} ({paper}), widths {_runs(summary['widths'])}, "
