@@ -136,3 +136,19 @@ def test_value_atom_is_proved_in_float8_e4m3(tmp_path):
                             "--report", tmp_path / "r.md", "--json"])
     assert code == 0, err
     assert [(r["lemma"], r["status"]) for r in json.loads(out)] == [("rect_value_atom", "PROVED")]
+
+
+def test_torch_sigma_is_checked_against_the_correctly_rounded_one():
+    """`construct --torch` names where torch's σ and autograd σ' differ from the correctly
+    rounded ones: torch's bfloat16 GELU rounds ω·Φ(ω) through float32, a tie, to +0
+    (issue 16's double rounding; correctly rounded it is ω); its ReLU differs only in the
+    sign of relu(−0)."""
+    pytest.importorskip("torch")  # the optional extra fpsmt[torch]; CI installs it
+    from fpsmt.commands.torch_export import sigma_mismatches
+    fmt = parse_format("bfloat16")
+    g = sigma_mismatches(fmt, "gelu")
+    assert g["inputs"] == 65536 - 2 * 2 ** 7  # every finite pattern (exponent all ones: inf and NaN, both signs)
+    assert g["value"] > 0 and ("0x0001", "0x0000", "0x0001", "0x3f00", "0x3f00") in g["examples"]
+    r = sigma_mismatches(fmt, "relu")
+    assert (r["value"], r["derivative"], r["zero_signs"]) == (0, 0, 1)
+    assert sigma_mismatches(parse_format("float32"), "gelu") is None

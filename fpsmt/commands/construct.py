@@ -17,21 +17,38 @@ def _torch_check(fmt, net, points):
     from fpsmt.commands import targets as targets
     from fpsmt.commands import torch_export as torch_export
     t0 = time.perf_counter()
-    err(f"  PyTorch: running the network at {len(points)} points (scalar module, then nn.Linear stack) ...")
-    rep = torch_export.compare(fmt, net, points, targets.meets)
-    rep["seconds"] = round(time.perf_counter() - t0, 3)
+    torch = torch_export.torch_module()
     hidden = torch_export.torch_activation(net.layers[0].activation)[1].__name__
-    for key, what in (("scalar", "scalar operations in the paper's order, torch.autograd"),
-                      ("linear", f"plain nn.Linear/nn.{hidden} stack, same weights")):
-        r = rep[key]
+    what = {"scalar": "scalar operations in the paper's order, torch.autograd",
+            "linear": f"plain nn.Linear/nn.{hidden} stack, same weights"}
+    err(f"  PyTorch: running the network at {len(points)} points (scalar module, then nn.Linear stack) ...")
+
+    def show(key, r):
+        head = f"  torch {torch.__version__} {fmt.name}, {what[key]}"
         if "skipped" in r:
-            err(f"  torch {rep['torch']} {rep['dtype']}, {what}: skipped ({r['skipped']})")
-            continue
-        err(f"  torch {rep['torch']} {rep['dtype']}, {what}: {r['bit_exact']}/{r['points']} points bit-exact "
-             f"({r['value_differs']} values and {r['grad_differs']} gradients differ)")
+            err(f"{head}: skipped ({r['skipped']})")
+            return
+        err(f"{head}: {r['bit_exact']}/{r['points']} points bit-exact ({r['value_differs']} values and "
+            f"{r['grad_differs']} gradients differ; {r['seconds']:.1f} s)")
         for d in r["differences"][:5]:
             err(f"    x = {d['x']}: f = {d['f']} (target {d['f_target']}), D^AD = {d['grad']} "
                  f"(target {d['g_target']}): {d['why']}")
+    rep = torch_export.compare(fmt, net, points, targets.meets, progress=show)
+    rep["seconds"] = round(time.perf_counter() - t0, 3)
+    sig = torch_export.sigma_mismatches(fmt, net.layers[0].activation)
+    if sig is not None:
+        rep["sigma"] = sig
+        name = net.layers[0].activation
+        if sig["value"] or sig["derivative"]:
+            ex = "; ".join(f"at {x}: σ {v} (correctly rounded {cv}), σ' {d} ({cd})" for x, v, cv, d, cd in
+                           sig["examples"])
+            err(f"  torch's {name} differs from the correctly rounded σ at {sig['value']} and σ' at "
+                f"{sig['derivative']} of the {sig['inputs']} finite {fmt.name} inputs ({ex}): the construction "
+                "assumes correctly rounded σ and σ' (the paper's assumption), so a network that meets such an "
+                "input can differ")
+        else:
+            err(f"  torch's {name} and its autograd derivative are correctly rounded at every finite {fmt.name} "
+                "input" + (f" (up to the sign of a zero at {sig['zero_signs']})" if sig["zero_signs"] else ""))
     if fmt.name in ("bfloat16", "float16"):
         err(f"  note: PyTorch's CPU kernels compute {fmt.name} operations in float32 and round once per "
              "operation (exact for one + or ×); its matmul accumulates a row in higher precision and rounds "

@@ -182,9 +182,11 @@ def run(module, fmt: Format, xs, ys, column=False):
     return to_bits(fmt, out).ravel(), to_bits(fmt, x.grad).ravel()
 
 
-def compare(fmt: Format, net, points, meets):
+def compare(fmt: Format, net, points, meets, progress=None):
     """Run the scalar module and the nn.Linear stack at every point with upstream h*;
-    per implementation: how many points meet both targets, and the first differences."""
+    per implementation: how many points meet both targets, the first differences and the
+    seconds it took.  ``progress(key, result)`` is called as each implementation ends."""
+    import time
     torch = torch_module()
     xs = np.asarray([p[0] for p in points], dtype=np.uint64)
     ys = np.asarray([p[2] for p in points], dtype=np.uint64)
@@ -195,8 +197,12 @@ def compare(fmt: Format, net, points, meets):
     for key, module, column in runs:
         if module is None:
             report[key] = {"skipped": why}
+            if progress is not None:
+                progress(key, report[key])
             continue
+        t0 = time.perf_counter()
         out, grad = run(module, fmt, xs, ys, column)
+        seconds = round(time.perf_counter() - t0, 3)
         diff = []
         for p, o, d in zip(points, out.tolist(), grad.tolist()):
             if not (meets(fmt, o, p[1]) and meets(fmt, d, p[3])):
@@ -207,14 +213,56 @@ def compare(fmt: Format, net, points, meets):
                                               (("value", o, p[1]), ("D^AD", d, p[3])) if not meets(fmt, got, want))})
         report[key] = {"points": len(points), "bit_exact": len(points) - len(diff),
                        "value_differs": sum(r["value_differs"] for r in diff),
-                       "grad_differs": sum(r["grad_differs"] for r in diff), "differences": diff[:20]}
+                       "grad_differs": sum(r["grad_differs"] for r in diff), "differences": diff[:20],
+                       "seconds": seconds}
+        if progress is not None:
+            progress(key, report[key])
     return report
 
 
 def why_differs(fmt: Format, got, want):
-    """What kind of difference (got, target) is, from the two values alone."""
+    """What kind of difference (got, target) is, from the two values alone (no cause: see
+    :func:`sigma_mismatches` for one that can be named)."""
     if not fmt.is_finite(got):
         return "not finite"
     if fmt.is_zero(got):
-        return "zero instead of the target (its term was lost in the sum)"
-    return "a different finite value: rounded in another order"
+        return "a zero instead of the target"
+
+    def rank(b):  # position in the order of the finite floats (±0 one point)
+        mag = b & ~fmt.sign_bit
+        return -mag if fmt.is_negative(b) else mag
+    return f"a different finite value, {abs(rank(got) - rank(want))} floats from the target"
+
+
+def sigma_mismatches(fmt: Format, name, limit=3):
+    """Where torch's σ and its autograd σ' differ from the correctly rounded σ_F and σ'_F
+    (the construction's assumption, the paper's): every finite input of a format of at most
+    16 bits, or None for wider formats.  Returns {"inputs", "value", "derivative" (how many
+    inputs differ as numbers), "zero_signs" (a zero of the other sign, value or derivative),
+    "examples": [(x, torch σ, σ_F, torch σ', σ'_F) as hex]}."""
+    from fpsmt.semantics.activations import get_activation
+    from fpsmt.semantics.arith import concrete
+    if fmt.nbits > 16:
+        return None
+    torch = torch_module()
+    fn = torch_activation(name)[0]
+    bits = np.arange(1 << fmt.nbits, dtype=np.uint64)
+    bits = bits[[fmt.is_finite(int(b)) for b in bits]]
+    x = to_tensor(fmt, bits).clone().requires_grad_(True)
+    y = fn(x)
+    y.backward(torch.ones_like(y))
+    tv, td = to_bits(fmt, y), to_bits(fmt, x.grad)
+    A = concrete(fmt)
+    act = get_activation(name)
+    X = A.const(bits.astype(fmt.uint_dtype))
+    fv = np.asarray(A.to_bits(act.value(A, X)), dtype=np.uint64)
+    fd = np.asarray(A.to_bits(act.derivative(A, X)), dtype=np.uint64)
+    zero = np.vectorize(lambda b: fmt.is_zero(int(b)), otypes=[bool])
+    both_zero = lambda a, b: zero(a) & zero(b)  # noqa: E731 - ±0 against ∓0 is counted apart
+    bad_v, bad_d = (tv != fv) & ~both_zero(tv, fv), (td != fd) & ~both_zero(td, fd)
+    signs = int(((tv != fv) & both_zero(tv, fv)).sum() + ((td != fd) & both_zero(td, fd)).sum())
+    out = {"inputs": int(len(bits)), "value": int(bad_v.sum()), "derivative": int(bad_d.sum()),
+           "zero_signs": signs, "examples": []}
+    for i in np.nonzero(bad_v | bad_d)[0][:limit].tolist():
+        out["examples"].append(tuple(fmt.hex(int(v[i])) for v in (bits, tv, fv, td, fd)))
+    return out
