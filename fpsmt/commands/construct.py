@@ -20,8 +20,11 @@ def _torch_check(fmt, net, points):
     torch = torch_export.torch_module()
     hidden = torch_export.torch_activation(net.layers[0].activation)[1].__name__
     what = {"scalar": "scalar operations in the paper's order, torch.autograd",
+            "scalar_rounded": f"the same with the correctly rounded σ and σ' looked up instead of torch's {hidden}",
             "linear": f"plain nn.Linear/nn.{hidden} stack, same weights"}
-    err(f"  PyTorch: running the network at {len(points)} points (scalar module, then nn.Linear stack) ...")
+    dense = sum(L.n_out * L.n_in for L in net.layers)
+    err(f"  PyTorch: running the network at {len(points)} points (scalar module, then nn.Linear stack: "
+        f"{dense:,} dense multiply-adds per point, forward; minutes in {fmt.name} on a CPU when that is large) ...")
 
     def show(key, r):
         head = f"  torch {torch.__version__} {fmt.name}, {what[key]}"

@@ -96,9 +96,40 @@ def to_bits(fmt: Format, t):
     return np.where(nan, np.uint64(fmt.nan_bits), b)
 
 
-def scalar_network(net, sem=None):
+def rounded_activation(fmt: Format, name):
+    """σ as a torch function that looks up the correctly rounded σ_F (forward) and computes
+    g ⊗ σ'_F (backward, one torch multiplication: one rounding) from fpsmt's own values at
+    every bit pattern: a format of at most 16 bits.  With it the scalar module differs from
+    the executor only in torch's arithmetic and autograd, not in σ."""
+    from fpsmt.semantics.activations import get_activation
+    from fpsmt.semantics.arith import concrete
+    torch = torch_module()
+    A = concrete(fmt)
+    act = get_activation(name)
+    X = A.const(np.arange(1 << fmt.nbits, dtype=np.uint64).astype(fmt.uint_dtype))
+    vtab = np.asarray(A.to_bits(act.value(A, X)), dtype=np.uint64)
+    dtab = np.asarray(A.to_bits(act.derivative(A, X)), dtype=np.uint64)
+
+    def look(tab, x):
+        return to_tensor(fmt, tab[to_bits(fmt, x).astype(np.int64)]).reshape(x.shape)
+
+    class Rounded(torch.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            ctx.save_for_backward(x)
+            return look(vtab, x)
+
+        @staticmethod
+        def backward(ctx, g):
+            (x,) = ctx.saved_tensors
+            return g * look(dtab, x)
+    return Rounded.apply
+
+
+def scalar_network(net, sem=None, rounded=False):
     """A :class:`ScalarNetwork` (the class is defined when torch is first needed); each
-    row's terms are added in the summation order of ``sem`` (default: the paper's)."""
+    row's terms are added in the summation order of ``sem`` (default: the paper's).
+    ``rounded``: the hidden layers apply :func:`rounded_activation` instead of torch's σ."""
     from fpsmt.semantics.network import PAPER
     torch = torch_module()
     sem = sem or PAPER
@@ -111,7 +142,9 @@ def scalar_network(net, sem=None):
             check_format(net.fmt)
             self.fmt = net.fmt
             self.plan = []
-            self.fns = [torch_activation(L.activation)[0] for L in net.layers]  # torch's own σ per layer
+            # torch's own σ per layer (or the correctly rounded one, looked up)
+            self.fns = [rounded_activation(net.fmt, L.activation) if rounded and L.activation != "identity"
+                        else torch_activation(L.activation)[0] for L in net.layers]
             for k, L in enumerate(net.layers):
                 w = to_tensor(net.fmt, np.asarray(L.weights, dtype=np.uint64))
                 b = to_tensor(net.fmt, np.asarray(L.bias, dtype=np.uint64))
@@ -183,7 +216,8 @@ def run(module, fmt: Format, xs, ys, column=False):
 
 
 def compare(fmt: Format, net, points, meets, progress=None):
-    """Run the scalar module and the nn.Linear stack at every point with upstream h*;
+    """Run the scalar module (and, in a format of at most 16 bits, the same with the correctly
+    rounded σ) and the nn.Linear stack at every point with upstream h*;
     per implementation: how many points meet both targets, the first differences and the
     seconds it took.  ``progress(key, result)`` is called as each implementation ends."""
     import time
@@ -192,6 +226,8 @@ def compare(fmt: Format, net, points, meets, progress=None):
     ys = np.asarray([p[2] for p in points], dtype=np.uint64)
     report = {"torch": str(torch.__version__), "dtype": fmt.name}
     runs = [("scalar", scalar_network(net), False)]
+    if net.fmt.nbits <= 16:  # the same with the correctly rounded σ: what σ alone accounts for
+        runs.append(("scalar_rounded", scalar_network(net, rounded=True), False))
     stack, why = linear_stack(net)
     runs.append(("linear", stack, True))
     for key, module, column in runs:
