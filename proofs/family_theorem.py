@@ -21,14 +21,17 @@ The argument.
 At an input x of the domain D, the output row is a left-to-right sum over the atoms'
 output terms, in the atoms' order:
 
-* every gradient atom adds its terms (t1, t2) with t1 ⊕ t2 a zero (its lemma: the two
-  terms sum to a zero at its z and are zeros elsewhere);
+* every gradient atom adds its terms (t1, t2) with t1 ⊕ t2 a zero (its lemma, at its z
+  and elsewhere); they all come before any value atom, so the running sum is a zero there;
 * every value atom of another point adds zeros (its lemma, elsewhere);
-* x's own value atoms, consecutive (the pieces a_1, …, a_k of f*(x), whose left-to-right
+* x's own value atoms (those at z = x: one per piece, or, when every f* is zero, the one
+  atom of value +0 the builder adds at the first point — a piece +0 of its own point),
+  consecutive (the pieces a_1, …, a_k of f*(x), whose left-to-right
   float sum is f*(x): :func:`fpsmt.constructions.saturating.pieces` stops only when its
   exactly rounded running sum is f*(x)), add terms whose own sum is ≈ a_1 for the first,
-  and (a_i, a zero) for every later one — the value atom's lemma states (a, a zero) for
-  every |a| >= L, and the network builder refuses a later piece below L.
+  and (a_i, a zero) for every later one (two terms per value atom, the rectifying family:
+  its value atom's lemma states (a, a zero) for every |a| >= L, and the network builder
+  refuses a later piece below L; one term, the saturating family: a_i itself).
 
 ``pieces`` is an induction over the slots with a symbolic running sum r and a symbolic sum
 q of x's pieces so far: r ≈ q (the same float, or both zeros), and r a zero and q = −0 up to
