@@ -23,6 +23,8 @@ Formats: float64, float32, float16, bfloat16 (torch has no IEEE-like 8-bit arith
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 from fpsmt.errors import InputError
@@ -96,19 +98,26 @@ def to_bits(fmt: Format, t):
     return np.where(nan, np.uint64(fmt.nan_bits), b)
 
 
+@functools.lru_cache(maxsize=None)
+def rounded_tables(fmt: Format, name):
+    """(σ_F, σ'_F) as bit patterns at every bit pattern of a format of at most 16 bits,
+    indexed by the argument's pattern (fpsmt's correctly rounded values)."""
+    from fpsmt.semantics.activations import get_activation
+    from fpsmt.semantics.arith import concrete
+    A = concrete(fmt)
+    act = get_activation(name)
+    X = A.const(np.arange(1 << fmt.nbits, dtype=np.uint64).astype(fmt.uint_dtype))
+    return (np.asarray(A.to_bits(act.value(A, X)), dtype=np.uint64),
+            np.asarray(A.to_bits(act.derivative(A, X)), dtype=np.uint64))
+
+
 def rounded_activation(fmt: Format, name):
     """σ as a torch function that looks up the correctly rounded σ_F (forward) and computes
     g ⊗ σ'_F (backward, one torch multiplication: one rounding) from fpsmt's own values at
     every bit pattern: a format of at most 16 bits.  With it the scalar module differs from
     the executor only in torch's arithmetic and autograd, not in σ."""
-    from fpsmt.semantics.activations import get_activation
-    from fpsmt.semantics.arith import concrete
     torch = torch_module()
-    A = concrete(fmt)
-    act = get_activation(name)
-    X = A.const(np.arange(1 << fmt.nbits, dtype=np.uint64).astype(fmt.uint_dtype))
-    vtab = np.asarray(A.to_bits(act.value(A, X)), dtype=np.uint64)
-    dtab = np.asarray(A.to_bits(act.derivative(A, X)), dtype=np.uint64)
+    vtab, dtab = rounded_tables(fmt, name)
 
     def look(tab, x):
         return to_tensor(fmt, tab[to_bits(fmt, x).astype(np.int64)]).reshape(x.shape)
@@ -276,8 +285,6 @@ def sigma_mismatches(fmt: Format, name, limit=3):
     16 bits, or None for wider formats.  Returns {"inputs", "value", "derivative" (how many
     inputs differ as numbers), "zero_signs" (a zero of the other sign, value or derivative),
     "examples": [(x, torch σ, σ_F, torch σ', σ'_F) as hex]}."""
-    from fpsmt.semantics.activations import get_activation
-    from fpsmt.semantics.arith import concrete
     if fmt.nbits > 16:
         return None
     torch = torch_module()
@@ -288,15 +295,16 @@ def sigma_mismatches(fmt: Format, name, limit=3):
     y = fn(x)
     y.backward(torch.ones_like(y))
     tv, td = to_bits(fmt, y), to_bits(fmt, x.grad)
-    A = concrete(fmt)
-    act = get_activation(name)
-    X = A.const(bits.astype(fmt.uint_dtype))
-    fv = np.asarray(A.to_bits(act.value(A, X)), dtype=np.uint64)
-    fd = np.asarray(A.to_bits(act.derivative(A, X)), dtype=np.uint64)
-    zero = np.vectorize(lambda b: fmt.is_zero(int(b)), otypes=[bool])
-    both_zero = lambda a, b: zero(a) & zero(b)  # noqa: E731 - ±0 against ∓0 is counted apart
-    bad_v, bad_d = (tv != fv) & ~both_zero(tv, fv), (td != fd) & ~both_zero(td, fd)
-    signs = int(((tv != fv) & both_zero(tv, fv)).sum() + ((td != fd) & both_zero(td, fd)).sum())
+    vtab, dtab = rounded_tables(fmt, name)
+    idx = bits.astype(np.int64)
+    fv, fd = vtab[idx], dtab[idx]
+    mag = np.uint64(~fmt.sign_bit & ((1 << fmt.nbits) - 1))
+
+    def zero_signs(a, b):  # differ, but only as +0 against −0: counted apart
+        return (a != b) & ((a & mag) == 0) & ((b & mag) == 0)
+    sv, sd = zero_signs(tv, fv), zero_signs(td, fd)
+    bad_v, bad_d = (tv != fv) & ~sv, (td != fd) & ~sd
+    signs = int(sv.sum() + sd.sum())
     out = {"inputs": int(len(bits)), "value": int(bad_v.sum()), "derivative": int(bad_d.sum()),
            "zero_signs": signs, "examples": []}
     for i in np.nonzero(bad_v | bad_d)[0][:limit].tolist():

@@ -212,8 +212,7 @@ def uncapped_bound(fmt) -> Fraction:
     """L: a value atom of |v| >= L has the output terms (v, a zero); below L, 2^(a − e_v) does
     not fit beside |v| and the value is (I + |v|·2^j) ⊗ w ⊕ I ⊗ (−w), two nonzero terms
     (:func:`value_params`)."""
-    f = fmt
-    return Fraction(2) ** (block_constants(f).a - f.M + f.e_min)
+    return Fraction(2) ** (block_constants(fmt).a - fmt.M + fmt.e_min)
 
 
 # ------------------------------------------------------------------ blocks

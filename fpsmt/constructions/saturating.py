@@ -340,13 +340,14 @@ def atoms_network(fmt, points, V, value_atom, gradient_atom, value_depth, gradie
     ``later_piece``: the least magnitude of a value's pieces after its first that the family's
     theorem covers (proofs/family_theorem.py), checked."""
     ga = [(z, h, g) for z, _, h, g in points if not fmt.is_zero(g)]
-    va = [(z, a) for z, v, _, _ in points if not fmt.is_zero(v) for a in pieces(fmt, v, V)]
-    if later_piece is not None:  # what the family's theorem takes of every piece but a value's first
-        for z, v, _, _ in points:
-            small = [a for a in pieces(fmt, v, V)[1:] if abs(fmt.to_fraction(a)) < later_piece]
-            if small:
-                raise AssertionError(f"f* = {fmt.show(v)}: a piece {fmt.show(small[0])} after the first is below "
-                                     f"{later_piece}, which the theorem's join does not cover")
+    va = []
+    for z, v, _, _ in points:
+        ps = pieces(fmt, v, V) if not fmt.is_zero(v) else []
+        small = [a for a in ps[1:] if later_piece is not None and abs(fmt.to_fraction(a)) < later_piece]
+        if small:  # what the family's theorem takes of every piece but a value's first
+            raise AssertionError(f"f* = {fmt.show(v)}: a piece {fmt.show(small[0])} after the first is below "
+                                 f"{later_piece}, which the theorem's join does not cover")
+        va += [(z, a) for a in ps]
     # one depth whether or not a gradient atom is built: the depth the atoms' lemmas state
     depth = max(gradient_depth, value_depth)
     kinds = []
