@@ -45,5 +45,5 @@ def repaired(fmt):
                  "elsewhere; every hidden value and gradient finite")
 
 
-LEMMA = Lemma("rect_gradient_atom", "Lemma 3.5's atom for a rectifying σ (GELU, Swish; reconstructed)",
+LEMMA = Lemma("rect_gradient_atom", "Lemma 3.5's atom for a rectifying σ (GELU, Swish, ELU; reconstructed)",
               {"repaired": repaired}, formats=formats, order=650, family="rectifying", construction=True)

@@ -54,5 +54,5 @@ def repaired(fmt):
                  "D^AD is a zero, every hidden value and gradient finite")
 
 
-LEMMA = Lemma("rect_value_atom", "Lemma 3.4's atom for a rectifying σ (GELU, Swish; reconstructed)",
+LEMMA = Lemma("rect_value_atom", "Lemma 3.4's atom for a rectifying σ (GELU, Swish, ELU; reconstructed)",
               {"repaired": repaired}, formats=formats, order=640, family="rectifying", construction=True)

@@ -27,8 +27,10 @@ Family ``rectifying`` (fpsmt.constructions.rectifying; GELU, Swish):
   at x = z and scales its gradient by an exact power of two;
 * ``R.identity``: ∃ a >= 0 (the blocks' a) ∀ finite t >= 2^a: σ(t) = t and σ'(t) = 1 —
   every value the blocks carry is there or a zero;
-* ``R.dead``: ∃ b >= 0 (the blocks' b) ∀ finite t <= −2^b: σ(t) and σ'(t) are zeros — the
-  indicators and gates land there, and the backward pass dies there (ELU's −1 fails it);
+* ``R.dead``: ∃ b >= 0 (the blocks' b) ∀ finite t <= −2^b: σ'(t) is a zero and σ(t) is δ,
+  either a zero (GELU, Swish) or −1 throughout (ELU; the blocks then cancel δ exactly, see
+  fpsmt.constructions.rectifying) — the indicators and gates land there, and the backward
+  pass dies there;
 * ``R.sign``: σ(t) > 0 for t > 0 and −1 <= σ(t) <= 0 for t <= 0 — the step indicator's
   first layer keeps its sign, and the negative side stays bounded under any weight;
 * ``R.monotone``: σ(t) <= σ(t⁺) for every finite t >= 0 below the largest float (so σ is
@@ -138,12 +140,19 @@ def identity(activation):
 def dead(activation):
     lo, hi = _pinned("b", lambda f: min(16, f.e_max - 2))
 
+    def level(f):
+        """δ, σ's value on its dead side as the blocks read it (a zero unless they read −1)."""
+        c = _rect(f, activation)
+        return c.dead if c is not None else 0
+
     def goal(s):
         v, d = s.sigma(activation, s.t), s.sigma_prime(activation, s.t)
-        return [(s.t <= -s.b.pow2()).implies(v.is_zero() & d.is_zero())]
+        value = v.is_zero() if level(s.fmt) == 0 else v.same(level(s.fmt))
+        return [(s.t <= -s.b.pow2()).implies(value & d.is_zero())]
     return exists_forall("R.dead", {"b": Int(lambda f: lo(f, activation), lambda f: hi(f, activation))},
                          {"t": Float(finite=True)}, goal=goal,
-                         doc="∃ b >= 0 ∀ finite t <= −2^b: σ(t) and σ'(t) are zeros")
+                         doc="∃ b >= 0 ∀ finite t <= −2^b: σ'(t) is a zero and σ(t) is δ, a zero or −1 "
+                             "throughout (the blocks' δ)")
 
 
 def rect_sign(activation):

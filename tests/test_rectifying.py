@@ -1,4 +1,4 @@
-"""The rectifying construction family (GELU, Swish): networks re-run by the exact
+"""The rectifying construction family (GELU, Swish, ELU): networks re-run by the exact
 reference, the checker failing on wrong networks, requirements, refusals, lemmas."""
 
 import json
@@ -28,7 +28,10 @@ def _targets(fmt, n, seed):
 @pytest.mark.parametrize("act,name,n", [("gelu", "bfloat16", 6), ("swish", "bfloat16", 6),
                                         pytest.param("gelu", "float16", 6, marks=pytest.mark.slow),
                                         ("swish", "float8_e4m3", 8), ("gelu", "float8_e5m2", 8),
-                                        ("gelu", "float32", 4), ("gelu", "float64", 3)])
+                                        ("gelu", "float32", 4), ("gelu", "float64", 3),
+                                        ("elu", "bfloat16", 6), ("elu", "float8_e4m3", 8), ("elu", "float32", 4),
+                                        pytest.param("elu", "float16", 6, marks=pytest.mark.slow),
+                                        pytest.param("elu", "float64", 3, marks=pytest.mark.slow)])
 def test_network_meets_random_targets_under_the_exact_reference(act, name, n, tmp_path):
     fmt = parse_format(name)
     pts = _targets(fmt, n, seed=11)
@@ -87,19 +90,28 @@ def test_requirements_are_proved_with_the_blocks_witnesses(tmp_path):
     assert (rows["R.identity"]["witness"], rows["R.dead"]["witness"]) == ({"a": c.a}, {"b": c.b})
 
 
-def test_elu_is_refused_on_r_dead(tmp_path):
-    """ELU is the identity above 0 (this family is offered) but its dead side is −1, not a
-    zero: R.dead is REFUTED, and construct stops with one line naming it, nothing written."""
-    code, out, err = _main(["conditions", "--activation", "elu", "--format", "bfloat16", "--family", "rectifying",
-                            "--store", tmp_path / "s.sqlite", "--json"])
+def test_elu_requirements_hold_with_dead_value_minus_one(monkeypatch, tmp_path):
+    """ELU's dead side is −1 (σ' = +0 there): R.dead is PROVED with the blocks' δ = −1 and
+    witness b; stated with δ a zero instead (the blocks of GELU and Swish), it is REFUTED,
+    and construct stops with one line naming it, nothing written."""
+    fmt = parse_format("bfloat16")
+    c = RC.block_constants(fmt, "elu")
+    assert (c.dead, c.a) == (-1, 0)
+    code, out, err = _main(["conditions", "--activation", "elu", "--format", "bfloat16", "--store",
+                            tmp_path / "s.sqlite", "--json"])
     assert code == 0, err
     rows = {r["condition"]: r for r in json.loads(out)}
-    assert rows["R.dead"]["status"] == "REFUTED" and rows["R.identity"]["status"] == "PROVED"
-    fmt = parse_format("bfloat16")
+    names = ("R.zero", "R.identity", "R.dead", "R.sign", "R.monotone")
+    assert {n: rows[n]["status"] for n in names} == dict.fromkeys(names, "PROVED")
+    assert rows["R.dead"]["witness"] == {"b": c.b}
+    real = RC.block_constants
+    monkeypatch.setattr(RC, "block_constants",
+                        lambda f, name=None: replace(real(f, name), dead=0) if (name or RC.hidden()) == "elu"
+                        else real(f, name))
     t = tmp_path / "t.csv"
     _write(fmt, [(fmt.round(1), fmt.round(1), fmt.round(1), fmt.round(1))], t)
     code, out, err = _main(["construct", "--activation", "elu", "--targets", t, "--format", "bfloat16",
-                            "--out", tmp_path / "n.json", "--store", tmp_path / "s.sqlite"])
+                            "--out", tmp_path / "n.json", "--store", tmp_path / "s2.sqlite"])
     errors = [ln for ln in err.strip().splitlines() if ln.startswith("fpsmt: error:")]
     assert code == 2 and len(errors) == 1 and "requirement R.dead" in errors[0] and "REFUTED" in errors[0], err
     assert not (tmp_path / "n.json").exists()

@@ -1,8 +1,8 @@
 """Builders of the Theorem 3.1 construction for activations that are the identity on one
-side and dead on the other: σ(t) = t and σ'(t) = 1 for t >= I = 2^a, σ(t) a zero and
-σ'(t) = 0 for t <= −D = −2^b (after rounding), σ(±0) a zero with σ'(±0) ∈ {1/2, 1}
-(GELU, Swish; a user's activation with the same requirements, ``specs/requirements.py``
-family ``rectifying``).  ELU's dead side is −1, not a zero: it is refused on R.dead.
+side and dead on the other: σ(t) = t and σ'(t) = 1 for t >= I = 2^a, σ(t) = δ and
+σ'(t) = 0 for t <= −D = −2^b (after rounding), with δ a zero (GELU, Swish) or −1 (ELU),
+σ(±0) a zero with σ'(±0) ∈ {1/2, 1} (a user's activation with the same requirements,
+``specs/requirements.py`` family ``rectifying``).
 
 Every hidden layer applies σ, the output layer is the identity.  The plan: every
 pre-activation after the first layer is a zero, at least I (σ exact, σ' = 1) or at most −D
@@ -48,6 +48,26 @@ R.monotone, so an interval's image is bounded by the values at its ends).
   t = g/(w_x·2^k0): w_x = 1 unless 2^−k0·g is not finite (then w_x = 2).
 * the Theorem 3.1 network: the gradient atoms of the points with g* ≠ 0, then the value
   atoms' pieces, side by side at one depth (carries in the steps), one output row.
+
+δ = −1 (ELU; the blocks need a = 0, I = 1, and check every sum below exactly in the
+format, :func:`block_constants`).  A dead neuron is −1, not a zero, so what the blocks add
+of it must cancel exactly:
+
+* kill B's bias is I + δ = 0: (−1)·δ ⊕ 0 = I where kill A is dead.  u ∈ {I, δ}.
+* the killers' bias is G + W·δ = G − W with W = 2^e_max: a dead u gives W ⊕ (G − W) = G,
+  u = I gives G − 2W <= −D (finite).  Beside the killers, a bias-only neuron C = σ(2) = 2,
+  and every gated neuron adds δ ⊗ C after −G1 − G2 (:func:`gated`; the killers and C come
+  first in their layer): 1 ⊕ 1 ⊕ (−2) = +0 at x = z, then its own terms.
+* u is carried by ``σ(2^b ⊗ u ⊕ (1 − 2^b))`` (:func:`carry_u`; σ(−1) is not −1): 1 stays
+  1, −1 goes to 1 − 2^(b+1) <= −D, dead again.
+* value atom: beside the killers K = ``σ(1 ⊖ u_ge/2 ⊖ u_le/2)`` (+0 at x = z, 1
+  elsewhere), carried beside N1, N2; then ``M = σ(N ⊕ K)``: n at x = z, δ ⊕ 1 = +0
+  elsewhere; the output is ``w1 ⊗ M1 ⊕ w2 ⊗ M2``.  With a = 0 the value is never capped
+  (w2 = +0, one term).  One layer more than for δ a zero.  The backward pass dies at N
+  (x ≠ z) and at the killers (x = z); K's path dies at kill A or kill B.
+* gradient atom: the same chain; its output ``w_out ⊗ R ⊕ (−w_out) ⊗ N`` is
+  (−w_out) ⊕ w_out = +0 at x ≠ z, where R and N are both −1 (the gradient atoms come first
+  in the theorem's output row, so their terms meet a zero running sum).
 """
 
 from __future__ import annotations
@@ -88,6 +108,9 @@ class BlockConstants:
     kill: int  # B1 = 2^kill
     G: int  # the killers' value (pattern)
     W: int  # the killers' weight on u (pattern)
+    dead: int = 0  # δ: σ's value on its dead side, 0 (a zero: GELU, Swish) or −1 (ELU)
+    Gb: int = 0  # the killers' bias (pattern): G + W·δ, so that a dead u gives exactly G
+    recarry: int = 0  # δ ≠ 0: u ∈ {I, δ} is carried by σ(Kc ⊗ u ⊕ (I − Kc·I)), Kc = 2^recarry
 
     @property
     def I(self):  # noqa: E743 - the paper-style name of the identity threshold
@@ -99,26 +122,33 @@ class BlockConstants:
 
     @property
     def value_depth(self):
-        """Layers of a value atom at its least depth: the steps, the killers, N, the output."""
-        return self.step_depth + 3
+        """Layers of a value atom at its least depth: the steps, the killers, N, the output
+        (δ ≠ 0: and the layer M = σ(N ⊕ K) that turns δ into +0)."""
+        return self.step_depth + 3 + (1 if self.dead else 0)
 
 
 def _witnesses(fmt, name):
     """(a, b, k0) read off σ's values at a few points, or an InputError naming the
     requirement that cannot hold.  The requirements prove them for every t."""
-    one = fmt.round(Fraction(1))
-    a, b = _identity_exponent(fmt, name), None
+    one, minus_one = fmt.round(Fraction(1)), fmt.round(Fraction(-1))
+    a, b, dead = _identity_exponent(fmt, name), None, 0
     for k in range(0, min(MAX_EXPONENT, fmt.e_max - 2) + 1):
         t = Fraction(2) ** k
         neg = [fmt.round(-t), fmt.next_down(fmt.round(-t)), fmt.round(-3 * t / 2), fmt.round(-2 * t)]
-        if all(fmt.is_zero(v) and fmt.is_zero(d) for v, d in (sigma_bits(fmt, name, p) for p in neg)):
-            b = k
-            break
+        vals = [sigma_bits(fmt, name, p) for p in neg]
+        if all(fmt.is_zero(d) for _, d in vals):
+            if all(fmt.is_zero(v) for v, _ in vals):
+                b = k
+                break
+            if all(v == minus_one for v, _ in vals):
+                b, dead = k, -1
+                break
     if a is None:
         raise InputError(f"{name} is not the identity (σ(t) = t, σ'(t) = 1) beyond any 2^k <= 2^{MAX_EXPONENT} in "
                          f"{fmt.name}: the {FAMILY} construction needs it (requirement R.identity)")
     if b is None:
-        raise InputError(f"{name} is not dead (σ(t) and σ'(t) zeros) below any −2^k >= −2^{MAX_EXPONENT} in {fmt.name}: "
+        raise InputError(f"{name} is not dead (σ(t) a zero or −1 throughout, σ'(t) a zero) below any −2^k >= "
+                         f"−2^{MAX_EXPONENT} in {fmt.name}: "
                          f"the {FAMILY} construction needs it (requirement R.dead)")
     v0, d0 = sigma_bits(fmt, name, 0)
     if not fmt.is_zero(v0) or d0 not in (one, fmt.round(Fraction(1, 2))):
@@ -126,7 +156,7 @@ def _witnesses(fmt, name):
     k0 = 0 if d0 == one else -1
     if not fmt.is_finite(sigma_bits(fmt, name, 1)[0]) or fmt.to_fraction(sigma_bits(fmt, name, 1)[0]) <= 0:
         raise InputError(f"{name}(ω) is not positive in {fmt.name} (requirement R.sign)")
-    return a, b, k0
+    return a, b, k0, dead
 
 
 def _identity_exponent(fmt, name):
@@ -147,7 +177,10 @@ def _constants(name, fmt_name):
     f = parse_format(fmt_name)
     if f.M > f.e_max:
         raise InputError(f"{f.name}: the {FAMILY} blocks need M <= e_max (the reset chain's values stay >= I)")
-    a, b, k0 = _witnesses(f, name)
+    a, b, k0, dead = _witnesses(f, name)
+    if dead and a != 0:
+        raise InputError(f"{name} in {f.name}: its dead side is −1 and its identity starts at 2^{a}; the {FAMILY} blocks "
+                         "for a dead value −1 need the identity from 1 (a = 0)")
     m = max(a, b)
     I, D = Fraction(2) ** a, Fraction(2) ** b
     target = Fraction(2) ** (m + 2)
@@ -182,19 +215,34 @@ def _constants(name, fmt_name):
     if rnd(B1 - lo) > -D or rnd(I - B1) > -D:
         raise InputError(f"{name} in {f.name}: the step indicator's kill layers do not reach −2^{b}")  # pragma: no cover
     topf = f.Omega
-    W = topf / I
+    W = topf / I if not dead else top  # δ = −1 (I = 1): W + (G − W) = G, and −W ⊕ (G − W) <= −D stays finite
     G = f.round(topf - D)
     while topf - f.to_fraction(G) < D:
         G = f.next_down(G)
     Gv = f.to_fraction(G)
+    Gb, Kc = Gv + W * dead, 0
+    if dead:
+        # every sum the δ = −1 blocks rely on, checked exactly in the format
+        exact = lambda q: f.is_finite(f.round(q)) and f.to_fraction(f.round(q)) == q  # noqa: E731
+        kc = b  # the carry of u: Kc ⊗ u ⊕ (1 − Kc) is 1 at u = 1 and 1 − 2·Kc <= −D at u = −1
+        checks = [("the kill layer's bias I − 1", exact(I - 1)), ("the killers' bias G − W", exact(Gb)),
+                  ("the killers at u = −1", rnd(W + Gb) == Gv),
+                  ("the killers at u = I", f.is_finite(f.round(-W + Gb)) and rnd(-W + Gb) <= -D),
+                  ("u's carry bias 1 − 2^b", exact(1 - Fraction(2) ** kc)),
+                  ("u's carry at u = −1", rnd(-(Fraction(2) ** kc) + 1 - Fraction(2) ** kc) <= -D)]
+        bad = [what for what, ok in checks if not ok]
+        if bad:
+            raise InputError(f"{name} in {f.name}: the {FAMILY} blocks for a dead value −1 do not compute exactly here "
+                             f"({bad[0]})")
+        Kc = kc
     r_max = rnd(top + I)  # the gradient atom's path at x ≠ z
     q = R.step_cap(f)
     # a chain neuron adds its bias, at most 2^(q+1)·I (its weight meets a zero at x ≠ z)
-    need = max(r_max, Fraction(2) ** (f.e_max - 1), Fraction(2) ** (q + 1) * I) + D
+    need = max(r_max, Fraction(2) ** (f.e_max - 1), Fraction(2) ** (q + 1) * I) + D + 3 * abs(dead)
     if Gv < need:
         raise InputError(f"{name} in {f.name}: the killers' value {Gv} is below {need}: the gated neurons would not "
                          f"be dead at x ≠ z (e_max = {f.e_max} is too small for D = 2^{b})")
-    return BlockConstants(name, a, b, k0, tuple(stages), m + 1, G, f.round(W))
+    return BlockConstants(name, a, b, k0, tuple(stages), m + 1, G, f.round(W), dead, f.round(Gb), Kc)
 
 
 def block_constants(fmt, name=None) -> BlockConstants:
@@ -237,7 +285,7 @@ def step_neurons(fmt, kind, tag=None, carries=0):
     for _ in range(carries):
         nxt([1], NEG0)
     nxt([-1], Fraction(2) ** c.kill)
-    nxt([-1], c.I)
+    nxt([-1], c.I + c.dead)  # (−1)·δ ⊕ (I + δ) = I exactly
     return out
 
 
@@ -258,14 +306,33 @@ def _steps_and_killers(fmt, P, carries=0, side=None):
     c = block_constants(fmt)
     ge, le = step_neurons(fmt, "ge", carries=carries), step_neurons(fmt, "le", carries=carries)
     layers = [ge[k] + le[k] for k in range(len(ge))]
-    W, G = -fmt.to_fraction(c.W), fmt.to_fraction(c.G)
-    layers.append([("G1", [(ge[-1][0][0], W)], G), ("G2", [(le[-1][0][0], W)], G)])
+    W, Gb = -fmt.to_fraction(c.W), fmt.to_fraction(c.Gb)
+    layers.append([("G1", [(ge[-1][0][0], W)], Gb), ("G2", [(le[-1][0][0], W)], Gb)])
     for k, layer in enumerate(layers):
         P.add(layer + (side(k) if side else []))
     return len(layers)
 
 
 GATED = [("G1", -1), ("G2", -1)]
+
+#: δ ≠ 0: a bias-only neuron beside every pair of killers, C = σ(2) = 2 (I = 1)
+CONSTANT = ("C", [], 2)
+
+
+def gated(c):
+    """A gated neuron's inputs: −G1 − G2, and for δ = −1 also δ ⊗ C, so that the killers' two
+    dead values at x = z, (−1)·δ twice, are cancelled exactly: 1 ⊕ 1 ⊕ (−2) = +0 (the killers
+    and C come first in the previous layer)."""
+    return GATED + ([("C", c.dead)] if c.dead else [])
+
+
+def carry_u(c, src, name):
+    """u ∈ {I, δ} carried one layer: σ(1 ⊗ u) for δ a zero; σ(Kc ⊗ u ⊕ (I − Kc)) for δ = −1
+    (σ(−1) is not −1: the carry re-kills)."""
+    if not c.dead:
+        return (name, [(src, 1)], NEG0)
+    Kc = Fraction(2) ** c.recarry
+    return (name, [(src, Kc)], c.I - Kc * c.I)
 
 
 def point(s, z):
@@ -307,9 +374,24 @@ def value_atom(s, z, v, depth=None):
     if depth < c.value_depth:
         raise InputError(f"a value atom needs {c.value_depth} layers, not {depth}")
     P = _plan(f)
-    _steps_and_killers(f, P, carries=depth - c.value_depth)
-    P.add([("N1", GATED, Param("n1")), ("N2", GATED, Param("n2"))])
-    P.add([("out", [("N1", Param("w1")), ("N2", Param("w2"))], NEG0)])
+    carries = depth - c.value_depth
+    if not c.dead:
+        _steps_and_killers(f, P, carries=carries)
+        P.add([("N1", GATED, Param("n1")), ("N2", GATED, Param("n2"))])
+        P.add([("out", [("N1", Param("w1")), ("N2", Param("w2"))], NEG0)])
+    else:
+        # K = σ(1 ⊖ u_ge/2 ⊖ u_le/2): +0 at x = z, 1 elsewhere (exact); M = σ(N ⊕ K): N at x = z,
+        # δ ⊕ 1 = +0 elsewhere, so the output terms are zeros there (σ'(N) = 0 kills the path)
+        last = c.step_depth + carries - 1
+        half = Fraction(-1, 2)
+        kill = len(step_neurons(f, "ge", carries=carries))
+
+        def side(k):
+            return [CONSTANT, ("K", [(f"ge{last}", half), (f"le{last}", half)], 1)] if k == kill else []
+        _steps_and_killers(f, P, carries=carries, side=side)
+        P.add([("N1", gated(c), Param("n1")), ("N2", gated(c), Param("n2")), ("K", [("K", 1)], NEG0)])
+        P.add([("M1", [("N1", 1), ("K", 1)], NEG0), ("M2", [("N2", 1), ("K", 1)], NEG0)])
+        P.add([("out", [("M1", Param("w1")), ("M2", Param("w2"))], NEG0)])
     n1, n2, w1, w2 = value_params(s, v)
     return P.network(), {**step_biases(s, z), "n1": n1, "n2": n2, "w1": w1, "w2": w2}
 
@@ -359,27 +441,33 @@ def gradient_atom(s, z, h, g, depth=None):
         if k == 1:
             return [("r", [("r", 1)], c.I)]
         if k == last + 1:  # the killers' layer: u carried on
-            return [("r", [("r", 1)], NEG0), ("uge", [(f"ge{last}", 1)], NEG0), ("ule", [(f"le{last}", 1)], NEG0)]
+            return ([CONSTANT] if c.dead else []) + [("r", [("r", 1)], NEG0), carry_u(c, f"ge{last}", "uge"),
+                                                    carry_u(c, f"le{last}", "ule")]
         return [("r", [("r", 1)], NEG0)]
     P = _plan(f)
     _steps_and_killers(f, P, carries=depth - least, side=side)
     # fresh killers beside the gate and the chain, from the step indicators' u carried
     # (exact: I or a zero): dead at x = z, where a carried zero would be alive (σ'(0) ≠ 0) and
     # pile up the chain's gradients until they overflow
-    W, G = -f.to_fraction(c.W), f.to_fraction(c.G)
-    carry = [("G1", [("uge", W)], G), ("G2", [("ule", W)], G), ("uge", [("uge", 1)], NEG0),
-             ("ule", [("ule", 1)], NEG0)]
-    P.add([("R", GATED + [("r", 1)], NEG0)] + carry)
+    W, Gb = -f.to_fraction(c.W), f.to_fraction(c.Gb)
+    carry = [("G1", [("uge", W)], Gb), ("G2", [("ule", W)], Gb)] + ([CONSTANT] if c.dead else []) \
+        + [carry_u(c, "uge", "uge"), carry_u(c, "ule", "ule")]
+    GT = gated(c)
+
+    def with_carry(neurons):
+        # δ = −1: the killers and C first, so that their terms cancel before R's is added
+        return carry + neurons if c.dead else neurons + carry
+    P.add(with_carry([("R", GT + [("r", 1)], NEG0)]))
     F = I
     for i, w in enumerate(weights):
         Pin = w * F
         params[f"c{i}"], params[f"B{i}"] = w, reset_bias(s, Pin, I)
         F = Pin + params[f"B{i}"]
-        layer = [("R", [("R", Param(f"c{i}"))] + GATED, Param(f"B{i}"))]
+        layer = [("R", [("R", Param(f"c{i}"))] + GT, Param(f"B{i}"))]
         if i < len(weights) - 1:
-            layer += carry
+            layer = with_carry(layer)
         else:
-            layer.append(("N", GATED, Param("nb")))
+            layer.append(("N", GT, Param("nb")))
         P.add(layer)
     params["nb"] = F
     P.add([("out", [("R", Param("w_out")), ("N", Param("mw_out"))], NEG0)])
@@ -423,7 +511,7 @@ def depth(fmt):
 def _fits(activation):
     """Whether σ is the identity above some 2^a in float32: this family is then the one
     offered to an activation without a construction of its own (its requirements, R.dead
-    included, decide per format whether a network is built: ELU is refused on R.dead)."""
+    included, decide per format whether a network is built)."""
     from fpsmt.semantics.formats import parse_format
     return _identity_exponent(parse_format("float32"), activation) is not None
 
@@ -453,7 +541,7 @@ def _make(name):
     return Construction(name, FAMILY, sys.modules[__name__], theorem_constants(name), paper_depth=7)
 
 
-CONSTRUCTIONS = [_make("gelu"), _make("swish")]
+CONSTRUCTIONS = [_make("gelu"), _make("swish"), _make("elu")]
 
 
 def _construction():

@@ -298,6 +298,7 @@ class Elu(RealActivation):
     alpha = Fraction(1)
     scale = Fraction(1)
     pieces = [(None, None, 1)]
+    infer_tails = True  # the identity and dead (−1) tails the rectifying construction stands on
 
     def __init__(self):
         a, s = self.alpha, self.scale
@@ -325,6 +326,7 @@ class Elu(RealActivation):
 
 class Selu(Elu):
     name = "selu"
+    infer_tails = False
     alpha = Fraction("1.6732632423543772848170429916717")
     scale = Fraction("1.0507009873554804934193349852946")
 
