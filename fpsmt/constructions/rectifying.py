@@ -55,7 +55,7 @@ of it must cancel exactly:
 
 * kill B's bias is I + δ = 0: (−1)·δ ⊕ 0 = I where kill A is dead.  u ∈ {I, δ}.
 * the killers' bias is G + W·δ = G − W with W = 2^e_max: a dead u gives W ⊕ (G − W) = G,
-  u = I gives G − 2W <= −D (finite).  Beside the killers, a bias-only neuron C = σ(2) = 2,
+  u = I gives G − 2W <= −D (finite).  Beside the killers, C = σ(+0 ⊗ u ⊕ 2) = 2 (:func:`constant`),
   and every gated neuron adds δ ⊗ C after −G1 − G2 (:func:`gated`; the killers and C come
   first in their layer): 1 ⊕ 1 ⊕ (−2) = +0 at x = z, then its own terms.
 * u is carried by ``σ(2^b ⊗ u ⊕ (1 − 2^b))`` (:func:`carry_u`; σ(−1) is not −1): 1 stays
@@ -315,8 +315,11 @@ def _steps_and_killers(fmt, P, carries=0, side=None):
 
 GATED = [("G1", -1), ("G2", -1)]
 
-#: δ ≠ 0: a bias-only neuron beside every pair of killers, C = σ(2) = 2 (I = 1)
-CONSTANT = ("C", [], 2)
+def constant(src):
+    """δ ≠ 0: the neuron C = σ(+0 ⊗ src ⊕ 2) = 2 (I = 1) beside every pair of killers.  Its one
+    weight is +0, as every absent entry of its row is (src finite: +0 ⊗ src is a zero); it
+    ties C to its block, so that the block-wise evaluator keeps the blocks apart."""
+    return ("C", [(src, 0)], 2)
 
 
 def gated(c):
@@ -387,7 +390,7 @@ def value_atom(s, z, v, depth=None):
         kill = len(step_neurons(f, "ge", carries=carries))
 
         def side(k):
-            return [CONSTANT, ("K", [(f"ge{last}", half), (f"le{last}", half)], 1)] if k == kill else []
+            return [constant(f"ge{last}"), ("K", [(f"ge{last}", half), (f"le{last}", half)], 1)] if k == kill else []
         _steps_and_killers(f, P, carries=carries, side=side)
         P.add([("N1", gated(c), Param("n1")), ("N2", gated(c), Param("n2")), ("K", [("K", 1)], NEG0)])
         P.add([("M1", [("N1", 1), ("K", 1)], NEG0), ("M2", [("N2", 1), ("K", 1)], NEG0)])
@@ -441,7 +444,7 @@ def gradient_atom(s, z, h, g, depth=None):
         if k == 1:
             return [("r", [("r", 1)], c.I)]
         if k == last + 1:  # the killers' layer: u carried on
-            return ([CONSTANT] if c.dead else []) + [("r", [("r", 1)], NEG0), carry_u(c, f"ge{last}", "uge"),
+            return ([constant(f"ge{last}")] if c.dead else []) + [("r", [("r", 1)], NEG0), carry_u(c, f"ge{last}", "uge"),
                                                     carry_u(c, f"le{last}", "ule")]
         return [("r", [("r", 1)], NEG0)]
     P = _plan(f)
@@ -450,7 +453,7 @@ def gradient_atom(s, z, h, g, depth=None):
     # (exact: I or a zero): dead at x = z, where a carried zero would be alive (σ'(0) ≠ 0) and
     # pile up the chain's gradients until they overflow
     W, Gb = -f.to_fraction(c.W), f.to_fraction(c.Gb)
-    carry = [("G1", [("uge", W)], Gb), ("G2", [("ule", W)], Gb)] + ([CONSTANT] if c.dead else []) \
+    carry = [("G1", [("uge", W)], Gb), ("G2", [("ule", W)], Gb)] + ([constant("uge")] if c.dead else []) \
         + [carry_u(c, "uge", "uge"), carry_u(c, "ule", "ule")]
     GT = gated(c)
 
