@@ -70,6 +70,29 @@ def test_a_changed_killer_weight_misses_the_targets():
     assert _exact_check(fmt, bad, pts) != []
 
 
+@pytest.mark.parametrize("part", ["C", "K"])
+def test_elu_blocks_without_their_cancellation_miss_the_targets(part, monkeypatch):
+    """ELU's dead neurons are −1: without δ ⊗ C in the gated neurons (the killers' two −1
+    at x = z are then not cancelled) or with M = σ(N ⊕ K) fed K = +0 (a dead N's −1 reaches
+    the output row), the exact check fails; with both, it passes."""
+    fmt = parse_format("bfloat16")
+    pts = _targets(fmt, 5, seed=5)
+    assert _exact_check(fmt, _network(fmt, pts, "elu"), pts) == []
+    if part == "C":
+        monkeypatch.setattr(RC, "gated", lambda c: RC.GATED)
+    else:
+        real = RC._plan
+
+        def plan(f):
+            P = real(f)
+            add = P.add
+            P.add = lambda neurons: add([(n, [(src, 0 if (n, src) == ("K", "K") else w) for src, w in ins], b)
+                                         for n, ins, b in neurons])
+            return P
+        monkeypatch.setattr(RC, "_plan", plan)
+    assert _exact_check(fmt, _network(fmt, pts, "elu"), pts) != []
+
+
 def test_the_gradient_atom_uses_weight_two_on_x_where_2g_is_not_finite():
     """GELU's σ'(0) = 1/2: the chain carries h to 2g, or to g with 2 ⊗ x on the path when
     2g would overflow — both met exactly (|g| = Ω, the largest finite)."""
