@@ -128,8 +128,9 @@ class BlockConstants:
 
 
 def _witnesses(fmt, name):
-    """(a, b, k0) read off σ's values at a few points, or an InputError naming the
-    requirement that cannot hold.  The requirements prove them for every t."""
+    """(a, b, k0, δ) read off σ's values at a few points (δ: the dead value, 0 for a zero or
+    −1), or an InputError naming the requirement that cannot hold.  The requirements prove
+    them for every t."""
     one, minus_one = fmt.round(Fraction(1)), fmt.round(Fraction(-1))
     a, b, dead = _identity_exponent(fmt, name), None, 0
     for k in range(0, min(MAX_EXPONENT, fmt.e_max - 2) + 1):
@@ -315,6 +316,7 @@ def _steps_and_killers(fmt, P, carries=0, side=None):
 
 GATED = [("G1", -1), ("G2", -1)]
 
+
 def constant(src):
     """δ ≠ 0: the neuron C = σ(+0 ⊗ src ⊕ 2) = 2 (I = 1) beside every pair of killers.  Its one
     weight is +0, as every absent entry of its row is (src finite: +0 ⊗ src is a zero); it
@@ -444,8 +446,8 @@ def gradient_atom(s, z, h, g, depth=None):
         if k == 1:
             return [("r", [("r", 1)], c.I)]
         if k == last + 1:  # the killers' layer: u carried on
-            return ([constant(f"ge{last}")] if c.dead else []) + [("r", [("r", 1)], NEG0), carry_u(c, f"ge{last}", "uge"),
-                                                    carry_u(c, f"le{last}", "ule")]
+            first = [constant(f"ge{last}")] if c.dead else []
+            return first + [("r", [("r", 1)], NEG0), carry_u(c, f"ge{last}", "uge"), carry_u(c, f"le{last}", "ule")]
         return [("r", [("r", 1)], NEG0)]
     P = _plan(f)
     _steps_and_killers(f, P, carries=depth - least, side=side)
