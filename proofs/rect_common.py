@@ -12,15 +12,6 @@ activation, theorem, X, H, xdesc, formats = (FAMILY.activation, FAMILY.theorem, 
                                              FAMILY.formats)
 
 
-def is_dead(v, c):
-    """v is σ's dead value δ of the blocks' constants ``c``: a zero (either sign), or −1."""
-    return v.is_zero() if not c.dead else v.same(c.dead)
-
-
-def dead_text(c):
-    return "a zero" if not c.dead else str(c.dead)
-
-
 def step_lemma(kind):
     from fpsmt.constructions import rectifying as RC
     from fpsmt.proof.claims import forall
@@ -28,17 +19,16 @@ def step_lemma(kind):
     sym = ">=" if kind == "ge" else "<="
 
     def repaired(fmt):
-        c = RC.block_constants(fmt)
-        I = c.I
+        k = RC.block_constants(fmt)
 
         def goal(s):
             net, P = RC.step(s, s.z, kind)
             out, grad = s.run(net, [s.x], [s.y], params=P)
             on = s.x >= s.z if kind == "ge" else s.x <= s.z
-            return [on.implies(out[0].same(I)), (~on).implies(is_dead(out[0], c)), grad[0].eq(0)]
-        c_ = forall(f"rect_step_indicator_{kind}", {"z": X(), "x": X(), "y": Float(finite=True)}, goal=goal)
-        return [c_], (f"for all z, x in {xdesc(fmt)} and every finite upstream y: out = {I} if x {sym} z, "
-                      f"{dead_text(c)} otherwise, and D^AD(y) = ±0")
+            return [on.implies(out[0].same(k.I)), (~on).implies(k.is_dead(out[0])), grad[0].eq(0)]
+        c = forall(f"rect_step_indicator_{kind}", {"z": X(), "x": X(), "y": Float(finite=True)}, goal=goal)
+        return [c], (f"for all z, x in {xdesc(fmt)} and every finite upstream y: out = {k.I} if x {sym} z, "
+                     f"{k.dead_text} otherwise, and D^AD(y) = ±0")
     return Lemma(f"rect_step_indicator_{kind}", "Theorem 3.1's indicators for a rectifying σ (GELU, Swish, ELU; reconstructed)",
                  {"repaired": repaired}, formats=formats, order=610 if kind == "ge" else 620, family="rectifying",
                  construction=True)

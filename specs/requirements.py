@@ -140,14 +140,10 @@ def identity(activation):
 def dead(activation):
     lo, hi = _pinned("b", lambda f: min(16, f.e_max - 2))
 
-    def level(f):
-        """δ, σ's value on its dead side as the blocks read it (a zero unless they read −1)."""
-        c = _rect(f, activation)
-        return c.dead if c is not None else 0
-
     def goal(s):
         v, d = s.sigma(activation, s.t), s.sigma_prime(activation, s.t)
-        value = v.is_zero() if level(s.fmt) == 0 else v.same(level(s.fmt))
+        c = _rect(s.fmt, activation)  # δ as the blocks read it; a zero when they find none
+        value = c.is_dead(v) if c is not None else v.is_zero()
         return [(s.t <= -s.b.pow2()).implies(value & d.is_zero())]
     return exists_forall("R.dead", {"b": Int(lambda f: lo(f, activation), lambda f: hi(f, activation))},
                          {"t": Float(finite=True)}, goal=goal,

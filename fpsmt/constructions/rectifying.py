@@ -120,6 +120,14 @@ class BlockConstants:
     def step_depth(self):
         return 1 + len(self.stages) + 2
 
+    def is_dead(self, v):
+        """v (a float of a scope) is σ's dead value δ: a zero (either sign), or −1."""
+        return v.is_zero() if not self.dead else v.same(self.dead)
+
+    @property
+    def dead_text(self):
+        return "a zero" if not self.dead else str(self.dead)
+
     @property
     def value_depth(self):
         """Layers of a value atom at its least depth: the steps, the killers, N, the output
@@ -221,21 +229,20 @@ def _constants(name, fmt_name):
     while topf - f.to_fraction(G) < D:
         G = f.next_down(G)
     Gv = f.to_fraction(G)
-    Gb, Kc = Gv + W * dead, 0
+    Gb = Gv + W * dead
+    Kc = b if dead else 0  # δ = −1: u's carry Kc ⊗ u ⊕ (1 − Kc), 1 at u = 1 and 1 − 2·Kc <= −D at u = −1
     if dead:
         # every sum the δ = −1 blocks rely on, checked exactly in the format
-        exact = lambda q: f.is_finite(f.round(q)) and f.to_fraction(f.round(q)) == q  # noqa: E731
-        kc = b  # the carry of u: Kc ⊗ u ⊕ (1 − Kc) is 1 at u = 1 and 1 − 2·Kc <= −D at u = −1
+        exact = lambda q: f.is_finite(f.round(q)) and rnd(q) == q  # noqa: E731
         checks = [("the kill layer's bias I − 1", exact(I - 1)), ("the killers' bias G − W", exact(Gb)),
                   ("the killers at u = −1", rnd(W + Gb) == Gv),
                   ("the killers at u = I", f.is_finite(f.round(-W + Gb)) and rnd(-W + Gb) <= -D),
-                  ("u's carry bias 1 − 2^b", exact(1 - Fraction(2) ** kc)),
-                  ("u's carry at u = −1", rnd(-(Fraction(2) ** kc) + 1 - Fraction(2) ** kc) <= -D)]
+                  ("u's carry bias 1 − 2^b", exact(1 - Fraction(2) ** Kc)),
+                  ("u's carry at u = −1", rnd(-(Fraction(2) ** Kc) + 1 - Fraction(2) ** Kc) <= -D)]
         bad = [what for what, ok in checks if not ok]
         if bad:
             raise InputError(f"{name} in {f.name}: the {FAMILY} blocks for a dead value −1 do not compute exactly here "
                              f"({bad[0]})")
-        Kc = kc
     r_max = rnd(top + I)  # the gradient atom's path at x ≠ z
     q = R.step_cap(f)
     # a chain neuron adds its bias, at most 2^(q+1)·I (its weight meets a zero at x ≠ z)
@@ -387,9 +394,9 @@ def value_atom(s, z, v, depth=None):
     else:
         # K = σ(1 ⊖ u_ge/2 ⊖ u_le/2): +0 at x = z, 1 elsewhere (exact); M = σ(N ⊕ K): N at x = z,
         # δ ⊕ 1 = +0 elsewhere, so the output terms are zeros there (σ'(N) = 0 kills the path)
-        last = c.step_depth + carries - 1
+        kill = c.step_depth + carries  # the killers' layer; the step indicators' last is kill − 1
+        last = kill - 1
         half = Fraction(-1, 2)
-        kill = len(step_neurons(f, "ge", carries=carries))
 
         def side(k):
             return [constant(f"ge{last}"), ("K", [(f"ge{last}", half), (f"le{last}", half)], 1)] if k == kill else []
