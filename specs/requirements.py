@@ -37,6 +37,20 @@ Family ``rectifying`` (fpsmt.constructions.rectifying; GELU, Swish):
   non-decreasing on [0, ∞)) — the amplification layers' bounds are σ's values at the ends
   of their intervals.
 
+Family ``logistic`` (fpsmt.constructions.logistic; sigmoid):
+
+* ``R.zero``: σ(±0) = 1/2 and σ'(±0) = 1/4 — the gradient atom's path sits at 1/2 and
+  scales its gradient by 1/4 per neuron, which its weights undo;
+* ``R.saturation``: ∃ k (the blocks' T) ∀ finite t: σ(t) = 1 for t >= 2^k and σ(t) a zero
+  for t <= −2^k, σ'(t) a zero on both — the indicators and the gate land there (the blocks
+  take either zero: a zero times a weight is a zero that no exact sum of theirs notices);
+* ``R.limits``: σ(+∞) = 1, σ(−∞) a zero and σ'(±∞) zeros — a step indicator's first
+  layer w ⊗ x may overflow;
+* ``R.step``: σ(D) > σ(0) for D = 2^e_max·ω — the least pre-activation a step
+  indicator's first layer gives at x = z is seen by σ;
+* ``R.monotone``: σ(t) <= σ(t⁺) for every finite t — the separation layers' bounds are
+  σ's values at the ends of their intervals.
+
 How they relate to BRIEF §6: C2's |σ'(δ1)| = 2^k with δ1 = 0 and C3's route 2
 (|σ'(0)| >= 2^−p) are implied by R.zero (k = 0); C1(b)'s step (σ(η) < σ(η⁺) with σ
 separating the two sides) is what R.sign gives at η = 0 for the step indicators, and
@@ -185,10 +199,67 @@ def saturating_theorem(fmt):
     return Fraction(2) ** (fmt.e_max - 1), Fraction(2) ** (fmt.M - 2)
 
 
+def logi_zero(activation):
+    def goal(s):
+        v, d = s.sigma(activation, s.t), s.sigma_prime(activation, s.t)
+        return [v.same(Fraction(1, 2)), d.same(Fraction(1, 4))]
+    return forall("R.zero", {"t": Float(range=(0, 0))}, goal=goal, doc="σ(±0) = 1/2 and σ'(±0) = 1/4")
+
+
+def levels(activation):
+    from fpsmt.constructions.logistic import saturation_exponent
+
+    def lo(f):
+        T = saturation_exponent(f, activation)
+        return T if T is not None else 1
+
+    def hi(f):
+        T = saturation_exponent(f, activation)
+        return T if T is not None else f.e_max - 2
+
+    def goal(s):
+        big = s.k.pow2()
+        v, d = s.sigma(activation, s.t), s.sigma_prime(activation, s.t)
+        return [(s.t >= big).implies(v.same(1) & d.is_zero()), (s.t <= -big).implies(v.is_zero() & d.is_zero())]
+    return exists_forall("R.saturation", {"k": Int(lo, hi)}, {"t": Float(finite=True)}, goal=goal,
+                         doc="∃ k >= 1 ∀ finite t: σ(t) = 1 for t >= 2^k, σ(t) a zero for t <= −2^k, σ'(t) a zero "
+                             "on both")
+
+
+def limits(activation):
+    def goal(s):
+        inf = s.const(float("inf"))
+        return [s.sigma(activation, inf).same(1), s.sigma_prime(activation, inf).is_zero(),
+                s.sigma(activation, -inf).is_zero(), s.sigma_prime(activation, -inf).is_zero()]
+    return forall("R.limits", {"t": Float(range=(0, 0))}, goal=goal,
+                  doc="σ(+∞) = 1, σ(−∞) a zero, σ'(±∞) zeros (a first layer's w ⊗ x may overflow)")
+
+
+def whole_monotone(activation):
+    def goal(s):
+        return [s.sigma(activation, s.t) <= s.sigma(activation, s.t.next_up())]
+    return forall("R.monotone", {"t": Float(finite=True)}, goal=goal,
+                  doc="σ(t) <= σ(t⁺) for every finite t (σ is non-decreasing)")
+
+
+def separates(activation):
+    def goal(s):
+        return [s.sigma(activation, s.t) > s.sigma(activation, s.const(0))]
+    return forall("R.step", {"t": Float(range=(lambda f: f.hex(_least_margin(f)), lambda f: f.hex(_least_margin(f))))},
+                  goal=goal, doc="σ(D) > σ(0) for D = 2^e_max·ω (a step indicator's least first-layer margin)")
+
+
+def _least_margin(fmt):
+    from fpsmt.constructions.logistic import least_margin
+    return least_margin(fmt)
+
+
 #: family -> fmt -> (M_σ, H_σ) for an activation the paper does not name
 THEOREM = {"saturating": saturating_theorem, "rectifying": rectifying_theorem}
 
 #: requirement name -> builder(activation) -> claim, per construction family
 FAMILIES = {"saturating": {"R.zero": zero, "R.saturation": saturation, "R.sign": sign, "R.bounded": bounded},
             "rectifying": {"R.zero": rect_zero, "R.identity": identity, "R.dead": dead, "R.sign": rect_sign,
-                           "R.monotone": monotone}}
+                           "R.monotone": monotone},
+            "logistic": {"R.zero": logi_zero, "R.saturation": levels, "R.limits": limits, "R.step": separates,
+                         "R.monotone": whole_monotone}}

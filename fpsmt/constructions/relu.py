@@ -437,7 +437,7 @@ def transfer_route(fmt):
     return "significand" if fmt.M <= SIGNIFICAND_ROUTE_BITS else "subnormal"
 
 
-def normalize_weights(s, h):
+def normalize_weights(s, h, route=None):
     """Backward weights carrying h (finite, nonzero) to sign(h)·1 exactly: ``(w_out,
     mids)``, ``w_out`` a power of two <= 1 (the output weight: it meets every upstream
     gradient), then ``mids`` by :func:`transfer_route`:
@@ -456,7 +456,7 @@ def normalize_weights(s, h):
     e = true_exponent(s, h)
     w_out = s.iwhere(e > 0, -e, 0).pow2()
     v = h * w_out
-    if transfer_route(f) == "significand":
+    if (route or transfer_route(f)) == "significand":
         ups = ups_to_one(s, s.iwhere(e < 0, -e, 0))  # |v| = |h| 2^-e for e > 0, h itself otherwise
         for w in ups:
             v = v * w
@@ -518,10 +518,11 @@ def _same_sign(s, a, b):
     return (a.is_negative() & b.is_negative()) | (~a.is_negative() & ~b.is_negative())
 
 
-def transfer_weights(s, h, g):
+def transfer_weights(s, h, g, route=None):
     """The whole backward chain h → g: (w_out, [weights after it in backward order]).  The
-    target weights are computed from the ±1 the first part reaches (its sign is h's)."""
-    w_out, mids = normalize_weights(s, h)
+    target weights are computed from the ±1 the first part reaches (its sign is h's).
+    ``route``: :func:`transfer_route`'s (default) or one named."""
+    w_out, mids = normalize_weights(s, h, route)
     t = h * w_out
     for w in mids:
         t = t * w
@@ -649,11 +650,11 @@ def chain_layer(c, B, with_n=False):
 OUTPUT_LAYER = [("out", [("R", Param("w_out")), ("N", -1)], NEG0)]
 
 
-def transfer_length(fmt):
+def transfer_length(fmt, route=None):
     """The number of weights :func:`transfer_weights` gives after w_out (the same for every
     h and g): the normalising part, sgn and m, the exponents."""
     U_h, U_g = transfer_slots(fmt)
-    mids = U_h + (2 if transfer_route(fmt) == "significand" else 1)
+    mids = U_h + (2 if (route or transfer_route(fmt)) == "significand" else 1)
     return mids + 2 + U_g
 
 

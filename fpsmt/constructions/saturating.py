@@ -331,15 +331,18 @@ def theorem_network(fmt, points):
                          block_constants(fmt).value_depth, gradient_depth(fmt))
 
 
-def atoms_network(fmt, points, V, value_atom, gradient_atom, value_depth, gradient_depth, later_piece=None):
+def atoms_network(fmt, points, V, value_atom, gradient_atom, value_depth, gradient_depth, later_piece=None,
+                  gradient_pieces=None):
     """The gradient atoms of the points with g* ≠ 0, then the value atoms of the pieces of
     at most V of each nonzero f* (one atom of value +0 when every f* is zero), at one depth
     (the larger of the two kinds' least depths, with or without gradient atoms: the depth
     the family's lemmas state), one output row: a family's Theorem 3.1 network
     from its builders (``value_atom(s, z, v, depth=)``, ``gradient_atom(s, z, h, g, depth=)``);
     ``later_piece``: the least magnitude of a value's pieces after its first that the family's
-    theorem covers (proofs/family_theorem.py), checked."""
-    ga = [(z, h, g) for z, _, h, g in points if not fmt.is_zero(g)]
+    theorem covers (proofs/family_theorem.py), checked; ``gradient_pieces(fmt, z, g)``: the
+    parts of g that atoms side by side at z give, in order (default [g])."""
+    split = gradient_pieces or (lambda f, z, g: [g])
+    ga = [(z, h, a) for z, _, h, g in points if not fmt.is_zero(g) for a in split(fmt, z, g)]
     va = []
     for z, v, _, _ in points:
         ps = pieces(fmt, v, V) if not fmt.is_zero(v) else []

@@ -428,6 +428,7 @@ class Sigmoid(RealActivation):
     limits = {1: (Fraction(1), Fraction(0)), -1: (Fraction(0), Fraction(0))}
     pieces = [(None, None, 1)]
     prime_pieces = [(None, Fraction(0), 1), (Fraction(0), None, -1)]  # σ' = s(1 − s) peaks at 0
+    infer_tails = True  # the tails at 1 and +0 the logistic construction stands on
 
     def f(self, x, m):
         return m.sigmoid(x)

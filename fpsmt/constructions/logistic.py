@@ -1,0 +1,405 @@
+"""Builders of the Theorem 3.1 construction for activations with levels {0, 1}: σ(±0) = 1/2
+with σ'(±0) = 1/4, σ(t) = 1 and σ(t) = +0 with σ'(t) a zero beyond ±2^T (after rounding),
+σ non-decreasing (sigmoid; the requirements are family ``logistic`` of
+``specs/requirements.py``).
+
+Every hidden layer applies σ, the output layer is the identity.  Sigmoid has no identity
+region and rounds to 1/2 on a whole interval around 0 (|t| <= 2^−(M+1)): a first layer
+``σ(x ⊖ z⁻)`` cannot tell x = z from x = z⁻ where their spacing is small.  So:
+
+* step indicator u ∈ {1, +0} for 1[x >= z] (``kind`` "ge"; "le" for 1[x <= z], fed −x at
+  −z): layer 1 ``σ(w ⊗ x ⊖ w ⊗ z⁻)`` with the per-point weight w = max(1, D / (z − z⁻)), a
+  power of two <= 2^e_max, D = 2^e_max·ω (:func:`first_weight`): the pre-activation is <= 0
+  for x <= z⁻ and >= D for x >= z (monotone rounding; w ⊗ x may overflow to ±∞, where
+  σ(±∞) is 1 or +0).  So the two sides are a <= σ(0) and a >= σ(D), and R.step states
+  σ(D) > σ(0).  Then *separation* layers ``σ(K ⊗ a ⊖ K ⊗ c)``, K = 2^e_max, c a float
+  strictly between the two sides' bounds (or the lower bound, when the two are adjacent),
+  computed with σ's correctly rounded values from the bounds (σ non-decreasing,
+  R.monotone), until the sides' pre-activations are beyond ±2^T: u = 1 or +0, saturated,
+  σ' = 0, and the backward pass dies in that layer for every finite upstream.
+* point indicator p = 1[x = z] = ``σ(2^(T+1) ⊗ u_ge ⊕ 2^(T+1) ⊗ u_le ⊖ 3·2^T)`` (pre-
+  activation +2^T at x = z, −2^T elsewhere, exact) and its complement
+  np = ``σ(−2^(T+1) ⊗ u_ge ⊖ 2^(T+1) ⊗ u_le ⊕ 3·2^T)``; both carried by
+  ``σ(2^(T+1) ⊗ a ⊖ 2^T)`` (1 and +0 stay, saturated).
+* value atom v·1[x = z]: output ``v ⊗ p``; the upstream y meets v, then p's σ' = 0: finite
+  for |y ⊗ v| <= Ω, so one atom carries |v| <= V = Ω/H (a power of two); larger values are
+  sums of atoms (:func:`fpsmt.constructions.saturating.pieces`).
+* gradient atom (value ±0 on X; D^AD(h) = g at x = z, ±0 elsewhere for |y| <= H): a path
+  ``r0 = σ(w_x ⊗ x ⊖ w_x ⊗ z)`` (pre-activation +0 at x = z: r0 = 1/2, σ' = 1/4), one layer
+  ``r = σ(c ⊗ r ⊖ c/2)`` per chain weight c (again +0, 1/2, 1/4 at x = z), the top gated:
+  ``σ(−G ⊗ np ⊕ c ⊗ r ⊖ c/2)`` (the same at x = z, beyond −2^T elsewhere: G = 2^(T+2)),
+  beside it N = ``σ(−G ⊗ np)`` (1/2 at x = z, +0 elsewhere), output
+  ``W_o ⊗ top ⊕ (−W_o) ⊗ N``: +0 everywhere.  At x = z the backward pass is
+  h ⊗ W_o, then (⊗ 1/4, ⊗ c) per chain neuron, then ⊗ 1/4 ⊗ w_x at r0.  The chain weights
+  are ReLU's transfer weights (:func:`fpsmt.constructions.relu.transfer_weights`) times 4,
+  carrying h ⊗ W_o to ±2^E exactly: every value they meet is at least 2^(e_min+2) in
+  magnitude (W_o = 2^j lifts a small h there), so each ⊗ 1/4 is exact and ⊗ 4c is the
+  ReLU chain's ⊗ c.  The last two factors give g = (±2^E ⊗ 1/4) ⊗ m_g·2^k, with w_x =
+  m_g·2^k (m_g g's significand) and k = max(0, e_g + 2 − e_max) so that 2^E is finite.
+  W_o·H must be finite: 2^(M+2)·2^(M−1) <= 2^e_max, so a format with 2M + 1 > e_max
+  (float16) refuses the points whose h* needs a larger W_o (:func:`check_points`), and
+  every format refuses a point where w_x ⊗ z would overflow (|g*| near Ω at |x| near M_σ).
+* the Theorem 3.1 network: the gradient atoms of the points with g* ≠ 0, then the value
+  atoms' pieces, side by side at one depth, one output row
+  (:func:`fpsmt.constructions.saturating.atoms_network`).
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+import sys
+from dataclasses import dataclass
+from fractions import Fraction
+
+from fpsmt.constructions import relu as R
+from fpsmt.constructions.registry import Construction, HiddenActivation, show_bound
+from fpsmt.constructions.saturating import atoms_network, pieces, sigma_bits, theorem_constants
+from fpsmt.errors import InputError
+from fpsmt.semantics.network import Param
+
+FAMILY = "logistic"
+NEG0 = R.NEG0
+
+#: σ of the hidden layers while a construction of this family is active (default sigmoid)
+hidden = HiddenActivation("sigmoid")
+hidden_activation = hidden.using
+
+#: separation layers at most
+MAX_STAGES = 8
+
+
+@dataclass(frozen=True)
+class BlockConstants:
+    activation: str
+    T: int  # σ(t) = 1, σ(−t) a zero, σ'(±t) zeros for t >= 2^T (R.saturation's witness; at least 2)
+    D: int  # pattern of 2^e_max·ω, the least first-layer pre-activation on the side x >= z
+    stages: tuple  # (c pattern, ...): one separation layer σ(K ⊗ a ⊖ K ⊗ c) each, K = 2^e_max
+
+    @property
+    def step_depth(self):
+        return 1 + len(self.stages)
+
+    @property
+    def value_depth(self):
+        """The steps, p, the output."""
+        return self.step_depth + 2
+
+
+def _f(fmt, bits):
+    return fmt.to_fraction(bits)
+
+
+def saturation_exponent(fmt, name):
+    """The least T >= 1 with σ(2^T) = 1, σ(−2^T) a zero and σ'(±2^T) zeros, or None
+    (R.saturation proves it for every |t| >= 2^T)."""
+    one = fmt.round(Fraction(1))
+    for T in range(1, fmt.e_max):
+        hi, lo = sigma_bits(fmt, name, fmt.round(Fraction(2) ** T)), sigma_bits(fmt, name, fmt.round(-Fraction(2) ** T))
+        if hi[0] == one and fmt.is_zero(lo[0]) and fmt.is_zero(hi[1]) and fmt.is_zero(lo[1]):
+            return T
+    return None
+
+
+def least_margin(fmt):
+    """D = 2^e_max·ω: the first layer's pre-activation at x = z where z − z⁻ = ω."""
+    return fmt.round(Fraction(2) ** fmt.e_max * fmt.to_fraction(1))
+
+
+def _mul(fmt, a, b):
+    return fmt.round(_f(fmt, a) * _f(fmt, b))
+
+
+def _add(fmt, a, b):
+    return fmt.round(_f(fmt, a) + _f(fmt, b))
+
+
+@functools.lru_cache(maxsize=None)
+def _constants(name, fmt_name):
+    from fpsmt.semantics.formats import parse_format
+    fmt = parse_format(fmt_name)
+    T = saturation_exponent(fmt, name)
+    if T is None or T + 2 > fmt.e_max:
+        raise InputError(f"{name} does not reach 1 and +0 with a zero derivative beyond some ±2^T with 2^(T+2) "
+                         f"finite in {fmt.name}: the {FAMILY} construction needs it (requirement R.saturation)")
+    T = max(T, 2)  # the gate G = 2^(T+1) leaves the top beyond −2^T for T >= 2
+    half, d0 = sigma_bits(fmt, name, 0)
+    if _f(fmt, half) != Fraction(1, 2) or _f(fmt, d0) != Fraction(1, 4):
+        raise InputError(f"{name}(0) is not 1/2 with derivative 1/4 in {fmt.name} (requirement R.zero)")
+    D = least_margin(fmt)
+    lo, hi = half, sigma_bits(fmt, name, D)[0]  # a <= σ(0) where x <= z⁻, a >= σ(D) where x >= z
+    if not _f(fmt, hi) > _f(fmt, lo):
+        raise InputError(f"{name}(2^e_max·ω) = {fmt.show(hi)} is not above {name}(0) in {fmt.name}: a step indicator's "
+                         "first layer cannot separate x = z from x = z⁻ (requirement R.step)")
+    K = fmt.round(Fraction(2) ** fmt.e_max)
+    big = Fraction(2) ** T
+    stages = []
+    while True:
+        if len(stages) >= MAX_STAGES:
+            raise InputError(f"{name} in {fmt.name}: {MAX_STAGES} separation layers do not reach ±2^{T}")
+        mid = fmt.round((_f(fmt, lo) + _f(fmt, hi)) / 2)
+        c = mid if _f(fmt, lo) < _f(fmt, mid) < _f(fmt, hi) else lo
+        bias = fmt.round(-_f(fmt, K) * _f(fmt, c))
+        pre_hi = _add(fmt, _mul(fmt, K, hi), bias)
+        pre_lo = _add(fmt, _mul(fmt, K, lo), bias)
+        stages.append(c)
+        if _f(fmt, pre_hi) >= big and _f(fmt, pre_lo) <= -big:
+            break
+        hi, lo = sigma_bits(fmt, name, pre_hi)[0], sigma_bits(fmt, name, pre_lo)[0]
+    return BlockConstants(name, T, D, tuple(stages))
+
+
+def block_constants(fmt, name=None) -> BlockConstants:
+    """The blocks' constants for σ (default: the active one) in ``fmt``."""
+    return _constants(name or hidden(), fmt.name)
+
+
+def check_format(fmt):
+    block_constants(fmt)
+
+
+def _pow2(k):
+    return Fraction(2) ** k
+
+
+# ------------------------------------------------------------------ step and point indicators
+def first_weight(s, z):
+    """w = max(1, D ⊘ (z − z⁻)) for 1[x >= z]: a power of two <= 2^e_max (z − z⁻ >= ω, a
+    power of two, exact), so that w·(z − z⁻) >= D and w ⊗ z⁻ is finite."""
+    f = s.fmt
+    gap = z - z.next_down()
+    q = s.lift(f.to_fraction(least_margin(f))) / gap
+    return s.where(q > 1, q, 1)
+
+
+def step_params(s, z, kind):
+    """The first layer's weight and bias: ``ge``: w(z), −(w ⊗ z⁻); ``le`` (−x at −z):
+    −w(−z), w(−z) ⊗ z⁺."""
+    if kind == "ge":
+        w = first_weight(s, z)
+        return {"ge_w": w, "ge_b": -(w * z.next_down())}
+    w = first_weight(s, -z)
+    return {"le_w": -w, "le_b": w * z.next_up()}
+
+
+def step_neurons(fmt, kind, tag=None):
+    """The layers of one step indicator as Plan neurons (one per layer), on input x."""
+    c = block_constants(fmt)
+    tag = tag or kind
+    K = _pow2(fmt.e_max)
+    out = [[(f"{tag}0", [("x", Param(f"{kind}_w"))], Param(f"{kind}_b"))]]
+    for i, cb in enumerate(c.stages):
+        out.append([(f"{tag}{i + 1}", [(f"{tag}{i}", K)], -K * fmt.to_fraction(cb))])
+    return out
+
+
+def _plan(fmt):
+    return R.Plan(fmt, activation=hidden())
+
+
+def step(s, z, kind):
+    """1[x >= z] ("ge") or 1[x <= z] ("le") alone: the block, then ``1 ⊗ u ⊕ −0``."""
+    f = s.fmt
+    P = _plan(f)
+    layers = step_neurons(f, kind)
+    for layer in layers:
+        P.add(layer)
+    P.add([("out", [(layers[-1][0][0], 1)], NEG0)])
+    return P.network(), step_params(s, z, kind)
+
+
+def both_params(s, z):
+    return {**step_params(s, z, "ge"), **step_params(s, z, "le")}
+
+
+def _indicators(fmt, P, want, carries=0, side=None):
+    """The two step indicators side by side, then ``want`` ⊆ {"p", "np"} (p = 1[x = z], np its
+    complement), carried ``carries`` layers further.  ``side(k)`` adds neurons beside layer k."""
+    c = block_constants(fmt)
+    ge, le = step_neurons(fmt, "ge"), step_neurons(fmt, "le")
+    layers = [ge[k] + le[k] for k in range(c.step_depth)]
+    ug, ul = ge[-1][0][0], le[-1][0][0]
+    K, T3 = _pow2(c.T + 1), 3 * _pow2(c.T)
+    made = {"p": ("p", [(ug, K), (ul, K)], -T3), "np": ("np", [(ug, -K), (ul, -K)], T3)}
+    layers.append([made[w] for w in want])
+    for _ in range(carries):
+        layers.append([(w, [(w, K)], -_pow2(c.T)) for w in want])
+    for k, layer in enumerate(layers):
+        P.add(layer + (side(k) if side else []))
+
+
+def point(s, z):
+    """1[x = z] alone: the steps, p, then ``1 ⊗ p ⊕ −0``."""
+    f = s.fmt
+    P = _plan(f)
+    _indicators(f, P, ["p"])
+    P.add([("out", [("p", 1)], NEG0)])
+    return P.network(), both_params(s, z)
+
+
+# ------------------------------------------------------------------ value atom
+def value_atom(s, z, v, depth=None):
+    """v·1[x = z] with D^AD = ±0 for |y ⊗ v| <= Ω; ``depth`` (>= :attr:`BlockConstants.value_depth`)
+    by carrying p longer."""
+    f = s.fmt
+    c = block_constants(f)
+    depth = depth or c.value_depth
+    if depth < c.value_depth:
+        raise InputError(f"a value atom needs {c.value_depth} layers, not {depth}")
+    P = _plan(f)
+    _indicators(f, P, ["p"], carries=depth - c.value_depth)
+    P.add([("out", [("p", Param("v"))], NEG0)])
+    return P.network(), {**both_params(s, z), "v": v}
+
+
+def piece_bound(fmt, H) -> Fraction:
+    """V = Ω/H rounded down to a power of two: |y ⊗ v| <= Ω for |y| <= H, |v| <= V."""
+    bound = fmt.Omega / Fraction(H)
+    e = bound.numerator.bit_length() - bound.denominator.bit_length()
+    while _pow2(e) > bound:
+        e -= 1
+    return _pow2(e)
+
+
+# ------------------------------------------------------------------ gradient atom
+#: the transfer chain's route in every format: the subnormal one passes ±ω, which ⊗ 1/4 loses
+ROUTE = "significand"
+
+#: the gradient atom's output weight: h ⊗ 4 is a multiple of 4ω, so h ⊗ 4 ⊗ 1/4 = h exactly
+W_OUT = 4
+
+
+def input_weight(s, g):
+    """(w_x, E): w_x = m_g·2^k with k = max(0, e_g + 2 − e_max), and E = e_g + 2 − k, so that
+    (±2^E ⊗ 1/4) ⊗ w_x = g exactly."""
+    f = s.fmt
+    m, e = R.significand(s, g)
+    k = s.iwhere(e + 2 > f.e_max, e + 2 - f.e_max, 0)
+    return m * k.pow2(), e + 2 - k
+
+
+def chain(s, h, g):
+    """(W_o, w_x, [c_L, …, c_1]): the backward weights of the gradient atom's path, output
+    side first (see the module docstring)."""
+    W = s.const(W_OUT)
+    w_x, E = input_weight(s, g)
+    target = s.where(g.is_negative(), -E.pow2(), E.pow2())
+    w_out, rest = R.transfer_weights(s, h * W, target, route=ROUTE)
+    return W, w_x, [4 * w for w in [w_out] + rest]
+
+
+def chain_length(fmt):
+    return 1 + R.transfer_length(fmt, route=ROUTE)
+
+
+def gradient_depth(fmt):
+    """r0, the chain (padded so that np exists below the top), the output."""
+    c = block_constants(fmt)
+    return max(chain_length(fmt), c.step_depth + 1) + 2
+
+
+def gradient_atom(s, z, h, g, depth=None):
+    """Value ±0 on X; D^AD(h) = g at x = z; D^AD(y) = ±0 elsewhere for |y| <= H (h, g finite
+    nonzero, within :func:`check_points`' ranges).  See the module docstring."""
+    f = s.fmt
+    c = block_constants(f)
+    least = gradient_depth(f)
+    depth = depth or least
+    if depth < least:
+        raise InputError(f"a gradient atom needs {least} layers, not {depth}")
+    W, w_x, cs = chain(s, h, g)
+    L = depth - 2  # the top's layer index (r0 is layer 0)
+    cs = [s.const(4)] * (L - len(cs)) + cs  # pads at the output side: (u ⊗ 1/4) ⊗ 4 = u
+    names = [f"c{L - i}" for i in range(L)]  # c_L … c_1
+    params = {**both_params(s, z), "wx": w_x, "bx": -(w_x * z), "W": W, "mW": -W}
+    for n, w in zip(names, cs):
+        params[n] = w
+        params[f"b{n}"] = -(w * s.lift(Fraction(1, 2)))
+    G = _pow2(c.T + 1)
+
+    def side(k):
+        if k == 0:
+            return [("r", [("x", Param("wx"))], Param("bx"))]
+        return [("r", [("r", Param(f"c{k}"))], Param(f"bc{k}"))]
+    P = _plan(f)
+    _indicators(f, P, ["np"], carries=L - 1 - c.step_depth, side=side)  # layers 0 … L − 1
+    P.add([("r", [("np", -G), ("r", Param(f"c{L}"))], Param(f"bc{L}")), ("N", [("np", -G)], NEG0)])
+    P.add([("out", [("r", Param("W")), ("N", Param("mW"))], NEG0)])
+    return P.network(), params
+
+
+def _reaches(fmt, z, g):
+    """Whether one gradient atom at z gives g: its weight on x, w_x = m_g·2^k
+    (:func:`input_weight`), times z is finite."""
+    gq = abs(fmt.to_fraction(g))
+    e = gq.numerator.bit_length() - gq.denominator.bit_length()
+    while _pow2(e) > gq:
+        e -= 1
+    while _pow2(e + 1) <= gq:
+        e += 1
+    wx = gq / _pow2(e) * _pow2(max(0, e + 2 - fmt.e_max))
+    return fmt.is_finite(fmt.round(wx * abs(fmt.to_fraction(z))))
+
+
+def gradient_pieces(fmt, z, g):
+    """The parts of g that gradient atoms side by side at z give, in the order their
+    first-layer terms are summed: [g] when one atom reaches it (:func:`_reaches`); else
+    [a, a, b] with a = RN(3g/10) and b = g ⊖ 2a (exact: 2a is within [g/2, 2g], Sterbenz),
+    so that a ⊕ a ⊕ b = g exactly and each part is at most about 0.4·|g| — where |g| is near
+    Ω and |x| near M_σ, one atom's w_x ⊗ x would overflow.  An InputError naming x and g*
+    when neither works."""
+    if _reaches(fmt, z, g):
+        return [g]
+    a = fmt.round(fmt.to_fraction(g) * Fraction(3, 10))
+    b = fmt.round(fmt.to_fraction(g) - 2 * fmt.to_fraction(a))
+    parts = [a, a, b]
+    exact = fmt.to_fraction(b) == fmt.to_fraction(g) - 2 * fmt.to_fraction(a)
+    if exact and all(not fmt.is_zero(p) and _reaches(fmt, z, p) for p in parts):
+        return parts
+    raise InputError(f"at x = {fmt.show(z)}: g* = {fmt.show(g)} is out of the {FAMILY} gradient atoms' reach in "
+                     f"{fmt.name}: the first-layer weight on x that gives it (or a third of it) times x is not finite")
+
+
+# ------------------------------------------------------------------ Theorem 3.1
+def theorem_network(fmt, points):
+    cons = _construction()
+    cons.check_points(fmt, points)
+    return atoms_network(fmt, points, piece_bound(fmt, cons.constants(fmt).H_sigma), value_atom, gradient_atom,
+                         block_constants(fmt).value_depth, gradient_depth(fmt), gradient_pieces=gradient_pieces)
+
+
+def value_atoms(fmt, points):
+    V = piece_bound(fmt, _construction().constants(fmt).H_sigma)
+    return sum(len(pieces(fmt, v, V)) for _, v, _, _ in points if not fmt.is_zero(v)) or 1
+
+
+def check_points(fmt, points):
+    """The blocks' hypotheses (:func:`fpsmt.constructions.relu.check_points`), the pieces a
+    value needs, and the gradient atoms' weight on x times x finite (:func:`gradient_pieces`)."""
+    from fpsmt.constructions.saturating import MAX_PIECES
+    R.check_points(fmt, points)
+    H = _construction().constants(fmt).H_sigma
+    V = piece_bound(fmt, H)
+    for z, v, h, g in points:
+        at = f"at x = {fmt.show(z)}"
+        need = abs(fmt.to_fraction(v)) / V
+        if need > MAX_PIECES:
+            raise InputError(f"{at}: f* = {fmt.show(v)} needs about {math.ceil(need)} output pieces (at most "
+                             f"{show_bound(V)} each, so that h ⊗ piece stays finite for |h| <= H); this build "
+                             f"makes at most {MAX_PIECES}")
+        if fmt.is_zero(g):
+            continue
+        gradient_pieces(fmt, z, g)
+
+
+def depth(fmt):
+    return max(gradient_depth(fmt), block_constants(fmt).value_depth)
+
+
+CONSTRUCTIONS = [Construction("sigmoid", FAMILY, sys.modules[__name__], theorem_constants("sigmoid"),
+                              paper_depth="a few more than 7")]
+
+
+def _construction():
+    from fpsmt.constructions.registry import constructions
+    return constructions()[hidden()]

@@ -1,0 +1,139 @@
+"""The logistic construction family (sigmoid): networks re-run by the exact reference, the
+checker failing on wrong networks, requirements, refusals."""
+
+import json
+from fractions import Fraction
+
+import pytest
+
+from fpsmt.constructions import logistic as LG
+from fpsmt.constructions.registry import get_construction
+from fpsmt.semantics.formats import parse_format
+from test_saturating import _exact_check, _main, _write, random_targets
+
+
+def _targets(fmt, n, seed):
+    """n points of X = [−2^(e_max−1), 2^(e_max−1)] with random finite f* (|f*| <= V = Ω/H,
+    one piece), h* (|h*| <= H = 2^(M−1)) and g*; among them the least subnormal, a zero,
+    the ends of X with |g*| = Ω (where one gradient atom's weight on x would overflow:
+    three atoms share g*), 2^e_max at 3/4 of the bound."""
+    M = Fraction(2) ** (fmt.e_max - 1)
+    H = Fraction(2) ** (fmt.M - 1)
+    V = LG.piece_bound(fmt, H)
+    extremes = [(fmt.next_down(fmt.round(M)), fmt.round(V), 1, fmt.max_bits),
+                (fmt.next_up(fmt.round(-M)), fmt.round(-1), fmt.round(-1), fmt.max_bits | fmt.sign_bit),
+                (fmt.round(-M), 0, fmt.round(H), fmt.round(Fraction(3, 2))),
+                (1, 1, fmt.round(-1), 1), (0, fmt.round(Fraction(-3, 2)), 1, 2),
+                (fmt.round(M * 3 / 4), 0, 1, fmt.round(Fraction(2) ** fmt.e_max))]
+    return random_targets(fmt, n, seed, M, H, V, extremes)
+
+
+def _network(fmt, pts):
+    return get_construction("sigmoid").network(fmt, pts)
+
+
+@pytest.mark.parametrize("name,n", [("bfloat16", 9), ("float16", 9), ("float8_e4m3", 10), ("float8_e5m2", 10),
+                                    ("float32", 8), pytest.param("float64", 8, marks=pytest.mark.slow)])
+def test_network_meets_random_targets_under_the_exact_reference(name, n, tmp_path):
+    fmt = parse_format(name)
+    pts = _targets(fmt, n, seed=13)
+    t = tmp_path / "t.csv"
+    _write(fmt, pts, t)
+    code, out, err = _main(["construct", "--activation", "sigmoid", "--targets", t, "--format", name,
+                            "--out", tmp_path / "n.json", "--store", tmp_path / "s.sqlite", "--json"])
+    assert code == 0, err
+    summary = json.loads(out)
+    assert summary["verified"] == n and summary["activation"] == "sigmoid"
+    from fpsmt.commands import netio
+    net = netio.load_network(tmp_path / "n.json")
+    assert {L.activation for L in net.layers[:-1]} == {"sigmoid"} and net.layers[-1].activation == "identity"
+    assert _exact_check(fmt, net, pts) == []
+
+
+def test_float64_network_meets_its_targets_in_the_builder():
+    """float64 in the default suite without deciding its requirements (the slow test above
+    does it through construct)."""
+    fmt = parse_format("float64")
+    pts = _targets(fmt, 7, seed=17)
+    assert _exact_check(fmt, _network(fmt, pts), pts) == []
+
+
+@pytest.mark.parametrize("part", ["first_weight", "W_OUT", "chain", "split"])
+def test_blocks_without_their_compensations_miss_the_targets(part, monkeypatch):
+    """Each compensation of the blocks is needed: a first layer of weight 1 (sigmoid rounds
+    x ⊖ z⁻ = ω to 1/2 on both sides), output weight 1 (a subnormal h ⊗ 1/4 loses its last
+    bits), chain weights not multiplied by 4 (each σ' = 1/4 stays), one gradient atom where
+    w_x ⊗ x overflows: the exact check fails; with all of them it passes."""
+    fmt = parse_format("bfloat16")
+    pts = _targets(fmt, 6, seed=3) + [(fmt.round(Fraction(1, 64)), 0, 3, 5)]  # h* = 3ω
+    assert _exact_check(fmt, _network(fmt, pts), pts) == []
+    if part == "first_weight":
+        monkeypatch.setattr(LG, "first_weight", lambda s, z: s.const(1))
+    elif part == "W_OUT":
+        monkeypatch.setattr(LG, "W_OUT", 1)
+    elif part == "chain":
+        real = LG.chain
+        monkeypatch.setattr(LG, "chain", lambda s, h, g: (lambda W, w_x, cs: (W, w_x, [c * 0.25 for c in cs]))(
+            *real(s, h, g)))
+    else:
+        monkeypatch.setattr(LG, "gradient_pieces", lambda f, z, g: [g])
+    assert _exact_check(fmt, _network(fmt, pts), pts) != []
+
+
+def test_requirements_are_proved_with_the_blocks_witness(tmp_path):
+    code, out, err = _main(["conditions", "--activation", "sigmoid", "--format", "bfloat16,float8_e4m3", "--store",
+                            tmp_path / "s.sqlite", "--json"])
+    assert code == 0, err
+    rows = json.loads(out)
+    names = ("R.zero", "R.saturation", "R.limits", "R.step", "R.monotone")
+    for f in ("bfloat16", "float8_e4m3"):
+        got = {r["condition"]: r for r in rows if r["format"] == f and r["condition"].startswith("R.")}
+        assert {n: got[n]["status"] for n in names} == dict.fromkeys(names, "PROVED"), f
+        assert got["R.saturation"]["witness"] == {"k": LG.saturation_exponent(parse_format(f), "sigmoid")}
+
+
+def test_tanh_fails_the_logistic_requirements(tmp_path):
+    """The checker refutes: tanh(0) = 0, not 1/2, and tanh goes to −1, not a zero."""
+    code, out, err = _main(["conditions", "--activation", "tanh", "--family", "logistic", "--format", "bfloat16",
+                            "--store", tmp_path / "s.sqlite", "--json"])
+    assert code == 0, err
+    got = {r["condition"]: r["status"] for r in json.loads(out) if r["condition"].startswith("R.")}
+    assert got["R.zero"] == "REFUTED" and got["R.saturation"] == "REFUTED" and got["R.limits"] == "REFUTED", got
+
+
+def test_stages_come_from_sigmas_values():
+    """bfloat16: 2^e_max·ω = 2^-6, σ(2^-6) = 1/2 + 2^-8 is next to σ(0) = 1/2: the first
+    separation layer subtracts 1/2 (the lower bound), the next the midpoint 3/4."""
+    fmt = parse_format("bfloat16")
+    c = LG.block_constants(fmt, "sigmoid")
+    assert fmt.to_fraction(c.D) == Fraction(1, 64)
+    assert [fmt.to_fraction(b) for b in c.stages] == [Fraction(1, 2), Fraction(3, 4)] and c.T == 7
+
+
+@pytest.mark.parametrize("name", ["float8_e4m3", "float8_e5m2"])
+def test_every_gradient_at_every_point_of_x_is_reached(name):
+    """Every finite nonzero g* at every x of X: one atom's weight on x times x is finite, or
+    the three parts a ⊕ a ⊕ b sum to g* exactly and each is reached (all pairs)."""
+    fmt = parse_format(name)
+    M = Fraction(2) ** (fmt.e_max - 1)
+    xs = [b for b in range(1 << fmt.nbits) if fmt.is_finite(b) and abs(fmt.to_fraction(b)) <= M]
+    gs = [b for b in range(1 << fmt.nbits) if fmt.is_finite(b) and not fmt.is_zero(b)]
+    split = 0
+    for z in xs:
+        for g in gs:
+            parts = LG.gradient_pieces(fmt, z, g)
+            total = fmt.round(fmt.to_fraction(parts[0]))
+            for p in parts[1:]:
+                total = fmt.round(fmt.to_fraction(total) + fmt.to_fraction(p))
+            assert total == g and all(LG._reaches(fmt, z, p) for p in parts), (fmt.hex(z), fmt.hex(g))
+            split += len(parts) == 3
+    assert split > 0  # the top binade of g at the ends of X needs the parts
+
+
+def test_reach_fails_where_the_weight_on_x_overflows():
+    """The check itself fails on a point where it must: g* = Ω at x = 2^(e_max−1) − ulp needs
+    w_x = 4·m_Ω, whose product with x is not finite."""
+    fmt = parse_format("bfloat16")
+    z = fmt.next_down(fmt.round(Fraction(2) ** (fmt.e_max - 1)))
+    assert not LG._reaches(fmt, z, fmt.max_bits) and LG._reaches(fmt, fmt.round(1), fmt.max_bits)
+    assert len(LG.gradient_pieces(fmt, z, fmt.max_bits)) == 3
