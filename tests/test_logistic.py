@@ -137,3 +137,31 @@ def test_reach_fails_where_the_weight_on_x_overflows():
     z = fmt.next_down(fmt.round(Fraction(2) ** (fmt.e_max - 1)))
     assert not LG._reaches(fmt, z, fmt.max_bits) and LG._reaches(fmt, fmt.round(1), fmt.max_bits)
     assert len(LG.gradient_pieces(fmt, z, fmt.max_bits)) == 3
+
+
+def _rows(tmp_path, names, *extra):
+    code, out, err = _main(["reproduce", "--activation", "sigmoid", "--format", "float8_e4m3", "--lemma", ",".join(names),
+                            "--store", tmp_path / "s.sqlite", "--report", tmp_path / "r.md", "--json", *extra])
+    assert code == 0, err
+    return json.loads(out)
+
+
+def test_indicator_lemmas_are_proved_in_float8_e4m3(tmp_path):
+    names = ("logi_step_indicator_ge", "logi_step_indicator_le", "logi_point_indicator")
+    rows = _rows(tmp_path, names, "--no-confirm")
+    assert [(r["lemma"], r["variant"], r["status"]) for r in rows] == [(n, "repaired", "PROVED") for n in names]
+
+
+@pytest.mark.slow
+def test_atoms_and_theorem_are_proved_in_float8_e4m3(tmp_path):
+    names = ("logi_value_atom", "logi_gradient_atom", "logi_theorem_3_1")
+    rows = _rows(tmp_path, names, "--no-confirm")
+    assert [(r["lemma"], r["status"]) for r in rows] == [(n, "PROVED") for n in names]
+
+
+def test_a_step_indicator_with_first_weight_one_is_refuted(monkeypatch, tmp_path):
+    """The step lemma's claim fails on a wrong block: with weight 1 on x, x ⊖ z⁻ is too small
+    for σ to see where z's spacing is small, and the lemma gives a counterexample."""
+    monkeypatch.setattr(LG, "first_weight", lambda s, z: s.const(1))
+    (row,) = _rows(tmp_path, ["logi_step_indicator_ge"], "--no-confirm")
+    assert row["status"] == "REFUTED" and row["counterexample"]

@@ -27,18 +27,19 @@ region and rounds to 1/2 on a whole interval around 0 (|t| <= 2^−(M+1)): a fir
 * gradient atom (value ±0 on X; D^AD(h) = g at x = z, ±0 elsewhere for |y| <= H): a path
   ``r0 = σ(w_x ⊗ x ⊖ w_x ⊗ z)`` (pre-activation +0 at x = z: r0 = 1/2, σ' = 1/4), one layer
   ``r = σ(c ⊗ r ⊖ c/2)`` per chain weight c (again +0, 1/2, 1/4 at x = z), the top gated:
-  ``σ(−G ⊗ np ⊕ c ⊗ r ⊖ c/2)`` (the same at x = z, beyond −2^T elsewhere: G = 2^(T+2)),
-  beside it N = ``σ(−G ⊗ np)`` (1/2 at x = z, +0 elsewhere), output
-  ``W_o ⊗ top ⊕ (−W_o) ⊗ N``: +0 everywhere.  At x = z the backward pass is
-  h ⊗ W_o, then (⊗ 1/4, ⊗ c) per chain neuron, then ⊗ 1/4 ⊗ w_x at r0.  The chain weights
-  are ReLU's transfer weights (:func:`fpsmt.constructions.relu.transfer_weights`) times 4,
-  carrying h ⊗ W_o to ±2^E exactly: every value they meet is at least 2^(e_min+2) in
-  magnitude (W_o = 2^j lifts a small h there), so each ⊗ 1/4 is exact and ⊗ 4c is the
-  ReLU chain's ⊗ c.  The last two factors give g = (±2^E ⊗ 1/4) ⊗ m_g·2^k, with w_x =
-  m_g·2^k (m_g g's significand) and k = max(0, e_g + 2 − e_max) so that 2^E is finite.
-  W_o·H must be finite: 2^(M+2)·2^(M−1) <= 2^e_max, so a format with 2M + 1 > e_max
-  (float16) refuses the points whose h* needs a larger W_o (:func:`check_points`), and
-  every format refuses a point where w_x ⊗ z would overflow (|g*| near Ω at |x| near M_σ).
+  ``σ(−G ⊗ np ⊕ c ⊗ r ⊖ c/2)`` (the same at x = z, beyond −2^T elsewhere: G = 2^(T+1),
+  T >= 2, the top's weight c <= 4), beside it N = ``σ(−G ⊗ np)`` (1/2 at x = z, a zero
+  elsewhere), output ``4 ⊗ top ⊕ (−4) ⊗ N``: a zero everywhere.  At x = z the backward pass
+  is h ⊗ 4, then (⊗ 1/4, ⊗ c) per chain neuron, then ⊗ 1/4 ⊗ w_x at r0.  The chain weights
+  are ReLU's transfer weights (:func:`fpsmt.constructions.relu.transfer_weights`, its
+  significand route in every format) times 4, carrying 4h to ±2^E exactly: every value they
+  meet is a multiple of 4ω (4h is; the route's later values are products of it with powers
+  of two, or at least 1/2), so each ⊗ 1/4 is exact and (u ⊗ 1/4) ⊗ 4c is the ReLU chain's
+  u ⊗ c.  The last two factors give g = (±2^E ⊗ 1/4) ⊗ w_x, with w_x = m_g·2^k (m_g g's
+  significand) and k = max(0, e_g + 2 − e_max), so that 2^E is finite.  Where w_x ⊗ z would
+  overflow (|g| in the top binade, |z| near M_σ), three atoms at z share g
+  (:func:`gradient_pieces`).  At x = z the branch through N meets h·G <= H·2^(T+1), finite,
+  and dies at np.
 * the Theorem 3.1 network: the gradient atoms of the points with g* ≠ 0, then the value
   atoms' pieces, side by side at one depth, one output row
   (:func:`fpsmt.constructions.saturating.atoms_network`).
