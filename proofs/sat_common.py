@@ -41,6 +41,26 @@ class Family:
         from fpsmt.constructions.registry import show_bound
         return f"X = [-{show_bound(self.theorem(fmt).M_sigma)}, {show_bound(self.theorem(fmt).M_sigma)}]"
 
+    def step_lemma(self, kind, prefix, title, order, family, conditions, says):
+        """The step indicator's lemma (``kind`` "ge" or "le") of the family's ``step(s, z, kind)``:
+        for all z, x of X and every finite upstream y, ``conditions(s, out, on)`` (``on`` the
+        step's condition x >= z or x <= z) and D^AD(y) = ±0; ``says(fmt, sym)`` the statement's
+        middle ("out = …")."""
+        from fpsmt.proof.claims import forall
+        from fpsmt.proof.lemmas import Lemma
+        sym = ">=" if kind == "ge" else "<="
+        name = f"{prefix}_step_indicator_{kind}"
+
+        def repaired(fmt):
+            def goal(s):
+                net, P = self.blocks.step(s, s.z, kind)
+                out, grad = s.run(net, [s.x], [s.y], params=P)
+                return list(conditions(s, out[0], s.x >= s.z if kind == "ge" else s.x <= s.z)) + [grad[0].eq(0)]
+            c = forall(name, {"z": self.X(), "x": self.X(), "y": Float(finite=True)}, goal=goal)
+            return [c], f"for all z, x in {self.xdesc(fmt)} and every finite upstream y: {says(fmt, sym)} and D^AD(y) = ±0"
+        return Lemma(name, title, {"repaired": repaired}, formats=self.formats, order=order, family=family,
+                     construction=True)
+
     def formats(self, fmt):
         """Why the family's blocks do not exist in ``fmt`` (the requirement that fails), or None."""
         from fpsmt.errors import InputError
@@ -82,19 +102,7 @@ def indicator(s, cond):
 
 
 def step_lemma(kind):
-    from fpsmt.constructions import saturating as S
-    from fpsmt.proof.claims import forall
-    from fpsmt.proof.lemmas import Lemma
-    sym = ">=" if kind == "ge" else "<="
-
-    def repaired(fmt):
-        def goal(s):
-            net, P = S.step(s, s.z, kind)
-            out, grad = s.run(net, [s.x], [s.y], params=P)
-            return [out[0].same(indicator(s, s.x >= s.z if kind == "ge" else s.x <= s.z)), grad[0].eq(0)]
-        c = forall(f"sat_step_indicator_{kind}", {"z": X(), "x": X(), "y": Float(finite=True)}, goal=goal)
-        return [c], (f"for all z, x in {xdesc(fmt)} and every finite upstream y: out = 1[x {sym} z] (1 or +0) "
-                     "and D^AD(y) = ±0")
-    return Lemma(f"sat_step_indicator_{kind}", "Theorem 3.1's indicators for a saturating σ (BRIEF §9, reconstructed)",
-                 {"repaired": repaired}, formats=formats, order=510 if kind == "ge" else 520, family="saturating",
-                 construction=True)
+    return FAMILY.step_lemma(kind, "sat", "Theorem 3.1's indicators for a saturating σ (BRIEF §9, reconstructed)",
+                             510 if kind == "ge" else 520, "saturating",
+                             lambda s, out, on: [out.same(indicator(s, on))],
+                             lambda fmt, sym: f"out = 1[x {sym} z] (1 or +0)")

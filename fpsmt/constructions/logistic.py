@@ -200,13 +200,7 @@ def _plan(fmt):
 
 def step(s, z, kind):
     """1[x >= z] ("ge") or 1[x <= z] ("le") alone: the block, then ``1 ⊗ u ⊕ −0``."""
-    f = s.fmt
-    P = _plan(f)
-    layers = step_neurons(f, kind)
-    for layer in layers:
-        P.add(layer)
-    P.add([("out", [(layers[-1][0][0], 1)], NEG0)])
-    return P.network(), step_params(s, z, kind)
+    return R.block_alone(_plan(s.fmt), step_neurons(s.fmt, kind), 1, NEG0), step_params(s, z, kind)
 
 
 def both_params(s, z):
@@ -244,9 +238,7 @@ def value_atom(s, z, v, depth=None):
     by carrying p longer."""
     f = s.fmt
     c = block_constants(f)
-    depth = depth or c.value_depth
-    if depth < c.value_depth:
-        raise InputError(f"a value atom needs {c.value_depth} layers, not {depth}")
+    depth = R.atom_depth(depth, c.value_depth, "value atom")
     P = _plan(f)
     _indicators(f, P, ["p"], carries=depth - c.value_depth)
     P.add([("out", [("p", Param("v"))], NEG0)])
@@ -304,10 +296,7 @@ def gradient_atom(s, z, h, g, depth=None):
     nonzero, within :func:`check_points`' ranges).  See the module docstring."""
     f = s.fmt
     c = block_constants(f)
-    least = gradient_depth(f)
-    depth = depth or least
-    if depth < least:
-        raise InputError(f"a gradient atom needs {least} layers, not {depth}")
+    depth = R.atom_depth(depth, gradient_depth(f), "gradient atom")
     W, w_x, cs = chain(s, h, g)
     L = depth - 2  # the top's layer index (r0 is layer 0)
     cs = [s.const(4)] * (L - len(cs)) + cs  # pads at the output side: (u ⊗ 1/4) ⊗ 4 = u

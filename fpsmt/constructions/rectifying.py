@@ -77,7 +77,6 @@ import sys
 from dataclasses import dataclass
 from fractions import Fraction
 
-import numpy as np
 
 from fpsmt.constructions import relu as R
 from fpsmt.constructions.registry import Construction, HiddenActivation
@@ -299,13 +298,7 @@ def step_neurons(fmt, kind, tag=None, carries=0):
 
 def step(s, z, kind):
     """The step indicator alone: output u (I where the step holds, ±0 elsewhere)."""
-    f = s.fmt
-    P = _plan(f)
-    layers = step_neurons(f, kind)
-    for layer in layers:
-        P.add(layer)
-    P.add([("out", [(layers[-1][0][0], 1)], NEG0)])
-    return P.network(), {f"{kind}_b": first_bias(s, z, kind)}
+    return R.block_alone(_plan(s.fmt), step_neurons(s.fmt, kind), 1, NEG0), {f"{kind}_b": first_bias(s, z, kind)}
 
 
 def _steps_and_killers(fmt, P, carries=0, side=None):
@@ -382,9 +375,7 @@ def value_atom(s, z, v, depth=None):
     ``depth`` (>= the least, :attr:`BlockConstants.value_depth`) by carries in the steps."""
     f = s.fmt
     c = block_constants(f)
-    depth = depth or c.value_depth
-    if depth < c.value_depth:
-        raise InputError(f"a value atom needs {c.value_depth} layers, not {depth}")
+    depth = R.atom_depth(depth, c.value_depth, "value atom")
     P = _plan(f)
     carries = depth - c.value_depth
     if not c.dead:
@@ -436,9 +427,7 @@ def gradient_atom(s, z, h, g, depth=None):
     f = s.fmt
     c = block_constants(f)
     least = gradient_depth(f)
-    depth = depth or least
-    if depth < least:
-        raise InputError(f"a gradient atom needs {least} layers, not {depth}")
+    depth = R.atom_depth(depth, least, "gradient atom")
     I = s.int_pow2(c.a)
     wx, t = path_params(s, g)
     w_out, chain = R.transfer_weights(s, h, t)

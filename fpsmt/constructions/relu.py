@@ -394,6 +394,23 @@ class Plan:
         return Network(f, layers)
 
 
+def atom_depth(depth, least, what):
+    """``depth`` (None: ``least``), refused below the block's least depth."""
+    depth = depth or least
+    if depth < least:
+        raise InputError(f"a {what} needs {least} layers, not {depth}")
+    return depth
+
+
+def block_alone(P, layers, weight, bias):
+    """A block's network alone: its ``layers`` (Plan neurons), then one output neuron
+    ``weight ⊗ (the last layer's first neuron) ⊕ bias``."""
+    for layer in layers:
+        P.add(layer)
+    P.add([("out", [(layers[-1][0][0], weight)], bias)])
+    return P.network()
+
+
 # ------------------------------------------------------------------ multiplication transfer
 def significand(s, x):
     """(|x| / 2^e_x, e_x) for finite nonzero x: a float in [1, 2) (exact) and the true

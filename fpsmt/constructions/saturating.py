@@ -185,14 +185,8 @@ def _plan(fmt):
 
 def step(s, z, kind):
     """1[x >= z] ("ge") or 1[x <= z] ("le") alone: the block, then ``0.5 ⊗ u ⊕ 0.5`` (1 or +0)."""
-    f = s.fmt
-    P = _plan(f)
-    layers = step_neurons(f, kind)
-    for layer in layers:
-        P.add(layer)
-    last = layers[-1][0][0]
-    P.add([("out", [(last, Fraction(1, 2))], Fraction(1, 2))])
-    return P.network(), {f"{kind}_b": first_bias(s, z, kind)}
+    return R.block_alone(_plan(s.fmt), step_neurons(s.fmt, kind), Fraction(1, 2), Fraction(1, 2)), \
+        {f"{kind}_b": first_bias(s, z, kind)}
 
 
 def first_bias(s, z, kind):
@@ -240,9 +234,7 @@ def value_atom(s, z, v, depth=None):
     ``depth`` (>= the least, :attr:`BlockConstants.value_depth`) by carrying p longer."""
     f = s.fmt
     c = block_constants(f)
-    depth = depth or c.value_depth
-    if depth < c.value_depth:
-        raise InputError(f"a value atom needs {c.value_depth} layers, not {depth}")
+    depth = R.atom_depth(depth, c.value_depth, "value atom")
     P = _plan(f)
     names = _steps_and_point(f, P, copies=c.fan, carries=depth - c.value_depth)
     P.add([("q", [(n, c.fan_weight) for n in names], Fraction(c.fan * c.fan_weight))])
@@ -262,10 +254,7 @@ def gradient_atom(s, z, h, g, depth=None):
     (h, g finite nonzero).  See the module docstring."""
     f = s.fmt
     c = block_constants(f)
-    least = gradient_depth(f)
-    depth = depth or least
-    if depth < least:
-        raise InputError(f"a gradient atom needs {least} layers, not {depth}")
+    depth = R.atom_depth(depth, gradient_depth(f), "gradient atom")
     w_out, chain = R.transfer_weights(s, h, g)
     weights = list(reversed(chain))  # forward order: input side first
     pad = depth - 2 - len(weights)
