@@ -5,17 +5,35 @@ step indicators, p (carried), the output v ⊗ p.
 For all z, x of X, every v with |v| <= V = Ω/H (a power of two) and every upstream
 |y| <= H: out = v at x = z (bit for bit; a zero v by either zero), a zero elsewhere, and
 D^AD(y) = ±0.  Values above V are sums of such atoms at one z (proofs/logi_theorem_3_1.py).
-For the theorem's join the claim also states: the output row's one term is v at z and a
-zero elsewhere; every term of D^AD's sum over the first layer is a zero; every hidden value
-and gradient is finite.  One claim, not split into stages."""
+
+A proof tree:
+
+* ``logi_value_atom.point`` — the network up to the point indicator's p (every layer σ):
+  p is 1 at x = z and +0 elsewhere (LOGI_POINT), and D^AD = ±0 for every finite upstream u;
+  besides, every term of D^AD's sum over the first layer is a zero and every hidden value
+  and gradient is finite (for the theorem's join);
+* ``logi_value_atom.carry`` — the layers that carry p (absent where the atom is at its least
+  depth), on p, decided at p = 1 and p = +0 (``cases``): the carried value is p, and the
+  gradient into p is finite for every finite upstream u;
+* ``logi_value_atom.top`` — the output layer v ⊗ p, decided at p = 1 and p = +0: out as
+  stated, its one term v at x = z and a zero elsewhere, and the gradient into p (y ⊗ v) is
+  finite — the u of the stages below, so the backward pass through all of them is
+  D^AD = ±0.
+"""
 
 from fpsmt.constructions import logistic as LG
 from fpsmt.constructions.registry import show_bound
-from fpsmt.proof.claims import forall
+from fpsmt.proof.claims import Float
 from fpsmt.proof.lemmas import Lemma
+from fpsmt.proof.tree import Pred, sequence, stage
 from fpsmt.proofs.common import finite_inside
 from fpsmt.proofs.logi_common import TITLE, H, X, formats, xdesc
 from fpsmt.proofs.sat_common import within
+from fpsmt.semantics.network import Network
+
+X_DOM = X()
+LOGI_POINT = Pred("logi.point", {"z": X_DOM, "x": X_DOM, "p": Float()},
+                  lambda s: s.p.same(s.where(s.x.eq(s.z), 1, 0)), doc="p = 1 at x = z, +0 elsewhere")
 
 
 def V(fmt):
@@ -23,20 +41,58 @@ def V(fmt):
 
 
 def repaired(fmt):
-    def goal(s):
-        net, P = LG.value_atom(s, s.z, s.v, depth=LG.depth(s.fmt))
-        out, grad, trace = s.run(net, [s.x], [s.y], params=P, trace=True)
+    c = LG.block_constants(fmt)
+    cut = c.step_depth + 1  # the layers up to the point indicator's p
+
+    def atom(s, v):  # the atom at the theorem's depth; its layers' shape does not depend on v
+        return LG.value_atom(s, s.z, v, depth=LG.depth(s.fmt))
+
+    def point_run(s):
+        net, P = atom(s, s.const(0))
+        lower = Network(s.fmt, net.layers[:cut])
+        return s.run(lower, [s.x], [s.u], params=P, trace=True) + (lower, P)
+
+    def point_side(s):
+        _, grad, trace, lower, P = point_run(s)
+        return [grad[0].eq(0)] + [t.is_zero() for t in s.input_terms(lower, P, trace)] + finite_inside(*trace[1:3])
+    stages = [stage("logi_value_atom.point", {"z": X_DOM, "x": X_DOM, "u": Float(finite=True)}, LOGI_POINT,
+                    lambda s: {"p": point_run(s)[0][0]}, side=point_side)]
+    if LG.depth(fmt) > c.value_depth:
+        def carry_run(s):
+            net, P = atom(s, s.const(0))
+            return s.run(Network(s.fmt, net.layers[cut:-1]), [s.p], [s.u], params=P, trace=True)
+
+        def carry_side(s):
+            _, grad, trace = carry_run(s)
+            return [grad[0].is_finite()] + finite_inside(*trace[1:3])
+        stages.append(stage("logi_value_atom.carry", {"u": Float(finite=True)}, LOGI_POINT,
+                            lambda s: {"p": carry_run(s)[0][0]}, LOGI_POINT, side=carry_side, cases={"p": [1, 0]}))
+
+    out_pred = Pred("logi.value_atom.out", {"z": X_DOM, "x": X_DOM, "v": within(V), "out": Float()},
+                    lambda s: [s.x.eq(s.z).implies(s.out.same(s.v) | (s.out.is_zero() & s.v.is_zero())),
+                               (~s.x.eq(s.z)).implies(s.out.is_zero())],
+                    doc="out = v at x = z (a zero v by either zero), a zero elsewhere")
+
+    def top_run(s):
+        net, P = atom(s, s.v)
+        top = Network(s.fmt, net.layers[-1:])
+        return s.run(top, [s.p], [s.y], params=P, trace=True) + (top, P)
+
+    def top_side(s):  # the output term and finiteness, for the theorem's join
+        _, grad, trace, top, P = top_run(s)
+        (t1,) = s.row_terms(top, 0, "forward", [s.p], P)
         at = s.x.eq(s.z)
-        (t1,) = s.row_terms(net, len(net.layers) - 1, "forward", trace[1][-2], P)
-        return [at.implies(out[0].same(s.v) | (out[0].is_zero() & s.v.is_zero())), (~at).implies(out[0].is_zero()),
-                grad[0].eq(0), at.implies(t1.same(s.v) | (t1.is_zero() & s.v.is_zero())),
-                (~at).implies(t1.is_zero())] + [t.is_zero() for t in s.input_terms(net, P, trace)] \
-            + finite_inside(*trace[1:3])
-    c = forall("logi_value_atom", {"z": X(), "x": X(), "v": within(V), "y": within(H)}, goal=goal)
-    return [c], (f"for all z, x in {xdesc(fmt)}, every v with |v| <= Omega/H = {show_bound(V(fmt))} and every upstream "
-                 f"|y| <= H = {show_bound(H(fmt))}: out = v at x = z (bit for bit; a zero v by either zero), a zero "
-                 "elsewhere, and D^AD(y) = ±0; its output term is v at x = z and a zero elsewhere, every term of D^AD "
-                 "is a zero, every hidden value and gradient finite")
+        return [grad[0].is_finite(), at.implies(t1.same(s.v) | (t1.is_zero() & s.v.is_zero())),
+                (~at).implies(t1.is_zero())] + finite_inside(*trace[1:3])
+    top = stage("logi_value_atom.top", {"v": within(V), "y": within(H)}, out_pred, lambda s: {"out": top_run(s)[0][0]},
+                LOGI_POINT, side=top_side, cases={"p": [1, 0]})
+    return sequence("logi_value_atom", stages + [top], kind="lemma"), (
+        f"for all z, x in {xdesc(fmt)}, every v with |v| <= Omega/H = {show_bound(V(fmt))} and every upstream "
+        f"|y| <= H = {show_bound(H(fmt))}: out = v at x = z (bit for bit; a zero v by either zero), a zero elsewhere, "
+        "and D^AD(y) = ±0; proved as a tree: the point indicator's p (1 at z, +0 elsewhere, D^AD = ±0 for any finite "
+        "upstream, every first-layer term of D^AD a zero), its carries at p = 1 and p = +0 (p again, a finite "
+        "gradient into p for any finite upstream), then the output layer v ⊗ p at p = 1 and p = +0 (its term v at z, "
+        "a zero elsewhere; a finite gradient into p)")
 
 
 LEMMA = Lemma("logi_value_atom", f"Lemma 3.4's atom for a logistic σ {TITLE}",
