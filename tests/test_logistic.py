@@ -165,3 +165,17 @@ def test_a_step_indicator_with_first_weight_one_is_refuted(monkeypatch, tmp_path
     monkeypatch.setattr(LG, "first_weight", lambda s, z: s.const(1))
     (row,) = _rows(tmp_path, ["logi_step_indicator_ge"], "--no-confirm")
     assert row["status"] == "REFUTED" and row["counterexample"]
+
+
+@pytest.mark.parametrize("row,why", [("0x7f00,0x3f80,0x3f80,0x7f7f", "outside X = [-2^126, 2^126]"),
+                                     ("0x3f80,0x3f80,0x4400,0x3f80", "exceeds H = 2^6")])
+def test_targets_outside_the_hypotheses_are_refused(row, why, tmp_path):
+    """x outside X (with a g* = Ω that no atom reaches there: X is named, not the atoms) and
+    |h*| > H: one line, exit 2, nothing written."""
+    t = tmp_path / "t.csv"
+    t.write_text("x,f,h,g\n" + row + "\n")
+    code, out, err = _main(["construct", "--activation", "sigmoid", "--targets", t, "--format", "bfloat16",
+                            "--out", tmp_path / "n.json", "--store", tmp_path / "s.sqlite"])
+    errors = [ln for ln in err.strip().splitlines() if ln.startswith("fpsmt: error:")]
+    assert code == 2 and len(errors) == 1 and why in errors[0], err
+    assert not (tmp_path / "n.json").exists()

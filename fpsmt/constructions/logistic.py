@@ -368,9 +368,11 @@ def check_points(fmt, points):
     value needs, and the gradient atoms' weight on x times x finite (:func:`gradient_pieces`)."""
     from fpsmt.constructions.saturating import MAX_PIECES
     R.check_points(fmt, points)
-    H = _construction().constants(fmt).H_sigma
-    V = piece_bound(fmt, H)
+    theorem = _construction().constants(fmt)
+    V = piece_bound(fmt, theorem.H_sigma)
     for z, v, h, g in points:
+        if abs(fmt.to_fraction(z)) > theorem.M_sigma:
+            continue  # refused next, naming X (Construction.check_points)
         at = f"at x = {fmt.show(z)}"
         need = abs(fmt.to_fraction(v)) / V
         if need > MAX_PIECES:
