@@ -183,3 +183,23 @@ def test_targets_outside_the_hypotheses_are_refused(row, why, tmp_path):
     errors = [ln for ln in err.strip().splitlines() if ln.startswith("fpsmt: error:")]
     assert code == 2 and len(errors) == 1 and why in errors[0], err
     assert not (tmp_path / "n.json").exists()
+
+
+def test_a_piece_ending_in_plus_zero_never_gives_minus_zero(tmp_path):
+    """The lazily refined σ's monotone pieces carry the sign of a zero end: sigmoid's left
+    tail in float32 is +0 (PROVED in seconds; before, each candidate −0 cost a refinement
+    and the claim was UNKNOWN after 600 s), and the claim that it is −0 is REFUTED with a
+    replayed counterexample (the checker fails on a wrong claim)."""
+    f = tmp_path / "zsign.py"
+    f.write_text('''from fpsmt.proof.claims import Float, forall
+
+plus = forall("plus", {"t": Float(finite=True)},
+              goal=lambda s: [(s.t <= -128).implies(s.sigma("sigmoid", s.t).same(0))])
+minus = forall("minus", {"t": Float(finite=True)},
+               goal=lambda s: [(s.t <= -128).implies(s.sigma("sigmoid", s.t).same(-0.0))])
+''')
+    code, out, err = _main(["prove", f, "--format", "float32", "--solver", "z3", "--timeout", "120",
+                            "--store", tmp_path / "s.sqlite", "--json"])
+    assert code == 0, err
+    rows = {r["claim"]: r for r in json.loads(out)}
+    assert rows["plus"]["status"] == "PROVED" and rows["minus"]["status"] == "REFUTED", rows

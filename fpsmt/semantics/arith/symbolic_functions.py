@@ -99,8 +99,16 @@ def apply(Z, fn: KnownFunction, t):
     if fn.never_nan:
         facts.append(z3.Implies(z3.Not(z3.fpIsNaN(t)), z3.Not(z3.fpIsNaN(out))))
     for p in fn.pieces:  # F on a monotone piece lies between its values at the ends
-        small, big = (Z.const1(p.at_lo), Z.const1(p.at_hi))[::p.direction]
-        facts.append(z3.Implies(_inside(Z, t, p), z3.And(z3.fpLEQ(small, out), z3.fpLEQ(out, big))))
+        small, big = (p.at_lo, p.at_hi)[::p.direction]
+        between = [z3.fpLEQ(Z.const1(small), out), z3.fpLEQ(out, Z.const1(big))]
+        # the sign of a zero, which fpLEQ does not see: a smaller end of +0 means σ >= 0 there
+        # (RNE gives −0 only from a negative number), so σ >= 0 on the piece and F is never −0;
+        # a larger end of −0 means σ < 0 there, so F is never +0 on the piece
+        if small == 0:
+            between.append(z3.Not(z3.And(z3.fpIsZero(out), z3.fpIsNegative(out))))
+        if big == fmt.sign_bit:
+            between.append(z3.Not(z3.And(z3.fpIsZero(out), z3.fpIsPositive(out))))
+        facts.append(z3.Implies(_inside(Z, t, p), z3.And(*between)))
     for lo, hi in fn.identity:  # F(t) = t there (found by enclosures: rounding.identity_tails)
         facts.append(z3.Implies(z3.And(z3.fpGEQ(t, Z.const1(lo)), z3.fpLEQ(t, Z.const1(hi))), r == bz))
     for (fn2, t2, _, out2) in Z.lazy:  # related to earlier applications of the same function
