@@ -4,8 +4,9 @@ D^AD(y) = ±0.  The path r0 = σ(w_x ⊗ x ⊖ w_x ⊗ z), then σ(c ⊗ r ⊖ c
 1/2 with σ' = 1/4 at x = z; the top is gated by np and saturates at x ≠ z; the output
 4 ⊗ top ⊕ (−4) ⊗ N is a zero everywhere.
 
-One claim over z, x, h, g, y, decided with the weights computed from h and g in the claim
-(the transfer is part of what is decided).  Its hypothesis on g is the builder's: one atom
+Two claims (proofs/sat_common.py ``gradient_claims``, as the rectifying family's): ``at_z``
+over z, h, g and ``elsewhere`` over z, x ≠ z, h, g, y, decided with the weights computed
+from h and g in the claim (the transfer is part of what is decided).  Its hypothesis on g is the builder's: one atom
 reaches g at z (w_x ⊗ z finite, :func:`fpsmt.constructions.logistic.gradient_pieces`);
 where it does not (|g| in the top binade at |z| near M_σ), three atoms share g — verified
 per network by ``construct`` and, for every pair (z, g) of the 8-bit formats, by the tests,
@@ -15,10 +16,9 @@ x = z with upstream h, all zeros elsewhere; every hidden value and gradient is f
 
 from fpsmt.constructions import logistic as LG
 from fpsmt.constructions.registry import show_bound
-from fpsmt.proof.claims import Float, forall
 from fpsmt.proof.lemmas import Lemma
 from fpsmt.proofs.logi_common import TITLE, H, X, formats, xdesc
-from fpsmt.proofs.sat_common import theorem_facts, within
+from fpsmt.proofs.sat_common import gradient_claims
 
 
 def reached(s):
@@ -28,19 +28,12 @@ def reached(s):
 
 
 def repaired(fmt):
-    def goal(s):
-        net, P = LG.gradient_atom(s, s.z, s.h, s.g, depth=LG.depth(s.fmt))
-        out, grad, trace = s.run(net, [s.x], [s.y], params=P, trace=True)
-        at = s.x.eq(s.z)
-        mine = at & s.y.same(s.h)
-        return [out[0].is_zero(), mine.implies(grad[0].same(s.g)), (~at).implies(grad[0].eq(0))] \
-            + theorem_facts(s, net, P, trace, mine, ~at)
-    c = forall("logi_gradient_atom", {"z": X(), "x": X(), "h": within(H, nonzero=True),
-                                      "g": Float(finite=True, nonzero=True), "y": within(H)}, goal=goal, given=reached)
-    return [c], (f"for all z, x in {xdesc(fmt)}, every h with 0 < |h| <= H = {show_bound(H(fmt))}, every finite g != 0 "
-                 "that one atom reaches at z (w_x ⊗ z finite) and every upstream |y| <= H: out = ±0; at x = z, "
-                 "D^AD(h) = g (bit for bit); elsewhere D^AD(y) = ±0; the two output terms sum to a zero, D^AD's "
-                 "first-layer terms are one g and zeros at z, zeros elsewhere; every hidden value and gradient finite")
+    claims = gradient_claims("logi_gradient_atom",
+                             lambda s: LG.gradient_atom(s, s.z, s.h, s.g, depth=LG.depth(s.fmt)), X, H, given=reached)
+    return claims, (f"for all z, x in {xdesc(fmt)}, every h with 0 < |h| <= H = {show_bound(H(fmt))}, every finite "
+                    "g != 0 that one atom reaches at z (w_x ⊗ z finite) and every upstream |y| <= H: out = ±0; at x = z, "
+                    "D^AD(h) = g (bit for bit); elsewhere D^AD(y) = ±0; the two output terms sum to a zero, D^AD's "
+                    "first-layer terms are one g and zeros at z, zeros elsewhere; every hidden value and gradient finite")
 
 
 LEMMA = Lemma("logi_gradient_atom", f"Lemma 3.5's atom for a logistic σ {TITLE}",

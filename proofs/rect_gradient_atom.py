@@ -15,30 +15,14 @@ all zeros elsewhere; every hidden value and gradient is finite.  Not yet split i
 
 from fpsmt.constructions import rectifying as RC
 from fpsmt.constructions.registry import show_bound
-from fpsmt.proof.claims import Float, forall
 from fpsmt.proof.lemmas import Lemma
 from fpsmt.proofs.rect_common import H, X, formats, xdesc
-from fpsmt.proofs.sat_common import theorem_facts
+from fpsmt.proofs.sat_common import gradient_claims
 
 
 def repaired(fmt):
-    def run(s, x, y):
-        net, P = RC.gradient_atom(s, s.z, s.h, s.g, depth=RC.depth(s.fmt))
-        out, grad, trace = s.run(net, [x], [y], params=P, trace=True)
-        return out, grad, (s, net, P, trace)
-
-    def at_z(s):
-        out, grad, t = run(s, s.z, s.h)
-        return [out[0].is_zero(), grad[0].same(s.g)] + theorem_facts(*t, s.true(), s.false())
-
-    def elsewhere(s):
-        out, grad, t = run(s, s.x, s.y)
-        return [out[0].is_zero(), grad[0].eq(0)] + theorem_facts(*t, s.false(), s.true())
-    rng = (lambda f: f.hex(f.round(-H(f))), lambda f: f.hex(f.round(H(f))))
-    hg = {"h": Float(range=rng, nonzero=True), "g": Float(finite=True, nonzero=True)}
-    c1 = forall("rect_gradient_atom.at_z", {"z": X(), **hg}, goal=at_z)
-    c2 = forall("rect_gradient_atom.elsewhere", {"z": X(), "x": X(), **hg, "y": Float(range=rng)},
-                given=lambda s: ~s.x.eq(s.z), goal=elsewhere)
+    c1, c2 = gradient_claims("rect_gradient_atom", lambda s: RC.gradient_atom(s, s.z, s.h, s.g, depth=RC.depth(s.fmt)),
+                             X, H)
     return [c1, c2], (f"for all z, x in {xdesc(fmt)}, every h with 0 < |h| <= H = {show_bound(H(fmt))}, every finite g != 0 "
                  "and every upstream |y| <= H: out = ±0; at x = z, D^AD(h) = g (bit for bit); elsewhere D^AD(y) = ±0; "
                  "the two output terms sum to a zero, D^AD's first-layer terms are one g and zeros at z, zeros "

@@ -91,6 +91,33 @@ def theorem_facts(s, net, P, trace, at, off):
             + [(at | off).implies(c) for c in finite_inside(*trace[1:3])])
 
 
+def gradient_claims(name, build, X, H, given=None):
+    """A gradient atom's lemma as two claims, the weights computed from h and g in the claim:
+    ``<name>.at_z`` over z, h, g (x = z, y = h: out = ±0 and D^AD(h) = g) and
+    ``<name>.elsewhere`` over z, x ≠ z, h, g, y (out = ±0, D^AD(y) = ±0), both with
+    :func:`theorem_facts`; ``build(s)`` is the atom's (network, params) on s.z, s.h, s.g;
+    0 < |h| <= H, |y| <= H, g finite nonzero; ``given(s)``: a further hypothesis on z, h, g."""
+    from fpsmt.proof.claims import forall
+
+    def run(s, x, y):
+        net, P = build(s)
+        out, grad, trace = s.run(net, [x], [y], params=P, trace=True)
+        return out, grad, (s, net, P, trace)
+
+    def at_z(s):
+        out, grad, t = run(s, s.z, s.h)
+        return [out[0].is_zero(), grad[0].same(s.g)] + theorem_facts(*t, s.true(), s.false())
+
+    def elsewhere(s):
+        out, grad, t = run(s, s.x, s.y)
+        return [out[0].is_zero(), grad[0].eq(0)] + theorem_facts(*t, s.false(), s.true())
+    rng = (lambda f: f.hex(f.round(-H(f))), lambda f: f.hex(f.round(H(f))))
+    hg = {"h": Float(range=rng, nonzero=True), "g": Float(finite=True, nonzero=True)}
+    off = (lambda s: ~s.x.eq(s.z)) if given is None else (lambda s: ~s.x.eq(s.z) & given(s))
+    return [forall(f"{name}.at_z", {"z": X(), **hg}, goal=at_z, given=given),
+            forall(f"{name}.elsewhere", {"z": X(), "x": X(), **hg, "y": Float(range=rng)}, given=off, goal=elsewhere)]
+
+
 def within(bound, **kw):
     """A float of [−b, b] for ``bound(fmt)`` = b (exact in the format)."""
     return Float(range=(lambda f: f.hex(f.round(-Fraction(bound(f)))), lambda f: f.hex(f.round(Fraction(bound(f))))),
