@@ -48,15 +48,16 @@ region and rounds to 1/2 on a whole interval around 0 (|t| <= 2^−(M+1)): a fir
 from __future__ import annotations
 
 import functools
-import math
 import sys
 from dataclasses import dataclass
 from fractions import Fraction
 
 from fpsmt.constructions import relu as R
-from fpsmt.constructions.registry import Construction, HiddenActivation, show_bound
-from fpsmt.constructions.saturating import atoms_network, pieces, sigma_bits, theorem_constants
+from fpsmt.constructions.registry import Construction, HiddenActivation
+from fpsmt.constructions import saturating as S
+from fpsmt.constructions.saturating import atoms_network, sigma_bits, theorem_constants
 from fpsmt.errors import InputError
+from fpsmt.semantics.formats import floor_log2, pow2
 from fpsmt.semantics.network import Param
 
 FAMILY = "logistic"
@@ -94,12 +95,7 @@ def _f(fmt, bits):
 def saturation_exponent(fmt, name):
     """The least T >= 1 with σ(2^T) = 1, σ(−2^T) a zero and σ'(±2^T) zeros, or None
     (R.saturation proves it for every |t| >= 2^T)."""
-    one = fmt.round(Fraction(1))
-    for T in range(1, fmt.e_max):
-        hi, lo = sigma_bits(fmt, name, fmt.round(Fraction(2) ** T)), sigma_bits(fmt, name, fmt.round(-Fraction(2) ** T))
-        if hi[0] == one and fmt.is_zero(lo[0]) and fmt.is_zero(hi[1]) and fmt.is_zero(lo[1]):
-            return T
-    return None
+    return S.saturation_exponent(fmt, name, low=0, start=1)
 
 
 def least_margin(fmt):
@@ -247,11 +243,7 @@ def value_atom(s, z, v, depth=None):
 
 def piece_bound(fmt, H) -> Fraction:
     """V = Ω/H rounded down to a power of two: |y ⊗ v| <= Ω for |y| <= H, |v| <= V."""
-    bound = fmt.Omega / Fraction(H)
-    e = bound.numerator.bit_length() - bound.denominator.bit_length()
-    while _pow2(e) > bound:
-        e -= 1
-    return _pow2(e)
+    return pow2(floor_log2(fmt.Omega / Fraction(H)))
 
 
 # ------------------------------------------------------------------ gradient atom
@@ -322,11 +314,7 @@ def _reaches(fmt, z, g):
     """Whether one gradient atom at z gives g: its weight on x, w_x = m_g·2^k
     (:func:`input_weight`), times z is finite."""
     gq = abs(fmt.to_fraction(g))
-    e = gq.numerator.bit_length() - gq.denominator.bit_length()
-    while _pow2(e) > gq:
-        e -= 1
-    while _pow2(e + 1) <= gq:
-        e += 1
+    e = floor_log2(gq)
     wx = gq / _pow2(e) * _pow2(max(0, e + 2 - fmt.e_max))
     return fmt.is_finite(fmt.round(wx * abs(fmt.to_fraction(z))))
 
@@ -359,29 +347,19 @@ def theorem_network(fmt, points):
 
 
 def value_atoms(fmt, points):
-    V = piece_bound(fmt, _construction().constants(fmt).H_sigma)
-    return sum(len(pieces(fmt, v, V)) for _, v, _, _ in points if not fmt.is_zero(v)) or 1
+    return S.count_value_atoms(fmt, points, piece_bound(fmt, _construction().constants(fmt).H_sigma))
 
 
 def check_points(fmt, points):
     """The blocks' hypotheses (:func:`fpsmt.constructions.relu.check_points`), the pieces a
     value needs, and the gradient atoms' weight on x times x finite (:func:`gradient_pieces`)."""
-    from fpsmt.constructions.saturating import MAX_PIECES
     R.check_points(fmt, points)
     theorem = _construction().constants(fmt)
-    V = piece_bound(fmt, theorem.H_sigma)
-    for z, v, h, g in points:
-        if abs(fmt.to_fraction(z)) > theorem.M_sigma:
-            continue  # refused next, naming X (Construction.check_points)
-        at = f"at x = {fmt.show(z)}"
-        need = abs(fmt.to_fraction(v)) / V
-        if need > MAX_PIECES:
-            raise InputError(f"{at}: f* = {fmt.show(v)} needs about {math.ceil(need)} output pieces (at most "
-                             f"{show_bound(V)} each, so that h ⊗ piece stays finite for |h| <= H); this build "
-                             f"makes at most {MAX_PIECES}")
-        if fmt.is_zero(g):
-            continue
-        gradient_pieces(fmt, z, g)
+    inside = [p for p in points if abs(fmt.to_fraction(p[0])) <= theorem.M_sigma]  # the rest: refused next, naming X
+    S.check_pieces(fmt, inside, piece_bound(fmt, theorem.H_sigma))
+    for z, _, _, g in inside:
+        if not fmt.is_zero(g):
+            gradient_pieces(fmt, z, g)
 
 
 def depth(fmt):

@@ -51,6 +51,7 @@ from fpsmt.constructions import relu as R
 from fpsmt.constructions.registry import Construction, HiddenActivation
 from fpsmt.constructions.registry import show_bound
 from fpsmt.errors import InputError
+from fpsmt.semantics.formats import floor_log2, pow2
 from fpsmt.semantics.network import Param
 
 FAMILY = "saturating"
@@ -93,13 +94,15 @@ def sigma_bits(fmt, name, bits):
     return int(np.ravel(A.to_bits(act.value(A, x)))[0]), int(np.ravel(A.to_bits(act.derivative(A, x)))[0])
 
 
-def saturation_exponent(fmt, name):
-    """The least T >= 0 with σ(±2^T) = ±1 and σ'(±2^T) = 0, or None.  The requirement
-    R.saturation (specs/requirements.py) proves it for every |t| >= 2^T."""
-    one, mone = fmt.round(Fraction(1)), fmt.round(Fraction(-1))
-    for T in range(0, fmt.e_max):
+def saturation_exponent(fmt, name, low=-1, start=0):
+    """The least T >= ``start`` with σ(2^T) = 1, σ(−2^T) = ``low`` (−1; 0: a zero of either
+    sign) and σ'(±2^T) = 0, or None.  The requirement R.saturation (specs/requirements.py)
+    proves it for every |t| >= 2^T."""
+    one = fmt.round(Fraction(1))
+    low_is = (lambda b: fmt.is_zero(b)) if low == 0 else (lambda b: b == fmt.round(Fraction(low)))
+    for T in range(start, fmt.e_max):
         hi, lo = sigma_bits(fmt, name, fmt.round(Fraction(2) ** T)), sigma_bits(fmt, name, fmt.round(-Fraction(2) ** T))
-        if hi[0] == one and lo[0] == mone and fmt.is_zero(hi[1]) and fmt.is_zero(lo[1]):
+        if hi[0] == one and low_is(lo[0]) and fmt.is_zero(hi[1]) and fmt.is_zero(lo[1]):
             return T
     return None
 
@@ -155,11 +158,7 @@ def piece_bound(fmt, H) -> Fraction:
     """V = Ω / (H·W) rounded down to a power of two, W the weight of q's copies of p
     (:attr:`BlockConstants.fan_weight`, 1 for tanh): |y ⊗ v ⊗ W| <= Ω for |y| <= H, |v| <= V —
     at x ≠ z the backward pass crosses q alive (σ'(0) = 1) and meets W before it dies at p."""
-    bound = fmt.Omega / (Fraction(H) * block_constants(fmt).fan_weight)
-    e = bound.numerator.bit_length() - bound.denominator.bit_length()
-    while Fraction(2) ** e > bound:
-        e -= 1
-    return Fraction(2) ** e
+    return pow2(floor_log2(fmt.Omega / (Fraction(H) * block_constants(fmt).fan_weight)))
 
 
 # ------------------------------------------------------------------ blocks
@@ -355,7 +354,11 @@ def atoms_network(fmt, points, V, value_atom, gradient_atom, value_depth, gradie
 def value_atoms(fmt, points):
     """How many value atoms :func:`theorem_network` builds: one per piece of each nonzero
     f* (one atom of value +0 when every f* is zero)."""
-    V = piece_bound(fmt, _construction().constants(fmt).H_sigma)
+    return count_value_atoms(fmt, points, piece_bound(fmt, _construction().constants(fmt).H_sigma))
+
+
+def count_value_atoms(fmt, points, V):
+    """One value atom per piece of at most V of each nonzero f* (one when every f* is zero)."""
     return sum(len(pieces(fmt, v, V)) for _, v, _, _ in points if not fmt.is_zero(v)) or 1
 
 
@@ -364,7 +367,12 @@ def check_points(fmt, points):
     of output pieces each value needs (at most :data:`MAX_PIECES`).  That σ has the
     constants is the requirements' business (``construct`` decides them next)."""
     R.check_points(fmt, points)
-    V = piece_bound(fmt, _construction().constants(fmt).H_sigma)
+    check_pieces(fmt, points, piece_bound(fmt, _construction().constants(fmt).H_sigma))
+
+
+def check_pieces(fmt, points, V):
+    """Every f* needs at most :data:`MAX_PIECES` output pieces of at most V (one error line
+    naming x)."""
     for z, v, _, _ in points:
         need = abs(fmt.to_fraction(v)) / V
         if need > MAX_PIECES:
