@@ -41,7 +41,10 @@ so the sum is exactly this fold.
 
 Layer 1's gradient w.r.t. x is the left-to-right sum over every first-layer neuron's term
 (every first-layer neuron reads x: tested): zeros, and at x's own gradient atom one term g
-(its lemma) — ``boxplus_neutrality.gradient``.  The hidden layers between are the atoms side by
+(its lemma) — ``boxplus_neutrality.gradient``.  A family whose g* may need three atoms at one
+point (the logistic family: ``theorem_row(split=…)`` names the lemma that the parts a, a, b
+sum to g* and that each atom's lemma holds of its part) uses ``split_gradient`` instead:
+zeros, and g from one atom or a, a, b from three, in that order.  The hidden layers between are the atoms side by
 side in a dense network: ``approx.congruence`` (each atom computes what it computes alone,
 up to the signs of zeros, given that every atom's hidden values and gradients are finite:
 its lemma states them)."""
@@ -98,7 +101,48 @@ def pieces_node(name, two_terms, later_exact=True):
             "atoms' zeros, x's pieces), then the bias −0: ≈ the sum of x's pieces")
 
 
-def theorem_row(name, atoms, two_terms, fam, builder):
+def split_gradient_node(name="split_gradient", exact=True):
+    """Layer 1's gradient w.r.t. x when x's g* may be given by three gradient atoms (a, a, b,
+    the logistic family's split: proofs/logi_gradient_split.py) instead of one: K terms,
+    zeros but for g at one slot, or a, a, b at three slots in that order; they sum to g.
+    ``exact=False`` drops the hypothesis (a ⊕ a) ⊕ b = g: the step is then refuted (a test)."""
+    from fpsmt.proofs.common import zero
+    ints = {"K": _slot, "j1": Int(-1, SLOTS), "j2": _slot, "j3": _slot, "three": Int(0, 1)}
+    floats = {"g": Float(finite=True, nonzero=True), "a": Float(), "b": Float()}
+
+    def row(s):
+        three = [s.j1 >= 0, s.j1 < s.j2, s.j2 < s.j3, s.j3 < s.K, ~s.a.is_zero(), ~s.b.is_zero()]
+        if exact:
+            three.append(((s.a + s.a) + s.b).same(s.g))
+        return [s.j1 < s.K, s.three.eq(1).implies(s.all(*three))]
+    ROW = Pred(f"{name}.row", {**ints, **floats}, row,
+               doc="K layer-1 terms: g at slot j1 (or none: j1 = -1), zeros elsewhere; or (three = 1) a, a, b at "
+                   "slots j1 < j2 < j3 with (a ⊕ a) ⊕ b = g, a and b nonzero")
+    INV = Pred(f"{name}.invariant", {**ROW.variables, "j": _slot, "r": Float()},
+               lambda s: [ROW.holds(s), s.j <= s.K,
+                          ((s.j1 < 0) | (s.j <= s.j1)).implies(s.r.is_zero()),
+                          (s.three.eq(0) & (s.j1 >= 0) & (s.j > s.j1)).implies(s.r.same(s.g)),
+                          (s.three.eq(1) & (s.j > s.j1) & (s.j <= s.j2)).implies(s.r.same(s.a)),
+                          (s.three.eq(1) & (s.j > s.j2) & (s.j <= s.j3)).implies(s.r.same(s.a + s.a)),
+                          (s.three.eq(1) & (s.j > s.j3)).implies(s.r.same(s.g))],
+               doc="after j terms: a zero up to the first part, then the parts' running sum (g, or a, a ⊕ a, g)")
+    OUT = Pred(f"{name}.out", {"r": Float(), "j1": Int(-1, SLOTS), "g": Float(finite=True, nonzero=True)},
+               lambda s: [(s.j1 >= 0).implies(s.r.same(s.g)), (s.j1 < 0).implies(s.r.is_zero())],
+               doc="the sum is g, or a zero when no term is a part of g")
+
+    def term(s):
+        part = s.where(s.j.eq(s.j1), s.a, s.where(s.j.eq(s.j2), s.a, s.b))
+        mine = s.j.eq(s.j1) | (s.three.eq(1) & (s.j.eq(s.j2) | s.j.eq(s.j3)))
+        return s.where(mine, s.where(s.three.eq(1), part, s.g), s.z0)
+    return induction(
+        name, INV, "j", 0, SLOTS,
+        stage(f"{name}.base", {}, INV, lambda s: {"j": 0, "r": -s.const(0)}, ROW),
+        lambda s: {"r": s.r + term(s)}, OUT, step_vars={"z0": zero()}, done=lambda s: s.j.eq(s.K),
+        doc="layer 1's gradient w.r.t. x: the left-to-right sum of every first-layer neuron's term, x's g* from "
+            "one atom or three")
+
+
+def theorem_row(name, atoms, two_terms, fam, builder, split=None):
     """A family's Theorem 3.1 row (its repaired variant): ``atoms`` = (value atom lemma,
     gradient atom lemma), ``fam`` its :class:`fpsmt.proofs.sat_common.Family`, ``builder``
     the dotted name of its ``theorem_network`` (for the statement)."""
@@ -109,9 +153,11 @@ def theorem_row(name, atoms, two_terms, fam, builder):
     from fpsmt.proofs import boxplus_neutrality as B
 
     def repaired(fmt):
-        parts = [tree_node(a, load(a).build("repaired", fmt)[0]) for a in atoms]
+        lemmas = atoms + ((split,) if split else ())
+        parts = [tree_node(a, load(a).build("repaired", fmt)[0]) for a in lemmas]
+        gradient = split_gradient_node() if split else B.gradient_node()
         tree = Node("lemma", name, None,
-                    parts + [B.start_node(), pieces_node(name, two_terms), B.gradient_node(), B.times_node(),
+                    parts + [B.start_node(), pieces_node(name, two_terms), gradient, B.times_node(),
                              AP.congruence_tree([fam.activation(), "identity"])],
                     doc="the atoms' lemmas, the output row's and layer 1's inductions, and approx.congruence")
         return tree, (

@@ -8,9 +8,8 @@ Two claims (proofs/sat_common.py ``gradient_claims``, as the rectifying family's
 over z, h, g and ``elsewhere`` over z, x ≠ z, h, g, y, decided with the weights computed
 from h and g in the claim (the transfer is part of what is decided).  Its hypothesis on g is the builder's: one atom
 reaches g at z (w_x ⊗ z finite, :func:`fpsmt.constructions.logistic.gradient_pieces`);
-where it does not (|g| in the top binade at |z| near M_σ), three atoms share g — verified
-per network by ``construct`` and, for every pair (z, g) of the 8-bit formats, by the tests,
-but not part of this lemma or of the theorem's join.  For the join it also states: the
+where it does not (|g| in the top binade at |z| near M_σ), three atoms share g, each part
+reached (``logi_gradient_split``), and the theorem's join sums their terms.  For the join it also states: the
 output row's two terms sum to a zero; D^AD's first-layer terms are one g and zeros at
 x = z with upstream h, all zeros elsewhere; every hidden value and gradient is finite."""
 
@@ -21,15 +20,10 @@ from fpsmt.proofs.logi_common import TITLE, H, X, formats, xdesc
 from fpsmt.proofs.sat_common import gradient_claims
 
 
-def reached(s):
-    """One atom gives g at z: its weight on x times z is finite."""
-    w_x, _ = LG.input_weight(s, s.g)
-    return (w_x * s.z).is_finite()
-
-
 def repaired(fmt):
     claims = gradient_claims("logi_gradient_atom",
-                             lambda s: LG.gradient_atom(s, s.z, s.h, s.g, depth=LG.depth(s.fmt)), X, H, given=reached)
+                             lambda s: LG.gradient_atom(s, s.z, s.h, s.g, depth=LG.depth(s.fmt)), X, H,
+                             given=lambda s: LG.reached(s, s.z, s.g))
     return claims, (f"for all z, x in {xdesc(fmt)}, every h with 0 < |h| <= H = {show_bound(H(fmt))}, every finite "
                     "g != 0 that one atom reaches at z (w_x ⊗ z finite) and every upstream |y| <= H: out = ±0; at x = z, "
                     "D^AD(h) = g (bit for bit); elsewhere D^AD(y) = ±0; the two output terms sum to a zero, D^AD's "

@@ -1,9 +1,10 @@
 """Theorem 3.1 for a logistic σ (sigmoid) on a 1-D domain, from the atoms of
 fpsmt.constructions.logistic (logi_value_atom, logi_gradient_atom; V = Ω/H): the statement,
 the tree and the argument are proofs/family_theorem.py's.  A value atom has one output
-term, v ⊗ p.  The join covers the points whose g* one gradient atom reaches (the gradient
-atom's hypothesis); the three-atom split of the rest is verified per network by
-``construct``."""
+term, v ⊗ p.  A gradient atom's lemma covers the g that one atom reaches at z; every other
+g* is given by three atoms a, a, b (logi_gradient_split: (a ⊕ a) ⊕ b = g*, each part
+reached), and layer 1's gradient induction is the split one (``split_gradient``: g* from one
+atom's term or from three, in order)."""
 
 from fpsmt.proof.lemmas import Lemma
 from fpsmt.proofs.family_theorem import theorem_row
@@ -11,5 +12,6 @@ from fpsmt.proofs.logi_common import FAMILY, TITLE, formats
 
 LEMMA = Lemma("logi_theorem_3_1", f"Theorem 3.1 for a logistic σ {TITLE}",
               {"repaired": theorem_row("logi_theorem_3_1", ("logi_value_atom", "logi_gradient_atom"), False, FAMILY,
-                                       "fpsmt.constructions.logistic.theorem_network")},
+                                       "fpsmt.constructions.logistic.theorem_network",
+                                       split="logi_gradient_split")},
               formats=formats, order=790, family="logistic", construction=True)

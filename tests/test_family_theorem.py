@@ -8,6 +8,7 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
+from fpsmt.constructions import logistic as LG
 from fpsmt.constructions import rectifying as RC
 from fpsmt.constructions import saturating as S
 from fpsmt.proof.claims import Scope
@@ -95,17 +96,17 @@ def _decide(node, fmt, prefixes):
     return {c.name: eng.prove(c, fmt, reg) for c in claims if c.name.startswith(prefixes)}
 
 
-@pytest.mark.parametrize("family,act", [("rect", "gelu"), ("sat", "tanh")])
+@pytest.mark.parametrize("family,act", [("rect", "gelu"), ("sat", "tanh"), ("logi", "sigmoid")])
 def test_the_join_is_proved(family, act):
     """The theorem's tree checks its ties; its inductions and the congruence over σ are
     PROVED in float8_e4m3 (the atoms' lemmas are decided elsewhere: they are long)."""
     from fpsmt.proof.lemmas import load
     fmt = parse_format("float8_e4m3")
-    with (RC if family == "rect" else S).hidden_activation(act):
+    with {"rect": RC, "sat": S, "logi": LG}[family].hidden_activation(act):
         node, statement = load(f"{family}_theorem_3_1").build("repaired", fmt)
         check_ties(node, fmt)
         assert "theorem_network" in statement
-        res = _decide(node, fmt, (f"{family}_theorem_3_1.", "boxplus_neutrality.", "approx."))
+        res = _decide(node, fmt, (f"{family}_theorem_3_1.", "boxplus_neutrality.", "approx.", "split_gradient."))
         assert len(res) >= 15 and f"approx.sigma.{act}" in res
         assert all(r.status == "PROVED" for r in res.values()), {k: r.status for k, r in res.items()}
 
@@ -115,3 +116,18 @@ def test_the_output_rows_step_is_refuted_without_the_later_pieces_hypothesis():
     fmt = parse_format("float8_e4m3")
     loose = _decide(pieces_node("loose", two_terms=True, later_exact=False), fmt, ("loose.pieces.step",))
     assert [r.status for r in loose.values()] == ["REFUTED"]
+
+
+def test_the_split_gradient_sum_is_proved_and_refuted_without_the_parts_sum():
+    """Layer 1's gradient with g* from one atom or from three (a, a, b): the induction is
+    PROVED; without the hypothesis (a ⊕ a) ⊕ b = g its step is REFUTED."""
+    from fpsmt.proofs.family_theorem import split_gradient_node
+    fmt = parse_format("float8_e4m3")
+    node = split_gradient_node()
+    check_ties(node, fmt)
+    res = _decide(node, fmt, ("split_gradient.",))
+    assert sorted(res) == ["split_gradient.base", "split_gradient.conclusion", "split_gradient.step"]
+    assert all(r.status == "PROVED" for r in res.values()), {k: r.status for k, r in res.items()}
+    loose = _decide(split_gradient_node("loose_split", exact=False), fmt, ("loose_split.step",))
+    assert [r.status for r in loose.values()] == ["REFUTED"]
+

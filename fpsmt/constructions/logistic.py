@@ -52,6 +52,8 @@ import sys
 from dataclasses import dataclass
 from fractions import Fraction
 
+import numpy as np
+
 from fpsmt.constructions import relu as R
 from fpsmt.constructions.registry import Construction, HiddenActivation
 from fpsmt.constructions import saturating as S
@@ -310,30 +312,63 @@ def gradient_atom(s, z, h, g, depth=None):
     return P.network(), params
 
 
-def _reaches(fmt, z, g):
+def reached(s, z, g):
     """Whether one gradient atom at z gives g: its weight on x, w_x = m_g·2^k
-    (:func:`input_weight`), times z is finite."""
-    gq = abs(fmt.to_fraction(g))
-    e = floor_log2(gq)
-    wx = gq / _pow2(e) * _pow2(max(0, e + 2 - fmt.e_max))
-    return fmt.is_finite(fmt.round(wx * abs(fmt.to_fraction(z))))
+    (:func:`input_weight`), times z is finite (the gradient atom lemma's hypothesis)."""
+    w_x, _ = input_weight(s, g)
+    return (w_x * z).is_finite()
+
+
+#: the split's share: its first two parts are g ⊗ RN(3/10)
+SHARE = Fraction(3, 10)
+
+
+def split(s, g):
+    """(a, b) with a = g ⊗ RN(3/10) (one rounding of g times the format's constant) and
+    b = g ⊖ (a ⊕ a): three atoms at z give a, a, b, summed left to right.  Where this is used
+    (|g| in the top binade), a ⊕ a is exact and within [g/2, 2g], so b is exact (Sterbenz)
+    and (a ⊕ a) ⊕ b = g; each part is about 0.3–0.4·|g| (claim ``logi_gradient_split``)."""
+    a = g * s.const(s.fmt.hex(s.fmt.round(SHARE)))
+    return a, g - (a + a)
+
+
+def split_holds(s, z, g):
+    """What the three-atom split guarantees: (a ⊕ a) ⊕ b = g, a and b nonzero and each
+    reached by one atom at z."""
+    a, b = split(s, g)
+    return [((a + a) + b).same(g), ~a.is_zero(), ~b.is_zero(), reached(s, z, a), reached(s, z, b)]
+
+
+def _scalar(fmt, *bits):
+    """A concrete scope and the floats of ``bits`` in it (the builders' code on one point)."""
+    from fpsmt.proof.claims import F, Scope
+    from fpsmt.semantics.arith import concrete as executor
+    A = executor(fmt)
+    s = Scope(A, fmt, {})
+    return s, [F(s, A.const(np.asarray(b, dtype=np.uint64))) for b in bits]
+
+
+def _true(b):
+    return bool(np.all(b.v))
+
+
+def _reaches(fmt, z, g):
+    s, (zz, gg) = _scalar(fmt, z, g)
+    return _true(reached(s, zz, gg))
 
 
 def gradient_pieces(fmt, z, g):
     """The parts of g that gradient atoms side by side at z give, in the order their
-    first-layer terms are summed: [g] when one atom reaches it (:func:`_reaches`); else
-    [a, a, b] with a = RN(3g/10) and b = g ⊖ 2a (exact: 2a is within [g/2, 2g], Sterbenz),
-    so that a ⊕ a ⊕ b = g exactly and each part is at most about 0.4·|g| — where |g| is near
-    Ω and |x| near M_σ, one atom's w_x ⊗ x would overflow.  An InputError naming x and g*
-    when neither works."""
-    if _reaches(fmt, z, g):
+    first-layer terms are summed: [g] when one atom reaches it (:func:`reached`); else
+    [a, a, b] of :func:`split`, when :func:`split_holds` — where |g| is near Ω and |x| near
+    M_σ, one atom's w_x ⊗ x would overflow.  An InputError naming x and g* when neither
+    works."""
+    s, (zz, gg) = _scalar(fmt, z, g)
+    if _true(reached(s, zz, gg)):
         return [g]
-    a = fmt.round(fmt.to_fraction(g) * Fraction(3, 10))
-    b = fmt.round(fmt.to_fraction(g) - 2 * fmt.to_fraction(a))
-    parts = [a, a, b]
-    exact = fmt.to_fraction(b) == fmt.to_fraction(g) - 2 * fmt.to_fraction(a)
-    if exact and all(not fmt.is_zero(p) and _reaches(fmt, z, p) for p in parts):
-        return parts
+    if all(_true(c) for c in split_holds(s, zz, gg)):
+        a, b = (int(np.ravel(s.A.to_bits(v.v))[0]) for v in split(s, gg))
+        return [a, a, b]
     raise InputError(f"at x = {fmt.show(z)}: g* = {fmt.show(g)} is out of the {FAMILY} gradient atoms' reach in "
                      f"{fmt.name}: the first-layer weight on x that gives it (or a third of it) times x is not finite")
 
