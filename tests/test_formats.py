@@ -146,3 +146,33 @@ def test_z3_sort():
     f = parse_format("float32")
     s = sort_of(f)
     assert (s.ebits(), s.sbits()) == (8, 24)
+
+
+@pytest.mark.parametrize("name", NAMED_FORMATS)
+@settings(max_examples=400, deadline=None)
+@given(man=st.integers(-(1 << 80), 1 << 80), exp=st.integers(-1200, 1100), neg_zero=st.booleans())
+def test_round_dyadic_is_round(name, man, exp, neg_zero):
+    """The integer-only rounding of man · 2^exp gives :meth:`Format.round`'s pattern."""
+    fmt = parse_format(name)
+    assert fmt.round_dyadic(man, exp, neg_zero) == fmt.round(Fraction(man) * pow2(exp), neg_zero)
+
+
+@pytest.mark.parametrize("name", ["bfloat16", "float8_e4m3", "float32"])
+def test_round_dyadic_at_ties_and_edges(name):
+    """Exact ties (even and odd), the carry into the next binade, the subnormal boundary,
+    half of ω, and overflow: integer-only rounding against the Fraction rounding."""
+    fmt = parse_format(name)
+    cases = []
+    for b in range(0, fmt.max_bits + 1, max(1, fmt.max_bits // 4000)):
+        for sign in (1, -1):
+            q = sign * fmt.to_fraction(b)
+            nxt = fmt.to_fraction(fmt.next_up(b)) if b < fmt.max_bits else q + fmt.omega
+            for v in (q, (q + sign * nxt) / 2 if sign > 0 else (q - abs(nxt)) / 2, q + sign * fmt.omega / 4):
+                v = Fraction(v)
+                e = v.denominator.bit_length() - 1
+                assert v.denominator == 1 << e
+                cases.append((v.numerator, -e))
+    cases += [(1, fmt.e_min - fmt.M - 1), (3, fmt.e_min - fmt.M - 2), (1, fmt.e_max + 1), ((1 << (fmt.M + 2)) - 1,
+                                                                                            fmt.e_max - fmt.M - 1)]
+    for man, exp in cases:
+        assert fmt.round_dyadic(man, exp) == fmt.round(Fraction(man) * pow2(exp)), (name, man, exp)

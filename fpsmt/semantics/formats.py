@@ -217,6 +217,37 @@ class Format:
             return sign | (biased << self.M) | (n & self.frac_mask)
         return sign | n  # subnormal: qe == e_min - M
 
+    def round_dyadic(self, man: int, exp: int, negative_zero: bool = False) -> int:
+        """RNE rounding of the exact value man · 2^exp (integers) to this format, IEEE
+        overflow to ±inf: :meth:`round` on integers only (the same results: a test compares
+        them), for the ends of enclosures, which are dyadic and rounded by the million."""
+        if man == 0:
+            return self.zero_bits(negative_zero)
+        neg = man < 0
+        m = -man if neg else man
+        qe = max(exp + m.bit_length() - 1, self.e_min) - self.M  # exponent of the quantum (ulp)
+        shift = qe - exp
+        if shift <= 0:
+            n = m << -shift
+        else:
+            n = m >> shift
+            rem = m & ((1 << shift) - 1)
+            half = 1 << (shift - 1)
+            if rem > half or (rem == half and n & 1):
+                n += 1
+        if n >> (self.M + 1):  # rounding carried into the next binade
+            n >>= 1
+            qe += 1
+        sign = self.sign_bit if neg else 0
+        if n == 0:
+            return sign
+        if n >> self.M:  # normal
+            biased = qe + self.M + self.bias
+            if biased >= self.exp_all_ones:
+                return sign | self.inf_bits()
+            return sign | (biased << self.M) | (n & self.frac_mask)
+        return sign | n  # subnormal: qe == e_min - M
+
     def from_float(self, x: float) -> int:
         """Round a Python float (taken as its exact binary value) to this format."""
         if x != x:

@@ -45,7 +45,7 @@ def round_dyadic(fmt: Format, man: int, exp: int) -> int:
         return fmt.zero_bits(man < 0)
     if top > fmt.e_max + 2:
         return fmt.inf_bits(man < 0)
-    return fmt.round(Fraction(man) * (Fraction(2) ** exp))
+    return fmt.round_dyadic(man, exp)
 
 
 def enclosure(fn, q: Fraction, prec: int):
