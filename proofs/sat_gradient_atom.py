@@ -1,39 +1,243 @@
 """Gradient atom of the ``saturating`` family (fpsmt.constructions.saturating.gradient_atom),
 at the depth the theorem's network uses: value ±0 on X; at x = z, D^AD(h) = g; elsewhere
-D^AD(y) = ±0.  The path r0 = σ(x ⊖ z), then one layer σ(c ⊗ r) per transfer weight
-(fpsmt.constructions.relu.transfer_weights, those of proofs/multiplication_transfer.py),
-is a zero with σ' = 1 at x = z; its top layer is gated by the point indicator's p and
-saturates at x ≠ z; the output w_out ⊗ r_top ⊕ w_out ⊗ N is a zero everywhere.
+D^AD(y) = ±0 (0 < |h| <= H, |y| <= H, g finite nonzero).  The network
+(``saturating.gradient_network``): the gate — layers 0 … s (s the step depth), the step
+indicators and then p beside the path r0 = σ(x ⊖ z), r = σ(1 ⊗ r) — then one chain layer
+(p carried by σ(2^T ⊗ p), r = σ(c ⊗ r)) per transfer weight before the top, the gated top
+σ(c ⊗ r ⊕ G ⊗ p ⊖ G) with N = σ(−G ⊗ p ⊕ G), and the output w_out ⊗ r ⊕ w_out ⊗ N.
 
-One claim over z, x, h, g, y, decided with the weights computed from h and g in the claim
-(so the transfer is part of what is decided, not assumed).  It is not yet split into
-stages: the 8-bit formats decide it in seconds to minutes; wider formats are left to the
-solvers' limit (a proof tree with the multiplication transfer's guarantee as a premise is
-the next step).  For the theorem's join (proofs/sat_theorem_3_1.py) it also states: the
-output row's two terms sum to a zero; D^AD's terms over the first layer are zeros but one,
-g, at x = z with upstream h, and all zeros elsewhere; every hidden value and gradient is
-finite."""
+Proved as a tree (fpsmt.proof.tree).  Every stage's network is a run of whole layers of
+the atom's own network (every neuron of those layers, so the dense semantics' absent
+entries are in the claims; tests/test_saturating.py compares the layers term for term):
+
+* the gate (layers 0 … s, no parameter but z), two stages: ``gate_at_z`` (over z and every
+  finite upstream (u_p, u_r)): p = 1, r a zero, D^AD(x) = u_r where u_r != 0 (PASS), the
+  step rows' first-layer terms zeros and the path's PASS of u_r; ``gate_off`` (x != z, with
+  the zero upstreams the killed chain gives): p = −1, r in [−1, 1], D^AD(x) and every
+  first-layer term a zero.  Every hidden value and gradient is finite.
+* ``chain_at_z`` (an induction over the chain layers, each with its own c in K and
+  upstreams): (1, a zero) stays; the path neuron's pre-activation is a zero and its gradient
+  is (u_r ⊗ σ'(pre)) ⊗ c — the backward step as AD takes it (CHAIN_BACK) — and p's is finite.
+* ``chain_killed`` (the same layers at x != z, any weight in K): (−1, r in [−1, 1]) stays,
+  and zero upstreams give zero gradients.
+* ``top`` (the last two layers), for every c in K, every w_out the transfer gives (W_OUT) and
+  every |y| <= H: from (1, a zero), out = ±0 and CHAIN_BACK for the upstream y ⊗ w_out, p's
+  gradient finite; from (−1, r in [−1, 1]), out = ±0 and zero gradients; both output terms
+  sum to a zero; every hidden value and gradient finite.
+* the multiplication transfer's tree (proofs/multiplication_transfer.py: every weight in K,
+  w_out in W_OUT, every partial product finite and nonzero, h ⊗ w_out ⊗ c_top ⊗ … = g),
+  the facts ``one`` (u ⊗ σ'(pre) = u for finite u and pre a zero: σ'(±0) = 1) and ``cong``
+  (ReLU's gradient atom's: a = b gives a ⊗ c = b ⊗ c, decided with ⊗ uninterpreted), and
+  ``backward``: the induction ``chain_grad`` from the output down (the gradient along r is
+  the transfer's partial product), ReLU's ``pass_grad`` over the gate (PASS), and the join
+  with the transfer's guarantee: D^AD = g at x = z.
+
+What is the code's, tested, not a claim: that the atom's layers are these stages' layers
+in this order with the transfer's weights (its parameters c_{s+1} … c_top are
+``relu.transfer_weights``' list, input side first, after weights 1 when the atom is deeper
+than its least depth).  For the theorem's join (proofs/sat_theorem_3_1.py) the stages
+state: the output row's two terms sum to a zero; D^AD's first-layer terms are zeros but
+the path's, which is D^AD (so g at x = z with upstream h), and all zeros elsewhere; every
+hidden value and gradient is finite."""
 
 from fpsmt.constructions import saturating as S
-from fpsmt.proof.claims import Float, forall
+from fpsmt.proof.claims import Float, Int, forall
 from fpsmt.proof.lemmas import Lemma
-from fpsmt.proofs.sat_common import H, X, formats, theorem_facts, within, xdesc
+from fpsmt.proof.tree import Node, Pred, fact, induction, join, sequence, stage
+from fpsmt.proofs.common import finite_inside, zero
+from fpsmt.proofs.gradient_atom import AT_Z_GRAD, GRAD_IS_P, PASS, cong_fact, pass_grad
+from fpsmt.proofs.multiplication_transfer import CHAIN_WEIGHT, REACHES, W_OUT, transfer_tree
+from fpsmt.proofs.sat_common import H, X, formats, within, xdesc
+
+NAME = "sat_gradient_atom"
+X_DOM = X()
+FIN = Float(finite=True)
+UNIT = Float(range=(lambda f: f.hex(f.round(-1)), lambda f: f.hex(f.round(1))))
+#: the most chain layers the inductions cover (every format's chain is far shorter)
+CHAIN_MAX = 1 << 12
+_i = Int(0, CHAIN_MAX)
+
+
+def _layers(fmt):
+    return S.gradient_network(fmt, S.depth(fmt)).layers
+
+
+def _slice(fmt, a, b):
+    from fpsmt.semantics.network import Network
+    return Network(fmt, list(_layers(fmt)[a:b]))
+
+
+def _in_unit(s, r):
+    return (r >= -1) & (r <= 1)
+
+
+AT_Z = Pred(f"{NAME}.at_z", {"p": Float(), "r": Float()}, lambda s: [s.p.same(1), s.r.is_zero()],
+            doc="(p, r) = (1, a zero)")
+AT_Z_RUN = Pred(f"{NAME}.chain_at_z", {**AT_Z.variables, "i": _i, "n": _i}, lambda s: [s.i <= s.n, AT_Z.holds(s)],
+                doc="after i of the n chain layers: (1, a zero)")
+KILLED = Pred(f"{NAME}.killed", {"p": Float(), "r": Float()}, lambda s: [s.p.same(-1), _in_unit(s, s.r)],
+              doc="(p, r) = (−1, r in [−1, 1])")
+KILLED_RUN = Pred(f"{NAME}.chain_killed", {**KILLED.variables, "i": _i, "n": _i},
+                  lambda s: [s.i <= s.n, KILLED.holds(s)], doc="after i of the n chain layers: still killed")
+def _back(s, u, pre, c):
+    return (u * s.sigma_prime(S.hidden(), pre)) * c
+
+
+#: a chain layer's backward step, as AD takes it: the path neuron's pre-activation is a
+#: zero and the gradient into r is (u ⊗ σ'(pre)) ⊗ c (where that is not a zero)
+CHAIN_BACK = Pred(f"{NAME}.chain_back", {"u": FIN, "pre": Float(), "c": FIN, "gR": Float()},
+                  lambda s: [s.pre.is_zero(), (~_back(s, s.u, s.pre, s.c).is_zero()).implies(
+                      s.gR.same(_back(s, s.u, s.pre, s.c)))],
+                  doc="pre a zero and gR = (u * sigma'(pre)) * c where that is nonzero")
+
+
+#: x != z
+OFF = Pred(f"{NAME}.off", {"z": X_DOM, "x": X_DOM}, lambda s: ~s.x.eq(s.z), doc="x != z")
+
+
+def _gate_run(s, x, ups):
+    gate, _ = S.gradient_layers(s.fmt, S.depth(s.fmt))
+    net = _slice(s.fmt, 0, gate + 1)
+    P = {**S.step_biases(s, s.z), "zn": -s.z}
+    return net, P, s.run(net, [x], ups, params=P, trace=True)
+
+
+def gate_at_z(fmt):
+    """Layers 0 … s of the atom at x = z, for every finite upstream (u_p, u_r): (p, r) =
+    (1, a zero); D^AD(x) = u_r where u_r != 0 (PASS), the step rows' first-layer terms
+    zeros and the path's PASS of u_r; every hidden value and gradient finite."""
+    def side(s):
+        net, P, (_, grad, trace) = _gate_run(s, s.z, [s.up, s.ur])
+        terms = s.input_terms(net, P, trace)
+        return ([PASS.holds(s, u=s.ur, g=grad[0]), PASS.holds(s, u=s.ur, g=terms[-1])]  # the path: layer 0's last
+                + [t.is_zero() for t in terms[:-1]] + finite_inside(*trace[1:3]) + [g.is_finite() for g in grad])
+    return stage(f"{NAME}.gate_at_z", {"z": X_DOM, "up": FIN, "ur": FIN}, AT_Z,
+                 lambda s: dict(zip(("p", "r"), _gate_run(s, s.z, [s.up, s.ur])[2][0])), side=side, states=[PASS])
+
+
+def gate_off(fmt):
+    """Layers 0 … s of the atom at x != z, with the zero upstreams the killed chain gives:
+    (p, r) = (−1, r in [−1, 1]); D^AD(x) and every first-layer term a zero; every hidden
+    value and gradient finite."""
+    def side(s):
+        net, P, (_, grad, trace) = _gate_run(s, s.x, [s.o1, s.o2])
+        terms = s.input_terms(net, P, trace)
+        return [grad[0].is_zero()] + [t.is_zero() for t in terms] + finite_inside(*trace[1:3])
+    return stage(f"{NAME}.gate_off", {"o1": zero(), "o2": zero()}, KILLED,
+                 lambda s: dict(zip(("p", "r"), _gate_run(s, s.x, [s.o1, s.o2])[2][0])), OFF, side=side)
+
+
+def _chain_net(fmt):
+    """One chain layer as the atom has it (p carried, the path neuron with weight ``c``)."""
+    from fpsmt.constructions.relu import Plan
+    c = S.block_constants(fmt)
+    P = Plan(fmt, inputs=("p", "r"), activation=S.hidden())
+    P.add([("p", [("p", S._pow2(c.T))], S.NEG0), S.chain_neuron("c")])
+    return P.network(last_act=None)
+
+
+def chain_at_z(fmt):
+    def layer(s):
+        return s.run(_chain_net(s.fmt), [s.p, s.r], [s.up, s.ur], params={"c": s.c}, trace=True)
+
+    def side(s):
+        _, grad, (pre, post, up) = layer(s)
+        return [CHAIN_BACK.holds(s, u=s.ur, pre=pre[0][1], gR=grad[1]), grad[0].is_finite()] + finite_inside(post, up)
+    return induction(
+        f"{NAME}.chain_at_z", AT_Z_RUN, "i", 0, CHAIN_MAX,
+        stage(f"{NAME}.chain_at_z.base", {"n": _i}, AT_Z_RUN, lambda s: {"i": 0}, AT_Z),
+        lambda s: dict(zip(("p", "r"), layer(s)[0])), AT_Z,
+        step_vars={"c": FIN, "up": FIN, "ur": FIN}, step_given=lambda s: CHAIN_WEIGHT.holds(s), step_side=side,
+        done=lambda s: s.i.eq(s.n), doc="the chain layers at x = z", step_premise=[CHAIN_WEIGHT],
+        step_states=[CHAIN_BACK])
+
+
+def chain_killed(fmt):
+    def layer(s):
+        return s.run(_chain_net(s.fmt), [s.p, s.r], [s.o1, s.o2], params={"c": s.c}, trace=True)
+
+    def side(s):
+        _, grad, (_, post, up) = layer(s)
+        return [g.is_zero() for g in grad] + finite_inside(post, up)
+    return induction(
+        f"{NAME}.chain_killed", KILLED_RUN, "i", 0, CHAIN_MAX,
+        stage(f"{NAME}.chain_killed.base", {"n": _i}, KILLED_RUN, lambda s: {"i": 0}, KILLED),
+        lambda s: dict(zip(("p", "r"), layer(s)[0])), KILLED,
+        step_vars={"c": FIN, "o1": zero(), "o2": zero()}, step_given=lambda s: CHAIN_WEIGHT.holds(s),
+        step_side=side, done=lambda s: s.i.eq(s.n), doc="the chain layers at x != z", step_premise=[CHAIN_WEIGHT])
+
+
+def top_claim(fmt):
+    """The top and output layers, from (1, a zero) and from (−1, r in [−1, 1])."""
+    _, top = S.gradient_layers(fmt, S.depth(fmt))
+
+    def goal(s):
+        net = _slice(s.fmt, top, top + 2)
+        P = {f"c{top}": s.c, "w_out": s.w}
+        out = []
+        for ins, live in (([1, s.r0], True), ([-1, s.r], False)):
+            o, grad, trace = s.run(net, ins, [s.y], params=P, trace=True)
+            pre, post, up = trace
+            t1, t2 = s.row_terms(net, 1, "forward", post[0], P)
+            out += [o[0].is_zero(), (t1 + t2).is_zero()] + finite_inside(post, up)
+            if live:
+                out += [CHAIN_BACK.holds(s, u=s.y * s.w, pre=pre[0][0], gR=grad[1]), grad[0].is_finite()]
+            else:
+                out += [g.is_zero() for g in grad]
+        return out
+    return forall(f"{NAME}.top", {"c": FIN, **W_OUT.variables, "y": within(H), "r0": zero(), "r": UNIT},
+                  goal=goal, given=lambda s: [CHAIN_WEIGHT.holds(s), W_OUT.holds(s)])
+
+
+def one_fact(fmt):
+    """u ⊗ σ'(pre) = u for every finite u and pre a zero (σ'(±0) = 1)."""
+    return fact(forall(f"{NAME}.one", {"u": FIN, "pre": zero()},
+                       goal=lambda s: (s.u * s.sigma_prime(S.hidden(), s.pre)).same(s.u),
+                       doc="u * sigma'(pre) = u for finite u and pre a zero"))
+
+
+CHAIN_GRAD_RUN = Pred(f"{NAME}.chain_grad", {**GRAD_IS_P.variables, "i": _i, "n": _i},
+                      lambda s: [s.i <= s.n, GRAD_IS_P.holds(s)],
+                      doc="after i of the n layers from the output down: G = out, the product of the transfer's "
+                          "first i + 1 weights")
+
+
+def chain_grad(fmt):
+    """From the output down (the top with its output layer, then every chain layer): the
+    gradient G along r equals the transfer's partial product; each step is CHAIN_BACK (what
+    ``top`` and ``chain_at_z`` prove of each layer), with ``one`` and ``cong``."""
+    def cong_at(s):
+        return s.instance("gradient_atom.cong", a=s.G * s.sigma_prime(S.hidden(), s.pre), b=s.out, c=s.c)
+    return induction(
+        f"{NAME}.chain_grad", CHAIN_GRAD_RUN, "i", 0, CHAIN_MAX,
+        stage(f"{NAME}.chain_grad.base", {"G": Float(finite=True, nonzero=True), "n": _i}, CHAIN_GRAD_RUN,
+              lambda s: {"i": 0, "out": s.G}),
+        lambda s: {"G": s.gR, "out": s.out * s.c}, GRAD_IS_P,
+        step_vars={"c": FIN, "pre": Float(), "gR": Float()},
+        step_given=lambda s: [CHAIN_BACK.holds(s, u=s.G), (s.out * s.c).is_finite(), ~(s.out * s.c).is_zero(),
+                              s.instance(f"{NAME}.one", u=s.G, pre=s.pre), cong_at(s)],
+        step_assumes=(f"{NAME}.one", "gradient_atom.cong"),
+        done=lambda s: s.i.eq(s.n), doc="the backward chain's product against the transfer's",
+        step_premise=[CHAIN_BACK])
+
+
+def tree(fmt):
+    top = Node("stage", f"{NAME}.top", top_claim(fmt), uses={"hypothesis": W_OUT, "premise": [W_OUT, CHAIN_WEIGHT],
+                                                               "side": [CHAIN_BACK]})
+    backward = sequence(f"{NAME}.backward", [chain_grad(fmt), pass_grad(fmt),
+                                             join(f"{NAME}.backward.g", [GRAD_IS_P, REACHES], AT_Z_GRAD)])
+    return Node("lemma", NAME, None, [gate_at_z(fmt), gate_off(fmt), chain_at_z(fmt), chain_killed(fmt), top, transfer_tree(fmt),
+                                      one_fact(fmt), cong_fact(fmt), backward])
 
 
 def repaired(fmt):
-    def goal(s):
-        net, P = S.gradient_atom(s, s.z, s.h, s.g, depth=S.depth(s.fmt))
-        out, grad, trace = s.run(net, [s.x], [s.y], params=P, trace=True)
-        at = s.x.eq(s.z)
-        mine = at & s.y.same(s.h)
-        return [out[0].is_zero(), mine.implies(grad[0].same(s.g)), (~at).implies(grad[0].eq(0))] \
-            + theorem_facts(s, net, P, trace, mine, ~at)
-    c = forall("sat_gradient_atom", {"z": X(), "x": X(), "h": within(H, nonzero=True),
-                                     "g": Float(finite=True, nonzero=True), "y": within(H)}, goal=goal)
-    return [c], (f"for all z, x in {xdesc(fmt)}, every h with 0 < |h| <= H = {S.show_bound(H(fmt))}, every finite g != 0 "
-                 "and every upstream |y| <= H: out = ±0; at x = z, D^AD(h) = g (bit for bit); elsewhere D^AD(y) = ±0; "
-                 "the two output terms sum to a zero, D^AD's first-layer terms are one g and zeros at z, zeros "
-                 "elsewhere; every hidden value and gradient finite")
+    return tree(fmt), (
+        f"for all z, x in {xdesc(fmt)}, every h with 0 < |h| <= H = {S.show_bound(H(fmt))}, every finite g != 0 and "
+        "every upstream |y| <= H: out = ±0; at x = z, D^AD(h) = g (bit for bit); elsewhere D^AD(y) = ±0; the two "
+        "output terms sum to a zero, D^AD's first-layer terms are zeros but the path's (D^AD itself) at z, zeros "
+        f"elsewhere; every hidden value and gradient finite; depth {S.depth(fmt)}, proved as a tree: the gate, "
+        "inductions over the chain layers at x = z and at x != z, the top, the multiplication transfer, and the "
+        "backward chain's product against the transfer's")
 
 
 LEMMA = Lemma("sat_gradient_atom", "Lemma 3.5's atom for a saturating σ (BRIEF §9, reconstructed)",

@@ -191,16 +191,83 @@ def test_tanh_indicator_lemmas_are_proved_in_float8_e4m3(tmp_path):
     assert all(not r["confirmed"]["unconfirmed"] for r in rows)
 
 
+def test_tanh_gradient_atom_tree_is_proved_and_confirmed_in_float8_e4m3(tmp_path):
+    """The gradient atom as a tree: every stage PROVED and every UNSAT confirmed (cvc5's
+    experimental mode or enumeration; about 35 s)."""
+    (row,) = _tanh_rows(tmp_path, ["sat_gradient_atom"])
+    assert row["status"] == "PROVED" and row["confirmed"]["stages"] >= 20 and not row["confirmed"]["unconfirmed"]
+
+
 @pytest.mark.slow
 def test_tanh_atoms_and_theorem_are_proved_in_float8_e4m3(tmp_path):
-    """The value atom with every UNSAT confirmed; the gradient atom and the theorem row by
-    one back end (the gradient atom's claim has five 8-bit variables, too many to
-    enumerate, and cvc5's experimental 8-bit mode gives no answer within minutes: README)."""
-    rows = _tanh_rows(tmp_path, ["sat_value_atom"])
-    assert [(r["lemma"], r["status"]) for r in rows] == [("sat_value_atom", "PROVED")]
-    assert not rows[0]["confirmed"]["unconfirmed"]
-    rows = _tanh_rows(tmp_path, ["sat_gradient_atom", "sat_theorem_3_1"], "--no-confirm")
-    assert [(r["lemma"], r["status"]) for r in rows] == [("sat_gradient_atom", "PROVED"), ("sat_theorem_3_1", "PROVED")]
+    """The value atom, the gradient atom and the theorem row with every UNSAT confirmed."""
+    rows = _tanh_rows(tmp_path, ["sat_value_atom", "sat_gradient_atom", "sat_theorem_3_1"])
+    assert [(r["lemma"], r["status"]) for r in rows] == [("sat_value_atom", "PROVED"), ("sat_gradient_atom", "PROVED"),
+                                                        ("sat_theorem_3_1", "PROVED")]
+    assert all(not r["confirmed"]["unconfirmed"] for r in rows)
+
+
+def _same_layer(a, b, rename=None):
+    """Two layers term for term: shape, entries, weights and biases (a Param of ``a`` named
+    as ``rename`` maps it), activation."""
+    from fpsmt.semantics.network import Param
+
+    def norm(v):
+        if isinstance(v, Param):
+            return ("param", (rename or {}).get(v.name, v.name))
+        return int(v)
+    return (a.n_out, a.n_in, a.activation, a.rows.tolist(), a.cols.tolist(), [norm(w) for w in a.weights],
+            [norm(v) for v in a.bias]) == (b.n_out, b.n_in, b.activation, b.rows.tolist(), b.cols.tolist(),
+                                           [norm(w) for w in b.weights], [norm(v) for v in b.bias])
+
+
+@pytest.mark.parametrize("name", ["float8_e4m3", "bfloat16", "float32", "float64"])
+def test_the_gradient_atom_is_its_trees_stages(name):
+    """What sat_gradient_atom's tree takes from the code: the atom's layers between the
+    gate and the top are each the chain step's layer (weight c_k for the step's c), the gate
+    has no parameter but z's, and the chain weights are the transfer's (input side first,
+    after weights 1), with w_out the transfer's."""
+    from fpsmt.constructions import relu as R
+    from fpsmt.proofs import sat_gradient_atom as T
+    fmt = parse_format(name)
+    with S.hidden_activation("tanh"):
+        depth = S.depth(fmt)
+        net = S.gradient_network(fmt, depth)
+        gate, top = S.gradient_layers(fmt, depth)
+        assert len(net.layers) == top + 2 == depth
+        step = T._chain_net(fmt).layers[0]
+        for k in range(gate + 1, top):
+            assert _same_layer(net.layers[k], step, {f"c{k}": "c"}), k
+        assert not _same_layer(net.layers[top], step, {f"c{top}": "c"})
+        from fpsmt.semantics.network import Param
+        named = {w.name for L in net.layers[:gate + 1] for w in list(L.weights) + list(L.bias) if isinstance(w, Param)}
+        assert named == {"ge_b", "le_b", "zn"}
+        rng = random.Random(5)
+        for _ in range(3):
+            z, h, g = (fmt.round(Fraction(rng.uniform(-4, 4)).limit_denominator(1 << 20)) for _ in range(3))
+            _, params = R.concrete_params(S.gradient_atom, fmt, z, h, g, depth=depth)
+            _, w = R.concrete_params(lambda s, h, g: (None, dict(zip(
+                ["w_out"] + [f"t{i}" for i in range(64)], (lambda wo, ch: [wo] + list(reversed(ch)))(
+                    *R.transfer_weights(s, h, g))))), fmt, h, g)
+            chain = [w[f"t{i}"] for i in range(len(w) - 1)]
+            pads = top - gate - len(chain)
+            assert [params[f"c{k}"] for k in range(gate + 1, top + 1)] == [fmt.round(1)] * pads + chain
+            assert params["w_out"] == w["w_out"]
+
+
+def test_the_gradient_atoms_chain_step_is_refuted_with_a_bias(monkeypatch):
+    """The tree's induction step fails on a wrong chain layer: with a bias 1/4 the path
+    neuron is not a zero at x = z (REFUTED in float8_e4m3)."""
+    from fpsmt.proof.engine import Engine
+    from fpsmt.proof.lemmas import load
+    from fpsmt.semantics.network import Param
+    monkeypatch.setattr(S, "chain_neuron", lambda name: ("r", [("r", Param(name))], Fraction(1, 4)))
+    fmt = parse_format("float8_e4m3")
+    with S.hidden_activation("tanh"):
+        node, _ = load("sat_gradient_atom").build("repaired", fmt)
+        claims = {c.name: c for c in node.claims()}
+        r = Engine(solver="z3", timeout=120).prove(claims["sat_gradient_atom.chain_at_z.step"], fmt, claims)
+    assert r.status == "REFUTED"
 
 
 def test_a_step_indicator_that_stops_short_of_saturation_is_refuted(monkeypatch, tmp_path):

@@ -336,9 +336,9 @@ def released_zero_gradient_atom(s, z, v, blocks=3):
 
 
 # ------------------------------------------------------------------ concrete networks
-def concrete(builder, fmt, *args, **kw):
-    """The builder's network with every Param replaced by its bit pattern, for concrete
-    block parameters (bit patterns, or numbers exactly representable in ``fmt``)."""
+def concrete_params(builder, fmt, *args, **kw):
+    """(network, {name: bit pattern}): the builder run on concrete block parameters (bit
+    patterns, or numbers exactly representable in ``fmt``)."""
     from fpsmt.semantics.arith import concrete as executor
     from fpsmt.proof.claims import F, Scope
     A = executor(fmt)
@@ -349,7 +349,13 @@ def concrete(builder, fmt, *args, **kw):
             return F(s, A.const(np.asarray(x, dtype=fmt.uint_dtype if fmt.nbits <= 64 else object)))
         return s.const(x)
     net, params = builder(s, *(lift(a) for a in args), **kw)
-    values = {k: int(np.ravel(A.to_bits(v.v))[0]) for k, v in params.items()}
+    return net, {k: int(np.ravel(A.to_bits(v.v))[0]) for k, v in params.items()}
+
+
+def concrete(builder, fmt, *args, **kw):
+    """The builder's network with every Param replaced by its bit pattern, for concrete
+    block parameters (bit patterns, or numbers exactly representable in ``fmt``)."""
+    net, values = concrete_params(builder, fmt, *args, **kw)
     layers = []
     for L in net.layers:
         sub = lambda e: values[e.name] if isinstance(e, Param) else e  # noqa: E731

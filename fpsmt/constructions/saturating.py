@@ -23,7 +23,9 @@ saturation requirement, the amplification from σ(ω) (ω the least subnormal). 
   p's σ' = 0.  A value above V is the sum of several atoms at the same z (:func:`pieces`),
   each at most V.
 * gradient atom (value ±0 on X; D^AD(h) = g at x = z, ±0 elsewhere for every finite y):
-  a path ``r0 = σ(x ⊖ z)`` (exactly +0 at x = z, where σ' = 1) and one layer
+  a path ``r0 = σ(x ⊖ z)`` (exactly +0 at x = z, where σ' = 1), carried by ``σ(1 ⊗ r)``
+  beside the step indicators and p (the gate: its layers hold no parameter but z's, so
+  that the lemma's tree states them once for all h and g), then one layer
   ``σ(c ⊗ r)`` per transfer weight c (:func:`fpsmt.constructions.relu.transfer_weights`,
   proved by proofs/multiplication_transfer.py): at x = z every value of the path is a zero
   and every σ' is 1, so the backward pass computes h ⊗ w_out ⊗ c_top ⊗ … = g.  The top
@@ -242,39 +244,63 @@ def value_atom(s, z, v, depth=None):
 
 
 def gradient_depth(fmt):
-    """Layers of a gradient atom: r0, one per transfer weight (padded with weights 1 at the
-    input side so that p exists below the top layer), the output."""
+    """Layers of a gradient atom: r0, one layer of weight 1 beside each step layer and p (the
+    gate: constants only, so that its lemma stage does not depend on h or g), one per transfer
+    weight (the last one gated by p), the output."""
     c = block_constants(fmt)
-    return max(R.transfer_length(fmt), c.step_depth + 2) + 2
+    return c.step_depth + R.transfer_length(fmt) + 2
 
 
-def gradient_atom(s, z, h, g, depth=None):
-    """Value ±0 on X; D^AD(h) = g at x = z; D^AD(y) = ±0 elsewhere for every finite y
-    (h, g finite nonzero).  See the module docstring."""
-    f = s.fmt
-    c = block_constants(f)
-    depth = R.atom_depth(depth, gradient_depth(f), "gradient atom")
-    w_out, chain = R.transfer_weights(s, h, g)
-    weights = list(reversed(chain))  # forward order: input side first
-    pad = depth - 2 - len(weights)
-    ws = [s.const(1)] * pad + weights
-    params = {**step_biases(s, z), "zn": -z, "w_out": w_out}
-    names = [f"c{i}" for i in range(len(ws))]
-    params.update({n: w for n, w in zip(names, ws)})
+def gradient_network(fmt, depth=None):
+    """The gradient atom's network with its parameters named (:func:`gradient_atom` gives
+    their values): layers 0 … step_depth are the gate (the step indicators and p beside the
+    path r0 = σ(x ⊖ z), then r = σ(1 ⊗ r)), then one chain layer (p carried, r = σ(c_i ⊗ r))
+    per weight c_i before the top, the gated top with N, the output."""
+    c = block_constants(fmt)
+    depth = R.atom_depth(depth, gradient_depth(fmt), "gradient atom")
+    top = depth - 2  # the top's layer index (r0 is layer 0)
+    gate = c.step_depth  # the layer of p: the gate's last
     G = _pow2(c.gate)
-    top = len(ws)  # layer index of the gated top (r0 is layer 0)
-    p_at = c.step_depth  # layer index of p
-    carries = top - 1 - p_at
 
     def side(k):
         if k == 0:
             return [("r", [("x", 1)], Param("zn"))]
-        return [("r", [("r", Param(names[k - 1]))], NEG0)]
-    P = _plan(f)
-    _steps_and_point(f, P, carries=carries, side=side)  # layers 0 … top − 1: p is carried up to the top's input
-    P.add([("r", [("r", Param(names[top - 1])), ("p", G)], -G), ("N", [("p", -G)], G)])
+        if k <= gate:
+            return [("r", [("r", 1)], NEG0)]
+        return [chain_neuron(f"c{k}")]
+    P = _plan(fmt)
+    _steps_and_point(fmt, P, carries=top - 1 - gate, side=side)  # layers 0 … top − 1
+    P.add([("r", [("r", Param(f"c{top}")), ("p", G)], -G), ("N", [("p", -G)], G)])
     P.add([("out", [("r", Param("w_out")), ("N", Param("w_out"))], NEG0)])
-    return P.network(), params
+    return P.network()
+
+
+def chain_neuron(name):
+    """A chain layer's path neuron r = σ(c ⊗ r) (c the parameter ``name``)."""
+    return ("r", [("r", Param(name))], NEG0)
+
+
+def gradient_layers(fmt, depth=None):
+    """(gate, top): the gate's last layer index (p and r) and the top's (r, N)."""
+    c = block_constants(fmt)
+    depth = R.atom_depth(depth, gradient_depth(fmt), "gradient atom")
+    return c.step_depth, depth - 2
+
+
+def gradient_atom(s, z, h, g, depth=None):
+    """Value ±0 on X; D^AD(h) = g at x = z; D^AD(y) = ±0 elsewhere for every finite y
+    (h, g finite nonzero).  See the module docstring and :func:`gradient_network`: the
+    transfer weights (input side first) are c_{gate+1} … c_top; when the atom is deeper than
+    its least depth, weights 1 come first."""
+    f = s.fmt
+    net = gradient_network(f, depth)
+    gate, top = gradient_layers(f, depth)
+    w_out, chain = R.transfer_weights(s, h, g)
+    weights = list(reversed(chain))  # forward order: input side first
+    ws = [s.const(1)] * (top - gate - len(weights)) + weights
+    params = {**step_biases(s, z), "zn": -z, "w_out": w_out}
+    params.update({f"c{gate + 1 + i}": w for i, w in enumerate(ws)})
+    return net, params
 
 
 # ------------------------------------------------------------------ values above V: pieces
