@@ -1,33 +1,355 @@
 """Gradient atom of the ``logistic`` family (fpsmt.constructions.logistic.gradient_atom), at
 the depth the theorem's network uses: value ±0 on X; at x = z, D^AD(h) = g; elsewhere
-D^AD(y) = ±0.  The path r0 = σ(w_x ⊗ x ⊖ w_x ⊗ z), then σ(c ⊗ r ⊖ c/2) per chain weight, is
-1/2 with σ' = 1/4 at x = z; the top is gated by np and saturates at x ≠ z; the output
-4 ⊗ top ⊕ (−4) ⊗ N is a zero everywhere.
+D^AD(y) = ±0 (0 < |h| <= H, |y| <= H, g finite nonzero that one atom reaches at z: w_x ⊗ z
+finite — every other g* is split over three atoms, logi_gradient_split).  The network
+(``logistic.gradient_network``): the gate — layers 0 … s, the step indicators and then np
+beside the path r0 = σ(w_x ⊗ x ⊖ w_x ⊗ z), r = σ(4 ⊗ r ⊖ 2) — then one chain layer (np
+carried, r = σ(c ⊗ r ⊖ c ⊗ 1/2)) per chain weight before the top, the gated top
+σ(−G ⊗ np ⊕ c ⊗ r ⊖ c ⊗ 1/2) with N = σ(−G ⊗ np), and the output 4 ⊗ top ⊕ (−4) ⊗ N.
+At x = z every path neuron has pre-activation a zero, value 1/2 and σ' = 1/4 (R.zero).
 
-Two claims (proofs/sat_common.py ``gradient_claims``, as the rectifying family's): ``at_z``
-over z, h, g and ``elsewhere`` over z, x ≠ z, h, g, y, decided with the weights computed
-from h and g in the claim (the transfer is part of what is decided).  Its hypothesis on g is the builder's: one atom
-reaches g at z (w_x ⊗ z finite, :func:`fpsmt.constructions.logistic.gradient_pieces`);
-where it does not (|g| in the top binade at |z| near M_σ), three atoms share g, each part
-reached (``logi_gradient_split``), and the theorem's join sums their terms.  For the join it also states: the
-output row's two terms sum to a zero; D^AD's first-layer terms are one g and zeros at
-x = z with upstream h, all zeros elsewhere; every hidden value and gradient is finite."""
+Proved as a tree (fpsmt.proof.tree); every stage's network is a run of whole layers of the
+atom (tests/test_logistic.py compares them term for term), as for the saturating family's
+gradient atom:
+
+* ``gate_at_z`` (over z, g that one atom reaches, and every finite upstream (u_np, u_r)):
+  (np, r) = (a zero, 1/2); D^AD(x) = PATH(u_r) = (((u_r ⊗ 1/4) ⊗ 4) … ⊗ 1/4) ⊗ w_x (the
+  gate's s layers of weight 4, then w_x) where that is not a zero (GATE_BACK); the step
+  rows' first-layer terms are zeros and the path's is D^AD's; every hidden value and
+  gradient is finite where PATH(u_r) is (the transfer makes it g).  ``gate_off`` (x != z, with
+  the zero upstreams the killed chain gives): (np, r) = (1, r in [0, 1]), every gradient a
+  zero.  Every hidden value and gradient is finite.
+* ``chain_at_z`` and ``chain_killed``: inductions over the chain layers (weights c = 4 ⊗ w,
+  w in K): (a zero, 1/2) stays, the path's gradient is (u_r ⊗ σ'(pre)) ⊗ c with pre a zero
+  (CHAIN_BACK); (1, r in [0, 1]) stays and zero upstreams give zeros.
+* ``top``: the top and output layers for c = 4 ⊗ w_out (w_out in W_OUT) and every |y| <= H.
+* the transfer, the logistic chain's own stages (as proofs/multiplication_transfer.py's, each
+  product being (p ⊗ 1/4) ⊗ 4w): ``scale`` (h ⊗ 4 → ±[1, 2)), ``significand`` (→ ±1,
+  enumerated), ``target`` (±1 → t with PATH(t) = g, the weights from g);
+* the facts ``quarter`` (σ'(pre) = 1/4 for pre a zero) and ``cong2`` (a = b and c = d give
+  (a ⊗ c) ⊗ e = (b ⊗ d) ⊗ e, decided with ⊗ uninterpreted), the induction ``chain_grad``
+  (the gradient along r is the transfer's partial product), and the join with the gate:
+  D^AD = PATH(G) = g at x = z.
+
+For the theorem's join the stages state: the output row's two terms sum to a zero; D^AD's
+first-layer terms are zeros but the path's, which is D^AD (so g at x = z with upstream
+h), and all zeros elsewhere; every hidden value and gradient is finite.  What is the
+code's, tested: the atom's layers are these stages' in this order, its chain weights 4·w
+for the transfer's weights w (top first: 4·w_out), with no weight 4 between the transfer's
+last weight and the gate at the lemma's depth."""
+
+from fractions import Fraction
 
 from fpsmt.constructions import logistic as LG
+from fpsmt.constructions import relu as R
 from fpsmt.constructions.registry import show_bound
+from fpsmt.proof.claims import Float, Int, forall
 from fpsmt.proof.lemmas import Lemma
+from fpsmt.proof.tree import Node, Pred, fact, induction, sequence, stage
+from fpsmt.proofs.common import finite_inside, zero
+from fpsmt.proofs.gradient_atom import GRAD_IS_P
 from fpsmt.proofs.logi_common import TITLE, H, X, formats, xdesc
-from fpsmt.proofs.sat_common import gradient_claims
+from fpsmt.proofs.multiplication_transfer import CHAIN_WEIGHT, SIGNIFICAND, UNIT, UNITS, W_OUT
+from fpsmt.proofs.sat_common import within
+
+NAME = "logi_gradient_atom"
+X_DOM = X()
+FIN = Float(finite=True)
+NONZERO = Float(finite=True, nonzero=True)
+UNIT01 = Float(range=(lambda f: f.hex(f.round(0)), lambda f: f.hex(f.round(1))))
+CHAIN_MAX = 1 << 12
+_i = Int(0, CHAIN_MAX)
+
+
+def _q(s):
+    return s.lift(Fraction(1, 4))
+
+
+def _step(s, p, w):
+    """One backward step of the chain as the transfer states it: (p ⊗ 1/4) ⊗ (4 ⊗ w)."""
+    return (p * _q(s)) * (s.const(4) * w)
+
+
+def path(s, u, g):
+    """PATH(u): the gate's backward product at x = z, ((u ⊗ 1/4) ⊗ 4) per gate layer, then
+    (⊗ 1/4) ⊗ w_x (w_x from g)."""
+    gate, _ = LG.gradient_layers(s.fmt, LG.depth(s.fmt))
+    for _ in range(gate):
+        u = (u * _q(s)) * s.const(4)
+    w_x, _ = LG.input_weight(s, g)
+    return (u * _q(s)) * w_x
+
+
+def _layers(fmt):
+    return LG.gradient_network(fmt, LG.depth(fmt)).layers
+
+
+def _slice(fmt, a, b):
+    from fpsmt.semantics.network import Network
+    return Network(fmt, list(_layers(fmt)[a:b]))
+
+
+def _half(s):
+    return s.lift(Fraction(1, 2))
+
+
+AT_Z = Pred(f"{NAME}.at_z", {"np": Float(), "r": Float()}, lambda s: [s.np.is_zero(), s.r.same(_half(s))],
+            doc="(np, r) = (a zero, 1/2)")
+AT_Z_RUN = Pred(f"{NAME}.chain_at_z", {**AT_Z.variables, "i": _i, "n": _i}, lambda s: [s.i <= s.n, AT_Z.holds(s)],
+                doc="after i of the n chain layers: (a zero, 1/2)")
+KILLED = Pred(f"{NAME}.killed", {"np": Float(), "r": Float()},
+              lambda s: [s.np.same(1), (s.r >= 0) & (s.r <= 1)], doc="(np, r) = (1, r in [0, 1])")
+KILLED_RUN = Pred(f"{NAME}.chain_killed", {**KILLED.variables, "i": _i, "n": _i},
+                  lambda s: [s.i <= s.n, KILLED.holds(s)], doc="after i of the n chain layers: still killed")
+REACH_Z = Pred(f"{NAME}.reached", {"z": X_DOM, "g": NONZERO}, lambda s: LG.reached(s, s.z, s.g),
+               doc="one atom reaches g at z (w_x ⊗ z finite)")
+OFF = Pred(f"{NAME}.off", {"z": X_DOM, "x": X_DOM, "g": NONZERO},
+           lambda s: [~s.x.eq(s.z), LG.reached(s, s.z, s.g)], doc="x != z, and one atom reaches g at z")
+#: the gate's backward pass at x = z: D^AD(x) = PATH(G) where that is not a zero
+GATE_BACK = Pred(f"{NAME}.gate_back", {"G": Float(), "g": NONZERO, "D": Float()},
+                 lambda s: (~path(s, s.G, s.g).is_zero()).implies(s.D.same(path(s, s.G, s.g))),
+                 doc="D = PATH(G) where that is nonzero")
+#: the transfer's guarantee: the chain's product ``out`` meets the gate's PATH at g
+REACHES = Pred(f"{NAME}.reaches_g", {"g": NONZERO, "out": Float()},
+               lambda s: [path(s, s.out, s.g).same(s.g), s.out.is_finite(), ~s.out.is_zero()],
+               doc="PATH(out) = g, out finite and nonzero")
+AT_Z_GRAD = Pred(f"{NAME}.grad_at_z", {"D": Float(), "g": NONZERO}, lambda s: s.D.same(s.g), doc="D^AD = g")
+
+
+def _back(s, u, pre, c):
+    return (u * s.sigma_prime(LG.hidden(), pre)) * c
+
+
+CHAIN_BACK = Pred(f"{NAME}.chain_back", {"u": FIN, "pre": Float(), "c": FIN, "gR": Float()},
+                  lambda s: [s.pre.is_zero(), (~_back(s, s.u, s.pre, s.c).is_zero()).implies(
+                      s.gR.same(_back(s, s.u, s.pre, s.c)))],
+                  doc="pre a zero and gR = (u * sigma'(pre)) * c where that is nonzero")
+
+
+def _gate_run(s, x, ups):
+    gate, _ = LG.gradient_layers(s.fmt, LG.depth(s.fmt))
+    net = _slice(s.fmt, 0, gate + 1)
+    w_x, _ = LG.input_weight(s, s.g)
+    P = {**LG.both_params(s, s.z), "wx": w_x, "bx": -(w_x * s.z)}
+    return net, P, s.run(net, [x], ups, params=P, trace=True)
+
+
+def gate_at_z(fmt):
+    def side(s):
+        net, P, (_, grad, trace) = _gate_run(s, s.z, [s.up, s.ur])
+        terms = s.input_terms(net, P, trace)
+        fin = path(s, s.ur, s.g).is_finite()  # the chain's product meets the gate with PATH = g (the transfer)
+        return ([GATE_BACK.holds(s, G=s.ur, D=grad[0]), GATE_BACK.holds(s, G=s.ur, D=terms[-1])]
+                + [t.is_zero() for t in terms[:-1]]
+                + [fin.implies(c) for c in finite_inside(*trace[1:3]) + [g.is_finite() for g in grad]])
+    return stage(f"{NAME}.gate_at_z", {"up": FIN, "ur": FIN}, AT_Z,
+                 lambda s: dict(zip(("np", "r"), _gate_run(s, s.z, [s.up, s.ur])[2][0])), REACH_Z, side=side,
+                 states=[GATE_BACK])
+
+
+def gate_off(fmt):
+    def side(s):
+        net, P, (_, grad, trace) = _gate_run(s, s.x, [s.o1, s.o2])
+        terms = s.input_terms(net, P, trace)
+        return [grad[0].is_zero()] + [t.is_zero() for t in terms] + finite_inside(*trace[1:3])
+    return stage(f"{NAME}.gate_off", {"o1": zero(), "o2": zero()}, KILLED,
+                 lambda s: dict(zip(("np", "r"), _gate_run(s, s.x, [s.o1, s.o2])[2][0])), OFF, side=side)
+
+
+def _chain_net(fmt):
+    """One chain layer as the atom has it (np carried, the path neuron with ``c``, ``bc``)."""
+    from fpsmt.semantics.network import Network
+    gate, top = LG.gradient_layers(fmt, LG.depth(fmt))
+    if top - gate < 2:
+        raise ValueError(f"{fmt.name}: the atom has no chain layer between its gate and its top")
+    layer = _layers(fmt)[gate + 1]
+    return Network(fmt, [layer]), {f"c{gate + 1}": "c", f"bc{gate + 1}": "bc"}
+
+
+def _chain_params(s):
+    c = s.const(4) * s.w
+    _, rename = _chain_net(s.fmt)
+    names = {v: k for k, v in rename.items()}
+    return c, {names["c"]: c, names["bc"]: -(c * _half(s))}
+
+
+def chain_at_z(fmt):
+    def layer(s):
+        net, _ = _chain_net(s.fmt)
+        c, P = _chain_params(s)
+        return c, s.run(net, [s.np, s.r], [s.up, s.ur], params=P, trace=True)
+
+    def side(s):
+        c, (_, grad, (pre, post, up)) = layer(s)
+        return [CHAIN_BACK.holds(s, u=s.ur, pre=pre[0][1], c=c, gR=grad[1]), grad[0].is_finite()] \
+            + finite_inside(post, up)
+    return induction(
+        f"{NAME}.chain_at_z", AT_Z_RUN, "i", 0, CHAIN_MAX,
+        stage(f"{NAME}.chain_at_z.base", {"n": _i}, AT_Z_RUN, lambda s: {"i": 0}, AT_Z),
+        lambda s: dict(zip(("np", "r"), layer(s)[1][0])), AT_Z,
+        step_vars={"w": FIN, "up": FIN, "ur": FIN}, step_given=lambda s: CHAIN_WEIGHT.holds(s, c=s.w),
+        step_side=side, done=lambda s: s.i.eq(s.n), doc="the chain layers at x = z", step_premise=[CHAIN_WEIGHT],
+        step_states=[CHAIN_BACK])
+
+
+def chain_killed(fmt):
+    def layer(s):
+        net, _ = _chain_net(s.fmt)
+        _, P = _chain_params(s)
+        return s.run(net, [s.np, s.r], [s.o1, s.o2], params=P, trace=True)
+
+    def side(s):
+        _, grad, (_, post, up) = layer(s)
+        return [g.is_zero() for g in grad] + finite_inside(post, up)
+    return induction(
+        f"{NAME}.chain_killed", KILLED_RUN, "i", 0, CHAIN_MAX,
+        stage(f"{NAME}.chain_killed.base", {"n": _i}, KILLED_RUN, lambda s: {"i": 0}, KILLED),
+        lambda s: dict(zip(("np", "r"), layer(s)[0])), KILLED,
+        step_vars={"w": FIN, "o1": zero(), "o2": zero()}, step_given=lambda s: CHAIN_WEIGHT.holds(s, c=s.w),
+        step_side=side, done=lambda s: s.i.eq(s.n), doc="the chain layers at x != z", step_premise=[CHAIN_WEIGHT])
+
+
+def top_claim(fmt):
+    _, top = LG.gradient_layers(fmt, LG.depth(fmt))
+
+    def goal(s):
+        net = _slice(s.fmt, top, top + 2)
+        c = s.const(4) * s.w
+        P = {f"c{top}": c, f"bc{top}": -(c * _half(s))}
+        out = []
+        for ins, live in (([s.z0, _half(s)], True), ([1, s.r], False)):
+            o, grad, trace = s.run(net, ins, [s.y], params=P, trace=True)
+            pre, post, up = trace
+            t1, t2 = s.row_terms(net, 1, "forward", post[0], P)
+            out += [o[0].is_zero(), (t1 + t2).is_zero()] + finite_inside(post, up)
+            if live:
+                out += [CHAIN_BACK.holds(s, u=s.y * LG.W_OUT, pre=pre[0][0], c=c, gR=grad[1]), grad[0].is_finite()]
+            else:
+                out += [g.is_zero() for g in grad]
+        return out
+    return forall(f"{NAME}.top", {**W_OUT.variables, "y": within(H), "z0": zero(), "r": UNIT01},
+                  goal=goal, given=lambda s: W_OUT.holds(s))
+
+
+# ------------------------------------------------------------------ the logistic chain's transfer
+LH = Pred(f"{NAME}.transfer.h", {"h": within(H, nonzero=True)}, lambda s: s.true(), doc="0 < |h| <= H")
+
+
+def _chain(s, p, ws):
+    partial = []
+    for w in ws:
+        p = _step(s, p, w)
+        partial.append(p)
+    return p, partial
+
+
+def _normalized(s):
+    w_out, mids = R.normalize_weights(s, s.h * LG.W_OUT, LG.ROUTE)
+    return w_out, mids
+
+
+def _nonzero(ps):
+    return [p.is_finite() & ~p.is_zero() for p in ps]
+
+
+def scale_stage(fmt):
+    """h ⊗ 4, then (⊗ 1/4, ⊗ 4w) per weight w_out, ups: lands in ±[1, 2)."""
+    def run(s):
+        w_out, mids = _normalized(s)
+        return w_out, mids[:-2], _chain(s, s.h * LG.W_OUT, [w_out] + mids[:-2])
+
+    def side(s):
+        w_out, ups, (_, partial) = run(s)
+        return [W_OUT.holds(s, w=w_out)] + [CHAIN_WEIGHT.holds(s, c=w) for w in ups] + _nonzero(partial)
+    return stage(f"{NAME}.transfer.scale", {}, SIGNIFICAND, lambda s: {"v": run(s)[2][0]}, LH, side=side,
+                 states=[W_OUT, CHAIN_WEIGHT])
+
+
+def significand_stage(fmt):
+    """(v ⊗ 1/4 ⊗ 4a) ⊗ 1/4 ⊗ 4b = ±1 for every v in ±[1, 2) (decided by enumeration)."""
+    def run(s):
+        a, b = R.significand_weights(s, abs(s.v))
+        return a, b, _chain(s, s.v, [a, b])
+
+    def side(s):
+        a, b, (_, partial) = run(s)
+        return [CHAIN_WEIGHT.holds(s, c=a), CHAIN_WEIGHT.holds(s, c=b)] + _nonzero(partial)
+    return stage(f"{NAME}.transfer.significand", {}, UNIT, lambda s: {"t": run(s)[2][0]}, SIGNIFICAND, side=side,
+                 enumerate=True, states=[CHAIN_WEIGHT])
+
+
+def target_stage(fmt):
+    """±1 through the target weights (from g) lands on ``out`` with PATH(out) = g."""
+    def run(s):
+        w_x, E = LG.input_weight(s, s.g)
+        target = s.where(s.g.is_negative(), -E.pow2(), E.pow2())
+        sgn, m, exps = R.target_weights(s, target, s.t)
+        return [sgn, m] + exps, _chain(s, s.t, [sgn, m] + exps)
+
+    def side(s):
+        ws, (_, partial) = run(s)
+        return [CHAIN_WEIGHT.holds(s, c=w) for w in ws] + _nonzero(partial)
+    return stage(f"{NAME}.transfer.target", {"g": NONZERO}, REACHES, lambda s: {"out": run(s)[1][0]}, UNIT,
+                 side=side, cases={"t": UNITS}, states=[CHAIN_WEIGHT])
+
+
+def transfer_tree(fmt):
+    return sequence(f"{NAME}.transfer", [scale_stage(fmt), significand_stage(fmt), target_stage(fmt)], kind="lemma")
+
+
+# ------------------------------------------------------------------ the backward product
+CHAIN_GRAD_RUN = Pred(f"{NAME}.chain_grad", {**GRAD_IS_P.variables, "i": _i, "n": _i},
+                      lambda s: [s.i <= s.n, GRAD_IS_P.holds(s)],
+                      doc="after i of the n layers from the output down: G = out, the transfer's partial product")
+
+
+def quarter_fact(fmt):
+    return fact(forall(f"{NAME}.quarter", {"pre": zero()},
+                       goal=lambda s: s.sigma_prime(LG.hidden(), s.pre).same(_q(s)),
+                       doc="sigma'(pre) = 1/4 for pre a zero"))
+
+
+def cong2_fact(fmt):
+    any_ = Float()
+    return fact(forall(f"{NAME}.cong2", {"a": any_, "b": any_, "c": any_, "d": any_, "e": any_},
+                       given=lambda s: s.a.same(s.b) & s.c.same(s.d),
+                       goal=lambda s: ((s.a * s.c) * s.e).same((s.b * s.d) * s.e), uninterpreted=("mul",),
+                       doc="a = b and c = d give (a * c) * e = (b * d) * e, for every binary operation *"))
+
+
+def chain_grad(fmt):
+    return induction(
+        f"{NAME}.chain_grad", CHAIN_GRAD_RUN, "i", 0, CHAIN_MAX,
+        stage(f"{NAME}.chain_grad.base", {"G": NONZERO, "n": _i}, CHAIN_GRAD_RUN, lambda s: {"i": 0, "out": s.G}),
+        lambda s: {"G": s.gR, "out": (s.out * _q(s)) * s.c}, GRAD_IS_P,
+        step_vars={"c": FIN, "pre": Float(), "gR": Float()},
+        step_given=lambda s: [CHAIN_BACK.holds(s, u=s.G), ((s.out * _q(s)) * s.c).is_finite(),
+                              ~((s.out * _q(s)) * s.c).is_zero(), s.instance(f"{NAME}.quarter", pre=s.pre),
+                              s.instance(f"{NAME}.cong2", a=s.G, b=s.out, c=s.sigma_prime(LG.hidden(), s.pre),
+                                         d=_q(s), e=s.c)],
+        step_assumes=(f"{NAME}.quarter", f"{NAME}.cong2"),
+        done=lambda s: s.i.eq(s.n), doc="the backward chain's product against the transfer's",
+        step_premise=[CHAIN_BACK])
+
+
+def tree(fmt):
+    from fpsmt.proof.tree import join
+    top = Node("stage", f"{NAME}.top", top_claim(fmt), uses={"hypothesis": W_OUT, "premise": [W_OUT],
+                                                               "side": [CHAIN_BACK]})
+    backward = sequence(f"{NAME}.backward", [chain_grad(fmt),
+                                             join(f"{NAME}.backward.g", [GRAD_IS_P, REACHES, GATE_BACK], AT_Z_GRAD)])
+    return Node("lemma", NAME, None, [gate_at_z(fmt), gate_off(fmt), chain_at_z(fmt), chain_killed(fmt), top,
+                                      transfer_tree(fmt), quarter_fact(fmt), cong2_fact(fmt), backward])
 
 
 def repaired(fmt):
-    claims = gradient_claims("logi_gradient_atom",
-                             lambda s: LG.gradient_atom(s, s.z, s.h, s.g, depth=LG.depth(s.fmt)), X, H,
-                             given=lambda s: LG.reached(s, s.z, s.g))
-    return claims, (f"for all z, x in {xdesc(fmt)}, every h with 0 < |h| <= H = {show_bound(H(fmt))}, every finite "
-                    "g != 0 that one atom reaches at z (w_x ⊗ z finite) and every upstream |y| <= H: out = ±0; at x = z, "
-                    "D^AD(h) = g (bit for bit); elsewhere D^AD(y) = ±0; the two output terms sum to a zero, D^AD's "
-                    "first-layer terms are one g and zeros at z, zeros elsewhere; every hidden value and gradient finite")
+    return tree(fmt), (
+        f"for all z, x in {xdesc(fmt)}, every h with 0 < |h| <= H = {show_bound(H(fmt))}, every finite g != 0 that "
+        "one atom reaches at z (w_x ⊗ z finite) and every upstream |y| <= H: out = ±0; at x = z, D^AD(h) = g (bit for "
+        "bit); elsewhere D^AD(y) = ±0; the two output terms sum to a zero, D^AD's first-layer terms are zeros but the "
+        f"path's (D^AD itself) at z, zeros elsewhere; every hidden value and gradient finite; depth {LG.depth(fmt)}, "
+        "proved as a tree: the gate, inductions over the chain layers at x = z and at x != z, the top, the chain's "
+        "transfer, and the backward chain's product against the transfer's")
 
 
 LEMMA = Lemma("logi_gradient_atom", f"Lemma 3.5's atom for a logistic σ {TITLE}",

@@ -9,6 +9,7 @@ import pytest
 from fpsmt.constructions import logistic as LG
 from fpsmt.constructions.registry import get_construction
 from fpsmt.semantics.formats import parse_format
+from fpsmt.semantics.network import Param
 from test_saturating import _exact_check, _main, _write, random_targets
 
 
@@ -195,6 +196,63 @@ def test_the_split_lemma_is_proved_and_refuted_on_a_wrong_split(monkeypatch, tmp
     monkeypatch.setattr(LG, "SHARE", Fraction(1, 2))
     (row,) = _rows(tmp_path, ["logi_gradient_split"], "--no-confirm")
     assert row["status"] == "REFUTED" and row["counterexample"]
+
+
+@pytest.mark.parametrize("name", ["float8_e4m3", "bfloat16", "float32", "float64"])
+def test_the_gradient_atom_is_its_trees_stages(name):
+    """What logi_gradient_atom's tree takes from the code: the atom's layers between the
+    gate and the top are each the chain step's layer (c_k, bc_k for its c, bc), the gate's
+    parameters are z's and w_x's only, the path is layer 0's last neuron, and the chain
+    weights are 4·w for the transfer's weights w (top first: 4·w_out), with no weight 4
+    between them and the gate at the lemma's depth, each bias −(c ⊗ 1/2)."""
+    import random
+    from fpsmt.constructions import relu as R
+    from fpsmt.proofs import logi_gradient_atom as T
+    from fpsmt.semantics.network import Param
+    from test_saturating import _same_layer
+    fmt = parse_format(name)
+    with LG.hidden_activation("sigmoid"):
+        depth = LG.depth(fmt)
+        net = LG.gradient_network(fmt, depth)
+        gate, top = LG.gradient_layers(fmt, depth)
+        assert len(net.layers) == top + 2 == depth
+        step, rename = T._chain_net(fmt)
+        assert rename == {f"c{gate + 1}": "c", f"bc{gate + 1}": "bc"}
+        for k in range(gate + 1, top):
+            assert _same_layer(net.layers[k], step.layers[0], {f"c{k}": "c", f"bc{k}": "bc", **rename}), k
+        named = {w.name for L in net.layers[:gate + 1] for w in list(L.weights) + list(L.bias) if isinstance(w, Param)}
+        assert named == {"ge_w", "ge_b", "le_w", "le_b", "wx", "bx"}
+        assert net.layers[0].bias[-1].name == "bx"
+        rng = random.Random(7)
+        for _ in range(3):
+            z, h, g = (fmt.round(Fraction(rng.uniform(-2, 2)).limit_denominator(1 << 20)) for _ in range(3))
+            _, params = R.concrete_params(LG.gradient_atom, fmt, z, h, g, depth=depth)
+            _, w = R.concrete_params(lambda s, h, g: (None, dict(enumerate(LG.chain(s, h, g)[2]))), fmt, h, g)
+            cs = [w[i] for i in range(len(w))]
+            assert [params[f"c{k}"] for k in range(gate + 1, top + 1)] == list(reversed(cs))
+            half = Fraction(1, 2)
+            for k in range(gate + 1, top + 1):
+                assert fmt.to_fraction(params[f"bc{k}"]) == -fmt.to_fraction(fmt.round(fmt.to_fraction(params[f"c{k}"])
+                                                                                         * half))
+
+
+def test_the_gradient_atoms_chain_step_is_refuted_without_its_bias(monkeypatch):
+    """The tree's induction step fails on a wrong chain layer: with bias −0 instead of
+    −(c ⊗ 1/2) the path neuron leaves 1/2 at x = z (REFUTED in float8_e4m3)."""
+    from fpsmt.proof.engine import Engine
+    from fpsmt.proof.lemmas import load
+    monkeypatch.setattr(LG, "chain_neuron", lambda k: ("r", [("r", Param(f"c{k}"))], LG.NEG0))
+    fmt = parse_format("float8_e4m3")
+    with LG.hidden_activation("sigmoid"):
+        node, _ = load("logi_gradient_atom").build("repaired", fmt)
+        claims = {c.name: c for c in node.claims()}
+        r = Engine(solver="z3", timeout=120).prove(claims["logi_gradient_atom.chain_at_z.step"], fmt, claims)
+    assert r.status == "REFUTED"
+
+
+def test_the_gradient_atom_tree_is_proved_and_confirmed_in_float8_e4m3(tmp_path):
+    (row,) = _rows(tmp_path, ["logi_gradient_atom"])
+    assert row["status"] == "PROVED" and row["confirmed"]["stages"] >= 19 and not row["confirmed"]["unconfirmed"]
 
 
 def test_a_step_indicator_with_first_weight_one_is_refuted(monkeypatch, tmp_path):

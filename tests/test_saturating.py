@@ -242,6 +242,8 @@ def test_the_gradient_atom_is_its_trees_stages(name):
         from fpsmt.semantics.network import Param
         named = {w.name for L in net.layers[:gate + 1] for w in list(L.weights) + list(L.bias) if isinstance(w, Param)}
         assert named == {"ge_b", "le_b", "zn"}
+        first = net.layers[0]  # the gate stage reads the path's first-layer term as layer 0's last
+        assert isinstance(first.bias[-1], Param) and first.bias[-1].name == "zn"
         rng = random.Random(5)
         for _ in range(3):
             z, h, g = (fmt.round(Fraction(rng.uniform(-4, 4)).limit_denominator(1 << 20)) for _ in range(3))

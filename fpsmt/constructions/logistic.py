@@ -25,7 +25,9 @@ region and rounds to 1/2 on a whole interval around 0 (|t| <= 2^−(M+1)): a fir
   for |y ⊗ v| <= Ω, so one atom carries |v| <= V = Ω/H (a power of two); larger values are
   sums of atoms (:func:`fpsmt.constructions.saturating.pieces`).
 * gradient atom (value ±0 on X; D^AD(h) = g at x = z, ±0 elsewhere for |y| <= H): a path
-  ``r0 = σ(w_x ⊗ x ⊖ w_x ⊗ z)`` (pre-activation +0 at x = z: r0 = 1/2, σ' = 1/4), one layer
+  ``r0 = σ(w_x ⊗ x ⊖ w_x ⊗ z)`` (pre-activation +0 at x = z: r0 = 1/2, σ' = 1/4), carried by
+  ``σ(4 ⊗ r ⊖ 2)`` beside the step layers and np (the gate: no parameter but z's and w_x's,
+  so that the lemma's tree states it once for all h), then one layer
   ``r = σ(c ⊗ r ⊖ c/2)`` per chain weight c (again +0, 1/2, 1/4 at x = z), the top gated:
   ``σ(−G ⊗ np ⊕ c ⊗ r ⊖ c/2)`` (the same at x = z, beyond −2^T elsewhere: G = 2^(T+1),
   T >= 2, the top's weight c <= 4), beside it N = ``σ(−G ⊗ np)`` (1/2 at x = z, a zero
@@ -280,36 +282,63 @@ def chain_length(fmt):
 
 
 def gradient_depth(fmt):
-    """r0, the chain (padded so that np exists below the top), the output."""
+    """r0, one layer σ(4 ⊗ r ⊖ 2) beside each step layer and np (the gate: constants only,
+    so that its lemma stage does not depend on h), one per chain weight (the last one the
+    gated top), the output."""
+    return block_constants(fmt).step_depth + chain_length(fmt) + 2
+
+
+def gradient_layers(fmt, depth=None):
+    """(gate, top): the gate's last layer index (np and r) and the top's (r, N)."""
+    depth = R.atom_depth(depth, gradient_depth(fmt), "gradient atom")
+    return block_constants(fmt).step_depth, depth - 2
+
+
+def chain_neuron(k):
+    """A chain layer's path neuron r = σ(c_k ⊗ r ⊖ c_k/2) (parameters ``c{k}``, ``bc{k}``)."""
+    return ("r", [("r", Param(f"c{k}"))], Param(f"bc{k}"))
+
+
+def gradient_network(fmt, depth=None):
+    """The gradient atom's network with its parameters named (:func:`gradient_atom` gives
+    their values): layers 0 … s (s the step depth) are the gate — the step indicators and
+    np beside r0 = σ(w_x ⊗ x ⊖ w_x ⊗ z), then r = σ(4 ⊗ r ⊖ 2) — then one chain layer (np
+    carried, :func:`chain_neuron`) per chain weight before the top, the gated top with N,
+    the output ``4 ⊗ top ⊕ (−4) ⊗ N``."""
     c = block_constants(fmt)
-    return max(chain_length(fmt), c.step_depth + 1) + 2
-
-
-def gradient_atom(s, z, h, g, depth=None):
-    """Value ±0 on X; D^AD(h) = g at x = z; D^AD(y) = ±0 elsewhere for |y| <= H (h, g finite
-    nonzero, within :func:`check_points`' ranges).  See the module docstring."""
-    f = s.fmt
-    c = block_constants(f)
-    depth = R.atom_depth(depth, gradient_depth(f), "gradient atom")
-    W, w_x, cs = chain(s, h, g)
-    L = depth - 2  # the top's layer index (r0 is layer 0)
-    cs = [s.const(4)] * (L - len(cs)) + cs  # pads at the output side: (u ⊗ 1/4) ⊗ 4 = u
-    names = [f"c{L - i}" for i in range(L)]  # c_L … c_1
-    params = {**both_params(s, z), "wx": w_x, "bx": -(w_x * z), "W": W, "mW": -W}
-    for n, w in zip(names, cs):
-        params[n] = w
-        params[f"b{n}"] = -(w * s.lift(Fraction(1, 2)))
+    gate, top = gradient_layers(fmt, depth)
     G = _pow2(c.T + 1)
 
     def side(k):
         if k == 0:
             return [("r", [("x", Param("wx"))], Param("bx"))]
-        return [("r", [("r", Param(f"c{k}"))], Param(f"bc{k}"))]
-    P = _plan(f)
-    _indicators(f, P, ["np"], carries=L - 1 - c.step_depth, side=side)  # layers 0 … L − 1
-    P.add([("r", [("np", -G), ("r", Param(f"c{L}"))], Param(f"bc{L}")), ("N", [("np", -G)], NEG0)])
-    P.add([("out", [("r", Param("W")), ("N", Param("mW"))], NEG0)])
-    return P.network(), params
+        if k <= gate:
+            return [("r", [("r", 4)], -2)]
+        return [chain_neuron(k)]
+    P = _plan(fmt)
+    _indicators(fmt, P, ["np"], carries=top - 1 - c.step_depth, side=side)  # layers 0 … top − 1
+    P.add([("r", [("np", -G), ("r", Param(f"c{top}"))], Param(f"bc{top}")), ("N", [("np", -G)], NEG0)])
+    P.add([("out", [("r", W_OUT), ("N", -W_OUT)], NEG0)])
+    return P.network()
+
+
+def gradient_atom(s, z, h, g, depth=None):
+    """Value ±0 on X; D^AD(h) = g at x = z; D^AD(y) = ±0 elsewhere for |y| <= H (h, g finite
+    nonzero, within :func:`check_points`' ranges).  See the module docstring and
+    :func:`gradient_network`: the chain weights (input side first) are c_{s+1} … c_top, after
+    weights 4 when the atom is deeper than its least depth."""
+    f = s.fmt
+    net = gradient_network(f, depth)
+    gate, top = gradient_layers(f, depth)
+    _, w_x, cs = chain(s, h, g)
+    ws = list(reversed(cs))  # forward order: input side first
+    ws = [s.const(4)] * (top - gate - len(ws)) + ws  # (u ⊗ 1/4) ⊗ 4 = u
+    params = {**both_params(s, z), "wx": w_x, "bx": -(w_x * z)}
+    half = s.lift(Fraction(1, 2))
+    for i, w in enumerate(ws):
+        k = gate + 1 + i
+        params[f"c{k}"], params[f"bc{k}"] = w, -(w * half)
+    return net, params
 
 
 def reached(s, z, g):
