@@ -50,7 +50,7 @@ from fpsmt.proofs.common import finite_inside, zero
 from fpsmt.proofs.gradient_atom import GRAD_IS_P
 from fpsmt.proofs.logi_common import TITLE, H, X, formats, xdesc
 from fpsmt.proofs.multiplication_transfer import CHAIN_WEIGHT, SIGNIFICAND, UNIT, UNITS, W_OUT
-from fpsmt.proofs.sat_common import within
+from fpsmt.proofs.sat_common import chain_back_at_zero, layer_slice, within
 
 NAME = "logi_gradient_atom"
 X_DOM = X()
@@ -80,13 +80,8 @@ def path(s, u, g):
     return (u * _q(s)) * w_x
 
 
-def _layers(fmt):
-    return LG.gradient_network(fmt, LG.depth(fmt)).layers
-
-
 def _slice(fmt, a, b):
-    from fpsmt.semantics.network import Network
-    return Network(fmt, list(_layers(fmt)[a:b]))
+    return layer_slice(LG, fmt, a, b)
 
 
 def _half(s):
@@ -116,14 +111,8 @@ REACHES = Pred(f"{NAME}.reaches_g", {"g": NONZERO, "out": Float()},
 AT_Z_GRAD = Pred(f"{NAME}.grad_at_z", {"D": Float(), "g": NONZERO}, lambda s: s.D.same(s.g), doc="D^AD = g")
 
 
-def _back(s, u, pre, c):
-    return (u * s.sigma_prime(LG.hidden(), pre)) * c
-
-
-CHAIN_BACK = Pred(f"{NAME}.chain_back", {"u": FIN, "pre": Float(), "c": FIN, "gR": Float()},
-                  lambda s: [s.pre.is_zero(), (~_back(s, s.u, s.pre, s.c).is_zero()).implies(
-                      s.gR.same(_back(s, s.u, s.pre, s.c)))],
-                  doc="pre a zero and gR = (u * sigma'(pre)) * c where that is nonzero")
+#: a chain layer's backward step, as AD takes it
+CHAIN_BACK = chain_back_at_zero(NAME, LG.hidden)
 
 
 def _gate_run(s, x, ups):
@@ -162,7 +151,7 @@ def _chain_net(fmt):
     gate, top = LG.gradient_layers(fmt, LG.depth(fmt))
     if top - gate < 2:
         raise ValueError(f"{fmt.name}: the atom has no chain layer between its gate and its top")
-    layer = _layers(fmt)[gate + 1]
+    layer = _slice(fmt, gate + 1, gate + 2).layers[0]
     return Network(fmt, [layer]), {f"c{gate + 1}": "c", f"bc{gate + 1}": "bc"}
 
 

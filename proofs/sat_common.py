@@ -133,3 +133,26 @@ def step_lemma(kind):
                              510 if kind == "ge" else 520, "saturating",
                              lambda s, out, on: [out.same(indicator(s, on))],
                              lambda fmt, sym: f"out = 1[x {sym} z] (1 or +0)")
+
+
+def layer_slice(blocks, fmt, a, b):
+    """Layers a … b − 1 of the family's gradient atom at its lemmas' depth
+    (``blocks.gradient_network``): a stage of the atom's proof tree, every neuron of those
+    layers included (so the dense semantics' absent entries are in the claim)."""
+    from fpsmt.semantics.network import Network
+    return Network(fmt, list(blocks.gradient_network(fmt, blocks.depth(fmt)).layers[a:b]))
+
+
+def chain_back_at_zero(name, hidden):
+    """The predicate a gradient-atom tree's chain layers state and its ``chain_grad``
+    induction assumes: the path neuron's pre-activation is a zero and its gradient gR is
+    (u ⊗ σ'(pre)) ⊗ c, the backward step as AD takes it, where that is not a zero
+    (``hidden()`` names σ)."""
+    from fpsmt.proof.tree import Pred
+
+    def back(s):
+        return (s.u * s.sigma_prime(hidden(), s.pre)) * s.c
+    return Pred(f"{name}.chain_back", {"u": Float(finite=True), "pre": Float(), "c": Float(finite=True), "gR": Float()},
+                lambda s: [s.pre.is_zero(), (~back(s).is_zero()).implies(s.gR.same(back(s)))],
+                doc="pre a zero and gR = (u * sigma'(pre)) * c where that is nonzero")
+

@@ -47,7 +47,7 @@ from fpsmt.proof.tree import Node, Pred, fact, induction, join, sequence, stage
 from fpsmt.proofs.common import finite_inside, zero
 from fpsmt.proofs.gradient_atom import AT_Z_GRAD, GRAD_IS_P, PASS, cong_fact, pass_grad
 from fpsmt.proofs.multiplication_transfer import CHAIN_WEIGHT, REACHES, W_OUT, transfer_tree
-from fpsmt.proofs.sat_common import H, X, formats, within, xdesc
+from fpsmt.proofs.sat_common import H, X, chain_back_at_zero, formats, layer_slice, within, xdesc
 
 NAME = "sat_gradient_atom"
 X_DOM = X()
@@ -58,13 +58,8 @@ CHAIN_MAX = 1 << 12
 _i = Int(0, CHAIN_MAX)
 
 
-def _layers(fmt):
-    return S.gradient_network(fmt, S.depth(fmt)).layers
-
-
 def _slice(fmt, a, b):
-    from fpsmt.semantics.network import Network
-    return Network(fmt, list(_layers(fmt)[a:b]))
+    return layer_slice(S, fmt, a, b)
 
 
 def _in_unit(s, r):
@@ -79,16 +74,8 @@ KILLED = Pred(f"{NAME}.killed", {"p": Float(), "r": Float()}, lambda s: [s.p.sam
               doc="(p, r) = (−1, r in [−1, 1])")
 KILLED_RUN = Pred(f"{NAME}.chain_killed", {**KILLED.variables, "i": _i, "n": _i},
                   lambda s: [s.i <= s.n, KILLED.holds(s)], doc="after i of the n chain layers: still killed")
-def _back(s, u, pre, c):
-    return (u * s.sigma_prime(S.hidden(), pre)) * c
-
-
-#: a chain layer's backward step, as AD takes it: the path neuron's pre-activation is a
-#: zero and the gradient into r is (u ⊗ σ'(pre)) ⊗ c (where that is not a zero)
-CHAIN_BACK = Pred(f"{NAME}.chain_back", {"u": FIN, "pre": Float(), "c": FIN, "gR": Float()},
-                  lambda s: [s.pre.is_zero(), (~_back(s, s.u, s.pre, s.c).is_zero()).implies(
-                      s.gR.same(_back(s, s.u, s.pre, s.c)))],
-                  doc="pre a zero and gR = (u * sigma'(pre)) * c where that is nonzero")
+#: a chain layer's backward step, as AD takes it
+CHAIN_BACK = chain_back_at_zero(NAME, S.hidden)
 
 
 #: x != z
