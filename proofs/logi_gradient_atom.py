@@ -50,7 +50,7 @@ from fpsmt.proofs.common import finite_inside, zero
 from fpsmt.proofs.gradient_atom import GRAD_IS_P
 from fpsmt.proofs.logi_common import TITLE, H, X, formats, xdesc
 from fpsmt.proofs.multiplication_transfer import CHAIN_WEIGHT, SIGNIFICAND, UNIT, UNITS, W_OUT
-from fpsmt.proofs.sat_common import chain_back_at_zero, layer_slice, within
+from fpsmt.proofs.sat_common import chain_back_at_zero, chain_killed_node, gate_off_stage, layer_slice, within
 
 NAME = "logi_gradient_atom"
 X_DOM = X()
@@ -137,12 +137,7 @@ def gate_at_z(fmt):
 
 
 def gate_off(fmt):
-    def side(s):
-        net, P, (_, grad, trace) = _gate_run(s, s.x, [s.o1, s.o2])
-        terms = s.input_terms(net, P, trace)
-        return [grad[0].is_zero()] + [t.is_zero() for t in terms] + finite_inside(*trace[1:3])
-    return stage(f"{NAME}.gate_off", {"o1": zero(), "o2": zero()}, KILLED,
-                 lambda s: dict(zip(("np", "r"), _gate_run(s, s.x, [s.o1, s.o2])[2][0])), OFF, side=side)
+    return gate_off_stage(NAME, _gate_run, KILLED, OFF, ("np", "r"))
 
 
 def _chain_net(fmt):
@@ -182,20 +177,9 @@ def chain_at_z(fmt):
 
 
 def chain_killed(fmt):
-    def layer(s):
-        net, _ = _chain_net(s.fmt)
-        _, P = _chain_params(s)
-        return s.run(net, [s.np, s.r], [s.o1, s.o2], params=P, trace=True)
-
-    def side(s):
-        _, grad, (_, post, up) = layer(s)
-        return [g.is_zero() for g in grad] + finite_inside(post, up)
-    return induction(
-        f"{NAME}.chain_killed", KILLED_RUN, "i", 0, CHAIN_MAX,
-        stage(f"{NAME}.chain_killed.base", {"n": _i}, KILLED_RUN, lambda s: {"i": 0}, KILLED),
-        lambda s: dict(zip(("np", "r"), layer(s)[0])), KILLED,
-        step_vars={"w": FIN, "o1": zero(), "o2": zero()}, step_given=lambda s: CHAIN_WEIGHT.holds(s, c=s.w),
-        step_side=side, done=lambda s: s.i.eq(s.n), doc="the chain layers at x != z", step_premise=[CHAIN_WEIGHT])
+    def layer(s, ups):
+        return s.run(_chain_net(s.fmt)[0], [s.np, s.r], ups, params=_chain_params(s)[1], trace=True)
+    return chain_killed_node(NAME, KILLED, KILLED_RUN, layer, ("np", "r"), "w", CHAIN_MAX)
 
 
 def top_claim(fmt):

@@ -156,3 +156,41 @@ def chain_back_at_zero(name, hidden):
                 lambda s: [s.pre.is_zero(), (~back(s).is_zero()).implies(s.gR.same(back(s)))],
                 doc="pre a zero and gR = (u * sigma'(pre)) * c where that is nonzero")
 
+
+def gate_off_stage(name, gate_run, killed, off, outputs):
+    """A gradient-atom tree's gate at x != z (``off``), with the zero upstreams the killed
+    chain gives: its outputs (named ``outputs``) satisfy ``killed``, D^AD(x) and every
+    first-layer term are zeros, every hidden value and gradient finite.  ``gate_run(s, x,
+    ups)`` -> (network, params, run trace) of the gate's layers."""
+    from fpsmt.proof.tree import stage
+    from fpsmt.proofs.common import finite_inside, zero
+
+    def side(s):
+        net, P, (_, grad, trace) = gate_run(s, s.x, [s.o1, s.o2])
+        terms = s.input_terms(net, P, trace)
+        return [grad[0].is_zero()] + [t.is_zero() for t in terms] + finite_inside(*trace[1:3])
+    return stage(f"{name}.gate_off", {"o1": zero(), "o2": zero()}, killed,
+                 lambda s: dict(zip(outputs, gate_run(s, s.x, [s.o1, s.o2])[2][0])), off, side=side)
+
+
+def chain_killed_node(name, killed, killed_run, layer, outputs, weight, chain_max):
+    """A gradient-atom tree's chain layers at x != z, by induction (any number up to
+    ``chain_max``): ``killed`` stays, and zero upstreams give zero gradients.  ``layer(s,
+    ups)`` runs one chain layer (with trace) on the state ``outputs``; the step variable
+    ``weight`` is the layer's weight in K (the predicate CHAIN_WEIGHT)."""
+    from fpsmt.proof.claims import Int
+    from fpsmt.proof.tree import induction, stage
+    from fpsmt.proofs.common import finite_inside, zero
+    from fpsmt.proofs.multiplication_transfer import CHAIN_WEIGHT
+
+    def side(s):
+        _, grad, (_, post, up) = layer(s, [s.o1, s.o2])
+        return [g.is_zero() for g in grad] + finite_inside(post, up)
+    return induction(
+        f"{name}.chain_killed", killed_run, "i", 0, chain_max,
+        stage(f"{name}.chain_killed.base", {"n": Int(0, chain_max)}, killed_run, lambda s: {"i": 0}, killed),
+        lambda s: dict(zip(outputs, layer(s, [s.o1, s.o2])[0])), killed,
+        step_vars={weight: Float(finite=True), "o1": zero(), "o2": zero()},
+        step_given=lambda s: CHAIN_WEIGHT.holds(s, c=s[weight]), step_side=side, done=lambda s: s.i.eq(s.n),
+        doc="the chain layers at x != z", step_premise=[CHAIN_WEIGHT])
+

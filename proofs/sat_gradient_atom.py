@@ -47,7 +47,8 @@ from fpsmt.proof.tree import Node, Pred, fact, induction, join, sequence, stage
 from fpsmt.proofs.common import finite_inside, zero
 from fpsmt.proofs.gradient_atom import AT_Z_GRAD, GRAD_IS_P, PASS, cong_fact, pass_grad
 from fpsmt.proofs.multiplication_transfer import CHAIN_WEIGHT, REACHES, W_OUT, transfer_tree
-from fpsmt.proofs.sat_common import H, X, chain_back_at_zero, formats, layer_slice, within, xdesc
+from fpsmt.proofs.sat_common import (H, X, chain_back_at_zero, chain_killed_node, formats, gate_off_stage,
+                                     layer_slice, within, xdesc)
 
 NAME = "sat_gradient_atom"
 X_DOM = X()
@@ -106,12 +107,7 @@ def gate_off(fmt):
     """Layers 0 … s of the atom at x != z, with the zero upstreams the killed chain gives:
     (p, r) = (−1, r in [−1, 1]); D^AD(x) and every first-layer term a zero; every hidden
     value and gradient finite."""
-    def side(s):
-        net, P, (_, grad, trace) = _gate_run(s, s.x, [s.o1, s.o2])
-        terms = s.input_terms(net, P, trace)
-        return [grad[0].is_zero()] + [t.is_zero() for t in terms] + finite_inside(*trace[1:3])
-    return stage(f"{NAME}.gate_off", {"o1": zero(), "o2": zero()}, KILLED,
-                 lambda s: dict(zip(("p", "r"), _gate_run(s, s.x, [s.o1, s.o2])[2][0])), OFF, side=side)
+    return gate_off_stage(NAME, _gate_run, KILLED, OFF, ("p", "r"))
 
 
 def _chain_net(fmt):
@@ -140,18 +136,8 @@ def chain_at_z(fmt):
 
 
 def chain_killed(fmt):
-    def layer(s):
-        return s.run(_chain_net(s.fmt), [s.p, s.r], [s.o1, s.o2], params={"c": s.c}, trace=True)
-
-    def side(s):
-        _, grad, (_, post, up) = layer(s)
-        return [g.is_zero() for g in grad] + finite_inside(post, up)
-    return induction(
-        f"{NAME}.chain_killed", KILLED_RUN, "i", 0, CHAIN_MAX,
-        stage(f"{NAME}.chain_killed.base", {"n": _i}, KILLED_RUN, lambda s: {"i": 0}, KILLED),
-        lambda s: dict(zip(("p", "r"), layer(s)[0])), KILLED,
-        step_vars={"c": FIN, "o1": zero(), "o2": zero()}, step_given=lambda s: CHAIN_WEIGHT.holds(s),
-        step_side=side, done=lambda s: s.i.eq(s.n), doc="the chain layers at x != z", step_premise=[CHAIN_WEIGHT])
+    return chain_killed_node(NAME, KILLED, KILLED_RUN, lambda s, ups: s.run(
+        _chain_net(s.fmt), [s.p, s.r], ups, params={"c": s.c}, trace=True), ("p", "r"), "c", CHAIN_MAX)
 
 
 def top_claim(fmt):

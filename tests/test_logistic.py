@@ -208,21 +208,13 @@ def test_the_gradient_atom_is_its_trees_stages(name):
     import random
     from fpsmt.constructions import relu as R
     from fpsmt.proofs import logi_gradient_atom as T
-    from fpsmt.semantics.network import Param
-    from test_saturating import _same_layer
+    from test_saturating import atom_slices
     fmt = parse_format(name)
     with LG.hidden_activation("sigmoid"):
-        depth = LG.depth(fmt)
-        net = LG.gradient_network(fmt, depth)
-        gate, top = LG.gradient_layers(fmt, depth)
-        assert len(net.layers) == top + 2 == depth
         step, rename = T._chain_net(fmt)
+        _, depth, gate, top = atom_slices(LG, fmt, step.layers[0], lambda k: {f"c{k}": "c", f"bc{k}": "bc", **rename},
+                                          {"ge_w", "ge_b", "le_w", "le_b", "wx", "bx"}, "bx")
         assert rename == {f"c{gate + 1}": "c", f"bc{gate + 1}": "bc"}
-        for k in range(gate + 1, top):
-            assert _same_layer(net.layers[k], step.layers[0], {f"c{k}": "c", f"bc{k}": "bc", **rename}), k
-        named = {w.name for L in net.layers[:gate + 1] for w in list(L.weights) + list(L.bias) if isinstance(w, Param)}
-        assert named == {"ge_w", "ge_b", "le_w", "le_b", "wx", "bx"}
-        assert net.layers[0].bias[-1].name == "bx"
         rng = random.Random(7)
         for _ in range(3):
             z, h, g = (fmt.round(Fraction(rng.uniform(-2, 2)).limit_denominator(1 << 20)) for _ in range(3))

@@ -221,6 +221,26 @@ def _same_layer(a, b, rename=None):
                                            [norm(w) for w in b.weights], [norm(v) for v in b.bias])
 
 
+def atom_slices(B, fmt, step, rename, gate_params, path_bias):
+    """The checks a gradient-atom tree takes from a family's code (``B``: its module): the
+    atom at the lemmas' depth has top + 2 layers; each layer between the gate and the top is
+    the chain step's layer ``step`` (Params renamed by ``rename(k)``); the gate's layers name
+    exactly ``gate_params``; the path is layer 0's last neuron (bias ``path_bias``).
+    Returns (net, depth, gate, top)."""
+    from fpsmt.semantics.network import Param
+    depth = B.depth(fmt)
+    net = B.gradient_network(fmt, depth)
+    gate, top = B.gradient_layers(fmt, depth)
+    assert len(net.layers) == top + 2 == depth
+    for k in range(gate + 1, top):
+        assert _same_layer(net.layers[k], step, rename(k)), k
+    named = {w.name for L in net.layers[:gate + 1] for w in list(L.weights) + list(L.bias) if isinstance(w, Param)}
+    assert named == gate_params
+    first = net.layers[0]  # the gate stage reads the path's first-layer term as layer 0's last
+    assert isinstance(first.bias[-1], Param) and first.bias[-1].name == path_bias
+    return net, depth, gate, top
+
+
 @pytest.mark.parametrize("name", ["float8_e4m3", "bfloat16", "float32", "float64"])
 def test_the_gradient_atom_is_its_trees_stages(name):
     """What sat_gradient_atom's tree takes from the code: the atom's layers between the
@@ -231,19 +251,9 @@ def test_the_gradient_atom_is_its_trees_stages(name):
     from fpsmt.proofs import sat_gradient_atom as T
     fmt = parse_format(name)
     with S.hidden_activation("tanh"):
-        depth = S.depth(fmt)
-        net = S.gradient_network(fmt, depth)
-        gate, top = S.gradient_layers(fmt, depth)
-        assert len(net.layers) == top + 2 == depth
         step = T._chain_net(fmt).layers[0]
-        for k in range(gate + 1, top):
-            assert _same_layer(net.layers[k], step, {f"c{k}": "c"}), k
+        net, depth, gate, top = atom_slices(S, fmt, step, lambda k: {f"c{k}": "c"}, {"ge_b", "le_b", "zn"}, "zn")
         assert not _same_layer(net.layers[top], step, {f"c{top}": "c"})
-        from fpsmt.semantics.network import Param
-        named = {w.name for L in net.layers[:gate + 1] for w in list(L.weights) + list(L.bias) if isinstance(w, Param)}
-        assert named == {"ge_b", "le_b", "zn"}
-        first = net.layers[0]  # the gate stage reads the path's first-layer term as layer 0's last
-        assert isinstance(first.bias[-1], Param) and first.bias[-1].name == "zn"
         rng = random.Random(5)
         for _ in range(3):
             z, h, g = (fmt.round(Fraction(rng.uniform(-4, 4)).limit_denominator(1 << 20)) for _ in range(3))

@@ -204,18 +204,7 @@ class Format:
         rem = scaled - n
         if rem > Fraction(1, 2) or (rem == Fraction(1, 2) and n & 1):
             n += 1
-        if n >> (self.M + 1):  # rounding carried into the next binade
-            n >>= 1
-            qe += 1
-        sign = self.sign_bit if neg else 0
-        if n == 0:
-            return sign
-        if n >> self.M:  # normal
-            biased = qe + self.M + self.bias
-            if biased >= self.exp_all_ones:
-                return sign | self.inf_bits()
-            return sign | (biased << self.M) | (n & self.frac_mask)
-        return sign | n  # subnormal: qe == e_min - M
+        return self._pack(neg, n, qe)
 
     def round_dyadic(self, man: int, exp: int, negative_zero: bool = False) -> int:
         """RNE rounding of the exact value man · 2^exp (integers) to this format, IEEE
@@ -235,6 +224,12 @@ class Format:
             half = 1 << (shift - 1)
             if rem > half or (rem == half and n & 1):
                 n += 1
+        return self._pack(neg, n, qe)
+
+    def _pack(self, neg: bool, n: int, qe: int) -> int:
+        """The pattern of ±n·2^qe, n the rounded significand (at most 2^(M+1)) on the quantum
+        2^qe of its binade (or of the subnormals): a carry into the next binade, overflow to
+        ±inf, normal or subnormal."""
         if n >> (self.M + 1):  # rounding carried into the next binade
             n >>= 1
             qe += 1
