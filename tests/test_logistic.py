@@ -78,7 +78,7 @@ def test_blocks_without_their_compensations_miss_the_targets(part, monkeypatch):
         monkeypatch.setattr(LG, "W_OUT", 1)
     elif part == "chain":
         real = LG.chain
-        monkeypatch.setattr(LG, "chain", lambda s, h, g: (lambda W, w_x, cs: (W, w_x, [c * 0.25 for c in cs]))(
+        monkeypatch.setattr(LG, "chain", lambda s, h, g: (lambda w_x, cs: (w_x, [c * 0.25 for c in cs]))(
             *real(s, h, g)))
     else:
         monkeypatch.setattr(LG, "gradient_pieces", lambda f, z, g: [g])
@@ -219,7 +219,7 @@ def test_the_gradient_atom_is_its_trees_stages(name):
         for _ in range(3):
             z, h, g = (fmt.round(Fraction(rng.uniform(-2, 2)).limit_denominator(1 << 20)) for _ in range(3))
             _, params = R.concrete_params(LG.gradient_atom, fmt, z, h, g, depth=depth)
-            _, w = R.concrete_params(lambda s, h, g: (None, dict(enumerate(LG.chain(s, h, g)[2]))), fmt, h, g)
+            _, w = R.concrete_params(lambda s, h, g: (None, dict(enumerate(LG.chain(s, h, g)[1]))), fmt, h, g)
             cs = [w[i] for i in range(len(w))]
             assert [params[f"c{k}"] for k in range(gate + 1, top + 1)] == list(reversed(cs))
             half = Fraction(1, 2)

@@ -268,13 +268,12 @@ def input_weight(s, g):
 
 
 def chain(s, h, g):
-    """(W_o, w_x, [c_L, …, c_1]): the backward weights of the gradient atom's path, output
-    side first (see the module docstring)."""
-    W = s.const(W_OUT)
+    """(w_x, [c_L, …, c_1]): the backward weights of the gradient atom's path after the
+    output weight W_OUT, output side first (see the module docstring)."""
     w_x, E = input_weight(s, g)
     target = s.where(g.is_negative(), -E.pow2(), E.pow2())
-    w_out, rest = R.transfer_weights(s, h * W, target, route=ROUTE)
-    return W, w_x, [4 * w for w in [w_out] + rest]
+    w_out, rest = R.transfer_weights(s, h * W_OUT, target, route=ROUTE)
+    return w_x, [4 * w for w in [w_out] + rest]
 
 
 def chain_length(fmt):
@@ -330,7 +329,7 @@ def gradient_atom(s, z, h, g, depth=None):
     f = s.fmt
     net = gradient_network(f, depth)
     gate, top = gradient_layers(f, depth)
-    _, w_x, cs = chain(s, h, g)
+    w_x, cs = chain(s, h, g)
     ws = list(reversed(cs))  # forward order: input side first
     ws = [s.const(4)] * (top - gate - len(ws)) + ws  # (u ⊗ 1/4) ⊗ 4 = u
     params = {**both_params(s, z), "wx": w_x, "bx": -(w_x * z)}

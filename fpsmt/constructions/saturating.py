@@ -257,9 +257,7 @@ def gradient_network(fmt, depth=None):
     path r0 = σ(x ⊖ z), then r = σ(1 ⊗ r)), then one chain layer (p carried, r = σ(c_i ⊗ r))
     per weight c_i before the top, the gated top with N, the output."""
     c = block_constants(fmt)
-    depth = R.atom_depth(depth, gradient_depth(fmt), "gradient atom")
-    top = depth - 2  # the top's layer index (r0 is layer 0)
-    gate = c.step_depth  # the layer of p: the gate's last
+    gate, top = gradient_layers(fmt, depth)  # p's layer (the gate's last) and the top's (r0 is layer 0)
     G = _pow2(c.gate)
 
     def side(k):
