@@ -117,28 +117,31 @@ def subnormal_stage(fmt):
                  side=side, states=[W_OUT, CHAIN_WEIGHT])
 
 
-def target_stage(fmt):
-    """±1 ⊗ sgn ⊗ m_g ⊗ exps = g, the weights from g and the ±1."""
+def target_stage(fmt, name="multiplication_transfer.target", target=None, reaches=REACHES):
+    """±1 ⊗ sgn ⊗ m_g ⊗ exps = g, the weights from g and the ±1.  A gradient atom whose path
+    below the chain multiplies further (fpsmt.constructions.rectifying) names its own
+    ``target(s)`` (the chain's value, from g) and ``reaches`` (its guarantee over g and out)."""
     def chain(s):
-        sgn, m, exps = C.target_weights(s, s.g, s.t)
+        sgn, m, exps = C.target_weights(s, target(s) if target else s.g, s.t)
         return (sgn, m, exps), _chain(s.t, [sgn, m] + exps)
 
     def side(s):
         (sgn, m, exps), (_, partial) = chain(s)
         return [sgn.eq(1) | sgn.eq(-1), (m >= 1) & (m < 2)] + _weights_ok(s, [sgn, m] + exps) + _nonzero(partial)
-    return stage("multiplication_transfer.target", {"g": NONZERO}, REACHES, lambda s: {"out": chain(s)[1][0]}, UNIT,
+    return stage(name, {"g": NONZERO}, reaches, lambda s: {"out": chain(s)[1][0]}, UNIT,
                  side=side, cases={"t": UNITS}, states=[CHAIN_WEIGHT])
 
 
-def transfer_tree(fmt):
+def transfer_tree(fmt, target=None):
     """The repaired transfer h → ±1 → g as a proof tree (fpsmt.proof.tree): the route's
-    stages (fpsmt.constructions.relu.transfer_route), then the target stage; each stage's
-    guarantee is the next one's hypothesis (the same predicate), so no join is needed."""
+    stages (fpsmt.constructions.relu.transfer_route), then the target stage (``target``:
+    another one, :func:`target_stage`); each stage's guarantee is the next one's hypothesis
+    (the same predicate), so no join is needed."""
     if C.transfer_route(fmt) == "significand":
         first = [scale_stage(fmt), significand_stage(fmt)]
     else:
         first = [subnormal_stage(fmt)]
-    return sequence("multiplication_transfer", first + [target_stage(fmt)], kind="lemma")
+    return sequence("multiplication_transfer", first + [target or target_stage(fmt)], kind="lemma")
 
 
 def repaired(fmt):

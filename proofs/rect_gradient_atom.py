@@ -1,32 +1,288 @@
 """Gradient atom of the ``rectifying`` family (fpsmt.constructions.rectifying.gradient_atom),
 at the depth the theorem's network uses: value ±0 on X; at x = z, D^AD(h) = g; elsewhere
-D^AD(y) = ±0.  The path r0 = σ(w_x ⊗ x ⊖ w_x ⊗ z) (+0 at z, σ' = 2^k0), r1 = σ(r0 ⊕ I)
-carried, the gate R = σ(−G1 − G2 ⊕ r), then one reset layer per transfer weight
-(fpsmt.constructions.relu.transfer_weights, to t = g/(w_x·2^k0)), every σ' on the path 1 at
-x = z; the output w_out ⊗ R ⊕ (−w_out) ⊗ N is a zero everywhere.
+D^AD(y) = ±0 (0 < |h| <= H, |y| <= H, g finite nonzero).  The network
+(``rectifying.gradient_network``): the gate — the step indicators with the path
+r0 = σ(w_x ⊗ x ⊖ w_x ⊗ z) (+0 at z, σ' = 2^k0), r1 = σ(r0 ⊕ I) carried beside them, the
+killers G1, G2, then R = σ(−G1 − G2 ⊕ r) beside fresh killers and the u's carried (the
+*state*: ``rectifying.gradient_state``) — then one chain layer
+R = σ(c ⊗ R − G1 − G2 ⊕ (I ⊖ c ⊗ I)) per transfer weight c (the state carried), the last
+(the top) with N = σ(−G1 − G2 ⊕ I), and the output w_out ⊗ R ⊕ (−w_out) ⊗ N.  (δ = −1,
+ELU: every gated neuron also adds δ ⊗ C, C = 2, so that the killers' dead values cancel.)
 
-Two claims, with the weights computed from h and g in the claim (the transfer is part of
-what is decided): ``at_z`` over z, h, g (x = z, y = h: out = ±0 and D^AD(h) = g) and
-``elsewhere`` over z, x ≠ z, h, g, y (out = ±0, D^AD(y) = ±0).  Together they are the
-lemma; split so that the first has no x and no y.  For the theorem's join
-(proofs/rect_theorem_3_1.py) both also state: the output row's two terms sum to a zero;
-D^AD's terms over the first layer are zeros but one, g, at z, and
-all zeros elsewhere; every hidden value and gradient is finite.  Not yet split into stages."""
+Proved as a tree (fpsmt.proof.tree); every stage's network is a run of whole layers of the
+atom (tests/test_rectifying.py compares them term for term), as for the saturating and
+logistic families' gradient atoms:
+
+* ``gate_at_z`` (over z, g and every upstream into the state as UPS states it: zeros into
+  the carried u's, finite into the others): the state is AT_Z —
+  R = I, the fresh killers σ's dead value δ, C = 2, both u's I; D^AD(x) = PATH(u_R) =
+  (u_R ⊗ 2^k0) ⊗ w_x where that is not a zero (GATE_BACK); the step rows' first-layer
+  terms are zeros and the path's is D^AD's; every hidden value and gradient is finite.
+* ``gate_off`` (x != z, with the zero upstreams the killed chain gives): the state is
+  KILLED — R = δ, one killer G (the side's), the other δ, the u's (δ, I) or (I, δ); D^AD(x)
+  and every first-layer term a zero.
+* ``chain_at_z`` and ``chain_killed``: inductions over the chain layers, each with its own
+  c in K: AT_Z stays, the path neuron's pre-activation is I and its gradient is
+  (u_R ⊗ σ'(pre)) ⊗ c (CHAIN_BACK), and an upstream as UPS states it gives a gradient as
+  UPS states it; KILLED stays and zero upstreams give zeros.
+* ``top``: the top and output layers, for every c in K, w_out in W_OUT and |y| <= H, from
+  any AT_Z state and any KILLED state: out = ±0, its two terms sum to a zero, CHAIN_BACK for
+  the upstream y ⊗ w_out at z and its gradient as UPS states it, zero gradients elsewhere.
+* the multiplication transfer (proofs/multiplication_transfer.py) with this family's target
+  stage: ±1 through the target weights from t lands on ``out`` with PATH(out) = g (t and
+  w_x from g: ``rectifying.path_params``);
+* the facts ``one`` (u ⊗ σ'(I) = u: R.identity) and ReLU's ``cong``; ``chain_grad`` (the
+  gradient along R is the transfer's partial product) and the join with the gate:
+  D^AD = PATH(G) = g at x = z.
+
+For the theorem's join (proofs/rect_theorem_3_1.py) the stages state: the output row's two
+terms sum to a zero; D^AD's first-layer terms are zeros but the path's, which is D^AD (so
+g at x = z with upstream h), and all zeros elsewhere; every hidden value and gradient is
+finite.  What is the code's, tested: the atom's layers are these stages' in this order, its
+chain weights the transfer's for the target t (input side first) and each bias
+I ⊖ (c ⊗ I) (``rectifying.chain_bias``, the function the stages call)."""
+
+import functools
 
 from fpsmt.constructions import rectifying as RC
 from fpsmt.constructions.registry import show_bound
+from fpsmt.proof.claims import Float, Int, forall
 from fpsmt.proof.lemmas import Lemma
+from fpsmt.proof.tree import Node, Pred, fact, induction, join, sequence, stage
+from fpsmt.proofs.common import finite_inside
+from fpsmt.proofs.gradient_atom import GRAD_IS_P, cong_fact
+from fpsmt.proofs.multiplication_transfer import CHAIN_WEIGHT, W_OUT, target_stage, transfer_tree
 from fpsmt.proofs.rect_common import H, X, formats, xdesc
-from fpsmt.proofs.sat_common import gradient_claims
+from fpsmt.proofs.sat_common import (chain_back_at_zero, chain_grad_node, chain_killed_node, gate_off_stage,
+                                     layer_slice, within)
+
+NAME = "rect_gradient_atom"
+X_DOM = X()
+FIN = Float(finite=True)
+NONZERO = Float(finite=True, nonzero=True)
+#: the most chain layers the inductions cover (every format's chain is far shorter)
+CHAIN_MAX = 1 << 12
+_i = Int(0, CHAIN_MAX)
+
+
+def _I(s):
+    return s.int_pow2(RC.block_constants(s.fmt).a)
+
+
+def _dead(s, v):
+    return RC.block_constants(s.fmt).is_dead(v)
+
+
+def _G(s):
+    c = RC.block_constants(s.fmt)
+    return s.const(s.fmt.to_fraction(c.G))
+
+
+def path(s, u, g):
+    return RC.path(s, u, g)
+
+
+#: the gate's backward pass at x = z: D^AD(x) = PATH(G) where that is not a zero
+GATE_BACK = Pred(f"{NAME}.gate_back", {"G": Float(), "g": NONZERO, "D": Float()},
+                 lambda s: (~path(s, s.G, s.g).is_zero()).implies(s.D.same(path(s, s.G, s.g))),
+                 doc="D = PATH(G) = (G * 2^k0) * w_x where that is nonzero")
+#: the transfer's guarantee: the chain's product ``out`` meets the gate's PATH at g
+REACHES = Pred(f"{NAME}.reaches_g", {"g": NONZERO, "out": Float()},
+               lambda s: [path(s, s.out, s.g).same(s.g), s.out.is_finite(), ~s.out.is_zero()],
+               doc="PATH(out) = g, out finite and nonzero")
+AT_Z_GRAD = Pred(f"{NAME}.grad_at_z", {"D": Float(), "g": NONZERO}, lambda s: s.D.same(s.g), doc="D^AD = g")
+#: a chain layer's backward step, as AD takes it: the path neuron's pre-activation is I
+CHAIN_BACK = chain_back_at_zero(NAME, RC.hidden, where=lambda s, pre: pre.same(_I(s)), what="= I")
+#: x != z
+OFF = Pred(f"{NAME}.off", {"z": X_DOM, "x": X_DOM, "g": NONZERO}, lambda s: ~s.x.eq(s.z), doc="x != z")
+
+
+@functools.lru_cache(maxsize=None)
+def _preds(state):
+    """The state's predicates for the state's neuron names (δ a zero and δ = −1 have
+    different states): AT_Z, AT_Z_RUN, KILLED, KILLED_RUN, and UPS, the upstream gradient
+    every layer at x = z gets into the state but R (the top gives it, every chain layer
+    keeps it, the gate takes it): a zero into each carried u — the chain's fresh killers
+    are dead there (σ' = 0) and the top does not read the u's — and finite into the
+    others.  (R's is the transfer's partial product: CHAIN_BACK and ``chain_grad``.)  (For δ = −1 a u is
+    carried by σ(2^b ⊗ u ⊕ (1 − 2^b)): a finite upstream into it may overflow below.)"""
+    v = {n: Float() for n in state}
+
+    def c2(s):
+        return [s.C.same(2)] if "C" in state else []
+
+    def at_z(s):
+        return [s.R.same(_I(s)), _dead(s, s.G1), _dead(s, s.G2), s.uge.same(_I(s)), s.ule.same(_I(s))] + c2(s)
+
+    def killed(s):
+        below = s.all(s.G1.same(_G(s)), _dead(s, s.G2), _dead(s, s.uge), s.ule.same(_I(s)))
+        above = s.all(_dead(s, s.G1), s.G2.same(_G(s)), s.uge.same(_I(s)), _dead(s, s.ule))
+        return [_dead(s, s.R), below | above] + c2(s)
+    AT_Z = Pred(f"{NAME}.at_z", v, at_z, doc="R = I, G1 and G2 dead, u_ge = u_le = I (C = 2)")
+    KILLED = Pred(f"{NAME}.killed", v, killed,
+                  doc="R dead; (G1, G2, u_ge, u_le) = (G, dead, dead, I) or (dead, G, I, dead) (C = 2)")
+    run = {**v, "i": _i, "n": _i}
+    UPS = Pred(f"{NAME}.upstream", {u: Float() for u in _ups(state, False)},
+               lambda s: [s[u].is_zero() if u in ("u_uge", "u_ule") else s[u].is_finite() for u in _ups(state, False)],
+               doc="the upstream into the state but R at x = z: zeros into the carried u's, finite into the others")
+    return (AT_Z, Pred(f"{NAME}.chain_at_z", run, lambda s: [s.i <= s.n, AT_Z.holds(s)],
+                       doc="after i of the n chain layers: AT_Z"),
+            KILLED, Pred(f"{NAME}.chain_killed", run, lambda s: [s.i <= s.n, KILLED.holds(s)],
+                         doc="after i of the n chain layers: still killed"), UPS)
+
+
+def _state(fmt):
+    return RC.gradient_state(fmt)
+
+
+def _ups(state, R=True):
+    """The upstream variables into the state's neurons (R's too, or not)."""
+    return [f"u_{n}" for n in state if R or n != "R"]
+
+
+def _ups_but_R(state, grad):
+    """The gradients into the state but R, as UPS names them."""
+    return {f"u_{n}": g for n, g in zip(state, grad) if n != "R"}
+
+
+def _gate_run(s, x, ups):
+    gate, _ = RC.gradient_layers(s.fmt, RC.depth(s.fmt))
+    net = layer_slice(RC, s.fmt, 0, gate + 1)
+    wx, _ = RC.path_params(s, s.g)
+    P = {**RC.step_biases(s, s.z), "wx": wx, "zb": -(wx * s.z)}
+    return net, P, s.run(net, [x], ups, params=P, trace=True)
+
+
+def gate_at_z(fmt):
+    state = _state(fmt)
+    AT_Z, UPS = _preds(state)[0], _preds(state)[4]
+
+    def side(s):
+        net, P, (_, grad, trace) = _gate_run(s, s.z, [s[u] for u in _ups(state)])
+        terms = s.input_terms(net, P, trace)
+        return ([GATE_BACK.holds(s, G=s.u_R, D=grad[0]), GATE_BACK.holds(s, G=s.u_R, D=terms[-1])]
+                + [t.is_zero() for t in terms[:-1]] + finite_inside(*trace[1:3]) + [g.is_finite() for g in grad])
+    return stage(f"{NAME}.gate_at_z", {"z": X_DOM, "g": NONZERO, "u_R": FIN}, AT_Z,
+                 lambda s: dict(zip(state, _gate_run(s, s.z, [s[u] for u in _ups(state)])[2][0])), UPS, side=side,
+                 states=[GATE_BACK], premise=[UPS])
+
+
+def gate_off(fmt):
+    state = _state(fmt)
+    return gate_off_stage(NAME, _gate_run, _preds(state)[2], OFF, state)
+
+
+def _chain_net(fmt):
+    """One chain layer as the atom has it (the state carried, R with weight ``c``, bias
+    ``B``): the atom's first chain layer, its parameters renamed."""
+    from fpsmt.semantics.network import Network
+    gate, top = RC.gradient_layers(fmt, RC.depth(fmt))
+    if top - gate < 2:
+        raise ValueError(f"{fmt.name}: the atom has no chain layer between its gate and its top")
+    layer = layer_slice(RC, fmt, gate + 1, gate + 2).layers[0]
+    return Network(fmt, [layer]), {f"c{gate + 1}": "c", f"B{gate + 1}": "B"}
+
+
+def _chain_params(s, c):
+    _, rename = _chain_net(s.fmt)
+    names = {v: k for k, v in rename.items()}
+    return {names["c"]: c, names["B"]: RC.chain_bias(s, c, _I(s))}
+
+
+def chain_at_z(fmt):
+    state = _state(fmt)
+    AT_Z, AT_Z_RUN, _, _, UPS = _preds(state)
+    R = state.index("R")
+
+    def layer(s):
+        return s.run(_chain_net(s.fmt)[0], [s[n] for n in state], [s[u] for u in _ups(state)],
+                     params=_chain_params(s, s.c), trace=True)
+
+    def side(s):
+        _, grad, (pre, post, up) = layer(s)
+        return ([CHAIN_BACK.holds(s, u=s.u_R, pre=pre[0][R], gR=grad[R]), UPS.holds(s, **_ups_but_R(state, grad))]
+                + finite_inside(post, up))
+    return induction(
+        f"{NAME}.chain_at_z", AT_Z_RUN, "i", 0, CHAIN_MAX,
+        stage(f"{NAME}.chain_at_z.base", {"n": _i}, AT_Z_RUN, lambda s: {"i": 0}, AT_Z),
+        lambda s: dict(zip(state, layer(s)[0])), AT_Z,
+        step_vars={"c": FIN, "u_R": FIN, **UPS.variables},
+        step_given=lambda s: [CHAIN_WEIGHT.holds(s), UPS.holds(s)], step_side=side, done=lambda s: s.i.eq(s.n),
+        doc="the chain layers at x = z", step_premise=[CHAIN_WEIGHT, UPS], step_states=[CHAIN_BACK, UPS])
+
+
+def chain_killed(fmt):
+    state = _state(fmt)
+    _, _, KILLED, KILLED_RUN, _ = _preds(state)
+
+    def layer(s, ups):
+        return s.run(_chain_net(s.fmt)[0], [s[n] for n in state], ups, params=_chain_params(s, s.c), trace=True)
+    return chain_killed_node(NAME, KILLED, KILLED_RUN, layer, state, "c", CHAIN_MAX)
+
+
+def top_claim(fmt):
+    """The top and output layers, from any AT_Z state (a_*) and any KILLED state (k_*)."""
+    state = _state(fmt)
+    AT_Z, _, KILLED, _, UPS = _preds(state)
+    R = state.index("R")
+    _, top = RC.gradient_layers(fmt, RC.depth(fmt))
+
+    def goal(s):
+        net = layer_slice(RC, s.fmt, top, top + 2)
+        P = {f"c{top}": s.c, f"B{top}": RC.chain_bias(s, s.c, _I(s)), "w_out": s.w, "mw_out": -s.w}
+        out = []
+        for prefix, live in (("a_", True), ("k_", False)):
+            o, grad, trace = s.run(net, [s[prefix + n] for n in state], [s.y], params=P, trace=True)
+            pre, post, up = trace
+            t1, t2 = s.row_terms(net, 1, "forward", post[0], P)
+            out += [o[0].is_zero(), (t1 + t2).is_zero()] + finite_inside(post, up)
+            if live:
+                out += [CHAIN_BACK.holds(s, u=s.y * s.w, pre=pre[0][0], gR=grad[R]),
+                        UPS.holds(s, **_ups_but_R(state, grad))]
+            else:
+                out += [g.is_zero() for g in grad]
+        return out
+
+    def given(s):
+        return [CHAIN_WEIGHT.holds(s), W_OUT.holds(s), AT_Z.holds(s, **{n: s["a_" + n] for n in state}),
+                KILLED.holds(s, **{n: s["k_" + n] for n in state})]
+    states = {p + n: Float() for p in ("a_", "k_") for n in state}
+    return forall(f"{NAME}.top", {"c": FIN, **W_OUT.variables, "y": within(H), **states}, goal=goal, given=given)
+
+
+def one_fact(fmt):
+    """u ⊗ σ'(pre) = u for every finite u and pre = I (R.identity: σ'(I) = 1)."""
+    return fact(forall(f"{NAME}.one", {"u": FIN, "pre": Float()}, given=lambda s: s.pre.same(_I(s)),
+                       goal=lambda s: (s.u * s.sigma_prime(RC.hidden(), s.pre)).same(s.u),
+                       doc="u * sigma'(pre) = u for finite u and pre = I"))
+
+
+def transfer(fmt):
+    """The multiplication transfer h → ±1 → t, with this family's target stage: the chain's
+    product ``out`` has PATH(out) = g (t = g / (w_x·2^k0), ``rectifying.path_params``)."""
+    return transfer_tree(fmt, target_stage(fmt, f"{NAME}.transfer.target", lambda s: RC.path_params(s, s.g)[1],
+                                           REACHES))
+
+
+def tree(fmt):
+    state = _state(fmt)
+    AT_Z, _, KILLED, _, UPS = _preds(state)
+    top = Node("stage", f"{NAME}.top", top_claim(fmt),
+               uses={"hypothesis": W_OUT, "premise": [W_OUT, CHAIN_WEIGHT, AT_Z, KILLED], "side": [CHAIN_BACK, UPS]})
+    backward = sequence(f"{NAME}.backward", [chain_grad_node(NAME, CHAIN_BACK, RC.hidden, CHAIN_MAX),
+                                             join(f"{NAME}.backward.g", [GRAD_IS_P, REACHES, GATE_BACK], AT_Z_GRAD)])
+    return Node("lemma", NAME, None, [gate_at_z(fmt), gate_off(fmt), chain_at_z(fmt), chain_killed(fmt), top,
+                                      transfer(fmt), one_fact(fmt), cong_fact(fmt), backward])
 
 
 def repaired(fmt):
-    c1, c2 = gradient_claims("rect_gradient_atom", lambda s: RC.gradient_atom(s, s.z, s.h, s.g, depth=RC.depth(s.fmt)),
-                             X, H)
-    return [c1, c2], (f"for all z, x in {xdesc(fmt)}, every h with 0 < |h| <= H = {show_bound(H(fmt))}, every finite g != 0 "
-                 "and every upstream |y| <= H: out = ±0; at x = z, D^AD(h) = g (bit for bit); elsewhere D^AD(y) = ±0; "
-                 "the two output terms sum to a zero, D^AD's first-layer terms are one g and zeros at z, zeros "
-                 "elsewhere; every hidden value and gradient finite")
+    return tree(fmt), (
+        f"for all z, x in {xdesc(fmt)}, every h with 0 < |h| <= H = {show_bound(H(fmt))}, every finite g != 0 and "
+        "every upstream |y| <= H: out = ±0; at x = z, D^AD(h) = g (bit for bit); elsewhere D^AD(y) = ±0; the two "
+        "output terms sum to a zero, D^AD's first-layer terms are zeros but the path's (D^AD itself) at z, zeros "
+        f"elsewhere; every hidden value and gradient finite; depth {RC.depth(fmt)}, proved as a tree: the gate, "
+        "inductions over the chain layers at x = z and at x != z, the top, the multiplication transfer to the "
+        "path's target, and the backward chain's product against the transfer's")
 
 
 LEMMA = Lemma("rect_gradient_atom", "Lemma 3.5's atom for a rectifying σ (GELU, Swish, ELU; reconstructed)",

@@ -1,25 +1,47 @@
 """Value atom v·1[x = z] of the ``rectifying`` family (fpsmt.constructions.rectifying.value_atom),
 at the depth the theorem's network uses (:func:`fpsmt.constructions.rectifying.depth`):
-the step indicators (carried), the killers G1 = σ(G ⊖ W ⊗ u_ge), G2 likewise, then
-N1 = σ(−G1 − G2 ⊕ n1), N2 = σ(−G1 − G2 ⊕ n2) and the output w1 ⊗ N1 ⊕ w2 ⊗ N2, every
-output weight of magnitude <= 1.
+the step indicators (carried), the killers G1 = σ(G ⊖ W ⊗ u_ge), G2 likewise (δ = −1: beside
+them C = 2 and K = σ(1 ⊖ u_ge/2 ⊖ u_le/2)), then N1 = σ(−G1 − G2 ⊕ n1),
+N2 = σ(−G1 − G2 ⊕ n2) (δ = −1: K carried, then M = σ(N ⊕ K)) and the output
+w1 ⊗ N1 ⊕ w2 ⊗ N2, every output weight of magnitude <= 1.
 
 For all z, x of X, every v with |v| <= V = 2^(e_max−1) and every finite upstream y:
 out = v at x = z (bit for bit), a zero elsewhere, and D^AD(y) = ±0.  Values above V are
-sums of such atoms at one z (proofs/rect_theorem_3_1.py).  For the theorem's join the claim
+sums of such atoms at one z (proofs/rect_theorem_3_1.py).  For the theorem's join the lemma
 also states: the output row's two terms t1 = w1 ⊗ N1, t2 = w2 ⊗ N2 have t1 ⊕ t2 ≈ v at z
 (the same float, or both zeros), are (v, a zero) there when |v| >= L (no cap), and are two
 zeros elsewhere; every term of D^AD's sum over the first layer (gradient w.r.t. a
 neuron's pre-activation times its weight) is a zero; and every hidden value and gradient is
-finite.  One claim, not yet split into stages."""
+finite.
+
+A proof tree; each stage's network is a run of whole layers of the atom
+(``rectifying.value_network``; tests/test_rectifying.py checks the cut):
+
+* ``gate_at_z`` — layers 0 … the killers' (``rectifying.value_layers``) at x = z, for every
+  finite upstream into them (UP_Z): the killers' layer is AT_Z (G1, G2 dead; C = 2 and K a
+  zero), D^AD(x) and every first-layer term a zero, every hidden value and gradient finite;
+* ``gate_off`` — the same layers at x != z, with zero upstreams into G1, G2 and finite
+  ones into C, K (UP_OFF): the killers' layer is OFF (one killer G, the other dead; C = 2,
+  K = 1), D^AD(x) and every first-layer term a zero, everything finite;
+* ``top`` — the remaining layers, for every v and finite y, from any AT_Z state and any OFF
+  state: the output and its terms as stated, the gradients into the killers' layer UP_Z
+  from AT_Z and UP_OFF from OFF, everything finite.
+Where it was one claim it was UNKNOWN in bfloat16 at 600 s (GELU, ELU)."""
+
+import functools
 
 from fpsmt.constructions import rectifying as RC
+from fpsmt.constructions.registry import show_bound
 from fpsmt.proof.approx import approx
 from fpsmt.proof.claims import Float, forall
 from fpsmt.proof.lemmas import Lemma
+from fpsmt.proof.tree import Node, Pred, stage
 from fpsmt.proofs.common import finite_inside
 from fpsmt.proofs.rect_common import X, formats, xdesc
-from fpsmt.constructions.registry import show_bound
+from fpsmt.semantics.network import Network
+
+NAME = "rect_value_atom"
+X_DOM = X()
 
 
 def V(fmt):
@@ -32,26 +54,113 @@ def L(fmt):
     return RC.uncapped_bound(fmt)
 
 
-def repaired(fmt):
+def _dead(s, v):
+    return RC.block_constants(s.fmt).is_dead(v)
+
+
+def _G(s):
+    return s.const(s.fmt.to_fraction(RC.block_constants(s.fmt).G))
+
+
+@functools.lru_cache(maxsize=None)
+def _preds(state):
+    """AT_Z, OFF, UP_Z, UP_OFF for the killers' layer's neuron names ``state``."""
+    v = {n: Float() for n in state}
+    ups = {f"u_{n}": Float() for n in state}
+
+    def ck(s, k):
+        return ([s.C.same(2)] if "C" in state else []) + ([k(s.K)] if "K" in state else [])
+    AT_Z = Pred(f"{NAME}.at_z", v, lambda s: [_dead(s, s.G1), _dead(s, s.G2)] + ck(s, lambda K: K.is_zero()),
+                doc="G1, G2 dead (C = 2, K a zero)")
+    OFF = Pred(f"{NAME}.off", v,
+               lambda s: [(s.G1.same(_G(s)) & _dead(s, s.G2)) | (_dead(s, s.G1) & s.G2.same(_G(s)))]
+               + ck(s, lambda K: K.same(1)), doc="one killer G, the other dead (C = 2, K = 1)")
+    UP_Z = Pred(f"{NAME}.up_z", ups, lambda s: [s[u].is_finite() for u in ups],
+                doc="the upstream into the killers' layer at x = z: finite")
+    UP_OFF = Pred(f"{NAME}.up_off", ups,
+                  lambda s: [s[u].is_zero() if u in ("u_G1", "u_G2") else s[u].is_finite() for u in ups],
+                  doc="the upstream into the killers' layer at x != z: zeros into G1, G2, finite into C, K")
+    return AT_Z, OFF, UP_Z, UP_OFF
+
+
+def _ups(state):
+    return [f"u_{n}" for n in state]
+
+
+def _slice(fmt, a, b):
+    return Network(fmt, list(RC.value_network(fmt, RC.depth(fmt)).layers[a:b]))
+
+
+def _gate_run(s, x):
+    state = RC.value_state(s.fmt)
+    kill = RC.value_layers(s.fmt, RC.depth(s.fmt))
+    net = _slice(s.fmt, 0, kill + 1)
+    P = RC.step_biases(s, s.z)
+    return net, P, s.run(net, [x], [s[u] for u in _ups(state)], params=P, trace=True)
+
+
+def _gate_side(s, x):
+    net, P, (_, grad, trace) = _gate_run(s, x)
+    return [grad[0].is_zero()] + [t.is_zero() for t in s.input_terms(net, P, trace)] + finite_inside(*trace[1:3])
+
+
+def gate_at_z(fmt):
+    state = RC.value_state(fmt)
+    AT_Z, _, UP_Z, _ = _preds(state)
+    return stage(f"{NAME}.gate_at_z", {"z": X_DOM}, AT_Z, lambda s: dict(zip(state, _gate_run(s, s.z)[2][0])), UP_Z,
+                 side=lambda s: _gate_side(s, s.z), premise=[UP_Z])
+
+
+def gate_off(fmt):
+    state = RC.value_state(fmt)
+    _, OFF, _, UP_OFF = _preds(state)
+    OFF_UP = Pred(f"{NAME}.off_up", {"z": X_DOM, "x": X_DOM, **UP_OFF.variables},
+                  lambda s: [~s.x.eq(s.z), UP_OFF.holds(s)], doc="x != z, and the upstream UP_OFF")
+    return stage(f"{NAME}.gate_off", {}, OFF, lambda s: dict(zip(state, _gate_run(s, s.x)[2][0])), OFF_UP,
+                 side=lambda s: _gate_side(s, s.x), premise=[UP_OFF])
+
+
+def top_claim(fmt):
+    state = RC.value_state(fmt)
+    AT_Z, OFF, UP_Z, UP_OFF = _preds(state)
+    kill = RC.value_layers(fmt, RC.depth(fmt))
+
     def goal(s):
-        net, P = RC.value_atom(s, s.z, s.v, depth=RC.depth(s.fmt))
-        out, grad, trace = s.run(net, [s.x], [s.y], params=P, trace=True)
-        at = s.x.eq(s.z)
-        t1, t2 = s.row_terms(net, len(net.layers) - 1, "forward", trace[1][-2], P)
-        big = abs(s.v) >= s.const(L(s.fmt))
-        return [at.implies(out[0].same(s.v) | (out[0].is_zero() & s.v.is_zero())), (~at).implies(out[0].is_zero()),
-                grad[0].eq(0),
-                # what the theorem's output row and layer-1 column need (proofs/rect_theorem_3_1.py)
-                at.implies(approx(t1 + t2, s.v)), (at & big).implies(t1.same(s.v) & t2.is_zero()),
-                (~at).implies(t1.is_zero() & t2.is_zero())] + [t.is_zero() for t in s.input_terms(net, P, trace)] \
-            + finite_inside(*trace[1:3])
+        net = _slice(s.fmt, kill + 1, RC.depth(s.fmt))
+        P = dict(zip(("n1", "n2", "w1", "w2"), RC.value_params(s, s.v)))
+        last = len(net.layers) - 1
+        out = []
+        for prefix, at in (("a_", True), ("k_", False)):
+            o, grad, trace = s.run(net, [s[prefix + n] for n in state], [s.y], params=P, trace=True)
+            t1, t2 = s.row_terms(net, last, "forward", trace[1][-2], P)
+            ups = dict(zip(_ups(state), grad))
+            if at:
+                big = abs(s.v) >= s.const(L(s.fmt))
+                out += [o[0].same(s.v) | (o[0].is_zero() & s.v.is_zero()), approx(t1 + t2, s.v),
+                        big.implies(t1.same(s.v) & t2.is_zero()), UP_Z.holds(s, **ups)]
+            else:
+                out += [o[0].is_zero(), t1.is_zero(), t2.is_zero(), UP_OFF.holds(s, **ups)]
+            out += finite_inside(*trace[1:3])
+        return out
+
+    def given(s):
+        return [AT_Z.holds(s, **{n: s["a_" + n] for n in state}), OFF.holds(s, **{n: s["k_" + n] for n in state})]
     bound = lambda f: f.hex(f.round(V(f)))  # noqa: E731
-    c = forall("rect_value_atom", {"z": X(), "x": X(), "v": Float(range=(lambda f: f.hex(f.round(-V(f))), bound)),
-                                   "y": Float(finite=True)}, goal=goal)
-    return [c], (f"for all z, x in {xdesc(fmt)}, every v with |v| <= {show_bound(V(fmt))} and every finite upstream y: "
-                 "out = v at x = z (bit for bit; a zero v by either zero), a zero elsewhere, and D^AD(y) = ±0; its two output "
-                 f"terms are (v, ±0) at x = z when |v| >= {show_bound(L(fmt))} and two zeros elsewhere, every term of "
-                 "D^AD is a zero, every hidden value and gradient finite")
+    states = {p + n: Float() for p in ("a_", "k_") for n in state}
+    return forall(f"{NAME}.top", {"v": Float(range=(lambda f: f.hex(f.round(-V(f))), bound)),
+                                  "y": Float(finite=True), **states}, goal=goal, given=given)
+
+
+def repaired(fmt):
+    state = RC.value_state(fmt)
+    AT_Z, OFF, UP_Z, UP_OFF = _preds(state)
+    top = Node("stage", f"{NAME}.top", top_claim(fmt), uses={"premise": [AT_Z, OFF], "side": [UP_Z, UP_OFF]})
+    tree = Node("lemma", NAME, None, [gate_at_z(fmt), gate_off(fmt), top])
+    return tree, (f"for all z, x in {xdesc(fmt)}, every v with |v| <= {show_bound(V(fmt))} and every finite upstream y: "
+                  "out = v at x = z (bit for bit; a zero v by either zero), a zero elsewhere, and D^AD(y) = ±0; its two "
+                  f"output terms are (v, ±0) at x = z when |v| >= {show_bound(L(fmt))} and two zeros elsewhere, every "
+                  "term of D^AD is a zero, every hidden value and gradient finite; proved as a tree: the step "
+                  "indicators and killers at x = z and at x != z, then the last layers from each")
 
 
 LEMMA = Lemma("rect_value_atom", "Lemma 3.4's atom for a rectifying σ (GELU, Swish, ELU; reconstructed)",

@@ -143,18 +143,19 @@ def layer_slice(blocks, fmt, a, b):
     return Network(fmt, list(blocks.gradient_network(fmt, blocks.depth(fmt)).layers[a:b]))
 
 
-def chain_back_at_zero(name, hidden):
+def chain_back_at_zero(name, hidden, where=None, what="a zero"):
     """The predicate a gradient-atom tree's chain layers state and its ``chain_grad``
-    induction assumes: the path neuron's pre-activation is a zero and its gradient gR is
-    (u ⊗ σ'(pre)) ⊗ c, the backward step as AD takes it, where that is not a zero
-    (``hidden()`` names σ)."""
+    induction assumes: the path neuron's pre-activation is a zero (or ``where(s, pre)``,
+    described as ``what``) and its gradient gR is (u ⊗ σ'(pre)) ⊗ c, the backward step as
+    AD takes it, where that is not a zero (``hidden()`` names σ)."""
     from fpsmt.proof.tree import Pred
 
     def back(s):
         return (s.u * s.sigma_prime(hidden(), s.pre)) * s.c
     return Pred(f"{name}.chain_back", {"u": Float(finite=True), "pre": Float(), "c": Float(finite=True), "gR": Float()},
-                lambda s: [s.pre.is_zero(), (~back(s).is_zero()).implies(s.gR.same(back(s)))],
-                doc="pre a zero and gR = (u * sigma'(pre)) * c where that is nonzero")
+                lambda s: [s.pre.is_zero() if where is None else where(s, s.pre),
+                           (~back(s).is_zero()).implies(s.gR.same(back(s)))],
+                doc=f"pre {what} and gR = (u * sigma'(pre)) * c where that is nonzero")
 
 
 def gate_off_stage(name, gate_run, killed, off, outputs):
@@ -165,12 +166,19 @@ def gate_off_stage(name, gate_run, killed, off, outputs):
     from fpsmt.proof.tree import stage
     from fpsmt.proofs.common import finite_inside, zero
 
+    ups = _zero_upstreams(outputs)
+
     def side(s):
-        net, P, (_, grad, trace) = gate_run(s, s.x, [s.o1, s.o2])
+        net, P, (_, grad, trace) = gate_run(s, s.x, [s[u] for u in ups])
         terms = s.input_terms(net, P, trace)
         return [grad[0].is_zero()] + [t.is_zero() for t in terms] + finite_inside(*trace[1:3])
-    return stage(f"{name}.gate_off", {"o1": zero(), "o2": zero()}, killed,
-                 lambda s: dict(zip(outputs, gate_run(s, s.x, [s.o1, s.o2])[2][0])), off, side=side)
+    return stage(f"{name}.gate_off", {u: zero() for u in ups}, killed,
+                 lambda s: dict(zip(outputs, gate_run(s, s.x, [s[u] for u in ups])[2][0])), off, side=side)
+
+
+def _zero_upstreams(outputs):
+    """The names o1, o2, … of the zero upstreams into a killed stage's ``outputs``."""
+    return [f"o{i + 1}" for i in range(len(outputs))]
 
 
 def chain_killed_node(name, killed, killed_run, layer, outputs, weight, chain_max):
@@ -183,14 +191,47 @@ def chain_killed_node(name, killed, killed_run, layer, outputs, weight, chain_ma
     from fpsmt.proofs.common import finite_inside, zero
     from fpsmt.proofs.multiplication_transfer import CHAIN_WEIGHT
 
+    ups = _zero_upstreams(outputs)
+
     def side(s):
-        _, grad, (_, post, up) = layer(s, [s.o1, s.o2])
+        _, grad, (_, post, up) = layer(s, [s[u] for u in ups])
         return [g.is_zero() for g in grad] + finite_inside(post, up)
     return induction(
         f"{name}.chain_killed", killed_run, "i", 0, chain_max,
         stage(f"{name}.chain_killed.base", {"n": Int(0, chain_max)}, killed_run, lambda s: {"i": 0}, killed),
-        lambda s: dict(zip(outputs, layer(s, [s.o1, s.o2])[0])), killed,
-        step_vars={weight: Float(finite=True), "o1": zero(), "o2": zero()},
+        lambda s: dict(zip(outputs, layer(s, [s[u] for u in ups])[0])), killed,
+        step_vars={weight: Float(finite=True), **{u: zero() for u in ups}},
         step_given=lambda s: CHAIN_WEIGHT.holds(s, c=s[weight]), step_side=side, done=lambda s: s.i.eq(s.n),
         doc="the chain layers at x != z", step_premise=[CHAIN_WEIGHT])
 
+
+
+def chain_grad_node(name, chain_back, hidden, chain_max):
+    """A gradient-atom tree's ``chain_grad``: from the output down (the top with its output
+    layer, then every chain layer; any number up to ``chain_max``), the gradient G along
+    the path equals the transfer's partial product ``out``.  Each step is ``chain_back``
+    (what the tree's top and chain stages prove of each layer), with instances of the
+    tree's fact ``<name>.one`` (u ⊗ σ'(pre) = u where the path neuron is) and ReLU's
+    ``cong``; ``hidden()`` names σ."""
+    from fpsmt.proof.claims import Int
+    from fpsmt.proof.tree import Pred, induction, stage
+    from fpsmt.proofs.gradient_atom import GRAD_IS_P
+    idx = Int(0, chain_max)
+    run = Pred(f"{name}.chain_grad", {**GRAD_IS_P.variables, "i": idx, "n": idx},
+               lambda s: [s.i <= s.n, GRAD_IS_P.holds(s)],
+               doc="after i of the n layers from the output down: G = out, the product of the transfer's "
+                   "first i + 1 weights")
+
+    def cong_at(s):
+        return s.instance("gradient_atom.cong", a=s.G * s.sigma_prime(hidden(), s.pre), b=s.out, c=s.c)
+    return induction(
+        f"{name}.chain_grad", run, "i", 0, chain_max,
+        stage(f"{name}.chain_grad.base", {"G": Float(finite=True, nonzero=True), "n": idx}, run,
+              lambda s: {"i": 0, "out": s.G}),
+        lambda s: {"G": s.gR, "out": s.out * s.c}, GRAD_IS_P,
+        step_vars={"c": Float(finite=True), "pre": Float(), "gR": Float()},
+        step_given=lambda s: [chain_back.holds(s, u=s.G), (s.out * s.c).is_finite(), ~(s.out * s.c).is_zero(),
+                              s.instance(f"{name}.one", u=s.G, pre=s.pre), cong_at(s)],
+        step_assumes=(f"{name}.one", "gradient_atom.cong"),
+        done=lambda s: s.i.eq(s.n), doc="the backward chain's product against the transfer's",
+        step_premise=[chain_back])

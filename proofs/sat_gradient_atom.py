@@ -47,8 +47,8 @@ from fpsmt.proof.tree import Node, Pred, fact, induction, join, sequence, stage
 from fpsmt.proofs.common import finite_inside, zero
 from fpsmt.proofs.gradient_atom import AT_Z_GRAD, GRAD_IS_P, PASS, cong_fact, pass_grad
 from fpsmt.proofs.multiplication_transfer import CHAIN_WEIGHT, REACHES, W_OUT, transfer_tree
-from fpsmt.proofs.sat_common import (H, X, chain_back_at_zero, chain_killed_node, formats, gate_off_stage,
-                                     layer_slice, within, xdesc)
+from fpsmt.proofs.sat_common import (H, X, chain_back_at_zero, chain_grad_node, chain_killed_node, formats,
+                                     gate_off_stage, layer_slice, within, xdesc)
 
 NAME = "sat_gradient_atom"
 X_DOM = X()
@@ -169,29 +169,11 @@ def one_fact(fmt):
                        doc="u * sigma'(pre) = u for finite u and pre a zero"))
 
 
-CHAIN_GRAD_RUN = Pred(f"{NAME}.chain_grad", {**GRAD_IS_P.variables, "i": _i, "n": _i},
-                      lambda s: [s.i <= s.n, GRAD_IS_P.holds(s)],
-                      doc="after i of the n layers from the output down: G = out, the product of the transfer's "
-                          "first i + 1 weights")
-
-
 def chain_grad(fmt):
     """From the output down (the top with its output layer, then every chain layer): the
     gradient G along r equals the transfer's partial product; each step is CHAIN_BACK (what
     ``top`` and ``chain_at_z`` prove of each layer), with ``one`` and ``cong``."""
-    def cong_at(s):
-        return s.instance("gradient_atom.cong", a=s.G * s.sigma_prime(S.hidden(), s.pre), b=s.out, c=s.c)
-    return induction(
-        f"{NAME}.chain_grad", CHAIN_GRAD_RUN, "i", 0, CHAIN_MAX,
-        stage(f"{NAME}.chain_grad.base", {"G": Float(finite=True, nonzero=True), "n": _i}, CHAIN_GRAD_RUN,
-              lambda s: {"i": 0, "out": s.G}),
-        lambda s: {"G": s.gR, "out": s.out * s.c}, GRAD_IS_P,
-        step_vars={"c": FIN, "pre": Float(), "gR": Float()},
-        step_given=lambda s: [CHAIN_BACK.holds(s, u=s.G), (s.out * s.c).is_finite(), ~(s.out * s.c).is_zero(),
-                              s.instance(f"{NAME}.one", u=s.G, pre=s.pre), cong_at(s)],
-        step_assumes=(f"{NAME}.one", "gradient_atom.cong"),
-        done=lambda s: s.i.eq(s.n), doc="the backward chain's product against the transfer's",
-        step_premise=[CHAIN_BACK])
+    return chain_grad_node(NAME, CHAIN_BACK, S.hidden, CHAIN_MAX)
 
 
 def tree(fmt):

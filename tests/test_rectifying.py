@@ -164,7 +164,6 @@ def test_a_step_indicator_one_stage_short_is_refuted(monkeypatch, tmp_path):
     assert row["status"] == "REFUTED" and row["counterexample"]
 
 
-@pytest.mark.slow
 def test_value_atom_is_proved_in_float8_e4m3(tmp_path):
     code, out, err = _main(["reproduce", "--activation", "swish", "--format", "float8_e4m3", "--store",
                             tmp_path / "s.sqlite", "--lemma", "rect_value_atom", "--no-confirm",
@@ -208,3 +207,101 @@ def test_torch_with_the_correctly_rounded_sigma_meets_every_target(act, tmp_path
     assert rep["sigma"]["value"] > 0 and "correctly rounded σ and σ' looked up" in err
     # with torch's own σ the same module misses (0 of these 8 with torch 2.13): σ is the difference
     assert rep["scalar"]["bit_exact"] < len(pts)
+
+
+@pytest.mark.parametrize("act,name", [("gelu", "float8_e4m3"), ("elu", "float8_e4m3"), ("gelu", "bfloat16"),
+                                      ("swish", "float32"), ("elu", "float32"), ("gelu", "float64")])
+def test_the_gradient_atom_is_its_trees_stages(act, name):
+    """What rect_gradient_atom's tree takes from the code: the atom's layers between the gate
+    and the top are each the chain step's layer (c_k, B_k for its c, B), the gate's
+    parameters are z's and w_x's only, the path is layer 0's last neuron, the chain weights
+    are the transfer's for the path's target t (input side first), each bias
+    I ⊖ (c ⊗ I) and w_out the transfer's; the top is not a chain step (it holds N)."""
+    import random
+    from fpsmt.constructions import relu as R
+    from fpsmt.proofs import rect_gradient_atom as T
+    from test_saturating import _same_layer, atom_slices
+    fmt = parse_format(name)
+    with RC.hidden_activation(act):
+        step, rename = T._chain_net(fmt)
+        net, depth, gate, top = atom_slices(RC, fmt, step.layers[0], lambda k: {f"c{k}": "c", f"B{k}": "B", **rename},
+                                            {"ge_b", "le_b", "wx", "zb"}, "zb")
+        assert rename == {f"c{gate + 1}": "c", f"B{gate + 1}": "B"}
+        assert not _same_layer(net.layers[top], step.layers[0], {f"c{top}": "c", f"B{top}": "B", **rename})
+        assert RC.gradient_state(fmt) == tuple(["G1", "G2", "C", "uge", "ule", "R"] if act == "elu"
+                                               else ["R", "G1", "G2", "uge", "ule"])
+        I = Fraction(2) ** RC.block_constants(fmt).a
+        rng = random.Random(11)
+        for _ in range(3):
+            z, h, g = (fmt.round(Fraction(rng.uniform(-4, 4)).limit_denominator(1 << 20)) for _ in range(3))
+            _, params = R.concrete_params(RC.gradient_atom, fmt, z, h, g, depth=depth)
+
+            def transfer(s, h, g):
+                w_out, chain = R.transfer_weights(s, h, RC.path_params(s, g)[1])
+                return None, {"w_out": w_out, **{f"t{i}": w for i, w in enumerate(reversed(chain))}}
+            _, w = R.concrete_params(transfer, fmt, h, g)
+            assert [params[f"c{k}"] for k in range(gate + 1, top + 1)] == [w[f"t{i}"] for i in range(len(w) - 1)]
+            assert params["w_out"] == w["w_out"]
+            for k in range(gate + 1, top + 1):
+                c = fmt.to_fraction(params[f"c{k}"])
+                assert params[f"B{k}"] == fmt.round(I - fmt.to_fraction(fmt.round(c * I)))
+
+
+def test_the_gradient_atoms_chain_step_is_refuted_with_a_wrong_bias(monkeypatch):
+    """The tree's induction step fails on a wrong chain layer: with bias I instead of
+    I ⊖ (c ⊗ I) the path neuron leaves I at x = z (REFUTED in float8_e4m3)."""
+    from fpsmt.proof.engine import Engine
+    from fpsmt.proof.lemmas import load
+    monkeypatch.setattr(RC, "chain_bias", lambda s, c, I: I)
+    fmt = parse_format("float8_e4m3")
+    with RC.hidden_activation("gelu"):
+        node, _ = load("rect_gradient_atom").build("repaired", fmt)
+        claims = {c.name: c for c in node.claims()}
+        r = Engine(solver="z3", timeout=120).prove(claims["rect_gradient_atom.chain_at_z.step"], fmt, claims)
+    assert r.status == "REFUTED"
+
+
+@pytest.mark.parametrize("act", ["gelu", pytest.param("elu", marks=pytest.mark.slow)])
+def test_the_gradient_atom_tree_is_proved_in_float8_e4m3(act, tmp_path):
+    code, out, err = _main(["reproduce", "--activation", act, "--format", "float8_e4m3", "--store",
+                            tmp_path / "s.sqlite", "--lemma", "rect_gradient_atom", "--no-confirm",
+                            "--report", tmp_path / "r.md", "--json"])
+    assert code == 0, err
+    assert [(r["lemma"], r["status"]) for r in json.loads(out)] == [("rect_gradient_atom", "PROVED")]
+
+
+@pytest.mark.parametrize("act,name", [("gelu", "float8_e4m3"), ("elu", "float8_e4m3"), ("swish", "bfloat16"),
+                                      ("elu", "float32"), ("gelu", "float64")])
+def test_the_value_atom_is_its_trees_stages(act, name):
+    """What rect_value_atom's tree takes from the code: the atom at the lemma's depth is cut
+    after the killers' layer into a gate that reads z's step biases only and a top that
+    reads the value's parameters only; the state is the killers' layer (G1, G2; ELU: C, K)."""
+    from fpsmt.semantics.network import Param
+    fmt = parse_format(name)
+    with RC.hidden_activation(act):
+        depth = RC.depth(fmt)
+        net = RC.value_network(fmt, depth)
+        kill = RC.value_layers(fmt, depth)
+        assert len(net.layers) == depth
+
+        def named(layers):
+            return {w.name for L in layers for w in list(L.weights) + list(L.bias) if isinstance(w, Param)}
+        assert named(net.layers[:kill + 1]) == {"ge_b", "le_b"}
+        assert named(net.layers[kill + 1:]) == {"n1", "n2", "w1", "w2"}
+        assert net.layers[kill].n_out == len(RC.value_state(fmt))
+        assert RC.value_state(fmt) == (("G1", "G2", "C", "K") if act == "elu" else ("G1", "G2"))
+
+
+def test_the_value_atoms_top_is_refuted_with_a_doubled_weight(monkeypatch):
+    """The tree's top fails on a wrong atom: with w1 doubled the output is 2v at x = z
+    (REFUTED in float8_e4m3)."""
+    from fpsmt.proof.engine import Engine
+    from fpsmt.proof.lemmas import load
+    good = RC.value_params
+    monkeypatch.setattr(RC, "value_params", lambda s, v: (lambda n1, n2, w1, w2: (n1, n2, w1 * 2, w2))(*good(s, v)))
+    fmt = parse_format("float8_e4m3")
+    with RC.hidden_activation("gelu"):
+        node, _ = load("rect_value_atom").build("repaired", fmt)
+        claims = {c.name: c for c in node.claims()}
+        r = Engine(solver="z3", timeout=120).prove(claims["rect_value_atom.top"], fmt, claims)
+    assert r.status == "REFUTED"

@@ -41,11 +41,11 @@ R.monotone, so an interval's image is bounded by the values at its ends).
   chain layer from the step indicators' u carried (a carried killer would be a live zero
   at x = z, σ'(0) ≠ 0, where the chain's gradients pile up and overflow), then one layer
   ``σ(c ⊗ R − G1 − G2 ⊕ B)`` per transfer weight c
-  (:func:`fpsmt.constructions.relu.transfer_weights`), every bias resetting the neuron to
-  exactly I or to a power of two >= I at x = z (ReLU's reset chain scaled by I), so every
-  σ' on the path is 1; the last layer also holds ``N = σ(−G1 − G2 ⊕ F)`` (F the chain's
-  value at z) and the output is ``w_out ⊗ R ⊕ (−w_out) ⊗ N``.  The chain carries h to
-  t = g/(w_x·2^k0): w_x = 1 unless 2^−k0·g is not finite (then w_x = 2).
+  (:func:`fpsmt.constructions.relu.transfer_weights`, every c in K = {−1} ∪ (0, 2^q]),
+  its bias B = I ⊖ (c ⊗ I) resetting the neuron to exactly I at x = z (ReLU's reset chain
+  scaled by I), so every σ' on the path is 1; the last layer also holds
+  ``N = σ(−G1 − G2 ⊕ I)`` and the output is ``w_out ⊗ R ⊕ (−w_out) ⊗ N``.  The chain
+  carries h to t = g/(w_x·2^k0): w_x = 1 unless 2^−k0·g is not finite (then w_x = 2).
 * the Theorem 3.1 network: the gradient atoms of the points with g* ≠ 0, then the value
   atoms' pieces, side by side at one depth (carries in the steps), one output row.
 
@@ -370,16 +370,13 @@ def value_params(s, v):
     return (s.where(zero, I, n1), s.where(zero, I, n2), s.where(zero, s.const(0), sw), s.where(zero, s.const(0), w2))
 
 
-def value_atom(s, z, v, depth=None):
-    """v·1[x = z] with D^AD = ±0 for every finite upstream, for |v| <= V (:func:`piece_bound`);
-    ``depth`` (>= the least, :attr:`BlockConstants.value_depth`) by carries in the steps."""
-    f = s.fmt
-    c = block_constants(f)
+def _value_plan(fmt, depth=None):
+    c = block_constants(fmt)
     depth = R.atom_depth(depth, c.value_depth, "value atom")
-    P = _plan(f)
+    P = _plan(fmt)
     carries = depth - c.value_depth
     if not c.dead:
-        _steps_and_killers(f, P, carries=carries)
+        _steps_and_killers(fmt, P, carries=carries)
         P.add([("N1", GATED, Param("n1")), ("N2", GATED, Param("n2"))])
         P.add([("out", [("N1", Param("w1")), ("N2", Param("w2"))], NEG0)])
     else:
@@ -391,12 +388,36 @@ def value_atom(s, z, v, depth=None):
 
         def side(k):
             return [constant(f"ge{last}"), ("K", [(f"ge{last}", half), (f"le{last}", half)], 1)] if k == kill else []
-        _steps_and_killers(f, P, carries=carries, side=side)
+        _steps_and_killers(fmt, P, carries=carries, side=side)
         P.add([("N1", gated(c), Param("n1")), ("N2", gated(c), Param("n2")), ("K", [("K", 1)], NEG0)])
         P.add([("M1", [("N1", 1), ("K", 1)], NEG0), ("M2", [("N2", 1), ("K", 1)], NEG0)])
         P.add([("out", [("M1", Param("w1")), ("M2", Param("w2"))], NEG0)])
+    return P
+
+
+def value_network(fmt, depth=None):
+    """The value atom's network with its parameters named (:func:`value_atom` gives their
+    values)."""
+    return _value_plan(fmt, depth).network()
+
+
+def value_layers(fmt, depth=None):
+    """The killers' layer index: layers 0 … it are the atom's gate (the step indicators and
+    the killers; δ ≠ 0: also C and K), the rest its top (N, for δ ≠ 0 M, the output)."""
+    c = block_constants(fmt)
+    return c.step_depth + R.atom_depth(depth, c.value_depth, "value atom") - c.value_depth
+
+
+def value_state(fmt):
+    """The names of the killers' layer's neurons, in order (G1, G2; δ ≠ 0: C, K)."""
+    return tuple(_value_plan(fmt).names[value_layers(fmt) + 1])
+
+
+def value_atom(s, z, v, depth=None):
+    """v·1[x = z] with D^AD = ±0 for every finite upstream, for |v| <= V (:func:`piece_bound`);
+    ``depth`` (>= the least, :attr:`BlockConstants.value_depth`) by carries in the steps."""
     n1, n2, w1, w2 = value_params(s, v)
-    return P.network(), {**step_biases(s, z), "n1": n1, "n2": n2, "w1": w1, "w2": w2}
+    return value_network(s.fmt, depth), {**step_biases(s, z), "n1": n1, "n2": n2, "w1": w1, "w2": w2}
 
 
 def gradient_depth(fmt):
@@ -407,7 +428,7 @@ def gradient_depth(fmt):
 
 def path_params(s, g):
     """(w_x, t): the path's input weight and the value the chain carries h to, so that
-    t ⊗ σ'(0) ⊗ w_x = g exactly."""
+    (t ⊗ σ'(±0)) ⊗ w_x = g exactly (:func:`path`)."""
     c = block_constants(s.fmt)
     if c.k0 == 0:
         return s.const(1), g
@@ -415,26 +436,32 @@ def path_params(s, g):
     return s.where(big, 2, 1), s.where(big, g, g * 2)
 
 
-def reset_bias(s, Pin, I):
-    """ReLU's :func:`fpsmt.constructions.relu.reset_bias` scaled by I: I ⊖ P where |P| <= 2^q·I
-    (the neuron is then exactly I), else −P⁻ (the neuron is then P − P⁻ >= I)."""
-    return s.where(abs(Pin) <= s.int_pow2(R.step_cap(s.fmt)) * I, I - Pin, -(Pin.next_down()))
+def path(s, u, g):
+    """The path's backward product below the gate at x = z: (u ⊗ 2^k0) ⊗ w_x (σ'(±0) = 2^k0,
+    every other σ' on the path 1; w_x from g)."""
+    w_x, _ = path_params(s, g)
+    return (u * s.lift(Fraction(2) ** block_constants(s.fmt).k0)) * w_x
 
 
-def gradient_atom(s, z, h, g, depth=None):
-    """Value ±0 on X; D^AD(h) = g at x = z; D^AD(y) = ±0 elsewhere for every finite y
-    (h, g finite nonzero).  See the module docstring."""
-    f = s.fmt
-    c = block_constants(f)
-    least = gradient_depth(f)
+def chain_bias(s, c, I):
+    """A chain neuron's bias I ⊖ (c ⊗ I): the neuron is then exactly I at x = z for every
+    weight c in K = {−1} ∪ (0, 2^q] (proofs/rect_gradient_atom.py ``chain_at_z``)."""
+    return I - c * I
+
+
+def gradient_layers(fmt, depth=None):
+    """(gate, top): the gate's layer index (R = σ(−G1 − G2 ⊕ r)) and the top's (the last
+    chain layer, with N); the output layer is top + 1."""
+    c = block_constants(fmt)
+    least = gradient_depth(fmt)
     depth = R.atom_depth(depth, least, "gradient atom")
-    I = s.int_pow2(c.a)
-    wx, t = path_params(s, g)
-    w_out, chain = R.transfer_weights(s, h, t)
-    weights = list(reversed(chain))  # forward order: input side first
-    params = {**step_biases(s, z), "wx": wx, "zb": -(wx * z), "w_out": w_out, "mw_out": -w_out}
+    return c.step_depth + depth - least + 1, depth - 2
 
-    last = c.step_depth + depth - least - 1  # the step indicators' last layer
+
+def _gradient_plan(fmt, depth=None):
+    c = block_constants(fmt)
+    gate, top = gradient_layers(fmt, depth)
+    last = gate - 2  # the step indicators' last layer
 
     def side(k):
         if k == 0:
@@ -445,12 +472,12 @@ def gradient_atom(s, z, h, g, depth=None):
             first = [constant(f"ge{last}")] if c.dead else []
             return first + [("r", [("r", 1)], NEG0), carry_u(c, f"ge{last}", "uge"), carry_u(c, f"le{last}", "ule")]
         return [("r", [("r", 1)], NEG0)]
-    P = _plan(f)
-    _steps_and_killers(f, P, carries=depth - least, side=side)
+    P = _plan(fmt)
+    _steps_and_killers(fmt, P, carries=last + 1 - c.step_depth, side=side)
     # fresh killers beside the gate and the chain, from the step indicators' u carried
     # (exact: I or a zero): dead at x = z, where a carried zero would be alive (σ'(0) ≠ 0) and
     # pile up the chain's gradients until they overflow
-    W, Gb = -f.to_fraction(c.W), f.to_fraction(c.Gb)
+    W, Gb = -fmt.to_fraction(c.W), fmt.to_fraction(c.Gb)
     carry = [("G1", [("uge", W)], Gb), ("G2", [("ule", W)], Gb)] + ([constant("uge")] if c.dead else []) \
         + [carry_u(c, "uge", "uge"), carry_u(c, "ule", "ule")]
     GT = gated(c)
@@ -459,20 +486,49 @@ def gradient_atom(s, z, h, g, depth=None):
         # δ = −1: the killers and C first, so that their terms cancel before R's is added
         return carry + neurons if c.dead else neurons + carry
     P.add(with_carry([("R", GT + [("r", 1)], NEG0)]))
-    F = I
-    for i, w in enumerate(weights):
-        Pin = w * F
-        params[f"c{i}"], params[f"B{i}"] = w, reset_bias(s, Pin, I)
-        F = Pin + params[f"B{i}"]
-        layer = [("R", [("R", Param(f"c{i}"))] + GT, Param(f"B{i}"))]
-        if i < len(weights) - 1:
-            layer = with_carry(layer)
-        else:
-            layer.append(("N", GT, Param("nb")))
-        P.add(layer)
-    params["nb"] = F
+    for k in range(gate + 1, top):
+        P.add(with_carry([chain_neuron(c, k)]))
+    P.add([chain_neuron(c, top), ("N", GT, c.I)])
     P.add([("out", [("R", Param("w_out")), ("N", Param("mw_out"))], NEG0)])
-    return P.network(), params
+    return P
+
+
+def chain_neuron(c, k):
+    """Chain layer k's path neuron R = σ(c_k ⊗ R − G1 − G2 (⊕ δ ⊗ C) ⊕ B_k) (``c`` the block
+    constants)."""
+    return ("R", [("R", Param(f"c{k}"))] + gated(c), Param(f"B{k}"))
+
+
+def gradient_network(fmt, depth=None):
+    """The gradient atom's network with its parameters named (:func:`gradient_atom` gives
+    their values): the step indicators with the path r beside them, the killers, the gate
+    R (layer ``gate`` of :func:`gradient_layers`), one chain layer per transfer weight (the
+    last, ``top``, with N), the output."""
+    return _gradient_plan(fmt, depth).network()
+
+
+def gradient_state(fmt):
+    """The names of the gate layer's neurons, in order: the state every chain layer but the
+    top keeps (R, the fresh killers G1, G2, C for δ ≠ 0, and the carried u's)."""
+    P = _gradient_plan(fmt)
+    gate, _ = gradient_layers(fmt)
+    return tuple(P.names[gate + 1])
+
+
+def gradient_atom(s, z, h, g, depth=None):
+    """Value ±0 on X; D^AD(h) = g at x = z; D^AD(y) = ±0 elsewhere for every finite y
+    (h, g finite nonzero).  See the module docstring and :func:`gradient_network`: the
+    chain weights (input side first) are c_{gate+1} … c_top, each bias I ⊖ (c ⊗ I)."""
+    f = s.fmt
+    net = gradient_network(f, depth)
+    gate, top = gradient_layers(f, depth)
+    I = s.int_pow2(block_constants(f).a)
+    wx, t = path_params(s, g)
+    w_out, chain = R.transfer_weights(s, h, t)
+    params = {**step_biases(s, z), "wx": wx, "zb": -(wx * z), "w_out": w_out, "mw_out": -w_out}
+    for k, w in zip(range(gate + 1, top + 1), reversed(chain)):  # forward order: input side first
+        params[f"c{k}"], params[f"B{k}"] = w, chain_bias(s, w, I)
+    return net, params
 
 
 # ------------------------------------------------------------------ Theorem 3.1
