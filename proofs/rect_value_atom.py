@@ -33,10 +33,10 @@ import functools
 from fpsmt.constructions import rectifying as RC
 from fpsmt.constructions.registry import show_bound
 from fpsmt.proof.approx import approx
-from fpsmt.proof.claims import Float, forall
+from fpsmt.proof.claims import Float, Int, forall
 from fpsmt.proof.lemmas import Lemma
-from fpsmt.proof.tree import Node, Pred, stage
-from fpsmt.proofs.common import finite_inside
+from fpsmt.proof.tree import Node, Pred, induction, join, sequence, stage
+from fpsmt.proofs.common import finite_inside, zero
 from fpsmt.proofs.rect_common import X, formats, xdesc
 from fpsmt.semantics.network import Network
 
@@ -91,33 +91,112 @@ def _slice(fmt, a, b):
     return Network(fmt, list(RC.value_network(fmt, RC.depth(fmt)).layers[a:b]))
 
 
-def _gate_run(s, x):
-    state = RC.value_state(s.fmt)
-    kill = RC.value_layers(s.fmt, RC.depth(s.fmt))
-    net = _slice(s.fmt, 0, kill + 1)
+def _cuts(fmt):
+    """(amp, carries, kill): the step indicators' amplification is layers 0 … amp − 1, then
+    ``carries`` carry layers, kill A and kill B, then the killers' layer ``kill``."""
+    c = RC.block_constants(fmt)
+    kill = RC.value_layers(fmt, RC.depth(fmt))
+    return 1 + len(c.stages), kill - c.step_depth, kill
+
+
+def _L(s):
+    """2^(m+2): what the amplification leaves at least on the side where the step holds."""
+    return s.int_pow2(RC.block_constants(s.fmt).kill + 1)
+
+
+def _high(s, a):
+    return (a >= _L(s)) & a.is_finite()
+
+
+def _low(s, a):
+    return (a >= -1) & (a <= 0)
+
+
+#: the step indicators' pair after the amplification (and every carry): both on the side
+#: where the step holds at x = z; one on each side elsewhere
+STEPS_AT_Z = Pred(f"{NAME}.steps_at_z", {"ge": Float(), "le": Float()}, lambda s: [_high(s, s.ge), _high(s, s.le)],
+                  doc="ge, le >= 2^(m+2), finite")
+STEPS_OFF = Pred(f"{NAME}.steps_off", {"ge": Float(), "le": Float()},
+                 lambda s: (_high(s, s.ge) & _low(s, s.le)) | (_low(s, s.ge) & _high(s, s.le)),
+                 doc="one of ge, le >= 2^(m+2) (finite), the other in [-1, 0]")
+_CARRY_MAX = 1 << 12
+_ci = Int(0, _CARRY_MAX)
+OFF_X = Pred(f"{NAME}.x_off", {"z": X_DOM, "x": X_DOM}, lambda s: ~s.x.eq(s.z), doc="x != z")
+
+
+def _steps_run(s, x):
+    amp, _, _ = _cuts(s.fmt)
+    net = _slice(s.fmt, 0, amp)
     P = RC.step_biases(s, s.z)
-    return net, P, s.run(net, [x], [s[u] for u in _ups(state)], params=P, trace=True)
+    return net, P, s.run(net, [x], [s.o1, s.o2], params=P, trace=True)
 
 
-def _gate_side(s, x):
-    net, P, (_, grad, trace) = _gate_run(s, x)
+def _steps_side(s, x):
+    net, P, (_, grad, trace) = _steps_run(s, x)
     return [grad[0].is_zero()] + [t.is_zero() for t in s.input_terms(net, P, trace)] + finite_inside(*trace[1:3])
 
 
-def gate_at_z(fmt):
-    state = RC.value_state(fmt)
-    AT_Z, _, UP_Z, _ = _preds(state)
-    return stage(f"{NAME}.gate_at_z", {"z": X_DOM}, AT_Z, lambda s: dict(zip(state, _gate_run(s, s.z)[2][0])), UP_Z,
-                 side=lambda s: _gate_side(s, s.z), premise=[UP_Z])
+def _carry_node(at):
+    """The carry layers of the pair (any number up to 2^12), by induction: the pair's side
+    stays (σ(a) = a above 2^(m+2), σ maps [−1, 0] into itself), and zero upstreams give
+    zero gradients."""
+    inv = STEPS_AT_Z if at else STEPS_OFF
+    tag = "at_z" if at else "off"
+    run = Pred(f"{NAME}.carry_{tag}", {**inv.variables, "i": _ci, "n": _ci}, lambda s: [s.i <= s.n, inv.holds(s)],
+               doc=f"after i of the n carry layers: {inv.name}")
+
+    def layer(s):
+        amp, _, _ = _cuts(s.fmt)
+        return s.run(_slice(s.fmt, amp, amp + 1), [s.ge, s.le], [s.o1, s.o2], trace=True)
+
+    def side(s):
+        _, grad, (_, post, up) = layer(s)
+        return [g.is_zero() for g in grad] + finite_inside(post, up)
+    return induction(
+        f"{NAME}.carry_{tag}", run, "i", 0, _CARRY_MAX,
+        stage(f"{NAME}.carry_{tag}.base", {"n": _ci}, run, lambda s: {"i": 0}, inv),
+        lambda s: dict(zip(("ge", "le"), layer(s)[0])), inv, step_vars={"o1": zero(), "o2": zero()},
+        step_side=side, done=lambda s: s.i.eq(s.n), doc="the step indicators' carry layers")
 
 
-def gate_off(fmt):
+def _kill_run(s, ge, le):
+    state = RC.value_state(s.fmt)
+    amp, carries, kill = _cuts(s.fmt)
+    net = _slice(s.fmt, amp + carries, kill + 1)
+    return s.run(net, [ge, le], [s[u] for u in _ups(state)], trace=True)
+
+
+def _kill_side(s):
+    _, grad, (_, post, up) = _kill_run(s, s.ge, s.le)
+    return [g.is_zero() for g in grad] + finite_inside(post, up)
+
+
+def gate(fmt, at):
+    """The step indicators and the killers at x = z (``at``) or at x != z: the amplification
+    (with the zero upstream the carries and kill layers give: D^AD(x) and every first-layer
+    term a zero), the carries, then kill A, kill B and the killers' layer for every
+    upstream as UP_Z (UP_OFF) states it: the killers' layer is AT_Z (OFF), and the gradient
+    into the pair is a zero."""
     state = RC.value_state(fmt)
-    _, OFF, _, UP_OFF = _preds(state)
-    OFF_UP = Pred(f"{NAME}.off_up", {"z": X_DOM, "x": X_DOM, **UP_OFF.variables},
-                  lambda s: [~s.x.eq(s.z), UP_OFF.holds(s)], doc="x != z, and the upstream UP_OFF")
-    return stage(f"{NAME}.gate_off", {}, OFF, lambda s: dict(zip(state, _gate_run(s, s.x)[2][0])), OFF_UP,
-                 side=lambda s: _gate_side(s, s.x), premise=[UP_OFF])
+    AT_Z, OFF, UP_Z, UP_OFF = _preds(state)
+    _, carries, _ = _cuts(fmt)
+    tag = "at_z" if at else "off"
+    pair, target, ups = (STEPS_AT_Z, AT_Z, UP_Z) if at else (STEPS_OFF, OFF, UP_OFF)
+    zeros = {"o1": zero(), "o2": zero()}
+    if at:
+        steps = stage(f"{NAME}.steps_at_z", {"z": X_DOM, **zeros}, pair,
+                      lambda s: dict(zip(("ge", "le"), _steps_run(s, s.z)[2][0])), side=lambda s: _steps_side(s, s.z))
+    else:
+        steps = stage(f"{NAME}.steps_off", zeros, pair,
+                      lambda s: dict(zip(("ge", "le"), _steps_run(s, s.x)[2][0])), OFF_X,
+                      side=lambda s: _steps_side(s, s.x))
+    kill_in = Pred(f"{NAME}.kill_in_{tag}", {**pair.variables, **ups.variables},
+                   lambda s: [pair.holds(s), ups.holds(s)], doc=f"{pair.name} and the upstream {ups.name}")
+    join_in = join(f"{NAME}.kill_in_{tag}", [pair, ups], kill_in)
+    kill = stage(f"{NAME}.kill_{tag}", {}, target, lambda s: dict(zip(state, _kill_run(s, s.ge, s.le)[0])), kill_in,
+                 side=_kill_side, premise=[ups])
+    items = [steps] + ([_carry_node(at)] if carries else []) + [join_in, kill]
+    return sequence(f"{NAME}.gate_{tag}", items)
 
 
 def top_claim(fmt):
@@ -155,7 +234,7 @@ def repaired(fmt):
     state = RC.value_state(fmt)
     AT_Z, OFF, UP_Z, UP_OFF = _preds(state)
     top = Node("stage", f"{NAME}.top", top_claim(fmt), uses={"premise": [AT_Z, OFF], "side": [UP_Z, UP_OFF]})
-    tree = Node("lemma", NAME, None, [gate_at_z(fmt), gate_off(fmt), top])
+    tree = Node("lemma", NAME, None, [gate(fmt, True), gate(fmt, False), top])
     return tree, (f"for all z, x in {xdesc(fmt)}, every v with |v| <= {show_bound(V(fmt))} and every finite upstream y: "
                   "out = v at x = z (bit for bit; a zero v by either zero), a zero elsewhere, and D^AD(y) = ±0; its two "
                   f"output terms are (v, ±0) at x = z when |v| >= {show_bound(L(fmt))} and two zeros elsewhere, every "

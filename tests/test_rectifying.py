@@ -275,8 +275,11 @@ def test_the_gradient_atom_tree_is_proved_in_float8_e4m3(act, tmp_path):
 def test_the_value_atom_is_its_trees_stages(act, name):
     """What rect_value_atom's tree takes from the code: the atom at the lemma's depth is cut
     after the killers' layer into a gate that reads z's step biases only and a top that
-    reads the value's parameters only; the state is the killers' layer (G1, G2; ELU: C, K)."""
+    reads the value's parameters only; the state is the killers' layer (G1, G2; ELU: C, K);
+    the step indicators' carry layers are all one layer, the carry induction's."""
+    from fpsmt.proofs import rect_value_atom as V
     from fpsmt.semantics.network import Param
+    from test_saturating import _same_layer
     fmt = parse_format(name)
     with RC.hidden_activation(act):
         depth = RC.depth(fmt)
@@ -290,6 +293,13 @@ def test_the_value_atom_is_its_trees_stages(act, name):
         assert named(net.layers[kill + 1:]) == {"n1", "n2", "w1", "w2"}
         assert net.layers[kill].n_out == len(RC.value_state(fmt))
         assert RC.value_state(fmt) == (("G1", "G2", "C", "K") if act == "elu" else ("G1", "G2"))
+        # the carries: every layer between the amplification and kill A is the carry induction's layer
+        amp, carries, k = V._cuts(fmt)
+        assert k == kill and carries == kill - RC.block_constants(fmt).step_depth and carries > 0
+        for j in range(amp, amp + carries):
+            assert _same_layer(net.layers[j], net.layers[amp], {}), j
+        assert not _same_layer(net.layers[amp + carries], net.layers[amp], {})
+        assert not _same_layer(net.layers[amp - 1], net.layers[amp], {})
 
 
 def test_the_value_atoms_top_is_refuted_with_a_doubled_weight(monkeypatch):
