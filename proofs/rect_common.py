@@ -11,6 +11,24 @@ activation, theorem, X, H, xdesc, formats = (FAMILY.activation, FAMILY.theorem, 
                                              FAMILY.formats)
 
 
+def I(s):
+    """The identity threshold I = 2^a of the active σ, a float of the scope."""
+    from fpsmt.constructions import rectifying as RC
+    return s.int_pow2(RC.block_constants(s.fmt).a)
+
+
+def dead(s, v):
+    """v is σ's dead value δ (a zero of either sign, or −1)."""
+    from fpsmt.constructions import rectifying as RC
+    return RC.block_constants(s.fmt).is_dead(v)
+
+
+def killer(s):
+    """G, the value of a killer that is alive, a float of the scope."""
+    from fpsmt.constructions import rectifying as RC
+    return s.const(s.fmt.to_fraction(RC.block_constants(s.fmt).G))
+
+
 def step_lemma(kind):
     from fpsmt.constructions import rectifying as RC
 

@@ -52,7 +52,7 @@ from fpsmt.proof.tree import Node, Pred, fact, induction, join, sequence, stage
 from fpsmt.proofs.common import finite_inside
 from fpsmt.proofs.gradient_atom import GRAD_IS_P, cong_fact
 from fpsmt.proofs.multiplication_transfer import CHAIN_WEIGHT, W_OUT, target_stage, transfer_tree
-from fpsmt.proofs.rect_common import H, X, formats, xdesc
+from fpsmt.proofs.rect_common import H, X, I as _I, dead as _dead, formats, killer as _G, xdesc
 from fpsmt.proofs.sat_common import (chain_back_at_zero, chain_grad_node, chain_killed_node, gate_off_stage,
                                      layer_slice, within)
 
@@ -63,19 +63,6 @@ NONZERO = Float(finite=True, nonzero=True)
 #: the most chain layers the inductions cover (every format's chain is far shorter)
 CHAIN_MAX = 1 << 12
 _i = Int(0, CHAIN_MAX)
-
-
-def _I(s):
-    return s.int_pow2(RC.block_constants(s.fmt).a)
-
-
-def _dead(s, v):
-    return RC.block_constants(s.fmt).is_dead(v)
-
-
-def _G(s):
-    c = RC.block_constants(s.fmt)
-    return s.const(s.fmt.to_fraction(c.G))
 
 
 def path(s, u, g):
@@ -104,8 +91,9 @@ def _preds(state):
     every layer at x = z gets into the state but R (the top gives it, every chain layer
     keeps it, the gate takes it): a zero into each carried u — the chain's fresh killers
     are dead there (σ' = 0) and the top does not read the u's — and finite into the
-    others.  (R's is the transfer's partial product: CHAIN_BACK and ``chain_grad``.)  (For δ = −1 a u is
-    carried by σ(2^b ⊗ u ⊕ (1 − 2^b)): a finite upstream into it may overflow below.)"""
+    others.  R's is the transfer's partial product (CHAIN_BACK and ``chain_grad``).  For
+    δ = −1 a u is carried by σ(2^b ⊗ u ⊕ (1 − 2^b)): a finite upstream into it may
+    overflow below."""
     v = {n: Float() for n in state}
 
     def c2(s):

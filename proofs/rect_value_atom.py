@@ -37,7 +37,7 @@ from fpsmt.proof.claims import Float, Int, forall
 from fpsmt.proof.lemmas import Lemma
 from fpsmt.proof.tree import Node, Pred, induction, join, sequence, stage
 from fpsmt.proofs.common import finite_inside, zero
-from fpsmt.proofs.rect_common import X, formats, xdesc
+from fpsmt.proofs.rect_common import X, dead as _dead, formats, killer as _G, xdesc
 from fpsmt.semantics.network import Network
 
 NAME = "rect_value_atom"
@@ -52,14 +52,6 @@ def L(fmt):
     """The least |v| whose atom's output terms are (v, a zero): below it the value is made
     of two nonzero terms (fpsmt.constructions.rectifying.value_params, ``capped``)."""
     return RC.uncapped_bound(fmt)
-
-
-def _dead(s, v):
-    return RC.block_constants(s.fmt).is_dead(v)
-
-
-def _G(s):
-    return s.const(s.fmt.to_fraction(RC.block_constants(s.fmt).G))
 
 
 @functools.lru_cache(maxsize=None)
