@@ -117,10 +117,11 @@ def subnormal_stage(fmt):
                  side=side, states=[W_OUT, CHAIN_WEIGHT])
 
 
-def target_stage(fmt, name="multiplication_transfer.target", target=None, reaches=REACHES):
+def target_stage(fmt, name="multiplication_transfer.target", target=None, reaches=REACHES, extra=None):
     """±1 ⊗ sgn ⊗ m_g ⊗ exps = g, the weights from g and the ±1.  A gradient atom whose path
     below the chain multiplies further (fpsmt.constructions.rectifying) names its own
-    ``target(s)`` (the chain's value, from g) and ``reaches`` (its guarantee over g and out)."""
+    ``target(s)`` (the chain's value, from g), ``reaches`` (its guarantee over g, out and
+    the variables ``extra(s)`` gives, terms of g)."""
     def chain(s):
         sgn, m, exps = C.target_weights(s, target(s) if target else s.g, s.t)
         return (sgn, m, exps), _chain(s.t, [sgn, m] + exps)
@@ -128,8 +129,8 @@ def target_stage(fmt, name="multiplication_transfer.target", target=None, reache
     def side(s):
         (sgn, m, exps), (_, partial) = chain(s)
         return [sgn.eq(1) | sgn.eq(-1), (m >= 1) & (m < 2)] + _weights_ok(s, [sgn, m] + exps) + _nonzero(partial)
-    return stage(name, {"g": NONZERO}, reaches, lambda s: {"out": chain(s)[1][0]}, UNIT,
-                 side=side, cases={"t": UNITS}, states=[CHAIN_WEIGHT])
+    return stage(name, {"g": NONZERO}, reaches, lambda s: {"out": chain(s)[1][0], **(extra(s) if extra else {})},
+                 UNIT, side=side, cases={"t": UNITS}, states=[CHAIN_WEIGHT])
 
 
 def transfer_tree(fmt, target=None):

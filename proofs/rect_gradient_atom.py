@@ -43,14 +43,15 @@ chain weights the transfer's for the target t (input side first) and each bias
 I ⊖ (c ⊗ I) (``rectifying.chain_bias``, the function the stages call)."""
 
 import functools
+from fractions import Fraction
 
 from fpsmt.constructions import rectifying as RC
 from fpsmt.constructions.registry import show_bound
 from fpsmt.proof.claims import Float, Int, forall
 from fpsmt.proof.lemmas import Lemma
 from fpsmt.proof.tree import Node, Pred, fact, induction, join, sequence, stage
-from fpsmt.proofs.common import finite_inside
-from fpsmt.proofs.gradient_atom import GRAD_IS_P, cong_fact
+from fpsmt.proofs.common import finite_inside, zero
+from fpsmt.proofs.gradient_atom import GRAD_IS_P, PASS, cong_fact, pass_grad
 from fpsmt.proofs.multiplication_transfer import CHAIN_WEIGHT, W_OUT, target_stage, transfer_tree
 from fpsmt.proofs.rect_common import H, X, I as _I, dead as _dead, formats, killer as _G, xdesc
 from fpsmt.proofs.sat_common import (chain_back_at_zero, chain_grad_node, chain_killed_node, gate_off_stage,
@@ -65,23 +66,39 @@ CHAIN_MAX = 1 << 12
 _i = Int(0, CHAIN_MAX)
 
 
-def path(s, u, g):
-    return RC.path(s, u, g)
+#: the path's input weight w_x: 1, or 2 where k0 = −1 and 2g is not finite
+#: (``rectifying.path_params``).  The gate's stages are stated for w_x, not for g, so that they
+#: have few inputs
+WX = Float(range=(1, 2))
+
+
+def path(s, u, wx):
+    """PATH(u) = (u ⊗ 2^k0) ⊗ w_x: the path's backward product below the gate at x = z."""
+    return (u * s.lift(Fraction(2) ** RC.block_constants(s.fmt).k0)) * wx
+
+
+def _wx_ok(s):
+    """w_x is one the atom can have: 1, or 2 where σ'(±0) = 1/2 (k0 = −1)."""
+    return s.wx.eq(1) if RC.block_constants(s.fmt).k0 == 0 else s.wx.eq(1) | s.wx.eq(2)
 
 
 #: the gate's backward pass at x = z: D^AD(x) = PATH(G) where that is not a zero
-GATE_BACK = Pred(f"{NAME}.gate_back", {"G": Float(), "g": NONZERO, "D": Float()},
-                 lambda s: (~path(s, s.G, s.g).is_zero()).implies(s.D.same(path(s, s.G, s.g))),
-                 doc="D = PATH(G) = (G * 2^k0) * w_x where that is nonzero")
-#: the transfer's guarantee: the chain's product ``out`` meets the gate's PATH at g
-REACHES = Pred(f"{NAME}.reaches_g", {"g": NONZERO, "out": Float()},
-               lambda s: [path(s, s.out, s.g).same(s.g), s.out.is_finite(), ~s.out.is_zero()],
-               doc="PATH(out) = g, out finite and nonzero")
+GATE_BACK = Pred(f"{NAME}.gate_back", {"G": Float(), "wx": WX, "D": Float()},
+                 lambda s: [_wx_ok(s), (~path(s, s.G, s.wx).is_zero()).implies(s.D.same(path(s, s.G, s.wx)))],
+                 doc="w_x is 1 (or 2 where k0 = -1); D = PATH(G) = (G * 2^k0) * w_x where that is nonzero")
+#: the transfer's guarantee: the chain's product ``out`` meets the gate's PATH at g, with
+#: the w_x that g gives
+REACHES = Pred(f"{NAME}.reaches_g", {"g": NONZERO, "out": Float(), "wx": WX},
+               lambda s: [s.wx.same(RC.path_params(s, s.g)[0]), path(s, s.out, s.wx).same(s.g), s.out.is_finite(),
+                          ~s.out.is_zero()],
+               doc="w_x is g's, PATH(out) = g, out finite and nonzero")
+Z_WX = Pred(f"{NAME}.z_wx", {"z": X_DOM, "wx": WX}, _wx_ok, doc="w_x is 1 (or 2 where k0 = -1)")
 AT_Z_GRAD = Pred(f"{NAME}.grad_at_z", {"D": Float(), "g": NONZERO}, lambda s: s.D.same(s.g), doc="D^AD = g")
 #: a chain layer's backward step, as AD takes it: the path neuron's pre-activation is I
 CHAIN_BACK = chain_back_at_zero(NAME, RC.hidden, where=lambda s, pre: pre.same(_I(s)), what="= I")
 #: x != z
-OFF = Pred(f"{NAME}.off", {"z": X_DOM, "x": X_DOM, "g": NONZERO}, lambda s: ~s.x.eq(s.z), doc="x != z")
+OFF = Pred(f"{NAME}.off", {"z": X_DOM, "x": X_DOM, "wx": WX}, lambda s: [~s.x.eq(s.z), _wx_ok(s)],
+           doc="x != z, w_x is 1 (or 2 where k0 = -1)")
 
 
 @functools.lru_cache(maxsize=None)
@@ -110,7 +127,7 @@ def _preds(state):
     KILLED = Pred(f"{NAME}.killed", v, killed,
                   doc="R dead; (G1, G2, u_ge, u_le) = (G, dead, dead, I) or (dead, G, I, dead) (C = 2)")
     run = {**v, "i": _i, "n": _i}
-    UPS = Pred(f"{NAME}.upstream", {u: Float() for u in _ups(state, False)},
+    UPS = Pred(f"{NAME}.upstream", {u: zero() if u in ("u_uge", "u_ule") else Float() for u in _ups(state, False)},
                lambda s: [s[u].is_zero() if u in ("u_uge", "u_ule") else s[u].is_finite() for u in _ups(state, False)],
                doc="the upstream into the state but R at x = z: zeros into the carried u's, finite into the others")
     return (AT_Z, Pred(f"{NAME}.chain_at_z", run, lambda s: [s.i <= s.n, AT_Z.holds(s)],
@@ -133,26 +150,104 @@ def _ups_but_R(state, grad):
     return {f"u_{n}": g for n, g in zip(state, grad) if n != "R"}
 
 
-def _gate_run(s, x, ups):
+def _gate_run(s, x, ups, a=0, b=None, inputs=None):
+    """Layers a … b − 1 of the gate (default: all of it, on x) with the upstream ``ups``;
+    ``inputs``: layer a's inputs when a > 0."""
     gate, _ = RC.gradient_layers(s.fmt, RC.depth(s.fmt))
-    net = layer_slice(RC, s.fmt, 0, gate + 1)
-    wx, _ = RC.path_params(s, s.g)
-    P = {**RC.step_biases(s, s.z), "wx": wx, "zb": -(wx * s.z)}
-    return net, P, s.run(net, [x], ups, params=P, trace=True)
+    net = layer_slice(RC, s.fmt, a, gate + 1 if b is None else b)
+    P = {}
+    if a == 0:
+        P = {**RC.step_biases(s, s.z), "wx": s.wx, "zb": -(s.wx * s.z)}
+    return net, P, s.run(net, [x] if a == 0 else inputs, ups, params=P, trace=True)
+
+
+def _lower_names(fmt):
+    """The names of the steps' last layer's neurons (ge, le, the path r) and of the killers'
+    layer's (the killers, C for δ = −1, r, the u's carried)."""
+    gate, _ = RC.gradient_layers(fmt, RC.depth(fmt))
+    names = RC._gradient_plan(fmt, RC.depth(fmt)).names
+    return tuple(names[gate - 1]), tuple(names[gate])
+
+
+@functools.lru_cache(maxsize=None)
+def _gate_preds(lower, killers):
+    """LOWER (the steps' last layer at x = z: every neuron I), KILLERS (the killers' layer at
+    x = z: G1, G2 dead, C = 2, r and the u's I), KUPS (the upstream into the killers' layer
+    at x = z: zeros into the u's, finite into the others)."""
+    def at(value):  # a float that can only be ``value(fmt)`` (a domain the enumeration takes as one point)
+        return Float(range=(lambda f: f.hex(f.round(value(f))), lambda f: f.hex(f.round(value(f)))))
+    one_I = at(lambda f: RC.block_constants(f).I)
+    dead = at(lambda f: -1) if "C" in killers else zero()  # C only where δ = −1
+    LOWER = Pred(f"{NAME}.lower_at_z", {n: one_I for n in lower},
+                 lambda s: [s[n].same(_I(s)) for n in lower], doc="ge, le and r are I")
+
+    def killed(s):
+        return [_dead(s, s[n]) if n in ("G1", "G2") else s[n].same(2) if n == "C" else s[n].same(_I(s))
+                for n in killers]
+    KILLERS = Pred(f"{NAME}.killers_at_z",
+                   {n: dead if n in ("G1", "G2") else at(lambda f: 2) if n == "C" else one_I for n in killers}, killed,
+                   doc="G1, G2 dead, C = 2, r and the u's I")
+    ups = [f"u_{n}" for n in killers]
+    KUPS = Pred(f"{NAME}.killers_upstream", {u: zero() if u in ("u_uge", "u_ule") else Float() for u in ups},
+                lambda s: [s[u].is_zero() if u in ("u_uge", "u_ule") else s[u].is_finite() for u in ups],
+                doc="the upstream into the killers' layer at x = z: zeros into the u's, finite into the others")
+    return LOWER, KILLERS, KUPS
 
 
 def gate_at_z(fmt):
+    """The gate at x = z in three stages, each a layer slice of the atom, so that no stage
+    has more than z, g and one finite upstream, or three finite upstreams (what the
+    enumeration that confirms an 8-bit answer can take): ``lower_at_z`` (the step
+    indicators and the path r up to the killers: ge, le, r all I; D^AD(x) = PATH(u_r)
+    and the first-layer terms), ``killers_at_z`` (the killers' layer: r's upstream passed
+    through, zeros into ge and le) and ``top_at_z`` (the gate layer: the state AT_Z, R's
+    upstream passed through to r, the killers' layer's upstream KUPS), joined."""
     state = _state(fmt)
     AT_Z, UPS = _preds(state)[0], _preds(state)[4]
+    lower, killers = _lower_names(fmt)
+    LOWER, KILLERS, KUPS = _gate_preds(lower, killers)
+    gate, _ = RC.gradient_layers(fmt, RC.depth(fmt))
+    r = lower.index("r")
+    ups_low = {f"o{i}": zero() for i, n in enumerate(lower) if n != "r"}
 
-    def side(s):
-        net, P, (_, grad, trace) = _gate_run(s, s.z, [s[u] for u in _ups(state)])
+    def low_run(s):
+        ups = [s.u_r if n == "r" else s[f"o{i}"] for i, n in enumerate(lower)]
+        return _gate_run(s, s.z, ups, 0, gate - 1)
+
+    def low_side(s):
+        net, P, (_, grad, trace) = low_run(s)
         terms = s.input_terms(net, P, trace)
-        return ([GATE_BACK.holds(s, G=s.u_R, D=grad[0]), GATE_BACK.holds(s, G=s.u_R, D=terms[-1])]
+        return ([GATE_BACK.holds(s, G=s.u_r, D=grad[0]), GATE_BACK.holds(s, G=s.u_r, D=terms[-1])]
                 + [t.is_zero() for t in terms[:-1]] + finite_inside(*trace[1:3]) + [g.is_finite() for g in grad])
-    return stage(f"{NAME}.gate_at_z", {"z": X_DOM, "g": NONZERO, "u_R": FIN}, AT_Z,
-                 lambda s: dict(zip(state, _gate_run(s, s.z, [s[u] for u in _ups(state)])[2][0])), UPS, side=side,
-                 states=[GATE_BACK], premise=[UPS])
+    low = stage(f"{NAME}.lower_at_z", {"u_r": FIN, **ups_low}, LOWER, lambda s: dict(zip(lower, low_run(s)[2][0])),
+                Z_WX, side=low_side, states=[GATE_BACK])
+
+    def kill_run(s):
+        return _gate_run(s, None, [s[f"u_{n}"] for n in killers], gate - 1, gate, [s[n] for n in lower])[2]
+
+    def kill_side(s):
+        _, grad, (_, post, up) = kill_run(s)
+        return ([PASS.holds(s, u=s.u_r, g=grad[r])] + [g.is_zero() for j, g in enumerate(grad) if j != r]
+                + [g.is_finite() for g in grad] + finite_inside(post, up))
+    kill_in = Pred(f"{NAME}.killers_in", {**LOWER.variables, **KUPS.variables},
+                   lambda s: [LOWER.holds(s), KUPS.holds(s)], doc="LOWER and the upstream KUPS")
+    kill = stage(f"{NAME}.killers_at_z", {}, KILLERS, lambda s: dict(zip(killers, kill_run(s)[0])), kill_in,
+                 side=kill_side, states=[PASS], premise=[KUPS])
+
+    def top_run(s):
+        return _gate_run(s, None, [s[u] for u in _ups(state)], gate, gate + 1, [s[n] for n in killers])[2]
+
+    def top_side(s):
+        _, grad, (_, post, up) = top_run(s)
+        gr = dict(zip(killers, grad))
+        return ([PASS.holds(s, u=s.u_R, g=gr["r"]), KUPS.holds(s, **{f"u_{n}": g for n, g in gr.items()})]
+                + finite_inside(post, up))
+    top_in = Pred(f"{NAME}.gate_in", {**KILLERS.variables, **UPS.variables, "u_R": FIN},
+                  lambda s: [KILLERS.holds(s), UPS.holds(s)], doc="KILLERS and the upstream UPS, u_R finite")
+    top = stage(f"{NAME}.top_at_z", {}, AT_Z, lambda s: dict(zip(state, top_run(s)[0])), top_in, side=top_side,
+                states=[PASS, KUPS], premise=[UPS])
+    return sequence(f"{NAME}.gate_at_z", [low, join(f"{NAME}.killers_in", [LOWER, KUPS], kill_in), kill,
+                                          join(f"{NAME}.gate_in", [KILLERS, UPS], top_in), top])
 
 
 def gate_off(fmt):
@@ -249,7 +344,7 @@ def transfer(fmt):
     """The multiplication transfer h → ±1 → t, with this family's target stage: the chain's
     product ``out`` has PATH(out) = g (t = g / (w_x·2^k0), ``rectifying.path_params``)."""
     return transfer_tree(fmt, target_stage(fmt, f"{NAME}.transfer.target", lambda s: RC.path_params(s, s.g)[1],
-                                           REACHES))
+                                           REACHES, lambda s: {"wx": RC.path_params(s, s.g)[0]}))
 
 
 def tree(fmt):
@@ -257,7 +352,7 @@ def tree(fmt):
     AT_Z, _, KILLED, _, UPS = _preds(state)
     top = Node("stage", f"{NAME}.top", top_claim(fmt),
                uses={"hypothesis": W_OUT, "premise": [W_OUT, CHAIN_WEIGHT, AT_Z, KILLED], "side": [CHAIN_BACK, UPS]})
-    backward = sequence(f"{NAME}.backward", [chain_grad_node(NAME, CHAIN_BACK, RC.hidden, CHAIN_MAX),
+    backward = sequence(f"{NAME}.backward", [chain_grad_node(NAME, CHAIN_BACK, RC.hidden, CHAIN_MAX), pass_grad(fmt),
                                              join(f"{NAME}.backward.g", [GRAD_IS_P, REACHES, GATE_BACK], AT_Z_GRAD)])
     return Node("lemma", NAME, None, [gate_at_z(fmt), gate_off(fmt), chain_at_z(fmt), chain_killed(fmt), top,
                                       transfer(fmt), one_fact(fmt), cong_fact(fmt), backward])

@@ -315,3 +315,22 @@ def test_the_value_atoms_top_is_refuted_with_a_doubled_weight(monkeypatch):
         claims = {c.name: c for c in node.claims()}
         r = Engine(solver="z3", timeout=120).prove(claims["rect_value_atom.top"], fmt, claims)
     assert r.status == "REFUTED"
+
+
+def test_the_gradient_atoms_gate_stages_can_be_enumerated_in_float8_e4m3():
+    """The gate is cut so that its 8-bit answers can be confirmed by enumeration: the gate
+    stages of GELU's tree over the steps have spaces within the enumeration limit in
+    float8_e4m3 (the gate as one stage over z, g and five upstreams had about 2^40 points)."""
+    from fpsmt.proof.exhaustive import space
+    from fpsmt.proof.lemmas import load
+    fmt = parse_format("float8_e4m3")
+    with RC.hidden_activation("gelu"):
+        node, _ = load("rect_gradient_atom").build("repaired", fmt)
+        claims = {c.name: c for c in node.claims()}
+        for name in ("lower_at_z", "killers_at_z", "gate_off"):
+            c = claims[f"rect_gradient_atom.{name}"]
+            assert space(c, fmt, list(c.variables)) is not None, name
+        # the gate layer alone: R's upstream and two killers' are about 2^28 points with the
+        # zeros' signs, beyond the limit (its confirmation is cvc5's)
+        c = claims["rect_gradient_atom.top_at_z"]
+        assert space(c, fmt, list(c.variables)) is None
