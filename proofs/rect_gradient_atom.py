@@ -13,11 +13,15 @@ Proved as a tree (fpsmt.proof.tree); every stage's network is a run of whole lay
 atom (tests/test_rectifying.py compares them term for term), as for the saturating and
 logistic families' gradient atoms:
 
-* ``gate_at_z`` (over z, g and every upstream into the state as UPS states it: zeros into
-  the carried u's, finite into the others): the state is AT_Z —
-  R = I, the fresh killers σ's dead value δ, C = 2, both u's I; D^AD(x) = PATH(u_R) =
-  (u_R ⊗ 2^k0) ⊗ w_x where that is not a zero (GATE_BACK); the step rows' first-layer
-  terms are zeros and the path's is D^AD's; every hidden value and gradient is finite.
+* ``gate_at_z``, three layer slices joined: ``lower_at_z`` (the step indicators and the path
+  up to the killers, over z, w_x and r's upstream: all three I; D^AD(x) = PATH(u_r) =
+  (u_r ⊗ 2^k0) ⊗ w_x where that is not a zero (GATE_BACK); the step rows' first-layer terms
+  zeros and the path's D^AD's), ``killers_at_z`` (r's upstream passed through, PASS; zeros
+  into the indicators) and ``top_at_z`` (the gate layer, for every upstream as UPS states
+  it: zeros into the carried u's, finite into the others): the state is AT_Z — R = I, the
+  fresh killers σ's dead value δ, C = 2, both u's I; R's upstream passed to r.  Every
+  hidden value and gradient is finite.  Stated for w_x (1, or 2 where k0 = −1), not g, so
+  that in the 8-bit formats the first two are small enough to be confirmed by enumeration.
 * ``gate_off`` (x != z, with the zero upstreams the killed chain gives): the state is
   KILLED — R = δ, one killer G (the side's), the other δ, the u's (δ, I) or (I, δ); D^AD(x)
   and every first-layer term a zero.
@@ -32,14 +36,16 @@ logistic families' gradient atoms:
   stage: ±1 through the target weights from t lands on ``out`` with PATH(out) = g (t and
   w_x from g: ``rectifying.path_params``);
 * the facts ``one`` (u ⊗ σ'(I) = u: R.identity) and ReLU's ``cong``; ``chain_grad`` (the
-  gradient along R is the transfer's partial product) and the join with the gate:
-  D^AD = PATH(G) = g at x = z.
+  gradient along R is the transfer's partial product), ReLU's ``pass_grad`` over the gate
+  layer and the killers' layer (PASS), and the join with ``lower_at_z``: D^AD = PATH(G) = g
+  at x = z.
 
 For the theorem's join (proofs/rect_theorem_3_1.py) the stages state: the output row's two
 terms sum to a zero; D^AD's first-layer terms are zeros but the path's, which is D^AD (so
 g at x = z with upstream h), and all zeros elsewhere; every hidden value and gradient is
-finite.  What is the code's, tested: the atom's layers are these stages' in this order, its
-chain weights the transfer's for the target t (input side first) and each bias
+finite.  What is the code's, tested: the atom's layers are these stages' in this order (so
+two pass layers, the killers' and the gate's, lie between the chain and ``lower_at_z``),
+its chain weights the transfer's for the target t (input side first) and each bias
 I ⊖ (c ⊗ I) (``rectifying.chain_bias``, the function the stages call)."""
 
 import functools

@@ -428,19 +428,12 @@ def gradient_depth(fmt):
 
 def path_params(s, g):
     """(w_x, t): the path's input weight and the value the chain carries h to, so that
-    (t ⊗ σ'(±0)) ⊗ w_x = g exactly (:func:`path`)."""
+    (t ⊗ σ'(±0)) ⊗ w_x = g exactly (proofs/rect_gradient_atom.py ``path``)."""
     c = block_constants(s.fmt)
     if c.k0 == 0:
         return s.const(1), g
     big = abs(g) >= s.int_pow2(s.fmt.e_max)
     return s.where(big, 2, 1), s.where(big, g, g * 2)
-
-
-def path(s, u, g):
-    """The path's backward product below the gate at x = z: (u ⊗ 2^k0) ⊗ w_x (σ'(±0) = 2^k0,
-    every other σ' on the path 1; w_x from g)."""
-    w_x, _ = path_params(s, g)
-    return (u * s.lift(Fraction(2) ** block_constants(s.fmt).k0)) * w_x
 
 
 def chain_bias(s, c, I):
