@@ -171,8 +171,8 @@ def _lower_names(fmt):
     """The names of the steps' last layer's neurons (ge, le, the path r) and of the killers'
     layer's (the killers, C for δ = −1, r, the u's carried)."""
     gate, _ = RC.gradient_layers(fmt, RC.depth(fmt))
-    names = RC._gradient_plan(fmt, RC.depth(fmt)).names
-    return tuple(names[gate - 1]), tuple(names[gate])
+    names = RC.gradient_names(fmt, RC.depth(fmt))
+    return names[gate - 1], names[gate]
 
 
 @functools.lru_cache(maxsize=None)

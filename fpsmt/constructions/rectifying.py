@@ -500,6 +500,11 @@ def gradient_network(fmt, depth=None):
     return _gradient_plan(fmt, depth).network()
 
 
+def gradient_names(fmt, depth=None):
+    """The names of every layer's neurons, layer by layer (the input x first)."""
+    return [tuple(n) for n in _gradient_plan(fmt, depth).names]
+
+
 def gradient_state(fmt):
     """The names of the gate layer's neurons, in order: the state every chain layer but the
     top keeps (R, the fresh killers G1, G2, C for δ ≠ 0, and the carried u's)."""
