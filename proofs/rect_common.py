@@ -29,6 +29,12 @@ def killer(s):
     return s.const(s.fmt.to_fraction(RC.block_constants(s.fmt).G))
 
 
+def upstreams(state, R=True):
+    """The names u_<n> of the upstream gradients into a stage's output neurons ``state``
+    (R's too, or not)."""
+    return [f"u_{n}" for n in state if R or n != "R"]
+
+
 def step_lemma(kind):
     from fpsmt.constructions import rectifying as RC
 

@@ -59,7 +59,8 @@ from fpsmt.proof.tree import Node, Pred, fact, induction, join, sequence, stage
 from fpsmt.proofs.common import finite_inside, zero
 from fpsmt.proofs.gradient_atom import GRAD_IS_P, PASS, cong_fact, pass_grad
 from fpsmt.proofs.multiplication_transfer import CHAIN_WEIGHT, W_OUT, target_stage, transfer_tree
-from fpsmt.proofs.rect_common import H, X, I as _I, dead as _dead, formats, killer as _G, xdesc
+from fpsmt.proofs.rect_common import (H, X, I as _I, dead as _dead, formats, killer as _G, upstreams as _ups,
+                                      xdesc)
 from fpsmt.proofs.sat_common import (chain_back_at_zero, chain_grad_node, chain_killed_node, gate_off_stage,
                                      layer_slice, within)
 
@@ -144,11 +145,6 @@ def _preds(state):
 
 def _state(fmt):
     return RC.gradient_state(fmt)
-
-
-def _ups(state, R=True):
-    """The upstream variables into the state's neurons (R's too, or not)."""
-    return [f"u_{n}" for n in state if R or n != "R"]
 
 
 def _ups_but_R(state, grad):

@@ -43,7 +43,7 @@ from fpsmt.proof.claims import Float, Int, forall
 from fpsmt.proof.lemmas import Lemma
 from fpsmt.proof.tree import Node, Pred, induction, join, sequence, stage
 from fpsmt.proofs.common import finite_inside, zero
-from fpsmt.proofs.rect_common import X, dead as _dead, formats, killer as _G, xdesc
+from fpsmt.proofs.rect_common import X, dead as _dead, formats, killer as _G, upstreams as _ups, xdesc
 from fpsmt.semantics.network import Network
 
 NAME = "rect_value_atom"
@@ -79,10 +79,6 @@ def _preds(state):
                   lambda s: [s[u].is_zero() if u in ("u_G1", "u_G2") else s[u].is_finite() for u in ups],
                   doc="the upstream into the killers' layer at x != z: zeros into G1, G2, finite into C, K")
     return AT_Z, OFF, UP_Z, UP_OFF
-
-
-def _ups(state):
-    return [f"u_{n}" for n in state]
 
 
 def _slice(fmt, a, b):

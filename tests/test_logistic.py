@@ -231,15 +231,9 @@ def test_the_gradient_atom_is_its_trees_stages(name):
 def test_the_gradient_atoms_chain_step_is_refuted_without_its_bias(monkeypatch):
     """The tree's induction step fails on a wrong chain layer: with bias −0 instead of
     −(c ⊗ 1/2) the path neuron leaves 1/2 at x = z (REFUTED in float8_e4m3)."""
-    from fpsmt.proof.engine import Engine
-    from fpsmt.proof.lemmas import load
+    from test_saturating import decide_stage
     monkeypatch.setattr(LG, "chain_neuron", lambda k: ("r", [("r", Param(f"c{k}"))], LG.NEG0))
-    fmt = parse_format("float8_e4m3")
-    with LG.hidden_activation("sigmoid"):
-        node, _ = load("logi_gradient_atom").build("repaired", fmt)
-        claims = {c.name: c for c in node.claims()}
-        r = Engine(solver="z3", timeout=120).prove(claims["logi_gradient_atom.chain_at_z.step"], fmt, claims)
-    assert r.status == "REFUTED"
+    assert decide_stage(LG, "sigmoid", "logi_gradient_atom", "chain_at_z.step") == "REFUTED"
 
 
 def test_the_gradient_atom_tree_is_proved_in_float8_e4m3(tmp_path):

@@ -250,15 +250,9 @@ def test_the_gradient_atom_is_its_trees_stages(act, name):
 def test_the_gradient_atoms_chain_step_is_refuted_with_a_wrong_bias(monkeypatch):
     """The tree's induction step fails on a wrong chain layer: with bias I instead of
     I ⊖ (c ⊗ I) the path neuron leaves I at x = z (REFUTED in float8_e4m3)."""
-    from fpsmt.proof.engine import Engine
-    from fpsmt.proof.lemmas import load
+    from test_saturating import decide_stage
     monkeypatch.setattr(RC, "chain_bias", lambda s, c, I: I)
-    fmt = parse_format("float8_e4m3")
-    with RC.hidden_activation("gelu"):
-        node, _ = load("rect_gradient_atom").build("repaired", fmt)
-        claims = {c.name: c for c in node.claims()}
-        r = Engine(solver="z3", timeout=120).prove(claims["rect_gradient_atom.chain_at_z.step"], fmt, claims)
-    assert r.status == "REFUTED"
+    assert decide_stage(RC, "gelu", "rect_gradient_atom", "chain_at_z.step") == "REFUTED"
 
 
 @pytest.mark.parametrize("act", ["gelu", pytest.param("elu", marks=pytest.mark.slow)])
@@ -305,16 +299,10 @@ def test_the_value_atom_is_its_trees_stages(act, name):
 def test_the_value_atoms_top_is_refuted_with_a_doubled_weight(monkeypatch):
     """The tree's top fails on a wrong atom: with w1 doubled the output is 2v at x = z
     (REFUTED in float8_e4m3)."""
-    from fpsmt.proof.engine import Engine
-    from fpsmt.proof.lemmas import load
+    from test_saturating import decide_stage
     good = RC.value_params
     monkeypatch.setattr(RC, "value_params", lambda s, v: (lambda n1, n2, w1, w2: (n1, n2, w1 * 2, w2))(*good(s, v)))
-    fmt = parse_format("float8_e4m3")
-    with RC.hidden_activation("gelu"):
-        node, _ = load("rect_value_atom").build("repaired", fmt)
-        claims = {c.name: c for c in node.claims()}
-        r = Engine(solver="z3", timeout=120).prove(claims["rect_value_atom.top"], fmt, claims)
-    assert r.status == "REFUTED"
+    assert decide_stage(RC, "gelu", "rect_value_atom", "top") == "REFUTED"
 
 
 def test_the_gradient_atoms_gate_stages_can_be_enumerated_in_float8_e4m3():

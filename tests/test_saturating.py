@@ -267,19 +267,24 @@ def test_the_gradient_atom_is_its_trees_stages(name):
             assert params["w_out"] == w["w_out"]
 
 
+def decide_stage(blocks, activation, lemma, claim, fmt_name="float8_e4m3"):
+    """The status z3 gives one claim of a lemma's tree (``<lemma>.<claim>``), built and
+    decided while ``activation`` is the family's (``blocks``: its module)."""
+    from fpsmt.proof.engine import Engine
+    from fpsmt.proof.lemmas import load
+    fmt = parse_format(fmt_name)
+    with blocks.hidden_activation(activation):
+        node, _ = load(lemma).build("repaired", fmt)
+        claims = {c.name: c for c in node.claims()}
+        return Engine(solver="z3", timeout=120).prove(claims[f"{lemma}.{claim}"], fmt, claims).status
+
+
 def test_the_gradient_atoms_chain_step_is_refuted_with_a_bias(monkeypatch):
     """The tree's induction step fails on a wrong chain layer: with a bias 1/4 the path
     neuron is not a zero at x = z (REFUTED in float8_e4m3)."""
-    from fpsmt.proof.engine import Engine
-    from fpsmt.proof.lemmas import load
     from fpsmt.semantics.network import Param
     monkeypatch.setattr(S, "chain_neuron", lambda name: ("r", [("r", Param(name))], Fraction(1, 4)))
-    fmt = parse_format("float8_e4m3")
-    with S.hidden_activation("tanh"):
-        node, _ = load("sat_gradient_atom").build("repaired", fmt)
-        claims = {c.name: c for c in node.claims()}
-        r = Engine(solver="z3", timeout=120).prove(claims["sat_gradient_atom.chain_at_z.step"], fmt, claims)
-    assert r.status == "REFUTED"
+    assert decide_stage(S, "tanh", "sat_gradient_atom", "chain_at_z.step") == "REFUTED"
 
 
 def test_a_step_indicator_that_stops_short_of_saturation_is_refuted(monkeypatch, tmp_path):

@@ -508,9 +508,7 @@ def gradient_names(fmt, depth=None):
 def gradient_state(fmt):
     """The names of the gate layer's neurons, in order: the state every chain layer but the
     top keeps (R, the fresh killers G1, G2, C for δ ≠ 0, and the carried u's)."""
-    P = _gradient_plan(fmt)
-    gate, _ = gradient_layers(fmt)
-    return tuple(P.names[gate + 1])
+    return gradient_names(fmt)[gradient_layers(fmt)[0] + 1]
 
 
 def gradient_atom(s, z, h, g, depth=None):
