@@ -35,6 +35,7 @@ answer in bfloat16 within 12 minutes.  As one claim the lemma was UNKNOWN in bfl
 600 s (GELU, ELU)."""
 
 import functools
+from fractions import Fraction
 
 from fpsmt.constructions import rectifying as RC
 from fpsmt.constructions.registry import show_bound
@@ -43,7 +44,7 @@ from fpsmt.proof.claims import Float, Int, forall
 from fpsmt.proof.lemmas import Lemma
 from fpsmt.proof.tree import Node, Pred, induction, join, sequence, stage
 from fpsmt.proofs.common import finite_inside, zero
-from fpsmt.proofs.rect_common import X, dead as _dead, formats, killer as _G, upstreams as _ups, xdesc
+from fpsmt.proofs.rect_common import X, dead as _dead, formats, killer as _G, theorem, upstreams as _ups, xdesc
 from fpsmt.semantics.network import Network
 
 NAME = "rect_value_atom"
@@ -118,16 +119,172 @@ _ci = Int(0, _CARRY_MAX)
 OFF_X = Pred(f"{NAME}.x_off", {"z": X_DOM, "x": X_DOM}, lambda s: ~s.x.eq(s.z), doc="x != z")
 
 
-def _steps_run(s, x):
+def _steps_run(s, x, pre=None):
+    """The amplification layers on input x (biases at z), or with layer 0's pre-activations
+    ``pre`` in place of its sums (:meth:`Scope.run` ``given_pre``)."""
     amp, _, _ = _cuts(s.fmt)
     net = _slice(s.fmt, 0, amp)
-    P = RC.step_biases(s, s.z)
-    return net, P, s.run(net, [x], [s.o1, s.o2], params=P, trace=True)
+    P = RC.step_biases(s, s.z) if pre is None else {"ge_b": s.const(0), "le_b": s.const(0)}
+    return net, P, s.run(net, [x], [s.o1, s.o2], params=P, trace=True,
+                         given_pre=None if pre is None else {0: list(pre)})
 
 
-def _steps_side(s, x):
-    net, P, (_, grad, trace) = _steps_run(s, x)
+def _steps_side(s, x, pre=None):
+    net, P, (_, grad, trace) = _steps_run(s, x, pre)
     return [grad[0].is_zero()] + [t.is_zero() for t in s.input_terms(net, P, trace)] + finite_inside(*trace[1:3])
+
+
+#: the exponent of layer 0's pre-activation at x = z: z − z⁻ and z⁺ − z are powers of two,
+#: from the least subnormal to the spacing at the top of the format
+_KR = Int(lambda f: f.e_min - f.M, lambda f: f.e_max - 1 - f.M)
+_ZEROS = {"o1": zero(), "o2": zero()}
+
+
+def _pre0(s):
+    """Layer 0's pre-activations (ge, le) at x = z."""
+    net = _slice(s.fmt, 0, 1)
+    _, _, (pre, _, _) = s.run(net, [s.z], [s.const(0), s.const(0)], params=RC.step_biases(s, s.z), trace=True)
+    return pre[0]
+
+
+SPACING = Pred(f"{NAME}.spacing_at_z", {"z": X_DOM, "kg": _KR, "kl": _KR},
+               lambda s: [p.same(k.pow2()) for p, k in zip(_pre0(s), (s.kg, s.kl))],
+               doc="layer 0's pre-activations at x = z are 2^kg (z − z⁻) and 2^kl (z⁺ − z)")
+
+
+def _amp_goals(s):
+    pre = (s.kg.pow2(), s.kl.pow2())
+    ge, le = _steps_run(s, s.const(0), pre)[2][0]
+    return [STEPS_AT_Z.holds(s, ge=ge, le=le)] + _steps_side(s, s.const(0), pre)
+
+
+#: the amplification from layer 0's pre-activations 2^kg, 2^kl: what ``steps_at_z`` states
+AMP_K = Pred(f"{NAME}.amp_at_z", {"kg": _KR, "kl": _KR, **_ZEROS}, _amp_goals,
+             doc="from layer 0's pre-activations (2^kg, 2^kl), for the zero upstream: the pair STEPS_AT_Z, D^AD(x) "
+                 "and every first-layer term a zero, every hidden value and gradient finite")
+FIRST_AT_Z = Pred(f"{NAME}.first_at_z", {**SPACING.variables, **AMP_K.variables},
+                  lambda s: [SPACING.holds(s), AMP_K.holds(s)], doc="SPACING and AMP_K")
+
+
+def steps_at_z_nodes(fmt):
+    """The amplification at x = z in three nodes and a join: ``spacing_at_z`` (a solver
+    claim without σ: layer 0's pre-activations are 2^kg, 2^kl), ``amp_at_z`` (every
+    (kg, kl) of the range, decided by enumeration: a few hundred exponents per format, so
+    σ meets a few hundred arguments), and ``steps_at_z``, which takes the run at z to the
+    run from (2^kg, 2^kl) with σ and σ' uninterpreted: congruence, true of every function,
+    σ_F's included.  As one claim over z, ``steps_at_z`` gave no answer in float32 within
+    600 s (GELU)."""
+    from fpsmt.constructions.relu import true_exponent
+    spacing = stage(f"{NAME}.spacing_at_z", {"z": X_DOM}, SPACING,
+                    lambda s: dict(zip(("kg", "kl"), (true_exponent(s, p) for p in _pre0(s)))))
+    amp = stage(f"{NAME}.amp_at_z", {**AMP_K.variables}, AMP_K, lambda s: {}, enumerate=True)
+    first = join(f"{NAME}.first_at_z", [SPACING, AMP_K], FIRST_AT_Z)
+    steps = stage(f"{NAME}.steps_at_z", {}, STEPS_AT_Z, lambda s: dict(zip(("ge", "le"), _steps_run(s, s.z)[2][0])),
+                  FIRST_AT_Z, side=lambda s: _steps_side(s, s.z), uninterpreted=("act",))
+    return [spacing, amp, first, steps]
+
+
+def _image(fmt, lo, hi):
+    """[min, max] of σ_F over the floats of [lo, hi] (Fractions): σ at the ends and at the
+    ends of its monotone pieces inside (σ is monotone on each piece; the claims that use
+    these bounds check them)."""
+    from fpsmt.semantics.activations import get_activation
+    fn = get_activation(RC.hidden()).function(fmt, "value")
+    pts = {lo, hi}
+    for p in fn.pieces:
+        for e in (p.lo, p.hi):
+            if e is not None and fmt.is_finite(e) and lo < fmt.to_fraction(e) < hi:
+                pts.add(fmt.to_fraction(e))
+    vals = [fmt.to_fraction(fn.value(fmt.round(q))) for q in pts]
+    return min(vals), max(vals)
+
+
+@functools.lru_cache(maxsize=None)
+def off_intervals(fmt_name, act):
+    """For x != z, layer by layer of the amplification: ((A_lo, A_hi), (B_lo, B_hi)) of
+    each layer's pre-activations (A: the step indicator whose layer-0 pre-activation is
+    positive, B: the other) and of its outputs.  A layer-0 pre-activation is x ⊖ z⁻ or
+    z⁺ ⊖ x: in [ω, 2M] on A's side, in [−2M, 0] on B's (M the bound of X)."""
+    from fpsmt.semantics.formats import parse_format
+    fmt = parse_format(fmt_name)
+    c = RC.block_constants(fmt)
+    top = fmt.to_fraction(fmt.round(2 * theorem(fmt).M_sigma))
+    rnd = lambda q: fmt.to_fraction(fmt.round(q))  # noqa: E731
+    pre = ((fmt.to_fraction(1), top), (-top, Fraction(0)))
+    out = []
+    for op in (None,) + tuple(c.stages):
+        if op is not None:
+            kind, v = op
+            w = fmt.to_fraction(v)
+            if kind == "mul":
+                pre = tuple((rnd(w * lo), rnd(w * hi)) for lo, hi in post)
+            else:
+                pre = tuple((rnd(w - hi), rnd(w - lo)) for lo, hi in post)
+        post = tuple(_image(fmt, lo, hi) for lo, hi in pre)
+        out.append((pre, post))
+    return tuple(out)
+
+
+def _box(s, v, iv):
+    lo, hi = iv
+    return (v >= s.const(lo)) & (v <= s.const(hi))
+
+
+@functools.lru_cache(maxsize=None)
+def _off_pred(j):
+    """OFF_j: the pair after amplification layer j (j >= 0) for x != z: one in A_j, the
+    other in B_j (off_intervals)."""
+    def fn(s):
+        (_, (A, B)) = off_intervals(s.fmt.name, RC.hidden())[j]
+        return (_box(s, s.ge, A) & _box(s, s.le, B)) | (_box(s, s.ge, B) & _box(s, s.le, A))
+    return Pred(f"{NAME}.off_{j}", {"ge": Float(), "le": Float()}, fn,
+                doc=f"after amplification layer {j}, x != z: one of ge, le in A_{j}, the other in B_{j}")
+
+
+def _anchors(j):
+    """The ends of layer j's pre-activation intervals, where the lazy encoding bounds σ."""
+    def at(fmt):
+        (pre, _) = off_intervals(fmt.name, RC.hidden())[j]
+        return sorted({fmt.round(q) for iv in pre for q in iv})
+    return at
+
+
+def steps_off_nodes(fmt):
+    """The amplification at x != z, a stage per layer: layer 0 takes (z, x) with x != z to
+    OFF_0 (one pre-activation in [ω, 2M], the other in [−2M, 0]); layer j takes OFF_(j−1)
+    to OFF_j, its bounds σ's image of the intervals (``off_intervals``), the last to
+    STEPS_OFF.  Each stage's claim is anchored at its intervals' ends (Claim.anchors), so
+    that σ's lazy encoding in a wide format bounds σ over an interval from the start.  For
+    the zero upstream the layers above give, every gradient into a stage's inputs is a
+    zero (layer 0: D^AD(x) and every first-layer term), every hidden value and gradient
+    finite.  As one claim (the amplification over x != z) it gave no answer in float32
+    within 600 s (GELU)."""
+    amp, _, _ = _cuts(fmt)
+    nodes = []
+
+    def first_out(s):
+        net = _slice(s.fmt, 0, 1)
+        return s.run(net, [s.x], [s.o1, s.o2], params=RC.step_biases(s, s.z), trace=True)
+
+    def first_side(s):
+        net = _slice(s.fmt, 0, 1)
+        _, grad, trace = first_out(s)
+        return ([grad[0].is_zero()] + [t.is_zero() for t in s.input_terms(net, RC.step_biases(s, s.z), trace)]
+                + finite_inside(*trace[1:3]))
+    target = (lambda j: STEPS_OFF if j == amp - 1 else _off_pred(j))
+    nodes.append(stage(f"{NAME}.off_layer_0", dict(_ZEROS), target(0), lambda s: dict(zip(("ge", "le"), first_out(s)[0])),
+                       OFF_X, side=first_side, anchors=_anchors(0)))
+    for j in range(1, amp):
+        def run(s, j=j):
+            return s.run(_slice(s.fmt, j, j + 1), [s.ge, s.le], [s.o1, s.o2], trace=True)
+
+        def side(s, run=run):
+            _, grad, (_, post, up) = run(s)
+            return [g.is_zero() for g in grad] + finite_inside(post, up)
+        nodes.append(stage(f"{NAME}.off_layer_{j}", dict(_ZEROS), target(j),
+                           lambda s, run=run: dict(zip(("ge", "le"), run(s)[0])), _off_pred(j - 1),
+                           side=side, anchors=_anchors(j)))
+    return nodes
 
 
 def _carry_node(at):
@@ -150,7 +307,8 @@ def _carry_node(at):
         f"{NAME}.carry_{tag}", run, "i", 0, _CARRY_MAX,
         stage(f"{NAME}.carry_{tag}.base", {"n": _ci}, run, lambda s: {"i": 0}, inv),
         lambda s: dict(zip(("ge", "le"), layer(s)[0])), inv, step_vars={"o1": zero(), "o2": zero()},
-        step_side=side, done=lambda s: s.i.eq(s.n), doc="the step indicators' carry layers")
+        step_side=side, done=lambda s: s.i.eq(s.n), doc="the step indicators' carry layers",
+        step_anchors=lambda f: [f.round(q) for q in (-1, 0, 2 ** (RC.block_constants(f).kill + 1))])
 
 
 def _kill_run(s, ge, le):
@@ -178,18 +336,15 @@ def gate(fmt, at):
     pair, target, ups = (STEPS_AT_Z, AT_Z, UP_Z) if at else (STEPS_OFF, OFF, UP_OFF)
     zeros = {"o1": zero(), "o2": zero()}
     if at:
-        steps = stage(f"{NAME}.steps_at_z", {"z": X_DOM, **zeros}, pair,
-                      lambda s: dict(zip(("ge", "le"), _steps_run(s, s.z)[2][0])), side=lambda s: _steps_side(s, s.z))
+        steps = steps_at_z_nodes(fmt)
     else:
-        steps = stage(f"{NAME}.steps_off", zeros, pair,
-                      lambda s: dict(zip(("ge", "le"), _steps_run(s, s.x)[2][0])), OFF_X,
-                      side=lambda s: _steps_side(s, s.x))
+        steps = steps_off_nodes(fmt)
     kill_in = Pred(f"{NAME}.kill_in_{tag}", {**pair.variables, **ups.variables},
                    lambda s: [pair.holds(s), ups.holds(s)], doc=f"{pair.name} and the upstream {ups.name}")
     join_in = join(f"{NAME}.kill_in_{tag}", [pair, ups], kill_in)
     kill = stage(f"{NAME}.kill_{tag}", {}, target, lambda s: dict(zip(state, _kill_run(s, s.ge, s.le)[0])), kill_in,
                  side=_kill_side, premise=[ups])
-    items = [steps] + ([_carry_node(at)] if carries else []) + [join_in, kill]
+    items = steps + ([_carry_node(at)] if carries else []) + [join_in, kill]
     return sequence(f"{NAME}.gate_{tag}", items)
 
 

@@ -446,10 +446,89 @@ def test_a_claim_with_multiplication_uninterpreted():
         forall("comm_fp", {"a": fin, "c": fin}, goal=lambda s: (s.a * s.c).same(s.c * s.a)), BF16, {}).status == "PROVED"
     assert space(forall("c8", {"a": fin}, goal=lambda s: (s.a * s.a).same(s.a), uninterpreted=("mul",)),
                  E4M3, ["a"]) is None
-    with pytest.raises(InputError, match="only add, mul"):
+    with pytest.raises(InputError, match="only act, add, mul"):
         forall("d", {"a": fin}, goal=lambda s: s.a.same(s.a), uninterpreted=("div",))
     with pytest.raises(InputError, match="not enumerated"):
         forall("e", {"a": fin}, goal=lambda s: s.a.same(s.a), uninterpreted=("mul",), enumerate=True)
+
+
+def test_a_claim_with_activations_uninterpreted():
+    """With σ and σ' uninterpreted ("act"), congruence is PROVED in float32 (Ackermann's
+    reduction: σ is a function of the argument's bit pattern); a statement true of GELU's
+    σ_F but not of every function (σ(1) > 0) is not PROVED and not REFUTED: the model does
+    not replay; a statement false of every function is REFUTED with a replayed
+    counterexample.  Interpreted, two applications of σ to one term are one term (the lazy
+    encoding's memo), so a join's premise and conclusion need no refinement."""
+    import numpy as np
+    import z3
+    from fpsmt.proof.claims import forall
+    from fpsmt.proof.encoding import Encoding
+    from fpsmt.semantics.arith import symbolic
+    fin, f32 = Float(finite=True), parse_format("float32")
+    sg = lambda s, a: s.sigma("gelu", a)  # noqa: E731
+    cong = forall("cong_act", {"a": fin, "b": fin}, given=lambda s: s.a.same(s.b),
+                  goal=lambda s: [sg(s, s.a).same(sg(s, s.b)), s.sigma_prime("gelu", s.a).same(s.sigma_prime("gelu", s.b))],
+                  uninterpreted=("act",))
+    positive = forall("positive_act", {"a": Float(range=(1, 1))}, goal=lambda s: sg(s, s.a) > 0, uninterpreted=("act",))
+    wrong = forall("wrong_act", {"a": fin}, goal=lambda s: ~sg(s, s.a).same(sg(s, s.a)), uninterpreted=("act",))
+    eng = Engine(solver="z3", timeout=60)
+    assert eng.prove(cong, f32, {}).status == "PROVED"
+    r = eng.prove(positive, f32, {})
+    assert r.status == "UNKNOWN" and "does not replay" in r.reason, r
+    assert Engine(solver="z3", timeout=60).prove(
+        forall("positive_fp", {"a": Float(range=(1, 1))}, goal=lambda s: sg(s, s.a) > 0), f32, {}).status == "PROVED"
+    r = eng.prove(wrong, f32, {})
+    assert r.status == "REFUTED" and r.witness
+    A = symbolic(f32)
+    s = Encoding(forall("m", {"a": fin}, goal=lambda s: s.a.same(s.a)), f32, A, {}, {}).scope
+    one, two = sg(s, s.a + 1), sg(s, s.a + 1)
+    assert z3.eq(np.asarray(one.v)[()], np.asarray(two.v)[()]) and len(A.lazy) == 1
+    assert not z3.eq(np.asarray(sg(s, s.a + 2).v)[()], np.asarray(one.v)[()]) and len(A.lazy) == 2
+
+
+def test_anchors_bound_sigma_over_an_interval():
+    """A claim's anchors (Claim.anchors) state σ's true values at given points as bounds on
+    their monotone pieces before any model is seen: GELU <= 0 on [−1, 0] is PROVED in
+    float32 with an anchor at 0; anchors are true facts, so a false bound stays REFUTED
+    with a replayed counterexample; they are part of the claim's SMT text."""
+    from fpsmt.proof.claims import forall
+    f32 = parse_format("float32")
+    dom = {"t": Float(range=(-1, 0))}
+    zero_anchor = lambda f: [f.round(0)]  # noqa: E731
+    ok = forall("gelu_nonpositive", dom, goal=lambda s: s.sigma("gelu", s.t) <= 0, anchors=zero_anchor)
+    bad = forall("gelu_below", dom, goal=lambda s: s.sigma("gelu", s.t) <= s.const(Fraction(-1, 64)),
+                 anchors=zero_anchor)
+    eng = Engine(solver="z3", timeout=120)
+    assert eng.prove(ok, f32, {}).status == "PROVED"
+    r = eng.prove(bad, f32, {})
+    assert r.status == "REFUTED" and r.witness
+    plain = forall("gelu_nonpositive", dom, goal=lambda s: s.sigma("gelu", s.t) <= 0)
+    assert eng._statement(plain, f32, {}) != eng._statement(ok, f32, {})
+
+
+def test_finite_bounds_enclose_sigma_prime():
+    """The range facts of σ'_F in wide formats (rounding.finite_bounds) contain σ'_F at its
+    extremes and at sampled floats: GELU' reaches about −0.170 (at −√2) and 1.129 (at √2),
+    Swish' about −0.0998 and 1.0998, ELU' lies in (0, 1]; the lower ends are negative where
+    σ' is (mpmath's man_exp drops the sign: a conversion that used it gave GELU' >= 0.46).
+    Without both saturated tails (tanh' in float64) there is no bound."""
+    import random
+    from fpsmt.semantics.activations import get_activation
+    from fpsmt.semantics.activations.rounding import correctly_rounded, finite_bounds
+    rng = random.Random(3)
+    for name in ("float32", "bfloat16"):
+        fmt = parse_format(name)
+        for act, lo_max, hi_min in (("gelu", -0.169, 1.128), ("swish", -0.0997, 1.0997), ("elu", 0, 1)):
+            real = get_activation(act).real
+            lo, hi = (fmt.to_fraction(b) for b in finite_bounds(real, fmt, "derivative"))
+            assert lo <= lo_max and hi >= hi_min, (name, act, float(lo), float(hi))
+            pts = [fmt.round(Fraction(q)) for q in ("-1.4142", "1.4142", "-1.2785", "1.2785", "0", "-3", "3")]
+            pts += [rng.randrange(0, 1 << fmt.nbits) for _ in range(300)]
+            for b in pts:
+                if fmt.is_finite(b):
+                    d = correctly_rounded(real, fmt, b, "derivative")
+                    assert lo <= fmt.to_fraction(d) <= hi, (name, act, fmt.hex(b))
+    assert finite_bounds(get_activation("tanh").real, parse_format("float64"), "derivative") is None
 
 
 def test_a_claim_with_addition_uninterpreted():

@@ -116,13 +116,21 @@ class Claim:
     #: one binade of float32, or every (z, x) pair of a 16-bit format)
     enumerate: bool = False
     #: operations decided as uninterpreted functions ("mul", "add": ⊗ or ⊕ is then any
-    #: binary function of two floats).  What is proved so holds for every such function,
+    #: binary function of two floats; "act": σ, σ' and every other known function are
+    #: then any unary function of a float, one per function).  What is proved so holds for every such function,
     #: fp.mul / fp.add with RNE included: congruence (a = b gives a ⊗ c = b ⊗ c) is then a
     #: question of logic, not of a multiplier or adder circuit; facts about the rounded
     #: operation enter as instances of claims decided with it interpreted.  The executor
     #: interprets every operation, so such a claim is never enumerated, and a solver's
     #: model is a counterexample only if it replays.
     uninterpreted: tuple = ()
+    #: ``anchors(fmt)``: float patterns at which the lazy encoding of a wide format states
+    #: every known function's true value as bounds (on the point's monotone piece, F(y) <=
+    #: F(p) for y <= p and F(y) >= F(p) for y >= p: what a refinement at p adds), before
+    #: any model is seen — e.g. the ends of the intervals a layer maps, so that σ's image
+    #: of an interval is bounded at once instead of point by point.  True facts, so they
+    #: change no answer; they are part of the claim's SMT text.
+    anchors: Callable | None = None
 
     def __post_init__(self):
         if self.kind not in ("exists", "forall", "exists_forall"):
@@ -169,9 +177,9 @@ def exists(name, variables, such_that, *, assumes=(), doc="", formats=None, bran
 
 
 def forall(name, variables, goal, *, given=None, assumes=(), doc="", formats=None, enumerate=False,
-           uninterpreted=()) -> Claim:
+           uninterpreted=(), anchors=None) -> Claim:
     return Claim(name, "forall", universal=dict(variables), given=given, goal=goal, assumes=assumes, doc=doc,
-                 formats=formats, enumerate=enumerate, uninterpreted=uninterpreted)
+                 formats=formats, enumerate=enumerate, uninterpreted=uninterpreted, anchors=anchors)
 
 
 def exists_forall(name, witness, universal, goal, *, such_that=None, given=None, assumes=(), doc="",

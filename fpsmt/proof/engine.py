@@ -102,7 +102,8 @@ class Engine:
         self._memo: dict = {}  # result key -> Result of this run (a statement is asked once)
 
     def _query(self, claim, fmt, registry, build, fixed=None):
-        enc = Encoding(claim, fmt, symbolic(fmt, claim.uninterpreted), fixed or {}, registry)
+        anchors = claim.anchors(fmt) if claim.anchors is not None else ()
+        enc = Encoding(claim, fmt, symbolic(fmt, claim.uninterpreted, anchors), fixed or {}, registry)
         enc.cond = conjunction(build)(enc).v[()]
         return enc, self._render_query(enc, build)
 

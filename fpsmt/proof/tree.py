@@ -144,14 +144,16 @@ def _uses(**roles) -> dict:
 
 def stage(name, variables, guarantee: Pred, outputs: Callable, hypothesis: Pred | None = None, *,
           side: Callable | None = None, cases: dict | None = None, enumerate=False, doc="", kind="stage",
-          states: list = (), premise: list = ()) -> Node:
+          states: list = (), premise: list = (), uninterpreted: tuple = (), anchors=None) -> Node:
     """∀ variables. hypothesis → guarantee(outputs) ∧ side: ``outputs(s)`` gives the terms
     of the guarantee's variables (name -> term; a variable left out is the stage's own);
     ``side(s)``, conditions proved with it that no later stage of this tree assumes (they
     are stated for the lemmas that use this one); ``states``: the predicates that ``side``
     states and other nodes of the tree take as premises (check_ties finds them);
     ``premise``: the predicates its hypothesis uses that another node of the tree states
-    (check_ties requires a provider for each).
+    (check_ties requires a provider for each); ``uninterpreted``: operations its claim
+    decides uninterpreted (:attr:`Claim.uninterpreted`); ``anchors``: its claim's
+    :attr:`Claim.anchors`.
 
     ``cases`` ({variable: [constants]}, one variable of the hypothesis): the stage is
     decided at each constant (the variable is not free in its claim: solvers and
@@ -168,7 +170,8 @@ def stage(name, variables, guarantee: Pred, outputs: Callable, hypothesis: Pred 
     uses = _uses(guarantee=guarantee, hypothesis=hypothesis, side=states, premise=premise)
     if not cases:
         c = forall(name, allv, given=(lambda s: hypothesis.holds(s)) if hypothesis else None,
-                   goal=lambda s: goal_at(s), enumerate=enumerate, doc=doc)
+                   goal=lambda s: goal_at(s), enumerate=enumerate, doc=doc, uninterpreted=uninterpreted,
+                   anchors=anchors)
         return Node(kind, name, c, doc=doc, uses=uses)
     if hypothesis is None or len(cases) != 1 or next(iter(cases)) not in hypothesis.variables:
         raise TreeError(f"stage {name}: cases must name one variable of the hypothesis")
@@ -181,7 +184,7 @@ def stage(name, variables, guarantee: Pred, outputs: Callable, hypothesis: Pred 
             at = _At(s, {var: s.const(v)})
             out += [hypothesis.holds(at).implies(g) for g in goal_at(at)]
         return out
-    c = forall(name, rest, goal=goal, enumerate=enumerate, doc=doc)
+    c = forall(name, rest, goal=goal, enumerate=enumerate, doc=doc, uninterpreted=uninterpreted, anchors=anchors)
     cover = forall(f"{name}.cases", hypothesis.variables, given=lambda s: hypothesis.holds(s),
                    goal=lambda s: s.any(*[s[var].same(s.const(v)) for v in values]))
     return Node(kind, name, c, [Node("cases", cover.name, cover, uses={"premise": [hypothesis]})], doc=doc, uses=uses)
@@ -206,7 +209,7 @@ def induction(name, invariant: Pred, index: str, lo: int, hi: int, base: Node, s
               conclusion: Pred, *, doc="", step_vars: dict | None = None, done: Callable | None = None,
               step_given: Callable | None = None, step_side: Callable | None = None,
               step_assumes: tuple = (), step_premise: list = (), step_states: list = (),
-              step_uninterpreted: tuple = ()) -> Node:
+              step_uninterpreted: tuple = (), step_anchors=None) -> Node:
     """The invariant ``invariant`` (its Int variable ``index`` ranging over [lo, hi]):
     ``base`` (a stage whose guarantee is the invariant, at index lo), the step
     ∀ k ∈ [lo, hi), v, t. I(k, v) → I(k + 1, step(s)) (``step(s)``: the terms of the next
@@ -223,7 +226,8 @@ def induction(name, invariant: Pred, index: str, lo: int, hi: int, base: Node, s
     that other nodes of the tree state (check_ties requires a provider for each);
     ``step_states``: the predicates ``step_side`` states for other nodes;
     ``step_uninterpreted``: operations the step decides uninterpreted
-    (:attr:`Claim.uninterpreted`, with facts among ``step_assumes``)."""
+    (:attr:`Claim.uninterpreted`, with facts among ``step_assumes``); ``step_anchors``: the
+    step claim's :attr:`Claim.anchors`."""
     dom = invariant.variables.get(index)
     if not isinstance(dom, IntDomain):
         raise TreeError(f"induction {name}: the invariant has no integer variable {index!r}")
@@ -239,7 +243,7 @@ def induction(name, invariant: Pred, index: str, lo: int, hi: int, base: Node, s
                                     + ([] if step_given is None else _listed(step_given(s)))),
                    goal=lambda s: [invariant.holds(s, **{index: s[index] + 1, **step(s)})]
                    + ([] if step_side is None else _listed(step_side(s))), assumes=step_assumes,
-                   uninterpreted=step_uninterpreted)
+                   uninterpreted=step_uninterpreted, anchors=step_anchors)
     if done is None:
         concl = forall(f"{name}.conclusion", _vars(conclusion, extra=state),
                        given=lambda s: invariant.holds(s, **{index: hi}), goal=lambda s: conclusion.holds(s))

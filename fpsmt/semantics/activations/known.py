@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from fpsmt.semantics.arith.functions import TABLE_MAX_BITS, KnownFunction, Piece
 from fpsmt.semantics.activations.rounding import constant_tails, correctly_rounded, identity_tails, limit_bits, table
-from fpsmt.semantics.activations.rounding import value_pieces
+from fpsmt.semantics.activations.rounding import finite_bounds, value_pieces
 
 COLUMN = {"value": 0, "derivative": 1}
 _known: dict = {}
@@ -42,6 +42,7 @@ def known_function(act, fmt, which: str) -> KnownFunction:
         at_inf=(limit_bits(fmt, lim[1][col]), limit_bits(fmt, lim[-1][col])),
         never_nan=all(lim[s][col] != "nan" for s in (1, -1)),
         pieces=pieces, symmetry=real.symmetry[col],
-        identity=tuple(identity_tails(real, fmt)) if real.infer_tails and which == "value" else ())
+        identity=tuple(identity_tails(real, fmt)) if real.infer_tails and which == "value" else (),
+        bounds=lambda: finite_bounds(real, fmt, which))
     _known[key] = fn
     return fn

@@ -215,6 +215,66 @@ def _locate(act, fmt):
 _tails_cache: dict = {}
 
 
+_bounds_cache: dict = {}
+
+
+def finite_bounds(act, fmt: Format, which: str):
+    """(lo, hi) patterns of finite floats with lo <= F(t) <= hi for every finite t (σ_F, or
+    σ'_F with ``which="derivative"``), or None: F is constant on its two saturated tails
+    (:func:`constant_tails`; None without both), and between them the real function is
+    enclosed with mpmath's interval arithmetic over every binade up to each tail's start and
+    the interval [−2^(e_min−M), 2^(e_min−M)] around zero (exact dyadic ends, M + 64 bits),
+    the enclosure's ends rounded outward.  The correctly rounded F lies in the rounded
+    enclosure, RNE being monotone.  None when an enclosure is not finite (or σ fails on
+    intervals)."""
+    key = (act.key, fmt.E, fmt.M, which)
+    if key in _bounds_cache:
+        return _bounds_cache[key]
+    from fpsmt.semantics.activations.realfun import IV, mpf_dyadic
+    fn = act.f if which == "value" else act.fprime
+    tails = {(1 if hi_ is None else -1): (lo_ if hi_ is None else -hi_) for lo_, hi_, _ in constant_tails(act, fmt, which)}
+    if set(tails) != {1, -1}:
+        _bounds_cache[key] = None
+        return None
+    mpmath.iv.prec = fmt.M + 64
+    tiny = Fraction(2) ** (fmt.e_min - fmt.M)
+    pieces = [(-tiny, tiny)]
+    for j in range(fmt.e_min - fmt.M, fmt.e_max + 1):  # the binades up to each tail's start
+        a, b = Fraction(2) ** j, Fraction(2) ** (j + 1)
+        pieces += [(a, min(b, tails[1]))] if a < tails[1] else []
+        pieces += [(-min(b, tails[-1]), -a)] if a < tails[-1] else []
+    lo = hi = None
+    for sign in (1, -1):  # the tails' constants
+        c = correctly_rounded(act, fmt, fmt.round(sign * fmt.Omega), which)
+        if not fmt.is_finite(c):
+            _bounds_cache[key] = None
+            return None
+        v = mpmath.mpf(fmt.to_fraction(c).numerator) / fmt.to_fraction(c).denominator
+        lo, hi = (v, v) if lo is None else (min(lo, v), max(hi, v))
+    try:
+        for a, b in pieces:
+            x = mpmath.iv.mpf([mpmath.mpf(a.numerator) / a.denominator, mpmath.mpf(b.numerator) / b.denominator])
+            y = mpmath.iv.mpf(fn(x, IV))
+            ya, yb = mpmath.mpf(y.a), mpmath.mpf(y.b)
+            if not (mpmath.isfinite(ya) and mpmath.isfinite(yb)):
+                _bounds_cache[key] = None
+                return None
+            lo = ya if lo is None else min(lo, ya)
+            hi = yb if hi is None else max(hi, yb)
+    except Exception:  # noqa: BLE001 — σ that fails on intervals (a user's) gets no bound
+        _bounds_cache[key] = None
+        return None
+    lo, hi = (Fraction(m) * Fraction(2) ** e for m, e in (mpf_dyadic(lo), mpf_dyadic(hi)))
+    down, up = fmt.round(lo), fmt.round(hi)
+    if fmt.is_finite(down) and fmt.to_fraction(down) > lo:
+        down = fmt.next_down(down)
+    if fmt.is_finite(up) and fmt.to_fraction(up) < hi:
+        up = fmt.next_up(up)
+    out = (down, up) if fmt.is_finite(down) and fmt.is_finite(up) else None
+    _bounds_cache[key] = out
+    return out
+
+
 def constant_tails(act, fmt: Format, which: str) -> list:
     """Pieces (lo, hi, direction) on which σ_F (or σ'_F) is one constant c, the function's
     limit on that side (a saturated tail: σ = ±1, σ' = 0), found rigorously per side:

@@ -11,7 +11,9 @@ from fpsmt.semantics.arith.exact import ExactArith  # noqa: F401
 from fpsmt.semantics.arith.symbolic import Z3Arith, fold_bits, model_bits  # noqa: F401
 
 
-def symbolic(fmt, uninterpreted=()):
+def symbolic(fmt, uninterpreted=(), anchors=()):
     """The symbolic interpretation for ``fmt`` (Z3 terms): what the proof layer encodes claims
-    in; ``uninterpreted``: operations that are uninterpreted functions there ("mul", "add")."""
-    return Z3Arith(fmt, uninterpreted=uninterpreted)
+    in; ``uninterpreted``: operations that are uninterpreted functions there ("mul", "add",
+    "act"); ``anchors``: float patterns where known functions' true values bound them
+    (:attr:`fpsmt.proof.claims.Claim.anchors`)."""
+    return Z3Arith(fmt, uninterpreted=uninterpreted, anchors=anchors)

@@ -29,7 +29,9 @@ INT_LIMIT = 1 << 20  # integer bounds stay well inside INT_BITS, so sums cannot 
 
 
 #: the operations a symbolic interpretation can leave uninterpreted (:attr:`fpsmt.proof.claims.Claim.uninterpreted`)
-UNINTERPRETABLE = frozenset({"mul", "add"})
+#: ("act": every known function — an activation's σ and σ' — as a unary function of one float
+#: per function, so that congruence a = b → σ(a) = σ(b) is logic, not σ's circuit)
+UNINTERPRETABLE = frozenset({"mul", "add", "act"})
 
 
 class ConcreteOps:

@@ -48,7 +48,8 @@ class KnownFunction:
     :data:`TABLE_MAX_BITS` bits).  Facts: ``at_inf`` (results at +∞ and −∞), ``never_nan``
     (a non-NaN argument never gives NaN), ``pieces`` (:class:`Piece`), ``symmetry``
     (``"odd"``, ``"even"`` or None), ``identity`` ((lo, hi) patterns of finite floats on
-    whose closed range F(t) = t exactly).  ``key`` names the function (one key, one function).
+    whose closed range F(t) = t exactly), ``bounds`` (F's range over the finite floats).
+    ``key`` names the function (one key, one function).
     """
 
     key: str
@@ -60,6 +61,10 @@ class KnownFunction:
     pieces: tuple = ()
     symmetry: str | None = None
     identity: tuple = ()
+    #: () or a callable giving (lo, hi) patterns (or None): lo <= F(t) <= hi for every finite
+    #: t (:func:`fpsmt.semantics.activations.rounding.finite_bounds`; computed when a lazy
+    #: encoding first needs it)
+    bounds: Callable | None = None
     _memo: dict = field(default_factory=dict, repr=False)
 
     def value(self, bits: int) -> int:

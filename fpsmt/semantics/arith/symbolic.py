@@ -76,7 +76,7 @@ SCALE_FROM_M = 16
 class Z3Arith(Arith):
     """Floating-point terms of Z3's FP theory."""
 
-    def __init__(self, fmt: Format, prefix: str = "", uninterpreted=()):
+    def __init__(self, fmt: Format, prefix: str = "", uninterpreted=(), anchors=()):
         super().__init__(fmt)
         bad = set(uninterpreted) - UNINTERPRETABLE
         if bad:
@@ -105,9 +105,12 @@ class Z3Arith(Arith):
             self._mul = _vec(lambda a, b: f(a, b), 2)
         else:
             self._mul = _vec(self._mul1, 2)
+        self._act = {} if "act" in uninterpreted else None  # known function key -> z3 Function
         self._neg = _vec(z3.fpNeg, 1)
         self._div = _vec(lambda a, b: z3.fpDiv(rm, a, b), 2)
         self.lazy: list = []  # lazily refined known-function applications (see symbolic_functions)
+        self.applied: dict = {}  # (function key, argument id) -> (argument, value) of those applications
+        self.anchors = tuple(fmt.canonical(int(b)) for b in anchors)  # patterns (Claim.anchors)
         self.facts: list = []  # true facts about them, added as the solver needs them
         self._lt = _vec(z3.fpLT, 2)
         self._le = _vec(z3.fpLEQ, 2)
@@ -356,6 +359,15 @@ class Z3Arith(Arith):
         return self._div(a, b)
 
     def apply(self, fn, a):
+        if self._act is not None:  # uninterpreted (Claim.uninterpreted "act"): any function of the
+            # argument's bit pattern, one per key (over bit-vectors, so that Ackermann's reduction
+            # leaves a pure bit-vector query: fpsmt.proof.solve.backends.Z3_UF_TACTIC)
+            if fn.key not in self._act:
+                name = "fpsmt_act_" + "".join(c if c.isalnum() else "_" for c in fn.key)
+                bv = z3.BitVecSort(self.fmt.nbits)
+                self._act[fn.key] = z3.Function(self._prefix + name, bv, bv)
+            f = self._act[fn.key]
+            return _vec(lambda t: z3.fpBVToFP(f(self.bits_of(t)), self.sort), 1)(a)
         return _vec(lambda t: symbolic_functions.apply(self, fn, t), 1)(a)
 
     def lt(self, a, b):

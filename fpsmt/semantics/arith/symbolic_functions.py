@@ -14,6 +14,10 @@ Chosen by format:
   true of F, so UNSAT is never claimed for a property the true F violates; a SAT answer
   is reported only after the executor replays it.
 * ground arguments (constants) — the value itself.
+
+An application to a term F was applied to before (the same AST) is the earlier one's value,
+so that two runs of one computation in a claim (a join's premise and conclusion) are one
+term, not two values the solver must find equal.
 """
 
 from __future__ import annotations
@@ -85,6 +89,9 @@ def apply(Z, fn: KnownFunction, t):
     g = z3.simplify(t)
     if z3.is_fp_value(g):  # a constant argument: the value itself
         return Z.const1(fn.value(Z.fold(g)))
+    seen = Z.applied.get((fn.key, t.get_id()))
+    if seen is not None and seen[0].eq(t):  # F applied to this very term before: the same value
+        return seen[1]
     bz = Z.bits_of(t)
     if fn.tabulated and fmt.nbits <= TABLE_MAX_BITS:
         b, tree, _ = table_tree(fn)
@@ -109,6 +116,12 @@ def apply(Z, fn: KnownFunction, t):
         if big == fmt.sign_bit:
             between.append(z3.Not(z3.And(z3.fpIsZero(out), z3.fpIsPositive(out))))
         facts.append(z3.Implies(_inside(Z, t, p), z3.And(*between)))
+    rng = fn.bounds() if fn.bounds is not None else None
+    if rng is not None:  # F's range over the finite floats (an enclosure of the real function)
+        fin = z3.Not(z3.Or(z3.fpIsNaN(t), z3.fpIsInf(t)))
+        facts.append(z3.Implies(fin, z3.And(z3.fpLEQ(Z.const1(rng[0]), out), z3.fpLEQ(out, Z.const1(rng[1])))))
+    for x in Z.anchors:  # true values at the claim's anchors bound F on their pieces
+        facts += _half_lines(Z, fn, t, out, x)
     for lo, hi in fn.identity:  # F(t) = t there (found by enclosures: rounding.identity_tails)
         facts.append(z3.Implies(z3.And(z3.fpGEQ(t, Z.const1(lo)), z3.fpLEQ(t, Z.const1(hi))), r == bz))
     for (fn2, t2, _, out2) in Z.lazy:  # related to earlier applications of the same function
@@ -123,6 +136,7 @@ def apply(Z, fn: KnownFunction, t):
                                         z3.fpEQ(out2, z3.fpNeg(out) if fn.symmetry == "odd" else out)))
     Z.facts.extend(facts)
     Z.lazy.append((fn, t, (bz, r), out))
+    Z.applied[(fn.key, t.get_id())] = (t, out)
     return out
 
 
@@ -157,15 +171,24 @@ def refine(Z, model: dict) -> int:
         true = fn.value(x)
         if fmt.canonical(int(model[str(r)])) != true:
             Z.facts.append(z3.Implies(bz == x, r == true))
-            arg, out, v, xs = z3.fpBVToFP(bz, Z.sort), z3.fpBVToFP(r, Z.sort), Z.const1(true), Z.const1(x)
-            for p in fn.pieces:  # on x's piece, the value bounds a half-line each side
-                q = fmt.to_fraction(x) if fmt.is_finite(x) else None
-                if q is not None and (p.lo is None or fmt.to_fraction(p.lo) <= q) and \
-                        (p.hi is None or q <= fmt.to_fraction(p.hi)):
-                    inside = _inside(Z, arg, p)
-                    below, above = (z3.fpLEQ(out, v), z3.fpGEQ(out, v)) if p.direction > 0 else \
-                        (z3.fpGEQ(out, v), z3.fpLEQ(out, v))
-                    Z.facts.append(z3.Implies(z3.And(inside, z3.fpLEQ(arg, xs)), below))
-                    Z.facts.append(z3.Implies(z3.And(inside, z3.fpGEQ(arg, xs)), above))
+            Z.facts.extend(_half_lines(Z, fn, z3.fpBVToFP(bz, Z.sort), z3.fpBVToFP(r, Z.sort), x))
             added += 1
     return added
+
+
+def _half_lines(Z, fn, arg, out, x) -> list:
+    """F's true value at the pattern x bounds out = F(arg) on x's monotone piece: a
+    half-line each side of x."""
+    fmt, facts = Z.fmt, []
+    true = fn.value(x)
+    v, xs = Z.const1(true), Z.const1(x)
+    q = fmt.to_fraction(x) if fmt.is_finite(x) else None
+    for p in fn.pieces:
+        if q is not None and (p.lo is None or fmt.to_fraction(p.lo) <= q) and \
+                (p.hi is None or q <= fmt.to_fraction(p.hi)):
+            inside = _inside(Z, arg, p)
+            below, above = (z3.fpLEQ(out, v), z3.fpGEQ(out, v)) if p.direction > 0 else \
+                (z3.fpGEQ(out, v), z3.fpLEQ(out, v))
+            facts.append(z3.Implies(z3.And(inside, z3.fpLEQ(arg, xs)), below))
+            facts.append(z3.Implies(z3.And(inside, z3.fpGEQ(arg, xs)), above))
+    return facts
