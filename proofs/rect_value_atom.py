@@ -210,7 +210,8 @@ def off_intervals(fmt_name, act):
     c = RC.block_constants(fmt)
     top = fmt.to_fraction(fmt.round(2 * theorem(fmt).M_sigma))
     rnd = lambda q: fmt.to_fraction(fmt.round(q))  # noqa: E731
-    pre = ((fmt.to_fraction(1), top), (-top, Fraction(0)))
+    omega = fmt.to_fraction(1)  # the pattern 0x…1: the least positive subnormal
+    pre = ((omega, top), (-top, Fraction(0)))
     out = []
     for op in (None,) + tuple(c.stages):
         if op is not None:
