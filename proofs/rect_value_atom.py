@@ -18,9 +18,12 @@ A proof tree; each stage's network is a run of whole layers of the atom
 (``rectifying.value_network``; tests/test_rectifying.py checks the cut):
 
 * the gate at x = z and at x != z (layers 0 … the killers', ``rectifying.value_layers``),
-  each a sequence: ``steps_at_z`` / ``steps_off`` (the step indicators' amplification:
-  the pair (ge, le) both at least 2^(m+2) at z, one of them in [−1, 0] elsewhere; D^AD(x)
-  and every first-layer term a zero, for the zero upstream the layers above give), an
+  each a sequence: the step indicators' amplification (the pair (ge, le) both at least
+  2^(m+2) at z, one of them in [−1, 0] elsewhere; D^AD(x) and every first-layer term a
+  zero, for the zero upstream the layers above give) — at z ``spacing_at_z``,
+  ``amp_at_z`` (enumerated over the exponents of the spacing), the join ``first_at_z``
+  and ``steps_at_z`` (congruence, σ uninterpreted: :func:`steps_at_z_nodes`), elsewhere a
+  stage per layer over intervals (``off_layer_j``: :func:`steps_off_nodes`) — an
   induction over the carry layers (any number up to 2^12: the pair's sides kept, zero
   gradients), a join, and ``kill_at_z`` / ``kill_off`` (kill A, kill B and the killers'
   layer, for every upstream as UP_Z / UP_OFF states it: the killers' layer is AT_Z — G1,
@@ -32,7 +35,8 @@ A proof tree; each stage's network is a run of whole layers of the atom
 At the theorem's depth the step indicators carry their pair through many layers (42 in
 bfloat16 for GELU); with the carries inside one gate stage the stage at x = z gave no
 answer in bfloat16 within 12 minutes.  As one claim the lemma was UNKNOWN in bfloat16 at
-600 s (GELU, ELU)."""
+600 s (GELU, ELU); with the amplification as one stage each at z and elsewhere it was
+PROVED in bfloat16 but those two stages were UNKNOWN at 600 s in float32."""
 
 import functools
 from fractions import Fraction
@@ -211,7 +215,7 @@ def off_intervals(fmt_name, act):
     top = fmt.to_fraction(fmt.round(2 * theorem(fmt).M_sigma))
     rnd = lambda q: fmt.to_fraction(fmt.round(q))  # noqa: E731
     omega = fmt.to_fraction(1)  # the pattern 0x…1: the least positive subnormal
-    pre = ((omega, top), (-top, Fraction(0)))
+    pre, post = ((omega, top), (-top, Fraction(0))), None
     out = []
     for op in (None,) + tuple(c.stages):
         if op is not None:
@@ -335,7 +339,6 @@ def gate(fmt, at):
     _, carries, _ = _cuts(fmt)
     tag = "at_z" if at else "off"
     pair, target, ups = (STEPS_AT_Z, AT_Z, UP_Z) if at else (STEPS_OFF, OFF, UP_OFF)
-    zeros = {"o1": zero(), "o2": zero()}
     if at:
         steps = steps_at_z_nodes(fmt)
     else:
