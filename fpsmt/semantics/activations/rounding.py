@@ -222,9 +222,9 @@ def finite_bounds(act, fmt: Format, which: str):
     """(lo, hi) patterns of finite floats with lo <= F(t) <= hi for every finite t (σ_F, or
     σ'_F with ``which="derivative"``), or None: F is constant on its two saturated tails
     (:func:`constant_tails`; None without both), and between them the real function is
-    enclosed with mpmath's interval arithmetic over every binade up to each tail's start and
-    the interval [−2^(e_min−M), 2^(e_min−M)] around zero (exact dyadic ends, M + 64 bits),
-    the enclosure's ends rounded outward.  The correctly rounded F lies in the rounded
+    enclosed with mpmath's interval arithmetic over every binade up to each tail's start
+    (exact dyadic ends, M + 64 bits), the enclosure's ends rounded outward; at ±0, F's own
+    values.  The correctly rounded F lies in the rounded
     enclosure, RNE being monotone.  None when an enclosure is not finite (or σ fails on
     intervals)."""
     key = (act.key, fmt.E, fmt.M, which)
@@ -237,15 +237,16 @@ def finite_bounds(act, fmt: Format, which: str):
         _bounds_cache[key] = None
         return None
     mpmath.iv.prec = fmt.M + 64
-    tiny = Fraction(2) ** (fmt.e_min - fmt.M)
-    pieces = [(-tiny, tiny)]
+    pieces = []
     for j in range(fmt.e_min - fmt.M, fmt.e_max + 1):  # the binades up to each tail's start
         a, b = Fraction(2) ** j, Fraction(2) ** (j + 1)
         pieces += [(a, min(b, tails[1]))] if a < tails[1] else []
         pieces += [(-min(b, tails[-1]), -a)] if a < tails[-1] else []
     lo = hi = None
-    for sign in (1, -1):  # the tails' constants
-        c = correctly_rounded(act, fmt, fmt.round(sign * fmt.Omega), which)
+    # the tails' constants, and F(±0) (the only floats between the binades of either sign: no
+    # interval around 0, where a piecewise σ would compare an interval that straddles its kink)
+    for c in [correctly_rounded(act, fmt, b, which) for b in (fmt.round(fmt.Omega), fmt.round(-fmt.Omega), 0,
+                                                                fmt.sign_bit)]:
         if not fmt.is_finite(c):
             _bounds_cache[key] = None
             return None
