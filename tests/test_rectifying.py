@@ -306,9 +306,9 @@ def test_the_value_atoms_top_is_refuted_with_a_doubled_weight(monkeypatch):
 
 
 def test_the_value_atoms_off_layer_is_refuted_with_a_narrow_interval(monkeypatch):
-    """The amplification's layer stages at x != z check the intervals they are given: with
-    B's image under layer 0 cut to [−1/8, 0] (GELU's minimum is about −0.17) layer 0's
-    stage is REFUTED in float8_e4m3."""
+    """The amplification's layer stages at x != z (the split wide formats take) check the
+    intervals they are given: with B's image under layer 0 cut to [−1/8, 0] (GELU's minimum
+    is about −0.17) layer 0's stage is REFUTED in float8_e4m3."""
     from fpsmt.proofs import rect_value_atom as V
     from test_saturating import decide_stage
     good = V.off_intervals
@@ -317,6 +317,7 @@ def test_the_value_atoms_off_layer_is_refuted_with_a_narrow_interval(monkeypatch
         (pre, (A, B)), *rest = good(fmt_name, act)
         return ((pre, (A, (Fraction(-1, 8), B[1]))), *rest)
     monkeypatch.setattr(V, "off_intervals", narrow)
+    monkeypatch.setattr(V, "SPLIT_FROM_BITS", 8)  # float8_e4m3 takes the split too
     assert decide_stage(RC, "gelu", "rect_value_atom", "off_layer_0") == "REFUTED"
 
 
@@ -328,6 +329,7 @@ def test_the_value_atoms_congruence_stage_needs_the_same_run(monkeypatch):
     from fpsmt.proofs import rect_value_atom as V
     from test_saturating import decide_stage
     good = V._steps_run
+    monkeypatch.setattr(V, "SPLIT_FROM_BITS", 8)  # float8_e4m3 takes the split too
     monkeypatch.setattr(V, "_steps_run", lambda s, x, pre=None: good(s, x, None if pre is None else [p * 2 for p in pre]))
     assert decide_stage(RC, "gelu", "rect_value_atom", "amp_at_z") == "PROVED"
     assert decide_stage(RC, "gelu", "rect_value_atom", "steps_at_z") != "PROVED"
