@@ -123,19 +123,31 @@ _ci = Int(0, _CARRY_MAX)
 OFF_X = Pred(f"{NAME}.x_off", {"z": X_DOM, "x": X_DOM}, lambda s: ~s.x.eq(s.z), doc="x != z")
 
 
-def _steps_run(s, x, pre=None):
-    """The amplification layers on input x (biases at z), or with layer 0's pre-activations
-    ``pre`` in place of its sums (:meth:`Scope.run` ``given_pre``)."""
-    amp, _, _ = _cuts(s.fmt)
-    net = _slice(s.fmt, 0, amp)
+def _steps_run(s, x, pre=None, b=None, ups=None):
+    """The amplification layers (the first ``b``; default all) on input x (biases at z), or
+    with layer 0's pre-activations ``pre`` in place of its sums (:meth:`Scope.run`
+    ``given_pre``); upstream ``ups`` (default o1, o2)."""
+    net = _slice(s.fmt, 0, _cuts(s.fmt)[0] if b is None else b)
     P = RC.step_biases(s, s.z) if pre is None else {"ge_b": s.const(0), "le_b": s.const(0)}
-    return net, P, s.run(net, [x], [s.o1, s.o2], params=P, trace=True,
+    return net, P, s.run(net, [x], [s.o1, s.o2] if ups is None else ups, params=P, trace=True,
                          given_pre=None if pre is None else {0: list(pre)})
 
 
-def _steps_side(s, x, pre=None):
-    net, P, (_, grad, trace) = _steps_run(s, x, pre)
+def _steps_side(s, x, pre=None, b=None):
+    """D^AD(x) and every first-layer term zeros, every hidden value and gradient finite."""
+    net, P, (_, grad, trace) = _steps_run(s, x, pre, b)
     return [grad[0].is_zero()] + [t.is_zero() for t in s.input_terms(net, P, trace)] + finite_inside(*trace[1:3])
+
+
+def _pair_layer(s, j):
+    """Layer j of the step indicators (j >= 1) on the pair (ge, le), upstream (o1, o2)."""
+    return s.run(_slice(s.fmt, j, j + 1), [s.ge, s.le], [s.o1, s.o2], trace=True)
+
+
+def _pair_side(s, j):
+    """Zero gradients into the pair, every hidden value and gradient of layer j finite."""
+    _, grad, (_, post, up) = _pair_layer(s, j)
+    return [g.is_zero() for g in grad] + finite_inside(post, up)
 
 
 #: formats of this many bits or more take the amplification split (:func:`steps_at_z_nodes`,
@@ -154,9 +166,7 @@ _ZEROS = {"o1": zero(), "o2": zero()}
 
 def _pre0(s):
     """Layer 0's pre-activations (ge, le) at x = z."""
-    net = _slice(s.fmt, 0, 1)
-    _, _, (pre, _, _) = s.run(net, [s.z], [s.const(0), s.const(0)], params=RC.step_biases(s, s.z), trace=True)
-    return pre[0]
+    return _steps_run(s, s.z, b=1, ups=[s.const(0), s.const(0)])[2][2][0][0]
 
 
 SPACING = Pred(f"{NAME}.spacing_at_z", {"z": X_DOM, "kg": _KR, "kl": _KR},
@@ -273,30 +283,14 @@ def steps_off_nodes(fmt):
     finite.  As one claim (the amplification over x != z) it gave no answer in float32
     within 600 s (GELU)."""
     amp, _, _ = _cuts(fmt)
-    nodes = []
-
-    def first_out(s):
-        net = _slice(s.fmt, 0, 1)
-        return s.run(net, [s.x], [s.o1, s.o2], params=RC.step_biases(s, s.z), trace=True)
-
-    def first_side(s):
-        net = _slice(s.fmt, 0, 1)
-        _, grad, trace = first_out(s)
-        return ([grad[0].is_zero()] + [t.is_zero() for t in s.input_terms(net, RC.step_biases(s, s.z), trace)]
-                + finite_inside(*trace[1:3]))
     target = (lambda j: STEPS_OFF if j == amp - 1 else _off_pred(j))
-    nodes.append(stage(f"{NAME}.off_layer_0", dict(_ZEROS), target(0), lambda s: dict(zip(("ge", "le"), first_out(s)[0])),
-                       OFF_X, side=first_side, anchors=_anchors(0)))
+    nodes = [stage(f"{NAME}.off_layer_0", dict(_ZEROS), target(0),
+                   lambda s: dict(zip(("ge", "le"), _steps_run(s, s.x, b=1)[2][0])), OFF_X,
+                   side=lambda s: _steps_side(s, s.x, b=1), anchors=_anchors(0))]
     for j in range(1, amp):
-        def run(s, j=j):
-            return s.run(_slice(s.fmt, j, j + 1), [s.ge, s.le], [s.o1, s.o2], trace=True)
-
-        def side(s, run=run):
-            _, grad, (_, post, up) = run(s)
-            return [g.is_zero() for g in grad] + finite_inside(post, up)
         nodes.append(stage(f"{NAME}.off_layer_{j}", dict(_ZEROS), target(j),
-                           lambda s, run=run: dict(zip(("ge", "le"), run(s)[0])), _off_pred(j - 1),
-                           side=side, anchors=_anchors(j)))
+                           lambda s, j=j: dict(zip(("ge", "le"), _pair_layer(s, j)[0])), _off_pred(j - 1),
+                           side=lambda s, j=j: _pair_side(s, j), anchors=_anchors(j)))
     return nodes
 
 
@@ -309,18 +303,13 @@ def _carry_node(at):
     run = Pred(f"{NAME}.carry_{tag}", {**inv.variables, "i": _ci, "n": _ci}, lambda s: [s.i <= s.n, inv.holds(s)],
                doc=f"after i of the n carry layers: {inv.name}")
 
-    def layer(s):
-        amp, _, _ = _cuts(s.fmt)
-        return s.run(_slice(s.fmt, amp, amp + 1), [s.ge, s.le], [s.o1, s.o2], trace=True)
-
-    def side(s):
-        _, grad, (_, post, up) = layer(s)
-        return [g.is_zero() for g in grad] + finite_inside(post, up)
+    def amp(s):
+        return _cuts(s.fmt)[0]
     return induction(
         f"{NAME}.carry_{tag}", run, "i", 0, _CARRY_MAX,
         stage(f"{NAME}.carry_{tag}.base", {"n": _ci}, run, lambda s: {"i": 0}, inv),
-        lambda s: dict(zip(("ge", "le"), layer(s)[0])), inv, step_vars={"o1": zero(), "o2": zero()},
-        step_side=side, done=lambda s: s.i.eq(s.n), doc="the step indicators' carry layers",
+        lambda s: dict(zip(("ge", "le"), _pair_layer(s, amp(s))[0])), inv, step_vars=dict(_ZEROS),
+        step_side=lambda s: _pair_side(s, amp(s)), done=lambda s: s.i.eq(s.n), doc="the step indicators' carry layers",
         step_anchors=lambda f: [f.round(q) for q in (-1, 0, 2 ** (RC.block_constants(f).kill + 1))])
 
 
@@ -347,7 +336,7 @@ def gate(fmt, at):
     _, carries, _ = _cuts(fmt)
     tag = "at_z" if at else "off"
     pair, target, ups = (STEPS_AT_Z, AT_Z, UP_Z) if at else (STEPS_OFF, OFF, UP_OFF)
-    zeros = {"o1": zero(), "o2": zero()}
+    zeros = dict(_ZEROS)
     if fmt.nbits >= SPLIT_FROM_BITS:
         steps = steps_at_z_nodes(fmt) if at else steps_off_nodes(fmt)
     elif at:  # one stage over z: enumerable, so its answer can be confirmed where few solvers take the format

@@ -330,7 +330,9 @@ def test_the_value_atoms_congruence_stage_needs_the_same_run(monkeypatch):
     from test_saturating import decide_stage
     good = V._steps_run
     monkeypatch.setattr(V, "SPLIT_FROM_BITS", 8)  # float8_e4m3 takes the split too
-    monkeypatch.setattr(V, "_steps_run", lambda s, x, pre=None: good(s, x, None if pre is None else [p * 2 for p in pre]))
+    def doubled(s, x, pre=None, *rest, **kw):  # the enumerated run starts from twice the pre-activations
+        return good(s, x, None if pre is None else [p * 2 for p in pre], *rest, **kw)
+    monkeypatch.setattr(V, "_steps_run", doubled)
     assert decide_stage(RC, "gelu", "rect_value_atom", "amp_at_z") == "PROVED"
     assert decide_stage(RC, "gelu", "rect_value_atom", "steps_at_z") != "PROVED"
 

@@ -218,6 +218,22 @@ _tails_cache: dict = {}
 _bounds_cache: dict = {}
 
 
+def _enclose(fn, a: Fraction, b: Fraction):
+    """(lo, hi), mpmath's enclosure of the real ``fn`` over [a, b] at the current
+    ``mpmath.iv.prec``, or None: the ends of [a, b] not exact at that precision (dyadic floats
+    are), an end not finite, or σ failing on intervals (a user's)."""
+    from fpsmt.semantics.activations.realfun import IV
+    try:
+        x = mpmath.iv.mpf([mpmath.mpf(a.numerator) / a.denominator, mpmath.mpf(b.numerator) / b.denominator])
+        if mpmath.mpf(x.a) != a or mpmath.mpf(x.b) != b:
+            return None
+        y = mpmath.iv.mpf(fn(x, IV))
+        ends = (mpmath.mpf(y.a), mpmath.mpf(y.b))
+    except Exception:  # noqa: BLE001 — σ that fails on intervals (a user's) has no enclosure
+        return None
+    return ends if all(mpmath.isfinite(e) for e in ends) else None
+
+
 def finite_bounds(act, fmt: Format, which: str):
     """(lo, hi) patterns of finite floats with lo <= F(t) <= hi for every finite t (σ_F, or
     σ'_F with ``which="derivative"``), or None: F is constant on its two saturated tails
@@ -228,52 +244,40 @@ def finite_bounds(act, fmt: Format, which: str):
     enclosure, RNE being monotone.  None when an enclosure is not finite (or σ fails on
     intervals)."""
     key = (act.key, fmt.E, fmt.M, which)
-    if key in _bounds_cache:
-        return _bounds_cache[key]
-    from fpsmt.semantics.activations.realfun import IV, mpf_dyadic
+    if key not in _bounds_cache:
+        _bounds_cache[key] = _finite_bounds(act, fmt, which)
+    return _bounds_cache[key]
+
+
+def _finite_bounds(act, fmt, which):
+    from fpsmt.semantics.activations.realfun import mpf_dyadic
     fn = act.f if which == "value" else act.fprime
     tails = {(1 if hi_ is None else -1): (lo_ if hi_ is None else -hi_) for lo_, hi_, _ in constant_tails(act, fmt, which)}
     if set(tails) != {1, -1}:
-        _bounds_cache[key] = None
         return None
-    mpmath.iv.prec = fmt.M + 64
-    pieces = []
-    for j in range(fmt.e_min - fmt.M, fmt.e_max + 1):  # the binades up to each tail's start
-        a, b = Fraction(2) ** j, Fraction(2) ** (j + 1)
-        pieces += [(a, min(b, tails[1]))] if a < tails[1] else []
-        pieces += [(-min(b, tails[-1]), -a)] if a < tails[-1] else []
-    lo = hi = None
     # the tails' constants, and F(±0) (the only floats between the binades of either sign: no
     # interval around 0, where a piecewise σ would compare an interval that straddles its kink)
-    for c in [correctly_rounded(act, fmt, b, which) for b in (fmt.round(fmt.Omega), fmt.round(-fmt.Omega), 0,
-                                                                fmt.sign_bit)]:
-        if not fmt.is_finite(c):
-            _bounds_cache[key] = None
-            return None
-        v = mpmath.mpf(fmt.to_fraction(c).numerator) / fmt.to_fraction(c).denominator
-        lo, hi = (v, v) if lo is None else (min(lo, v), max(hi, v))
-    try:
-        for a, b in pieces:
-            x = mpmath.iv.mpf([mpmath.mpf(a.numerator) / a.denominator, mpmath.mpf(b.numerator) / b.denominator])
-            y = mpmath.iv.mpf(fn(x, IV))
-            ya, yb = mpmath.mpf(y.a), mpmath.mpf(y.b)
-            if not (mpmath.isfinite(ya) and mpmath.isfinite(yb)):
-                _bounds_cache[key] = None
-                return None
-            lo = ya if lo is None else min(lo, ya)
-            hi = yb if hi is None else max(hi, yb)
-    except Exception:  # noqa: BLE001 — σ that fails on intervals (a user's) gets no bound
-        _bounds_cache[key] = None
+    ends = [correctly_rounded(act, fmt, b, which) for b in (fmt.round(fmt.Omega), fmt.round(-fmt.Omega), 0,
+                                                              fmt.sign_bit)]
+    if not all(fmt.is_finite(c) for c in ends):
         return None
-    lo, hi = (Fraction(m) * Fraction(2) ** e for m, e in (mpf_dyadic(lo), mpf_dyadic(hi)))
+    vals = [mpmath.mpf(fmt.to_fraction(c).numerator) / fmt.to_fraction(c).denominator for c in ends]
+    mpmath.iv.prec = fmt.M + 64
+    for j in range(fmt.e_min - fmt.M, fmt.e_max + 1):  # the binades up to each tail's start
+        a, b = Fraction(2) ** j, Fraction(2) ** (j + 1)
+        for lo_, hi_ in ([(a, min(b, tails[1]))] if a < tails[1] else []) + \
+                ([(-min(b, tails[-1]), -a)] if a < tails[-1] else []):
+            e = _enclose(fn, lo_, hi_)
+            if e is None:
+                return None
+            vals += e
+    lo, hi = (Fraction(m) * Fraction(2) ** e for m, e in (mpf_dyadic(min(vals)), mpf_dyadic(max(vals))))
     down, up = fmt.round(lo), fmt.round(hi)
     if fmt.is_finite(down) and fmt.to_fraction(down) > lo:
         down = fmt.next_down(down)
     if fmt.is_finite(up) and fmt.to_fraction(up) < hi:
         up = fmt.next_up(up)
-    out = (down, up) if fmt.is_finite(down) and fmt.is_finite(up) else None
-    _bounds_cache[key] = out
-    return out
+    return (down, up) if fmt.is_finite(down) and fmt.is_finite(up) else None
 
 
 def constant_tails(act, fmt: Format, which: str) -> list:
@@ -299,18 +303,10 @@ def constant_tails(act, fmt: Format, which: str) -> list:
     def enclosed(a: Fraction, b: Fraction):
         """What every value of fn on [a, b] rounds to, or None (mpmath's intervals: exact
         ends, rounded outward; Arb's balls would widen [a, b] by their radius's rounding)."""
-        from fpsmt.semantics.activations.realfun import IV
         for prec in (fmt.M + 64, fmt.M + 192):
             mpmath.iv.prec = prec
-            try:
-                x = mpmath.iv.mpf([mpmath.mpf(a.numerator) / a.denominator, mpmath.mpf(b.numerator) / b.denominator])
-                if mpmath.mpf(x.a) != a or mpmath.mpf(x.b) != b:  # dyadic floats: exact at this precision
-                    continue
-                y = mpmath.iv.mpf(fn(x, IV))
-                ends = [mpmath.mpf(y.a), mpmath.mpf(y.b)]
-            except Exception:  # noqa: BLE001 — σ that fails on intervals (a user's) has no tail here
-                continue
-            if any(not mpmath.isfinite(e) for e in ends):
+            ends = _enclose(fn, a, b)
+            if ends is None:
                 continue
             r = [round_dyadic(fmt, *mpf_dyadic(e)) if e != 0 else 0 for e in ends]
             if fmt.is_zero(r[0]) and fmt.is_zero(r[1]):

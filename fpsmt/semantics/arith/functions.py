@@ -61,7 +61,7 @@ class KnownFunction:
     pieces: tuple = ()
     symmetry: str | None = None
     identity: tuple = ()
-    #: () or a callable giving (lo, hi) patterns (or None): lo <= F(t) <= hi for every finite
+    #: None or a callable giving (lo, hi) patterns (or None): lo <= F(t) <= hi for every finite
     #: t (:func:`fpsmt.semantics.activations.rounding.finite_bounds`; computed when a lazy
     #: encoding first needs it)
     bounds: Callable | None = None
