@@ -200,7 +200,7 @@ def _random_claim(data, fmt, name):
     return forall("c", {"x": Float(range=(lo, hi))}, goal=cond)
 
 
-@pytest.mark.parametrize("name", ["sigmoid", "tanh", "elu"])
+@pytest.mark.parametrize("name", ["sigmoid", "tanh", "elu", "gelu", "swish"])
 @settings(max_examples=12, deadline=None)
 @given(data=st.data())
 def test_lazy_encoding_never_contradicts_the_table(name, data, monkeypatch_module):
@@ -335,6 +335,28 @@ def test_lazy_facts_decide_gelu_and_swish_in_float32():
     assert {k: r.status for k, r in results.items()} == dict.fromkeys(results, PROVED)
     x = results["gelu_neg"].witness["x"]
     assert f.to_fraction(correctly_rounded(BUILTIN["gelu"], f, x)) < Fraction(-1, 8)
+
+
+@pytest.mark.parametrize("name", ["gelu", "swish"])
+@pytest.mark.parametrize("which", ["value", "derivative"])
+def test_lazy_facts_allow_a_negative_zero_tail_in_float32(name, which):
+    """GELU's and Swish's left tails (σ and σ') are −0 in float32, while their limit at −∞ is
+    the real 0, whose pattern is +0.  The tail is a constant piece found by enclosures, on
+    which the real function is not monotone as the piece's direction says: reading the
+    limit's +0 as a lower bound of σ there (so F never −0) and the end's −0 as an upper
+    bound (F never +0) left no value for F on the tail, and made any claim about a σ
+    argument in it PROVED.  The claim that F is not a zero there must be REFUTED, with the
+    witness replayed."""
+    from fpsmt.proof.claims import Float, forall
+    f = parse_format("float32")
+
+    def F(s):
+        return s.sigma(name, s.x) if which == "value" else s.sigma_prime(name, s.x)
+    c = forall("tail", {"x": Float(range=(-(2 ** 20), -(2 ** 10)))}, goal=lambda s: ~F(s).is_zero())
+    r = Engine(solver="z3", timeout=60).prove(c, f, {c.name: c})
+    assert r.status == REFUTED, r.reason
+    x = r.witness["x"]
+    assert correctly_rounded(BUILTIN[name], f, x, which) == f.sign_bit
 
 
 def test_compare_has_a_torch_row_when_torch_is_installed():

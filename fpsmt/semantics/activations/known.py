@@ -30,11 +30,11 @@ def known_function(act, fmt, which: str) -> KnownFunction:
         if fmt.to_fraction(b) != e:
             raise ValueError(f"{real.name}: a monotone piece ends at {e}, which is not a float of {fmt.name}")
         return correctly_rounded(real, fmt, b, which)
-    raw = list(value_pieces(real, fmt) if which == "value" else (real.prime_pieces or []))
+    raw = [(*p, False) for p in (value_pieces(real, fmt) if which == "value" else (real.prime_pieces or []))]
     if real.infer_tails:  # saturated tails found by enclosures (a user's σ states no σ' pieces)
-        raw += constant_tails(real, fmt, which)
+        raw += [(*p, True) for p in constant_tails(real, fmt, which)]
     pieces = tuple(Piece(None if lo is None else fmt.round(lo), None if hi is None else fmt.round(hi), d,
-                         end(lo, -1), end(hi, 1)) for lo, hi, d in raw)
+                         end(lo, -1), end(hi, 1), const) for lo, hi, d, const in raw)
     fn = KnownFunction(
         key=f"{real.key}!{which}", fmt=fmt,
         value_fn=lambda b: correctly_rounded(real, fmt, b, which),

@@ -30,13 +30,19 @@ TABLE_MAX_BITS = 16
 class Piece:
     """A monotone piece ``[lo, hi]`` (float patterns; None: unbounded on that side) on
     which the function is non-decreasing (``direction`` +1) or non-increasing (−1), with
-    its values at the ends (the limit for an open end)."""
+    its values at the ends (the limit for an open end).  Unless ``constant``, the real
+    function is monotone on the piece (so the rounded one is too, and the smaller end's
+    value, attained or a limit, bounds the real function below); a ``constant`` piece is one
+    where only the rounded function is known to be constant (a saturated tail found by
+    enclosures: the real function need not be monotone there, and a zero constant is a
+    zero of either sign)."""
 
     lo: int | None
     hi: int | None
     direction: int
     at_lo: int
     at_hi: int
+    constant: bool = False
 
 
 @dataclass(eq=False)

@@ -109,11 +109,13 @@ def apply(Z, fn: KnownFunction, t):
         small, big = (p.at_lo, p.at_hi)[::p.direction]
         between = [z3.fpLEQ(Z.const1(small), out), z3.fpLEQ(out, Z.const1(big))]
         # the sign of a zero, which fpLEQ does not see: a smaller end of +0 means σ >= 0 there
-        # (RNE gives −0 only from a negative number), so σ >= 0 on the piece and F is never −0;
-        # a larger end of −0 means σ < 0 there, so F is never +0 on the piece
-        if small == 0:
+        # (RNE gives −0 only from a negative number), so σ >= 0 on the piece (σ is monotone on
+        # it and the end is its infimum, attained or a limit) and F is never −0; a larger end
+        # of −0 means σ < 0 there, so F is never +0 on the piece.  Not on a constant piece,
+        # where σ need not be monotone: GELU's left tail is −0 while its limit at −∞ is +0
+        if small == 0 and not p.constant:
             between.append(z3.Not(z3.And(z3.fpIsZero(out), z3.fpIsNegative(out))))
-        if big == fmt.sign_bit:
+        if big == fmt.sign_bit and not p.constant:
             between.append(z3.Not(z3.And(z3.fpIsZero(out), z3.fpIsPositive(out))))
         facts.append(z3.Implies(_inside(Z, t, p), z3.And(*between)))
     rng = fn.bounds() if fn.bounds is not None else None
