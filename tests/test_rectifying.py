@@ -365,3 +365,41 @@ def test_the_gradient_atoms_gate_stages_can_be_enumerated_in_float8_e4m3():
         # zeros' signs, beyond the limit (its confirmation is cvc5's)
         c = claims["rect_gradient_atom.top_at_z"]
         assert space(c, fmt, list(c.variables)) is None
+
+
+def test_the_gradient_atoms_split_gate_is_proved_in_float8_e4m3(monkeypatch):
+    """The gate as the wide formats take it (forced in float8_e4m3): at x = z the spacing,
+    the steps from (2^kg, 2^kl, +0) by enumeration and their join; at x != z a stage per
+    layer over intervals (the pair's and the path r's; float8_e4m3's gate has 3 carry
+    layers) and the kill layers to KILLED.  Every one of these nodes PROVED by z3.  The
+    run at z by congruence (``lower_at_z``, one claim per conjunct of its goal) is not
+    decided here: as one claim z3 gave no answer within 300 s in float8_e4m3 (README)."""
+    from fpsmt.proof.lemmas import load
+    from fpsmt.proofs import rect_value_atom as V
+    from test_saturating import decide_stage
+    monkeypatch.setattr(V, "SPLIT_FROM_BITS", 8)
+    with RC.hidden_activation("gelu"):
+        node, _ = load("rect_gradient_atom").build("repaired", parse_format("float8_e4m3"))
+    names = [c.name.split(".", 1)[1] for c in node.claims()
+             if c.name.split(".")[1].startswith(("lower_", "off_layer_", "kill_off"))]
+    links = [n for n in names if n.startswith("lower_at_z")]
+    assert len(links) == 6 * 10 and len(names) == 3 + len(links) + 8 + 1  # one claim per conjunct
+    names = [n for n in names if n not in links]
+    assert {n: decide_stage(RC, "gelu", "rect_gradient_atom", n) for n in names} == dict.fromkeys(names, "PROVED")
+
+
+def test_the_gradient_atoms_off_layer_is_refuted_with_a_narrow_path_interval(monkeypatch):
+    """The layer stages at x != z check the path r's intervals too: with r's image under
+    layer 0 cut to [−1/8, hi] (GELU's minimum is about −0.17) layer 0's stage is REFUTED in
+    float8_e4m3."""
+    from fpsmt.proofs import rect_gradient_atom as G
+    from fpsmt.proofs import rect_value_atom as V
+    from test_saturating import decide_stage
+    monkeypatch.setattr(V, "SPLIT_FROM_BITS", 8)
+    good = G.r_intervals
+
+    def narrow(fmt_name, act):
+        (pre, post), *rest = good(fmt_name, act)
+        return ((pre, (Fraction(-1, 8), post[1])), *rest)
+    monkeypatch.setattr(G, "r_intervals", narrow)
+    assert decide_stage(RC, "gelu", "rect_gradient_atom", "off_layer_0") == "REFUTED"

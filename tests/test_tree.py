@@ -121,6 +121,22 @@ def test_transfer_stages_are_slices_of_the_whole_chain(fmt):
     assert not z3.eq(whole.v[()], (sliced + 0).v[()])  # the comparison can fail
 
 
+def test_a_stage_in_parts_is_every_part_of_its_goal():
+    """A stage's goal decided in parts: the guarantee and each side condition land in
+    exactly one part (contiguous slices), each part a claim over the same hypothesis; a
+    false side condition makes its own part REFUTED and leaves the others PROVED."""
+    def side(bad):
+        return lambda s: [s.x * 0.5 <= 2, (s.x * 0.5 >= 0), (s.x * 0.5 <= 1) if bad else (s.x * 0.5 <= 2)]
+    node = stage("halve", {}, Y_HALF, lambda s: {"y": s.x * 0.5}, X, side=side(False), parts=2)
+    assert [(n.kind, n.name) for n in node.walk()] == [("stage", "halve"), ("part", "halve.part1")]
+    assert _decide(node, E4M3) == {"halve": "PROVED", "halve.part1": "PROVED"}
+    bad = stage("halve", {}, Y_HALF, lambda s: {"y": s.x * 0.5}, X, side=side(True), parts=2)
+    assert _decide(bad, E4M3) == {"halve": "PROVED", "halve.part1": "REFUTED"}  # x = 4: x/2 = 2 > 1
+    assert check_ties(sequence("t", [bad, join("j", [Y_HALF], Y_POS), _square()]), E4M3)
+    with pytest.raises(TreeError, match="parts and cases"):
+        stage("halve", {}, Y_HALF, lambda s: {"y": s.x * 0.5}, X, cases={"x": [0]}, parts=2)
+
+
 def test_a_stage_by_cases_needs_cases_that_cover_its_hypothesis():
     """y ∈ {0, 2} by cases: the stage is decided at each constant, and the cases node
     proves the constants cover the hypothesis; with 2 left out it is REFUTED."""

@@ -41,7 +41,7 @@ from typing import Callable
 
 from fpsmt.proof.claims import Claim, FloatDomain, I, IntDomain, Scope, domain_constraint, forall
 
-KINDS = ("lemma", "sequence", "stage", "join", "cases", "induction", "base", "step", "conclusion", "fact")
+KINDS = ("lemma", "sequence", "stage", "join", "cases", "part", "induction", "base", "step", "conclusion", "fact")
 
 
 class TreeError(Exception):
@@ -144,7 +144,7 @@ def _uses(**roles) -> dict:
 
 def stage(name, variables, guarantee: Pred, outputs: Callable, hypothesis: Pred | None = None, *,
           side: Callable | None = None, cases: dict | None = None, enumerate=False, doc="", kind="stage",
-          states: list = (), premise: list = (), uninterpreted: tuple = (), anchors=None) -> Node:
+          states: list = (), premise: list = (), uninterpreted: tuple = (), anchors=None, parts: int = 1) -> Node:
     """∀ variables. hypothesis → guarantee(outputs) ∧ side: ``outputs(s)`` gives the terms
     of the guarantee's variables (name -> term; a variable left out is the stage's own);
     ``side(s)``, conditions proved with it that no later stage of this tree assumes (they
@@ -158,7 +158,13 @@ def stage(name, variables, guarantee: Pred, outputs: Callable, hypothesis: Pred 
     ``cases`` ({variable: [constants]}, one variable of the hypothesis): the stage is
     decided at each constant (the variable is not free in its claim: solvers and
     enumerations get constants), and a child node ``<name>.cases`` proves ∀ v.
-    hypothesis → v is one of them, so that the two together are the ∀ statement."""
+    hypothesis → v is one of them, so that the two together are the ∀ statement.
+
+    ``parts`` (> 1): the goal's conjuncts (the guarantee's, then the side's) are decided as
+    that many claims over the same variables and hypothesis, contiguous slices of the list:
+    the stage's own claim the first, child nodes ``<name>.part<i>`` the others.  ∀ v. H → A
+    and ∀ v. H → B are ∀ v. H → A ∧ B, so the stage holds when every part does; a solver
+    that stalls on the whole conjunction may decide its parts (not with ``cases``)."""
     extra = {n: d for n, d in variables.items()}
     allv = _vars(*([hypothesis] if hypothesis else []), extra=extra)
 
@@ -168,6 +174,23 @@ def stage(name, variables, guarantee: Pred, outputs: Callable, hypothesis: Pred 
             return [g]
         return [g] + _listed(side(s))
     uses = _uses(guarantee=guarantee, hypothesis=hypothesis, side=states, premise=premise)
+    if parts > 1:
+        if cases:
+            raise TreeError(f"stage {name}: parts and cases together are not supported")
+
+        def part(i):
+            def g(s):
+                whole = goal_at(s)
+                n = len(whole)
+                if n < parts:
+                    raise TreeError(f"stage {name}: {parts} parts of a goal of {n} conjuncts")
+                return whole[i * n // parts:(i + 1) * n // parts]
+            return forall(name if i == 0 else f"{name}.part{i}", allv,
+                          given=(lambda s: hypothesis.holds(s)) if hypothesis else None, goal=g, enumerate=enumerate,
+                          doc=doc if i == 0 else f"part {i + 1} of {parts} of {name}'s goal",
+                          uninterpreted=uninterpreted, anchors=anchors)
+        children = [Node("part", f"{name}.part{i}", part(i)) for i in range(1, parts)]
+        return Node(kind, name, part(0), children, doc=doc, uses=uses)
     if not cases:
         c = forall(name, allv, given=(lambda s: hypothesis.holds(s)) if hypothesis else None,
                    goal=lambda s: goal_at(s), enumerate=enumerate, doc=doc, uninterpreted=uninterpreted,
