@@ -354,14 +354,12 @@ def r_intervals(fmt_name, act):
     T = rnd(4 * theorem(fmt).M_sigma)
     gate, _ = RC.gradient_layers(fmt, RC.depth(fmt))
     I = RC.block_constants(fmt).I
-    pre, out = (-T, T), []
-    for j in range(gate - 1):
-        if j == 1:
-            pre = (rnd(post[0] + I), rnd(post[1] + I))
-        elif j > 1:
-            pre = post
-        post = V._image(fmt, *pre)
-        out.append((pre, post))
+    pre = (-T, T)
+    out = [(pre, V._image(fmt, *pre))]
+    for j in range(1, gate - 1):
+        post = out[-1][1]
+        pre = (rnd(post[0] + I), rnd(post[1] + I)) if j == 1 else post
+        out.append((pre, V._image(fmt, *pre)))
     return tuple(out)
 
 
