@@ -25,6 +25,11 @@ logistic families' gradient atoms:
 * ``gate_off`` (x != z, with the zero upstreams the killed chain gives): the state is
   KILLED — R = δ, one killer G (the side's), the other δ, the u's (δ, I) or (I, δ); D^AD(x)
   and every first-layer term a zero.
+* In formats of at least ``rect_value_atom.SPLIT_FROM_BITS`` bits both are split as the
+  value atom's amplification: ``lower_at_z`` into ``lower_spacing``, ``lower_amp``
+  (enumerated), the join ``lower_first`` and the run at z by congruence with σ
+  uninterpreted, one claim per conjunct (:func:`lower_at_z_nodes`); ``gate_off`` into a
+  stage per layer over intervals and ``kill_off`` (:func:`gate_off_nodes`).
 * ``chain_at_z`` and ``chain_killed``: inductions over the chain layers, each with its own
   c in K: AT_Z stays, the path neuron's pre-activation is I and its gradient is
   (u_R ⊗ σ'(pre)) ⊗ c (CHAIN_BACK), and an upstream as UPS states it gives a gradient as
@@ -313,8 +318,8 @@ def lower_at_z_nodes(fmt, LOWER, ups, low_run, low_side):
     factors), their join, and ``lower_at_z``, the run at z against the run from (2^kg,
     2^kl, +0) with σ and σ' uninterpreted: congruence forward, and backward the zeros the
     steps' zero upstreams give and the path's product u_r ⊗ 1 ⊗ … ⊗ 2^k0 ⊗ w_x for every
-    finite u_r.  As one stage ``lower_at_z`` gave no answer
-    in float32 within 300 s (GELU)."""
+    finite u_r, decided one claim per conjunct (:func:`link_parts`).  As one stage over z
+    ``lower_at_z`` gave no answer in float32 within 300 s (GELU)."""
     from fpsmt.constructions.relu import true_exponent
     spacing = stage(f"{NAME}.lower_spacing", {}, LSPACING,
                     lambda s: dict(zip(("kg", "kl"), (true_exponent(s, p) for p in _pre0(s)[:2]))), Z_WX)
