@@ -379,8 +379,7 @@ def _off_anchors(j):
     """The ends of layer j's pre-activation intervals (the pair's, or in a carry layer the
     ends of its sides, and r's)."""
     def at(fmt):
-        top = 2 ** (RC.block_constants(fmt).kill + 1)
-        pair = V._anchors(j)(fmt) if j < V._cuts(fmt)[0] else [fmt.round(q) for q in (-1, 0, top)]
+        pair = V._anchors(j)(fmt) if j < V._cuts(fmt)[0] else V.side_anchors(fmt)
         return sorted(set(pair) | {fmt.round(q) for q in r_intervals(fmt.name, RC.hidden())[j][0]})
     return at
 
@@ -426,14 +425,9 @@ def gate_off_nodes(fmt):
     def top_side(s):
         _, _, (_, grad, trace) = top_run(s)
         return [g.is_zero() for g in grad] + finite_inside(*trace[1:3])
-
-    def top_anchors(f):
-        c = RC.block_constants(f)
-        return sorted({f.round(q) for q in (-1, 0, 2 ** (c.kill + 1))}
-                      | {f.round(q) for q in r_intervals(f.name, RC.hidden())[kill_a][0]})
     nodes.append(stage(f"{NAME}.kill_off", {u: zero() for u in ups}, KILLED,
                        lambda s: dict(zip(state, top_run(s)[2][0])), _off_r_pred(kill_a - 1, True), side=top_side,
-                       anchors=top_anchors))
+                       anchors=_off_anchors(kill_a)))
     return nodes
 
 

@@ -310,7 +310,13 @@ def _carry_node(at):
         stage(f"{NAME}.carry_{tag}.base", {"n": _ci}, run, lambda s: {"i": 0}, inv),
         lambda s: dict(zip(("ge", "le"), _pair_layer(s, amp(s))[0])), inv, step_vars=dict(_ZEROS),
         step_side=lambda s: _pair_side(s, amp(s)), done=lambda s: s.i.eq(s.n), doc="the step indicators' carry layers",
-        step_anchors=lambda f: [f.round(q) for q in (-1, 0, 2 ** (RC.block_constants(f).kill + 1))])
+        step_anchors=side_anchors)
+
+
+def side_anchors(fmt):
+    """The ends of the pair's sides after the amplification (STEPS_AT_Z, STEPS_OFF): −1, 0
+    and 2^(m+2), where the lazy encoding bounds σ in a carry or kill layer."""
+    return [fmt.round(q) for q in (-1, 0, 2 ** (RC.block_constants(fmt).kill + 1))]
 
 
 def _kill_run(s, ge, le):
