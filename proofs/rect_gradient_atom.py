@@ -26,9 +26,10 @@ logistic families' gradient atoms:
   KILLED — R = δ, one killer G (the side's), the other δ, the u's (δ, I) or (I, δ); D^AD(x)
   and every first-layer term a zero.
 * In formats of at least ``rect_value_atom.SPLIT_FROM_BITS`` bits both are split as the
-  value atom's amplification: ``lower_at_z`` into ``lower_spacing``, ``lower_amp``
-  (enumerated), the join ``lower_first`` and the run at z by congruence with σ
-  uninterpreted (:func:`lower_at_z_nodes`; not decided in float32); ``gate_off`` into a
+  value atom's amplification: ``lower_at_z`` into ``lower_spacing`` (layer 0's
+  pre-activations p at x = z), ``lower_amp`` (the steps from p for zero upstreams,
+  enumerated over the powers of two), the join ``lower_first`` and the steps from p for
+  every upstream u_r (:func:`lower_at_z_nodes`); ``gate_off`` into a
   stage per layer over intervals and ``kill_off`` (:func:`gate_off_nodes`).
 * ``chain_at_z`` and ``chain_killed``: inductions over the chain layers, each with its own
   c in K: AT_Z stays, the path neuron's pre-activation is I and its gradient is
@@ -222,13 +223,13 @@ def gate_at_z(fmt):
         ups = [s.u_r if n == "r" else s[f"o{i}"] for i, n in enumerate(lower)]
         return _gate_run(s, s.z, ups, 0, gate - 1)
 
-    def low_side(s):
-        net, P, (_, grad, trace) = low_run(s)
+    def low_side(s, run=None):
+        net, P, (_, grad, trace) = run or low_run(s)
         terms = s.input_terms(net, P, trace)
         return ([GATE_BACK.holds(s, G=s.u_r, D=grad[0]), GATE_BACK.holds(s, G=s.u_r, D=terms[-1])]
                 + [t.is_zero() for t in terms[:-1]] + finite_inside(*trace[1:3]) + [g.is_finite() for g in grad])
     if fmt.nbits >= V.SPLIT_FROM_BITS:
-        lows = lower_at_z_nodes(fmt, LOWER, ups_low, low_run, low_side)
+        lows = lower_at_z_nodes(fmt, LOWER, low_side)
     else:  # one stage over (z, u_r): the enumeration confirms it in the 8-bit formats
         lows = [stage(f"{NAME}.lower_at_z", {"u_r": FIN, **ups_low}, LOWER,
                       lambda s: dict(zip(lower, low_run(s)[2][0])), Z_WX, side=low_side, states=[GATE_BACK])]
@@ -278,21 +279,46 @@ def _pre0(s):
     return trace[0][0]
 
 
-_ZEROS3 = {"a0": zero(), "a1": zero(), "a2": zero()}
-LSPACING = Pred(f"{NAME}.lower_spacing", {"z": X_DOM, "wx": WX, "kg": V._KR, "kl": V._KR},
-                lambda s: [_wx_ok(s)] + [p.same(k.pow2()) for p, k in zip(_pre0(s), (s.kg, s.kl))]
-                + [_pre0(s)[2].same(0)],
-                doc="w_x is 1 (or 2 where k0 = -1); layer 0's pre-activations at x = z are 2^kg (z − z⁻), 2^kl "
-                    "(z⁺ − z) and +0 (r's: w_x ⊗ z ⊖ w_x ⊗ z)")
+def _pow2_in(lo, hi):
+    """A positive power of two 2^k with lo(f) <= k <= hi(f) (an enumeration takes only those)."""
+    def at(k):
+        return lambda f: f.hex(f.round(Fraction(2) ** k(f)))
+    return Float(range=(at(lo), at(hi)), pow2=True)
 
 
-def _lamp(s):
-    net, P, (out, grad, trace) = _lower_pre(s, (s.kg.pow2(), s.kl.pow2(), s.const(0)), [s.a0, s.a1, s.a2], s.const(1))
-    terms = s.input_terms(net, P, trace)
-    k0 = s.lift(Fraction(2) ** RC.block_constants(s.fmt).k0)
-    return ([o.same(_I(s)) for o in out] + _r_pre(s, trace[0]) + [t.is_zero() for t in terms[:-1]]
-            + [g.is_finite() for g in grad] + finite_inside(*trace[1:3])
-            + [s.sigma_prime(RC.hidden(), s.const(0)).same(k0), s.sigma_prime(RC.hidden(), _I(s)).same(1)])
+#: layer 0's pre-activations at x = z: z − z⁻ and z⁺ − z (2^kg, 2^kl with kg, kl in V._KR) and r's +0
+_P = {"p0": _pow2_in(V._KR.lo, V._KR.hi), "p1": _pow2_in(V._KR.lo, V._KR.hi), "p2": Float(range=(0, 0), sign="+")}
+
+
+@functools.lru_cache(maxsize=None)
+def _lower_preds(lower):
+    """LSPACING (layer 0's pre-activations at x = z are p0, p1, p2), LAMP (the steps from the
+    pre-activations p: every upstream o_i and a_r a zero) and their conjunction LFIRST, over
+    the names ``lower`` of the steps' last layer (o_i is the upstream into its i-th
+    neuron but r, a_r r's)."""
+    ups = {("a_r" if n == "r" else f"o{i}"): zero() for i, n in enumerate(lower)}
+    LSPACING = Pred(f"{NAME}.lower_spacing", {"z": X_DOM, "wx": WX, **_P},
+                    lambda s: [_wx_ok(s)] + [q.same(s[p]) for q, p in zip(_pre0(s), _P)],
+                    doc="w_x is 1 (or 2 where k0 = -1); layer 0's pre-activations at x = z are p0 = z − z⁻ and "
+                        "p1 = z⁺ − z, powers of two, and p2 = +0 (r's: w_x ⊗ z ⊖ w_x ⊗ z)")
+
+    def lamp(s):
+        ups_l = [s[n] for n in ups]
+        net, P, (out, grad, trace) = _lower_pre(s, [s[p] for p in _P], ups_l, s.const(1))
+        terms = s.input_terms(net, P, trace)
+        k0 = s.lift(Fraction(2) ** RC.block_constants(s.fmt).k0)
+        return ([o.same(_I(s)) for o in out] + _r_pre(s, trace[0]) + [t.is_zero() for t in terms[:-1]]
+                + [g.is_finite() for g in grad] + finite_inside(*trace[1:3])
+                + [s.sigma_prime(RC.hidden(), s.p2).same(k0)]
+                + [s.sigma_prime(RC.hidden(), q[2]).same(1) for q in trace[0][1:]])
+    LAMP = Pred(f"{NAME}.lower_amp", {**_P, **ups}, lamp,
+                doc="from layer 0's pre-activations p = (2^kg, 2^kl, +0), for zero upstreams: ge, le, r all I, "
+                    "r's pre-activations I above layer 0, the step rows' first-layer terms zeros, every hidden "
+                    "value and gradient finite; σ'(+0) = 2^k0 and σ' = 1 at r's pre-activations above layer 0 "
+                    "(the path's backward factors)")
+    LFIRST = Pred(f"{NAME}.lower_first", {**LSPACING.variables, **LAMP.variables},
+                  lambda s: [LSPACING.holds(s), LAMP.holds(s)], doc="LSPACING and LAMP")
+    return LSPACING, LAMP, LFIRST
 
 
 def _r_pre(s, pre):
@@ -300,36 +326,28 @@ def _r_pre(s, pre):
     return [p[2].same(_I(s)) for p in pre[1:]]
 
 
-#: the steps from layer 0's pre-activations (2^kg, 2^kl, +0), every upstream a zero
-LAMP = Pred(f"{NAME}.lower_amp", {"kg": V._KR, "kl": V._KR, **_ZEROS3}, _lamp,
-            doc="from layer 0's pre-activations (2^kg, 2^kl, +0), for zero upstreams: ge, le, r all I, r's "
-                "pre-activations I above layer 0, the step rows' first-layer terms zeros, every hidden value and "
-                "gradient finite; σ'(+0) = 2^k0 and σ'(I) = 1 (the path's backward factors)")
-LFIRST = Pred(f"{NAME}.lower_first", {**LSPACING.variables, **LAMP.variables},
-              lambda s: [LSPACING.holds(s), LAMP.holds(s)], doc="LSPACING and LAMP")
-
-
-def lower_at_z_nodes(fmt, LOWER, ups, low_run, low_side):
-    """``lower_at_z`` in formats of at least SPLIT_FROM_BITS bits, as the value atom's
-    amplification (proofs/rect_value_atom.py :func:`steps_at_z_nodes`): ``lower_spacing``
-    (no σ: layer 0's pre-activations at x = z are 2^kg, 2^kl and r's +0), ``lower_amp``
-    (the steps from (2^kg, 2^kl, +0) for zero upstreams, by enumeration over every
-    exponent pair; it also states σ'(+0) = 2^k0 and σ'(I) = 1, the path's backward
-    factors), their join, and ``lower_at_z``, the run at z against the run from (2^kg,
-    2^kl, +0) with σ and σ' uninterpreted: congruence forward, and backward the zeros the
-    steps' zero upstreams give and the path's product u_r ⊗ 1 ⊗ … ⊗ 2^k0 ⊗ w_x for every
-    finite u_r.  Not decided in float32 (GELU): UNKNOWN at 600 s; so was the single
-    stage over z at 300 s.  Each of its first five conjuncts was PROVED alone in 24–44 s
-    once, but one claim per conjunct (``stage(parts=)``) gave no answer on the first two
-    within 240 s in a later run, so the link stays one claim."""
-    from fpsmt.constructions.relu import true_exponent
-    spacing = stage(f"{NAME}.lower_spacing", {}, LSPACING,
-                    lambda s: dict(zip(("kg", "kl"), (true_exponent(s, p) for p in _pre0(s)[:2]))), Z_WX)
+def lower_at_z_nodes(fmt, LOWER, low_side):
+    """``lower_at_z`` in formats of at least SPLIT_FROM_BITS bits: ``lower_spacing`` (no σ:
+    layer 0's pre-activations at x = z are p0 = 2^kg, p1 = 2^kl and r's p2 = +0),
+    ``lower_amp`` (the steps from the pre-activations p, every upstream a zero, by
+    enumeration over every pair of powers of two; it also states σ'(+0) = 2^k0 and σ' = 1
+    at r's pre-activations, the path's backward factors), their join ``lower_first``, and
+    ``lower_at_z``: the steps from p (:meth:`Scope.run` ``given_pre``) for every finite
+    upstream u_r into r.  Its forward run is ``lower_amp``'s, term for term, so what is
+    left to the solver is the backward pass with u_r.  That the run from layer 0's own
+    pre-activations is the run at z is the code's (:func:`_lower_pre`; a test compares the
+    terms)."""
+    lower = _lower_names(fmt)[0]
+    LSPACING, LAMP, LFIRST = _lower_preds(lower)
+    spacing = stage(f"{NAME}.lower_spacing", {}, LSPACING, lambda s: dict(zip(_P, _pre0(s))), Z_WX)
     amp = stage(f"{NAME}.lower_amp", dict(LAMP.variables), LAMP, lambda s: {}, enumerate=True)
     first = join(f"{NAME}.lower_first", [LSPACING, LAMP], LFIRST)
-    link = stage(f"{NAME}.lower_at_z", {"u_r": FIN, **ups}, LOWER, lambda s: dict(zip(_lower_names(s.fmt)[0],
-                                                                                low_run(s)[2][0])),
-                 LFIRST, side=low_side, states=[GATE_BACK], uninterpreted=("act",))
+
+    def run(s):
+        ups = [s.u_r if n == "r" else s[f"o{i}"] for i, n in enumerate(lower)]
+        return _lower_pre(s, [s[p] for p in _P], ups, s.wx)
+    link = stage(f"{NAME}.lower_at_z", {"u_r": FIN}, LOWER, lambda s: dict(zip(lower, run(s)[2][0])), LFIRST,
+                 side=lambda s: low_side(s, run(s)), states=[GATE_BACK])
     return [spacing, amp, first, link]
 
 

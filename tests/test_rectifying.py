@@ -247,6 +247,40 @@ def test_the_gradient_atom_is_its_trees_stages(act, name):
                 assert params[f"B{k}"] == fmt.round(I - fmt.to_fraction(fmt.round(c * I)))
 
 
+@pytest.mark.parametrize("act,name", [("gelu", "float32"), ("elu", "float32"), ("swish", "float64"),
+                                      ("gelu", "float8_e4m3")])
+def test_the_gradient_atoms_steps_from_their_own_pre_activations_are_the_run(act, name):
+    """What the split ``lower_at_z`` takes from the code: the steps below the killers run
+    from layer 0's own pre-activations at x = z (``_lower_pre`` with ``_pre0``'s terms, as
+    ``lower_spacing`` names them) are the run at z, term for term (the same Z3 terms:
+    outputs, D^AD(x) and its first-layer terms), for every z, w_x and upstream; from
+    other pre-activations (p0 doubled) D^AD's terms differ."""
+    import z3
+
+    from fpsmt.proof.claims import Float, forall
+    from fpsmt.proof.encoding import Encoding
+    from fpsmt.proofs import rect_gradient_atom as T
+    from fpsmt.semantics.arith import symbolic
+    fmt = parse_format(name)
+    with RC.hidden_activation(act):
+        lower = T._lower_names(fmt)[0]
+        ups = ["u_r" if n == "r" else f"o{i}" for i, n in enumerate(lower)]
+        c = forall("slice", {n: Float() for n in ["z", "wx", *ups]}, goal=lambda s: s.true())
+        s = Encoding(c, fmt, symbolic(fmt), {}, {}).scope
+        gate, _ = RC.gradient_layers(fmt, RC.depth(fmt))
+        net, P, (out, grad, trace) = T._gate_run(s, s.z, [s[u] for u in ups], 0, gate - 1)
+        pre = T._pre0(s)
+
+        def parts(net, P, run):
+            out, grad, trace = run
+            return [t.v[()] for t in [*out, *grad, *s.input_terms(net, P, trace)]]
+        whole = parts(net, P, (out, grad, trace))
+        given = parts(*T._lower_pre(s, pre, [s[u] for u in ups], s.wx))
+        assert len(whole) == len(given) and all(z3.eq(a, b) for a, b in zip(whole, given))
+        other = parts(*T._lower_pre(s, [pre[0] * 2, *pre[1:]], [s[u] for u in ups], s.wx))
+        assert not all(z3.eq(a, b) for a, b in zip(whole, other))
+
+
 def test_the_gradient_atoms_chain_step_is_refuted_with_a_wrong_bias(monkeypatch):
     """The tree's induction step fails on a wrong chain layer: with bias I instead of
     I ⊖ (c ⊗ I) the path neuron leaves I at x = z (REFUTED in float8_e4m3)."""
@@ -369,11 +403,10 @@ def test_the_gradient_atoms_gate_stages_can_be_enumerated_in_float8_e4m3():
 
 def test_the_gradient_atoms_split_gate_is_proved_in_float8_e4m3(monkeypatch):
     """The gate as the wide formats take it (forced in float8_e4m3): at x = z the spacing,
-    the steps from (2^kg, 2^kl, +0) by enumeration and their join; at x != z a stage per
-    layer over intervals (the pair's and the path r's; float8_e4m3's gate has 3 carry
-    layers) and the kill layers to KILLED.  Every one of these nodes PROVED by z3.  The
-    run at z by congruence (``lower_at_z``) is not decided here: z3 gave no answer within
-    300 s in float8_e4m3 and bfloat16 (README)."""
+    the steps from the pre-activations (2^kg, 2^kl, +0) by enumeration, their join and the
+    steps from those pre-activations for every upstream u_r (``lower_at_z``); at x != z a
+    stage per layer over intervals (the pair's and the path r's; float8_e4m3's gate has 3
+    carry layers) and the kill layers to KILLED.  Every one of these nodes PROVED."""
     from fpsmt.proof.lemmas import load
     from fpsmt.proofs import rect_value_atom as V
     from test_saturating import decide_stage
@@ -383,7 +416,6 @@ def test_the_gradient_atoms_split_gate_is_proved_in_float8_e4m3(monkeypatch):
     names = [c.name.split(".", 1)[1] for c in node.claims()
              if c.name.split(".")[1].startswith(("lower_", "off_layer_", "kill_off"))]
     assert len(names) == 4 + 8 + 1
-    names.remove("lower_at_z")
     assert {n: decide_stage(RC, "gelu", "rect_gradient_atom", n) for n in names} == dict.fromkeys(names, "PROVED")
 
 

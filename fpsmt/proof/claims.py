@@ -59,6 +59,7 @@ class FloatDomain:
     not_nan: bool = False
     mag_lo: object = None  # |v| in [mag_lo, mag_hi] (both signs), bounds as for lo and hi
     mag_hi: object = None
+    pow2: bool = False  # a positive power of two (subnormal ones included)
 
     kind = "float"
 
@@ -72,17 +73,18 @@ class IntDomain:
 
 
 def Float(*, finite=False, normal=False, subnormal=False, nonzero=False, sign=None, range=None,
-          not_nan=False, magnitude=None) -> FloatDomain:
+          not_nan=False, magnitude=None, pow2=False) -> FloatDomain:
     """A float of the claim's format.  ``range=(lo, hi)`` is a closed IEEE interval whose
     bounds are numbers, ``"0x…"`` patterns or functions of the format; ``magnitude=(lo,
-    hi)`` the same for |v| (0 <= lo: both signs, e.g. ±[1, 2))."""
+    hi)`` the same for |v| (0 <= lo: both signs, e.g. ±[1, 2)); ``pow2``: a positive power
+    of two (with a range, an enumeration takes only the powers in it)."""
     if sign not in (None, "+", "-"):
         raise InputError(f"sign must be '+' or '-', got {sign!r}")
     if normal and subnormal:
         raise InputError("a float cannot be both normal and subnormal")
     lo, hi = range if range is not None else (None, None)
     mlo, mhi = magnitude if magnitude is not None else (None, None)
-    return FloatDomain(finite, normal, subnormal, nonzero, sign, lo, hi, not_nan, mlo, mhi)
+    return FloatDomain(finite, normal, subnormal, nonzero, sign, lo, hi, not_nan, mlo, mhi, pow2)
 
 
 def Int(lo, hi) -> IntDomain:
@@ -320,6 +322,10 @@ class F:
     def significand_odd(self) -> B:
         """The last stored significand bit is 1 (an odd significand)."""
         return B(self.s, self.s.A.significand_odd(self.v))
+
+    def is_pow2(self) -> B:
+        """x is a positive power of two 2^k (subnormal ones included)."""
+        return B(self.s, self.s.A.is_pow2(self.v))
 
     def exponent(self) -> "I":
         """e_x = floor(log2 |x|) for a normal x, read from the exponent field; e_min for
@@ -643,6 +649,8 @@ def domain_constraint(scope: Scope, name: str, dom) -> B:
         parts.append(v.is_subnormal())
     if dom.nonzero:
         parts.append(~v.is_zero())
+    if dom.pow2:
+        parts.append(v.is_pow2())
     if dom.sign == "+":
         parts.append(v.is_positive())
     elif dom.sign == "-":

@@ -54,6 +54,9 @@ def _range_values(fmt, dom, limit=LIMIT):
             return None
         ends.append(fmt.to_fraction(pat))
     lo, hi = ends
+    if dom.pow2:  # the powers of two in [lo, hi]: a few thousand at most
+        pows = [fmt.round(Fraction(2) ** k) for k in range(fmt.e_min - fmt.M, fmt.e_max + 1)]
+        return np.asarray([p for p in pows if lo <= fmt.to_fraction(p) <= hi], dtype=np.uint64)
     runs = []
     if hi >= 0:  # +0 … the positive end
         a = fmt.round(max(lo, Fraction(0)))

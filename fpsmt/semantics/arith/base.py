@@ -78,6 +78,12 @@ class ConcreteOps:
         _, _, m = self.fields(a)
         return np.asarray((np.asarray(m).astype(np.uint64) & np.uint64(1)) == 1)
 
+    def is_pow2(self, a):
+        s, e, m = (np.asarray(x).astype(np.uint64) for x in self.fields(a))
+        finite = e != np.uint64((1 << self.fmt.E) - 1)
+        one_bit = (m != 0) & ((m & (m - np.uint64(1))) == 0)
+        return np.asarray((s == 0) & finite & np.where(e == 0, one_bit, m == 0))
+
     def pow2(self, k):
         """2^k rounded to the format (+inf above e_max, +0 below half the least subnormal),
         by one table of the format's powers of two indexed with k."""
@@ -292,6 +298,12 @@ class Arith(ABC):
     @abstractmethod
     def significand_odd(self, a):
         """Whether the last stored significand bit is 1."""
+
+    @abstractmethod
+    def is_pow2(self, a):
+        """Whether a is a positive power of two (2^k, e_min − M <= k <= e_max): a fraction
+        field of 0 under a nonzero, finite exponent field, or one fraction bit set under
+        the subnormals' zero field."""
 
     @abstractmethod
     def pow2(self, k):

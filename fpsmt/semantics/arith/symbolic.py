@@ -496,6 +496,15 @@ class Z3Arith(Arith):
         m = m[()] if isinstance(m, np.ndarray) else m
         return obj(z3.Extract(0, 0, m) == 1)
 
+    def _is_pow21(self, t):
+        f = self.fmt
+        s, e, m = self._fields1(t)
+        one_bit = z3.And(m != 0, m & (m - 1) == 0)
+        return z3.And(s == 0, e != (1 << f.E) - 1, z3.If(e == 0, one_bit, m == 0))
+
+    def is_pow2(self, a):
+        return _vec(self._is_pow21, 1)(a)
+
     def pow2(self, k):
         f = self.fmt
         k = self._int(k)
