@@ -173,3 +173,53 @@ def test_every_pair_of_the_16_bit_formats(fmt):
     for op, (found, pairs, _, _) in all_pairs(fmt).items():
         assert found is None, found
         assert pairs == 1 << 32, op
+
+
+@pytest.mark.parametrize("name", ["float8_e4m3", "float8_e5m2", "bfloat16"])
+def test_is_pow2_in_every_arithmetic(name):
+    """``is_pow2`` (a positive power of two, subnormal ones included) in the executor, the
+    exact reference and Z3 against the values as Fractions, at every pattern (Z3: every
+    pattern of the 8-bit formats, every 61st of bfloat16)."""
+    import z3
+
+    from fpsmt.semantics.arith import ExactArith, Z3Arith
+    fmt = parse_format(name)
+    pats = [p for p in range(1 << fmt.nbits)]
+
+    def truth(p):
+        if not fmt.is_finite(p):
+            return False
+        v = fmt.to_fraction(p)
+        return v > 0 and v.numerator & (v.numerator - 1) == 0 and v.denominator & (v.denominator - 1) == 0
+    want = [truth(p) for p in pats]
+    assert sum(want) == fmt.e_max - (fmt.e_min - fmt.M) + 1
+    A = concrete(fmt)
+    assert list(np.asarray(A.is_pow2(A.const(np.asarray(pats, dtype=np.uint64))))) == want
+    X = ExactArith(fmt)
+    assert list(np.asarray(X.is_pow2(X.const(np.asarray(pats, dtype=object))))) == want
+    Z = Z3Arith(fmt)
+    for p in pats[::1 if fmt.nbits == 8 else 61]:
+        got = z3.simplify(Z.is_pow2(Z.const(p))[()])  # a constant's fields fold: no side constraints
+        assert z3.is_true(got) == want[p] and not Z.side, fmt.hex(p)
+
+
+def test_a_pow2_domain_restricts_claims_and_enumerations():
+    """A ``pow2`` float domain: in float32 an enumeration takes only the powers of two of
+    its range; a claim true only at powers of two is PROVED over it by z3 and REFUTED over
+    the plain range (1.5 is in [1, 4])."""
+    from fractions import Fraction
+
+    from fpsmt.proof.claims import Float, forall
+    from fpsmt.proof.engine import Engine
+    from fpsmt.proof.exhaustive import space
+    f32 = parse_format("float32")
+    c = forall("pow2_space", {"p": Float(range=(0.125, 32), pow2=True)}, goal=lambda s: s.p.is_finite())
+    (ax,) = space(c, f32, ["p"])
+    assert [f32.to_fraction(int(p)) for p in ax] == [Fraction(2) ** k for k in range(-3, 6)]
+
+    def claim(pow2):
+        return forall(f"pow2_{pow2}", {"p": Float(range=(1, 4), pow2=pow2)},
+                      goal=lambda s: s.p.same(1) | s.p.same(2) | s.p.same(4))
+    for pow2, want in ((True, "PROVED"), (False, "REFUTED")):
+        c = claim(pow2)
+        assert Engine(solver="z3", timeout=60).prove(c, f32, {c.name: c}).status == want
