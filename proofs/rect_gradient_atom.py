@@ -279,15 +279,8 @@ def _pre0(s):
     return trace[0][0]
 
 
-def _pow2_in(lo, hi):
-    """A positive power of two 2^k with lo(f) <= k <= hi(f) (an enumeration takes only those)."""
-    def at(k):
-        return lambda f: f.hex(f.round(Fraction(2) ** k(f)))
-    return Float(range=(at(lo), at(hi)), pow2=True)
-
-
-#: layer 0's pre-activations at x = z: z − z⁻ and z⁺ − z (2^kg, 2^kl with kg, kl in V._KR) and r's +0
-_P = {"p0": _pow2_in(V._KR.lo, V._KR.hi), "p1": _pow2_in(V._KR.lo, V._KR.hi), "p2": Float(range=(0, 0), sign="+")}
+#: layer 0's pre-activations at x = z: z − z⁻ and z⁺ − z (powers of two) and r's +0
+_P = {"p0": V.SPACING_DOM, "p1": V.SPACING_DOM, "p2": Float(range=(0, 0), sign="+")}
 
 
 @functools.lru_cache(maxsize=None)

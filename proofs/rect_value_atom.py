@@ -152,10 +152,8 @@ def _pair_side(s, j):
 
 #: formats of this many bits or more take the amplification split (:func:`steps_at_z_nodes`,
 #: :func:`steps_off_nodes`); narrower ones one stage each at z and elsewhere, which the
-#: enumeration decides and confirms (over z; over (z, x): 2^32 points in a 16-bit format).
-#: The split's congruence stage leaves σ uninterpreted, which no enumeration takes, and in
-#: float8_e4m3 cvc5's experimental mode (the only second back end there) gave no answer on it
-#: within 600 s.
+#: enumeration decides and confirms (over z; over (z, x): 2^32 points in a 16-bit format),
+#: and whose claims stay as the float8_e4m3 certificates recorded them.
 SPLIT_FROM_BITS = 17
 
 #: the exponent of layer 0's pre-activation at x = z: z − z⁻ and z⁺ − z are powers of two,
@@ -164,45 +162,58 @@ _KR = Int(lambda f: f.e_min - f.M, lambda f: f.e_max - 1 - f.M)
 _ZEROS = {"o1": zero(), "o2": zero()}
 
 
+def pow2_in(lo, hi):
+    """A positive power of two 2^k with lo(f) <= k <= hi(f) (an enumeration takes only those)."""
+    def at(k):
+        return lambda f: f.hex(f.round(Fraction(2) ** k(f)))
+    return Float(range=(at(lo), at(hi)), pow2=True)
+
+
+#: layer 0's pre-activation z − z⁻ or z⁺ − z at x = z: a power of two 2^k, k in _KR
+SPACING_DOM = pow2_in(_KR.lo, _KR.hi)
+_P = {"p0": SPACING_DOM, "p1": SPACING_DOM}
+
+
 def _pre0(s):
     """Layer 0's pre-activations (ge, le) at x = z."""
     return _steps_run(s, s.z, b=1, ups=[s.const(0), s.const(0)])[2][2][0][0]
 
 
-SPACING = Pred(f"{NAME}.spacing_at_z", {"z": X_DOM, "kg": _KR, "kl": _KR},
-               lambda s: [p.same(k.pow2()) for p, k in zip(_pre0(s), (s.kg, s.kl))],
-               doc="layer 0's pre-activations at x = z are 2^kg (z − z⁻) and 2^kl (z⁺ − z)")
+SPACING = Pred(f"{NAME}.spacing_at_z", {"z": X_DOM, **_P},
+               lambda s: [q.same(s[p]) for q, p in zip(_pre0(s), _P)],
+               doc="layer 0's pre-activations at x = z are p0 = z − z⁻ and p1 = z⁺ − z, powers of two")
 
 
 def _amp_goals(s):
-    pre = (s.kg.pow2(), s.kl.pow2())
+    pre = (s.p0, s.p1)
     ge, le = _steps_run(s, s.const(0), pre)[2][0]
     return [STEPS_AT_Z.holds(s, ge=ge, le=le)] + _steps_side(s, s.const(0), pre)
 
 
-#: the amplification from layer 0's pre-activations 2^kg, 2^kl: what ``steps_at_z`` states
-AMP_K = Pred(f"{NAME}.amp_at_z", {"kg": _KR, "kl": _KR, **_ZEROS}, _amp_goals,
-             doc="from layer 0's pre-activations (2^kg, 2^kl), for the zero upstream: the pair STEPS_AT_Z, D^AD(x) "
-                 "and every first-layer term a zero, every hidden value and gradient finite")
+#: the amplification from layer 0's pre-activations p0, p1: what ``steps_at_z`` states
+AMP_K = Pred(f"{NAME}.amp_at_z", {**_P, **_ZEROS}, _amp_goals,
+             doc="from layer 0's pre-activations (p0, p1), powers of two, for the zero upstream: the pair "
+                 "STEPS_AT_Z, D^AD(x) and every first-layer term a zero, every hidden value and gradient finite")
 FIRST_AT_Z = Pred(f"{NAME}.first_at_z", {**SPACING.variables, **AMP_K.variables},
                   lambda s: [SPACING.holds(s), AMP_K.holds(s)], doc="SPACING and AMP_K")
 
 
 def steps_at_z_nodes(fmt):
     """The amplification at x = z in three nodes and a join: ``spacing_at_z`` (a solver
-    claim without σ: layer 0's pre-activations are 2^kg, 2^kl), ``amp_at_z`` (every
-    (kg, kl) of the range, decided by enumeration: a few hundred exponents per format, so
-    σ meets a few hundred arguments), and ``steps_at_z``, which takes the run at z to the
-    run from (2^kg, 2^kl) with σ and σ' uninterpreted: congruence, true of every function,
-    σ_F's included.  As one claim over z, ``steps_at_z`` gave no answer in float32 within
-    600 s (GELU)."""
-    from fpsmt.constructions.relu import true_exponent
-    spacing = stage(f"{NAME}.spacing_at_z", {"z": X_DOM}, SPACING,
-                    lambda s: dict(zip(("kg", "kl"), (true_exponent(s, p) for p in _pre0(s)))))
+    claim without σ: layer 0's pre-activations are powers of two p0, p1 in the range of the
+    spacings), ``amp_at_z`` (the run from every such (p0, p1), decided by enumeration: a few
+    hundred powers per format, so σ meets a few hundred arguments), their join, and
+    ``steps_at_z``: the run from (p0, p1) (:meth:`Scope.run` ``given_pre``), the
+    enumerated run term for term.  That the run from layer 0's own pre-activations is the
+    run at z is the code's (a test compares the terms).  As one claim over z,
+    ``steps_at_z`` gave no answer in float32 within 600 s (GELU)."""
+    spacing = stage(f"{NAME}.spacing_at_z", {"z": X_DOM}, SPACING, lambda s: dict(zip(_P, _pre0(s))))
     amp = stage(f"{NAME}.amp_at_z", {**AMP_K.variables}, AMP_K, lambda s: {}, enumerate=True)
     first = join(f"{NAME}.first_at_z", [SPACING, AMP_K], FIRST_AT_Z)
-    steps = stage(f"{NAME}.steps_at_z", {}, STEPS_AT_Z, lambda s: dict(zip(("ge", "le"), _steps_run(s, s.z)[2][0])),
-                  FIRST_AT_Z, side=lambda s: _steps_side(s, s.z), uninterpreted=("act",))
+    pre = lambda s: (s.p0, s.p1)  # noqa: E731
+    steps = stage(f"{NAME}.steps_at_z", {}, STEPS_AT_Z,
+                  lambda s: dict(zip(("ge", "le"), _steps_run(s, s.z, pre(s))[2][0])), FIRST_AT_Z,
+                  side=lambda s: _steps_side(s, s.z, pre(s)))
     return [spacing, amp, first, steps]
 
 

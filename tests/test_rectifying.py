@@ -355,20 +355,51 @@ def test_the_value_atoms_off_layer_is_refuted_with_a_narrow_interval(monkeypatch
     assert decide_stage(RC, "gelu", "rect_value_atom", "off_layer_0") == "REFUTED"
 
 
-def test_the_value_atoms_congruence_stage_needs_the_same_run(monkeypatch):
-    """``steps_at_z`` takes the run at z to the run from (2^kg, 2^kl) with σ uninterpreted:
-    when the enumerated run starts from (2^(kg+1), 2^(kl+1)) instead, the congruence does not
-    hold for every σ and the stage is not PROVED in float8_e4m3 (its model does not replay:
-    with GELU's own σ the statement is true)."""
+@pytest.mark.parametrize("act,name", [("gelu", "float32"), ("elu", "float64"), ("swish", "float8_e4m3")])
+def test_the_value_atoms_steps_from_their_own_pre_activations_are_the_run(act, name):
+    """What the split ``steps_at_z`` takes from the code: the amplification run from layer
+    0's own pre-activations at x = z (``_steps_run`` with ``_pre0``'s terms, as
+    ``spacing_at_z`` names them) is the run at z, term for term (outputs, D^AD(x), its
+    first-layer terms), for every z and upstream; from (p0 ⊗ 2, p1) D^AD's terms differ."""
+    import z3
+
+    from fpsmt.proof.claims import Float, forall
+    from fpsmt.proof.encoding import Encoding
+    from fpsmt.proofs import rect_value_atom as V
+    from fpsmt.semantics.arith import symbolic
+    fmt = parse_format(name)
+    with RC.hidden_activation(act):
+        c = forall("slice", {n: Float() for n in ("z", "o1", "o2")}, goal=lambda s: s.true())
+        s = Encoding(c, fmt, symbolic(fmt), {}, {}).scope
+
+        def parts(pre):
+            net, P, (out, grad, trace) = V._steps_run(s, s.z, pre)
+            return [t.v[()] for t in [*out, *grad, *s.input_terms(net, P, trace)]]
+        pre = V._pre0(s)
+        whole, given = parts(None), parts(pre)
+        assert len(whole) == len(given) and all(z3.eq(a, b) for a, b in zip(whole, given))
+        assert not all(z3.eq(a, b) for a, b in zip(whole, parts([pre[0] * 2, pre[1]])))
+
+
+def test_the_value_atoms_split_at_z_is_proved_in_float8_e4m3(monkeypatch):
+    """The amplification at x = z as the wide formats take it (forced in float8_e4m3):
+    ``spacing_at_z``, ``amp_at_z`` (enumerated over the powers of two), their join and
+    ``steps_at_z`` PROVED; the spacing stage with the powers cut to [1, 8] is REFUTED
+    (z = 0: z⁺ − z is the least subnormal), its witness replayed."""
+    from fpsmt.proof.engine import Engine
+    from fpsmt.proof.tree import Pred, stage
     from fpsmt.proofs import rect_value_atom as V
     from test_saturating import decide_stage
-    good = V._steps_run
-    monkeypatch.setattr(V, "SPLIT_FROM_BITS", 8)  # float8_e4m3 takes the split too
-    def doubled(s, x, pre=None, *rest, **kw):  # the enumerated run starts from twice the pre-activations
-        return good(s, x, None if pre is None else [p * 2 for p in pre], *rest, **kw)
-    monkeypatch.setattr(V, "_steps_run", doubled)
-    assert decide_stage(RC, "gelu", "rect_value_atom", "amp_at_z") == "PROVED"
-    assert decide_stage(RC, "gelu", "rect_value_atom", "steps_at_z") != "PROVED"
+    monkeypatch.setattr(V, "SPLIT_FROM_BITS", 8)
+    names = ["spacing_at_z", "amp_at_z", "first_at_z", "steps_at_z"]
+    assert {n: decide_stage(RC, "gelu", "rect_value_atom", n) for n in names} == dict.fromkeys(names, "PROVED")
+    cut = {p: V.pow2_in(lambda f: 0, lambda f: 3) for p in V._P}
+    narrow = Pred("narrow_spacing", {"z": V.X_DOM, **cut}, V.SPACING.fn)
+    node = stage("narrow_spacing", {"z": V.X_DOM}, narrow, lambda s: dict(zip(V._P, V._pre0(s))))
+    fmt = parse_format("float8_e4m3")
+    with RC.hidden_activation("gelu"):
+        r = Engine(solver="z3", timeout=120).prove(node.claim, fmt, {node.claim.name: node.claim})
+    assert r.status == "REFUTED"
 
 
 @pytest.mark.slow
