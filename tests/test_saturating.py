@@ -180,13 +180,13 @@ def _tanh_rows(tmp_path, lemmas, *extra):
                             tmp_path / "s.sqlite", "--lemma", ",".join(lemmas), "--report", tmp_path / "r.md", "--json",
                             *extra])
     assert code == 0, err
-    return json.loads(out)
+    return json.loads(out), err
 
 
 def test_tanh_indicator_lemmas_are_proved_in_float8_e4m3(tmp_path):
     """The indicators with every UNSAT confirmed."""
     names = ("sat_step_indicator_ge", "sat_step_indicator_le", "sat_point_indicator")
-    rows = _tanh_rows(tmp_path, names)
+    rows, _ = _tanh_rows(tmp_path, names)
     assert [(r["lemma"], r["variant"], r["status"]) for r in rows] == [(n, "repaired", "PROVED") for n in names]
     assert all(not r["confirmed"]["unconfirmed"] for r in rows)
 
@@ -194,14 +194,18 @@ def test_tanh_indicator_lemmas_are_proved_in_float8_e4m3(tmp_path):
 def test_tanh_gradient_atom_tree_is_proved_and_confirmed_in_float8_e4m3(tmp_path):
     """The gradient atom as a tree: every stage PROVED and every UNSAT confirmed (cvc5's
     experimental mode or enumeration; about 35 s)."""
-    (row,) = _tanh_rows(tmp_path, ["sat_gradient_atom"])
+    (row,), err = _tanh_rows(tmp_path, ["sat_gradient_atom"])
     assert row["status"] == "PROVED" and row["confirmed"]["stages"] >= 20 and not row["confirmed"]["unconfirmed"]
+    # progress: one stderr line per claim of the tree, in the order decided
+    n = row["confirmed"]["stages"]
+    lines = [ln.strip() for ln in err.splitlines() if ln.strip().startswith("[")]
+    assert len(lines) == n and lines[0].startswith(f"[1/{n}] ") and lines[-1].startswith(f"[{n}/{n}] "), err
 
 
 @pytest.mark.slow
 def test_tanh_atoms_and_theorem_are_proved_in_float8_e4m3(tmp_path):
     """The value atom, the gradient atom and the theorem row with every UNSAT confirmed."""
-    rows = _tanh_rows(tmp_path, ["sat_value_atom", "sat_gradient_atom", "sat_theorem_3_1"])
+    rows, _ = _tanh_rows(tmp_path, ["sat_value_atom", "sat_gradient_atom", "sat_theorem_3_1"])
     assert [(r["lemma"], r["status"]) for r in rows] == [("sat_value_atom", "PROVED"), ("sat_gradient_atom", "PROVED"),
                                                         ("sat_theorem_3_1", "PROVED")]
     assert all(not r["confirmed"]["unconfirmed"] for r in rows)
