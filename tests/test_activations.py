@@ -359,6 +359,29 @@ def test_lazy_facts_allow_a_negative_zero_tail_in_float32(name, which):
     assert correctly_rounded(BUILTIN[name], f, x, which) == f.sign_bit
 
 
+@pytest.mark.parametrize("name", ["gelu", "swish"])
+def test_lazy_applications_to_one_argument_have_one_value_in_float32(name):
+    """Two lazy applications of σ (and of σ') to terms with one bit pattern have one value:
+    the claim p = p2 (bit for bit) → σ(p) = σ(p2) and σ'(p) = σ'(p2) is PROVED in float32 in
+    a few seconds (without the congruence facts each refinement pinned one point, and
+    Theorem 3.1's approx.sigma.gelu stage was UNKNOWN after 344 refinements).  With p2 the
+    next float above p in [1, 2], σ(p) = σ(p2) is REFUTED: the facts do not make σ constant."""
+    from fpsmt.proof.claims import Float, forall
+    f = parse_format("float32")
+
+    def both(s):
+        return [s.sigma(name, s.p).same(s.sigma(name, s.p2)), s.sigma_prime(name, s.p).same(s.sigma_prime(name, s.p2))]
+    c = forall("one_value", {"p": Float(finite=True), "p2": Float()}, given=lambda s: s.p.same(s.p2), goal=both)
+    r = Engine(solver="z3", timeout=120).prove(c, f, {c.name: c})
+    assert r.status == PROVED, r.reason
+    c = forall("next_up", {"p": Float(range=(1, 2)), "p2": Float()}, given=lambda s: s.p2.same(s.p.next_up()),
+               goal=lambda s: s.sigma(name, s.p).same(s.sigma(name, s.p2)))
+    r = Engine(solver="z3", timeout=120).prove(c, f, {c.name: c})
+    assert r.status == REFUTED, r.reason
+    p = r.witness["p"]
+    assert correctly_rounded(BUILTIN[name], f, p, "value") != correctly_rounded(BUILTIN[name], f, p + 1, "value")
+
+
 def test_compare_has_a_torch_row_when_torch_is_installed():
     pytest.importorskip("torch")  # the optional extra fpsmt[torch]
     from fpsmt.semantics.activations.compare import compare

@@ -9,7 +9,7 @@ Chosen by format:
 * wider formats — an uninterpreted value: a fresh bit-vector ``r`` for F(t), bound only
   by the function's true facts: NaN gives NaN, ±∞ give the limits, F(±0) is known, F
   lies between its values at the ends of a monotone piece, two applications on one piece
-  are ordered, symmetry.  :func:`refine` adds true values at the points a model touches,
+  are ordered, two applications to one argument have one value (congruence), symmetry.  :func:`refine` adds true values at the points a model touches,
   lazily, until a model agrees with F everywhere or the query is UNSAT.  Every fact is
   true of F, so UNSAT is never claimed for a property the true F violates; a SAT answer
   is reported only after the executor replays it.
@@ -126,8 +126,9 @@ def apply(Z, fn: KnownFunction, t):
         facts += _half_lines(Z, fn, t, out, x)
     for lo, hi in fn.identity:  # F(t) = t there (found by enclosures: rounding.identity_tails)
         facts.append(z3.Implies(z3.And(z3.fpGEQ(t, Z.const1(lo)), z3.fpLEQ(t, Z.const1(hi))), r == bz))
-    for (fn2, t2, _, out2) in Z.lazy:  # related to earlier applications of the same function
+    for (fn2, t2, (bz2, r2), out2) in Z.lazy:  # related to earlier applications of the same function
         if fn2.key == fn.key:
+            facts.append(z3.Implies(bz == bz2, r == r2))  # F is a function: one argument, one value
             for p in fn.pieces:
                 both = z3.And(_inside(Z, t, p), _inside(Z, t2, p))
                 first, second = (out, out2) if p.direction > 0 else (out2, out)
