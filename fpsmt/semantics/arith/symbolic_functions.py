@@ -9,8 +9,9 @@ Chosen by format:
 * wider formats — an uninterpreted value: a fresh bit-vector ``r`` for F(t), bound only
   by the function's true facts: NaN gives NaN, ±∞ give the limits, F(±0) is known, F
   lies between its values at the ends of a monotone piece, two applications on one piece
-  are ordered, two applications to one argument have one value (congruence), symmetry.  :func:`refine` adds true values at the points a model touches,
-  lazily, until a model agrees with F everywhere or the query is UNSAT.  Every fact is
+  are ordered, two applications to one argument pattern have one value (congruence),
+  symmetry.  :func:`refine` adds true values at the points a model touches, lazily, until
+  a model agrees with F everywhere or the query is UNSAT.  Every fact is
   true of F, so UNSAT is never claimed for a property the true F violates; a SAT answer
   is reported only after the executor replays it.
 * ground arguments (constants) — the value itself.
