@@ -139,7 +139,8 @@ def _row(engine, name, lemma, variant, fmt: Format, progress, built=None, activa
         r = engine.prove(claim, fmt, registry, hints=hints.get(claim.name, ()))
         if progress and len(claims) > 1:  # a tree's claims can take minutes each: say where the row is
             progress(f"  [{i + 1}/{len(claims)}] {claim.name}: {r.status}, "
-                     + ("stored" if r.cached else f"{r.seconds:.1f} s" + (f", {r.solver}" if r.solver else "")))
+                     + ("stored" if r.cached else f"{r.seconds:.1f} s" + (f", {r.solver}" if r.solver else ""))
+                     + (f", confirmed by {r.confirmed_by}" if r.confirmed_by else ""))
         keys.append({"claim": claim.name, "status": r.status, "key": r.key or None,
                      "confirmed_by": r.confirmed_by or None, "statement": r.statement or None,
                      "solver": r.solver or None, "seconds": round(r.seconds, 3)})
