@@ -384,8 +384,8 @@ def test_the_value_atoms_steps_from_their_own_pre_activations_are_the_run(act, n
 def test_the_value_atoms_split_at_z_is_proved_in_float8_e4m3(monkeypatch):
     """The amplification at x = z as the wide formats take it (forced in float8_e4m3):
     ``spacing_at_z``, ``amp_at_z`` (enumerated over the powers of two), their join and
-    ``steps_at_z`` PROVED; the spacing stage with the powers cut to [1, 8] is REFUTED
-    (z = 0: z⁺ − z is the least subnormal), its witness replayed."""
+    ``steps_at_z`` PROVED; the spacing stage with the powers cut to [1, 8] is REFUTED (its
+    witness replayed by the engine): below 8 and from 128 on, z's spacings leave [1, 8]."""
     from fpsmt.proof.engine import Engine
     from fpsmt.proof.tree import Pred, stage
     from fpsmt.proofs import rect_value_atom as V
