@@ -170,6 +170,12 @@ def _gate_run(s, x, ups, a=0, b=None, inputs=None):
     return net, P, s.run(net, [x] if a == 0 else inputs, ups, params=P, trace=True)
 
 
+def _low_ups(lower, r="u_r"):
+    """The names of the upstreams into the steps' last layer ``lower``: ``r`` into the path
+    r, o_i into its i-th neuron otherwise."""
+    return [r if n == "r" else f"o{i}" for i, n in enumerate(lower)]
+
+
 def _lower_names(fmt):
     """The names of the steps' last layer's neurons (ge, le, the path r) and of the killers'
     layer's (the killers, C for δ = −1, r, the u's carried)."""
@@ -217,11 +223,10 @@ def gate_at_z(fmt):
     LOWER, KILLERS, KUPS = _gate_preds(lower, killers)
     gate, _ = RC.gradient_layers(fmt, RC.depth(fmt))
     r = lower.index("r")
-    ups_low = {f"o{i}": zero() for i, n in enumerate(lower) if n != "r"}
+    ups_low = {n: zero() for n in _low_ups(lower) if n != "u_r"}
 
     def low_run(s):
-        ups = [s.u_r if n == "r" else s[f"o{i}"] for i, n in enumerate(lower)]
-        return _gate_run(s, s.z, ups, 0, gate - 1)
+        return _gate_run(s, s.z, [s[n] for n in _low_ups(lower)], 0, gate - 1)
 
     def low_side(s, run=None):
         net, P, (_, grad, trace) = run or low_run(s)
@@ -289,7 +294,7 @@ def _lower_preds(lower):
     pre-activations p: every upstream o_i and a_r a zero) and their conjunction LFIRST, over
     the names ``lower`` of the steps' last layer (o_i is the upstream into its i-th
     neuron but r, a_r r's)."""
-    ups = {("a_r" if n == "r" else f"o{i}"): zero() for i, n in enumerate(lower)}
+    ups = {n: zero() for n in _low_ups(lower, "a_r")}
     LSPACING = Pred(f"{NAME}.lower_spacing", {"z": X_DOM, "wx": WX, **_P},
                     lambda s: [_wx_ok(s)] + [q.same(s[p]) for q, p in zip(_pre0(s), _P)],
                     doc="w_x is 1 (or 2 where k0 = -1); layer 0's pre-activations at x = z are p0 = z − z⁻ and "
@@ -339,8 +344,7 @@ def lower_at_z_nodes(fmt, LOWER, low_side):
     first = join(f"{NAME}.lower_first", [LSPACING, LAMP], LFIRST)
 
     def run(s):
-        ups = [s.u_r if n == "r" else s[f"o{i}"] for i, n in enumerate(lower)]
-        return _lower_pre(s, [s[p] for p in _P], ups, s.wx)
+        return _lower_pre(s, [s[p] for p in _P], [s[n] for n in _low_ups(lower)], s.wx)
     link = stage(f"{NAME}.lower_at_z", {"u_r": FIN}, LOWER, lambda s: dict(zip(lower, run(s)[2][0])), LFIRST,
                  side=lambda s: low_side(s, run(s)), states=[GATE_BACK], uninterpreted=("act",))
     return [spacing, amp, first, link]

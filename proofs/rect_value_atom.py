@@ -185,7 +185,7 @@ SPACING = Pred(f"{NAME}.spacing_at_z", {"z": X_DOM, **_P},
 
 
 def _amp_goals(s):
-    pre = (s.p0, s.p1)
+    pre = [s[p] for p in _P]
     ge, le = _steps_run(s, s.const(0), pre)[2][0]
     return [STEPS_AT_Z.holds(s, ge=ge, le=le)] + _steps_side(s, s.const(0), pre)
 
@@ -210,7 +210,7 @@ def steps_at_z_nodes(fmt):
     spacing = stage(f"{NAME}.spacing_at_z", {"z": X_DOM}, SPACING, lambda s: dict(zip(_P, _pre0(s))))
     amp = stage(f"{NAME}.amp_at_z", {**AMP_K.variables}, AMP_K, lambda s: {}, enumerate=True)
     first = join(f"{NAME}.first_at_z", [SPACING, AMP_K], FIRST_AT_Z)
-    pre = lambda s: (s.p0, s.p1)  # noqa: E731
+    pre = lambda s: [s[p] for p in _P]  # noqa: E731
     steps = stage(f"{NAME}.steps_at_z", {}, STEPS_AT_Z,
                   lambda s: dict(zip(("ge", "le"), _steps_run(s, s.z, pre(s))[2][0])), FIRST_AT_Z,
                   side=lambda s: _steps_side(s, s.z, pre(s)))
