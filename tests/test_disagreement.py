@@ -12,6 +12,7 @@ from fpsmt.proof import engine as engine_mod
 from fpsmt.proof import solve
 from fpsmt.proof.claims import Claim, Float
 from fpsmt.proof.engine import Engine
+from fpsmt.proof.exhaustive import CLAIM_LIMIT, LIMIT
 from fpsmt.proof.solve import backends, pool
 from fpsmt.proof.solve.pool import Outcome
 from fpsmt.semantics.formats import parse_format
@@ -128,3 +129,48 @@ def test_a_confirming_race_that_hears_a_sat_stops_the_run(monkeypatch):
         solve.shutdown()
     msg = str(e.value)
     assert "fake_unsat said unsat" in msg and "fake_slow_sat says sat" in msg and "a=0x80000000" in msg, msg
+
+
+#: two bfloat16 axes of 8,961 values each ([1, 2^70]): about 8.0e7 points, more than the
+#: 2^26 a confirmation enumerates where a second back end takes the format, at most the
+#: 2^33 it enumerates in bfloat16 (no back end but z3 outside an experimental mode)
+_WIDE = Float(range=(1, 2 ** 70))
+COMMUTES = Claim("add_commutes", "forall", universal={"x": _WIDE, "y": _WIDE},
+                 goal=lambda s: (s.x + s.y).same(s.y + s.x))
+ABSORBS = Claim("add_absorbs", "forall", universal={"x": _WIDE, "y": _WIDE},
+                goal=lambda s: (s.x + s.y).same(s.x))  # false: 1 + 1 = 2
+
+
+def test_bfloat16_confirms_a_wide_space_by_enumeration(fake_first):
+    """bfloat16's only second back end is cvc5's experimental mode, which gave no answer
+    within the limit on the step indicators z3 proves; a space of at most 2^33 points is
+    enumerated instead of racing it, so the UNSAT (here the fake's, on a true claim) is
+    confirmed by enumeration.  (With the 2^26 limit of the other formats it would go to
+    the second back end, Z3 in this fixture.)"""
+    assert Engine._confirm_limit(BF16) == CLAIM_LIMIT  # the fixture's plan: one back end
+    r = Engine(solver="portfolio", timeout=120, confirm=True).prove(COMMUTES, BF16, {COMMUTES.name: COMMUTES})
+    # VACUOUS: the fake also says UNSAT to the hypotheses' witness query (as in the test above)
+    assert (r.status, r.solver, r.confirmed_by) == ("VACUOUS", "fake_unsat", "exhaustive")
+
+
+def test_float16_confirms_the_same_space_by_a_second_back_end():
+    """float16 has two back ends outside an experimental mode (z3 and bitwuzla): a space
+    above 2^26 points is confirmed by the other one, not enumerated."""
+    f16 = parse_format("float16")
+    assert (Engine._confirm_limit(f16), Engine._confirm_limit(BF16)) == (LIMIT, CLAIM_LIMIT)  # the real plans
+    wide = Float(range=(1, 2 ** 15))  # 15,361 values per axis
+    c = Claim("add_commutes", "forall", universal={"x": wide, "y": wide}, goal=lambda s: (s.x + s.y).same(s.y + s.x))
+    try:
+        r = Engine(solver="portfolio", timeout=120, confirm=True).prove(c, f16, {c.name: c})
+    finally:
+        solve.shutdown()
+    assert r.status == "PROVED" and r.confirmed_by not in ("", None, "exhaustive"), r.confirmed_by
+
+
+def test_the_confirming_enumeration_catches_a_lying_unsat(fake_first):
+    """The lying back end's UNSAT on a false claim over that bfloat16 space: the
+    enumeration finds x = y = 1 (1 + 1 = 2, not 1), replays it, and the run stops naming both."""
+    with pytest.raises(Disagreement) as e:
+        Engine(solver="portfolio", timeout=120, confirm=True).prove(ABSORBS, BF16, {ABSORBS.name: ABSORBS})
+    msg = str(e.value)
+    assert "fake_unsat said unsat" in msg and "exhaustive says sat" in msg and "x=0x3f80" in msg, msg

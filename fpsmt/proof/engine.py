@@ -27,7 +27,7 @@ from fpsmt.proof.encoding import Encoding, conjunction, parts
 from fpsmt.errors import Disagreement, InputError
 from fpsmt.semantics.formats import Format
 from fpsmt.proof.replay import NotAnInstance, replay_model, show
-from fpsmt.proof.exhaustive import CLAIM_LIMIT, TimeUp, decide, space
+from fpsmt.proof.exhaustive import CLAIM_LIMIT, LIMIT, TimeUp, decide, space
 from fpsmt.semantics.arith.integer import IntegerArith
 from fpsmt.proof.solve import Answer, Query, named, plan_for, second_opinion, solve_plan, solver_versions
 from fpsmt.proof.store import Store, result_key, statement_hash
@@ -203,7 +203,7 @@ class Engine:
         (:func:`~fpsmt.proof.solve.solve_plan`)."""
         enc, q = self._query(claim, fmt, registry, build, fixed)
         free = list(q.variables)
-        race = confirm and plan is not None and space(claim, fmt, free) is None
+        race = confirm and plan is not None and space(claim, fmt, free, self._confirm_limit(fmt)) is None
         if plan is None or claim.enumerate:  # --solver exhaustive, or a claim that asks for it
             ans = self._enumerate(claim, fmt, registry, build, fixed, free, deadline)
             if ans is not None or plan is None:
@@ -297,7 +297,13 @@ class Engine:
         # answer the executor's enumeration gave is enumerated again on the integer executor,
         # whose rounding shares no code with it.
         arith, by = (IntegerArith(fmt), INTEGER_ENUMERATION) if res.solver == "exhaustive" else (None, "exhaustive")
-        got = decide(claim, fmt, conjunction(build), fixed or {}, list(q.variables), registry, arith=arith)
+        try:
+            got = decide(claim, fmt, conjunction(build), fixed or {}, list(q.variables), registry,
+                         LIMIT if arith is not None else self._confirm_limit(fmt), self.progress,
+                         time.monotonic() + max(self.timeout, deadline - time.monotonic()), arith=arith)
+        except TimeUp as e:
+            got = None
+            res.reason += f"; the confirming enumeration stopped: {e}"
         if got is not None:
             status, who, model = got[0], by, got[1]
         if status == "unknown" and others:
@@ -312,6 +318,23 @@ class Engine:
                          fixed, cexs)
         else:
             res.reason += "; not confirmed: no second solver decided"
+
+    @staticmethod
+    def _confirm_limit(fmt) -> int:
+        """The most points a confirmation enumerates: CLAIM_LIMIT in a 16-bit format that
+        fewer than two back ends take outside an experimental mode (bfloat16: z3, and
+        cvc5's experimental mode, which gave no answer within the time limit on the step
+        indicators and the large stages that z3 proves, so such a space is enumerated, a
+        few minutes, instead of racing it); LIMIT otherwise: a second back end confirms the
+        larger spaces (in the 8-bit formats cvc5's experimental mode does so in seconds,
+        where enumerating up to 2^33 points would take many minutes)."""
+        if fmt.nbits != 16:
+            return LIMIT
+        try:
+            plan = plan_for("portfolio", fmt)
+        except InputError:
+            return LIMIT
+        return CLAIM_LIMIT if sum(1 for e in plan.values() if not e) < 2 else LIMIT
 
     def _confirm_stored(self, r: Result, claim, fmt, registry):
         """--confirm on an answer read from the store that was not confirmed when found:
