@@ -414,3 +414,24 @@ def test_arb_of_a_negative_mpmath_number_keeps_its_sign():
         assert y.a <= true <= y.b, (name, t, y)
         f = getattr(mpmath, name) if name != "sigmoid" else (lambda v: 1 / (1 + mpmath.exp(-v)))
         assert y.a <= min(f(lo), f(hi)) + 1e-12 and max(f(lo), f(hi)) - 1e-12 <= y.b, (name, y)
+
+
+def test_swish_float64_tails_are_found():
+    """Arb's e^−x is no finite ball at x = 2^1000, so σ(−x) = 1/(1 + e^x) came out NaN
+    there: swish's float64 identity tail and σ''s constant tails were not found, and its
+    requirements R.identity and R.dead were UNKNOWN.  The sigmoid takes e^x/(1 + e^x) for
+    x < 0 now.  The tail starts at 64: swish_F(32) is not 32 (32·e^−32 ≈ 4·10^−13 is far
+    above a quarter of the spacing at 32), swish_F(64) is 64."""
+    from flint import arb
+    from fpsmt.semantics.activations.realfun import ARB
+    ball = ARB.sigmoid(-arb(2) ** 1023)
+    assert ball.is_finite() and ball.abs_upper() < arb(2) ** -1000
+    f64 = parse_format("float64")
+    act = get_activation("swish")
+    value = act.function(f64, "value")
+    assert [(f64.to_fraction(lo), hi) for lo, hi in value.identity] == [(64, f64.max_bits)]
+    tails = [p for p in act.function(f64, "derivative").pieces if getattr(p, "constant", False)]
+    assert any(p.hi is None for p in tails) and any(p.lo is None for p in tails)
+    A = concrete(f64)
+    at = lambda q: int(np.ravel(A.to_bits(act.value(A, A.const(np.asarray([f64.round(Fraction(q))], np.uint64)))))[0])  # noqa: E731
+    assert at(64) == f64.round(Fraction(64)) and at(32) != f64.round(Fraction(32))

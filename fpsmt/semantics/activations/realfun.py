@@ -91,7 +91,13 @@ class _ArbContext:
 
     @staticmethod
     def sigmoid(x):
-        return 1 / (1 + (-arb(x)).exp())
+        """1/(1 + e^−x), and e^x/(1 + e^x) for x < 0: there e^−x is beyond Arb's finite
+        balls far out (x = −2^1000), while e^x is a finite ball near 0."""
+        x = arb(x)
+        if x < 0:
+            e = x.exp()
+            return e / (1 + e)
+        return 1 / (1 + (-x).exp())
 
     @staticmethod
     def erfc(x):
