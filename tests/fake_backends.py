@@ -27,3 +27,10 @@ def slow_sat_minus_zero(text, variables, experimental=False, seed=0):
     import time
     time.sleep(2.0)
     return "sat", {n: 1 << (w - 1) for n, w in variables.items()}, ""
+
+
+def sleepy_unsat(text, variables, experimental=False, seed=0):
+    """UNSAT after twenty seconds: a confirmation that a short race window misses."""
+    import time
+    time.sleep(20.0)
+    return "unsat", None, ""

@@ -144,9 +144,10 @@ ABSORBS = Claim("add_absorbs", "forall", universal={"x": _WIDE, "y": _WIDE},
 def test_bfloat16_confirms_a_wide_space_by_enumeration(fake_first):
     """bfloat16's only second back end is cvc5's experimental mode, which gave no answer
     within the limit on the step indicators z3 proves; a space of at most 2^33 points is
-    enumerated instead of racing it, so the UNSAT (here the fake's, on a true claim) is
-    confirmed by enumeration.  (With the 2^26 limit of the other formats it would go to
-    the second back end, Z3 in this fixture.)"""
+    enumerated where the race left it unconfirmed (here no back end races: the fixture's
+    plan has one), so the UNSAT (the fake's, on a true claim) is confirmed by
+    enumeration.  (With the 2^26 limit of the other formats it would go to the second
+    back end, Z3 in this fixture.)"""
     assert Engine._confirm_limit(BF16) == CLAIM_LIMIT  # the fixture's plan: one back end
     r = Engine(solver="portfolio", timeout=120, confirm=True).prove(COMMUTES, BF16, {COMMUTES.name: COMMUTES})
     # VACUOUS: the fake also says UNSAT to the hypotheses' witness query (as in the test above)
@@ -174,3 +175,35 @@ def test_the_confirming_enumeration_catches_a_lying_unsat(fake_first):
         Engine(solver="portfolio", timeout=120, confirm=True).prove(ABSORBS, BF16, {ABSORBS.name: ABSORBS})
     msg = str(e.value)
     assert "fake_unsat said unsat" in msg and "exhaustive says sat" in msg and "x=0x3f80" in msg, msg
+
+
+@pytest.fixture
+def sleepy_second(monkeypatch):
+    """A plan of the instant fake UNSAT and an experimental fake that says UNSAT after 20 s
+    (as cvc5's experimental mode is the only second back end in bfloat16)."""
+    monkeypatch.setitem(backends.RUNNERS, "fake_unsat", fake_backends.always_unsat)
+    monkeypatch.setitem(backends.RUNNERS, "fake_sleepy", fake_backends.sleepy_unsat)
+    plan = {"fake_unsat": False, "fake_sleepy": True}
+    monkeypatch.setattr(engine_mod, "plan_for", lambda solver, fmt, exclude=(): {
+        b: e for b, e in plan.items() if b not in exclude})
+    monkeypatch.setattr(engine_mod, "solver_versions", lambda plan: "fake")
+    yield plan
+    solve.shutdown()
+
+
+def test_a_grace_ends_the_confirming_race(sleepy_second):
+    """With ``grace``, the race stops that long after the first UNSAT: the sleeper, which
+    would answer within the time limit, is cut off (without it, it answers)."""
+    out = pool.run_query("", {"a": 16}, sleepy_second, 60.0, decisive=lambda b, status, exp: not exp,
+                         confirm=True, grace=1.0)
+    assert "fake_sleepy" in out.timed_out and "fake_sleepy" not in out.answers
+    out = pool.run_query("", {"a": 16}, sleepy_second, 60.0, decisive=lambda b, status, exp: not exp, confirm=True)
+    assert out.answers["fake_sleepy"][0] == "unsat"
+
+
+def test_bfloat16_enumerates_what_the_race_left_unconfirmed(sleepy_second, monkeypatch):
+    """In bfloat16 the race for a confirmation of a space of at most 2^33 points ends
+    CONFIRM_GRACE after the first UNSAT (here 1 s), and the enumeration confirms it."""
+    monkeypatch.setattr(engine_mod, "CONFIRM_GRACE", 1.0)
+    r = Engine(solver="portfolio", timeout=120, confirm=True).prove(COMMUTES, BF16, {COMMUTES.name: COMMUTES})
+    assert (r.solver, r.confirmed_by, r.per_solver.get("fake_sleepy")) == ("fake_unsat", "exhaustive", "timeout")

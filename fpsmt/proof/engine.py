@@ -38,6 +38,9 @@ INTEGER_ENUMERATION = "exhaustive-integer"
 #: what a ∀ part's hypotheses check gets beside the claim's own time limit: they are
 #: usually met by the first values tried
 VACUITY_SECONDS = 60.0
+#: how long the other back ends of a confirming race go on after the first UNSAT where
+#: the space can be enumerated instead (bfloat16 up to 2^33 points: Engine._confirm_limit)
+CONFIRM_GRACE = 60.0
 
 
 def rests_on_unsat(kind: str, status: str) -> bool:
@@ -203,14 +206,18 @@ class Engine:
         (:func:`~fpsmt.proof.solve.solve_plan`)."""
         enc, q = self._query(claim, fmt, registry, build, fixed)
         free = list(q.variables)
-        race = confirm and plan is not None and space(claim, fmt, free, self._confirm_limit(fmt)) is None
+        race = confirm and plan is not None and space(claim, fmt, free) is None
+        # where the enumeration can confirm what the other back ends do not (bfloat16), they
+        # get CONFIRM_GRACE seconds after the first UNSAT, not the whole time limit
+        grace = (CONFIRM_GRACE if race and self._confirm_limit(fmt) > LIMIT
+                 and space(claim, fmt, free, self._confirm_limit(fmt)) is not None else None)
         if plan is None or claim.enumerate:  # --solver exhaustive, or a claim that asks for it
             ans = self._enumerate(claim, fmt, registry, build, fixed, free, deadline)
             if ans is not None or plan is None:
                 return q, ans or Answer("unknown", None, "exhaustive", 0.0, reason=(
                     f"the space of {', '.join(free)} in {fmt.name} is too large to enumerate "
                     f"(more than 2^{CLAIM_LIMIT.bit_length() - 1} points)"))
-        ans = solve_plan(q, plan, max(0.1, deadline - time.monotonic()), confirm=race)
+        ans = solve_plan(q, plan, max(0.1, deadline - time.monotonic()), confirm=race, grace=grace)
         rounds = 0
         while ans.status == "sat" and enc.A.refine(ans.model):
             rounds += 1  # the model used a wrong activation value: add the true one, solve again
@@ -218,7 +225,7 @@ class Engine:
                 ans = Answer("unknown", None, "", ans.seconds, reason="time limit reached")
                 break
             q = self._render_query(enc, build)
-            ans = solve_plan(q, plan, max(0.1, deadline - time.monotonic()), confirm=race)
+            ans = solve_plan(q, plan, max(0.1, deadline - time.monotonic()), confirm=race, grace=grace)
         if rounds:
             self.progress(f"  {rounds} lazy refinement(s) of activation values")
             if ans.status == "unknown":
@@ -274,16 +281,20 @@ class Engine:
             res.status = REFUTED if claim.kind == "exists" else PROVED
             res.reason = "no witness exists (unsat)" if claim.kind == "exists" else "negation unsat"
             res.confirmed_by = ans.confirmed_by
-            if ans.confirm_raced and not ans.confirmed_by:  # the others had the whole time limit
-                res.reason += "; not confirmed: no second solver decided within the time limit"
-            else:
+            if not (ans.confirm_raced and not ans.confirmed_by):
                 self._confirm(res, claim, fmt, registry, build, q, deadline, part=part)
+            elif space(claim, fmt, list(q.variables), self._confirm_limit(fmt)) is not None:
+                # the others had CONFIRM_GRACE seconds in the race: the enumeration confirms
+                self._confirm(res, claim, fmt, registry, build, q, deadline, part=part, raced=True)
+            else:  # the others had the whole time limit
+                res.reason += "; not confirmed: no second solver decided within the time limit"
         return res
 
     def _confirm(self, res: Result, claim, fmt, registry, build, q: Query, deadline, fixed=None, part="forall",
-                 cexs=()):
+                 cexs=(), raced=False):
         """Check the UNSAT behind ``res`` by enumeration (where the space is small) or with
-        the other back ends; a model found instead is replayed and the run stops."""
+        the other back ends (not again where they were ``raced`` for it); a model found
+        instead is replayed and the run stops."""
         if not self.confirm or res.confirmed_by:
             return
         try:  # an experimental mode may check a decisive back end's UNSAT, never one of its own kind
@@ -306,7 +317,7 @@ class Engine:
             res.reason += f"; the confirming enumeration stopped: {e}"
         if got is not None:
             status, who, model = got[0], by, got[1]
-        if status == "unknown" and others:
+        if status == "unknown" and others and not raced:
             ans = second_opinion(q, others, max(self.timeout, deadline - time.monotonic()))
             status, model = ans.status, ans.model
             who = named(ans.solver, ans.experimental)
@@ -324,10 +335,11 @@ class Engine:
         """The most points a confirmation enumerates: CLAIM_LIMIT in a 16-bit format that
         fewer than two back ends take outside an experimental mode (bfloat16: z3, and
         cvc5's experimental mode, which gave no answer within the time limit on the step
-        indicators and the large stages that z3 proves, so such a space is enumerated, a
-        few minutes, instead of racing it); LIMIT otherwise: a second back end confirms the
-        larger spaces (in the 8-bit formats cvc5's experimental mode does so in seconds,
-        where enumerating up to 2^33 points would take many minutes)."""
+        indicators and the large stages that z3 proves): such a space is raced for
+        CONFIRM_GRACE seconds after the first UNSAT, then enumerated (a few minutes at
+        2^32 points); LIMIT otherwise: a second back end confirms the larger spaces (in
+        the 8-bit formats cvc5's experimental mode does so in seconds, where enumerating
+        up to 2^33 points would take many minutes)."""
         if fmt.nbits != 16:
             return LIMIT
         try:

@@ -88,10 +88,11 @@ def solve(q: Query, solver: str = "z3", timeout: float = 60.0, exclude=()) -> An
     return solve_plan(q, plan, timeout)
 
 
-def _race(q: Query, plan: dict, timeout: float, decisive, confirm=False):
+def _race(q: Query, plan: dict, timeout: float, decisive, confirm=False, grace=None):
     """(the pool's outcome, wall seconds, seconds or fate per back end)."""
     t0 = time.perf_counter()
-    out = run_query(q.text, {**q.variables, **q.extra}, plan, timeout, decisive=decisive, confirm=confirm)
+    out = run_query(q.text, {**q.variables, **q.extra}, plan, timeout, decisive=decisive, confirm=confirm,
+                    grace=grace)
     wall = time.perf_counter() - t0
     per = {b: (round(a[3], 3) if a[0] != "unknown" else f"unknown: {a[2]}") for b, a in out.answers.items()}
     per.update({b: "timeout" for b in out.timed_out})
@@ -123,14 +124,15 @@ def _decided(out, plan, wall, per, unsat_decides) -> Answer | None:
     return None
 
 
-def solve_plan(q: Query, plan: dict, timeout: float, confirm: bool = False) -> Answer:
+def solve_plan(q: Query, plan: dict, timeout: float, confirm: bool = False, grace: float | None = None) -> Answer:
     """The race's answer.  ``confirm``: the back ends still working when one says UNSAT go
-    on, to the same deadline, and the first of them to say UNSAT too is its
-    ``confirmed_by`` (a SAT is a disagreement: returned with the UNSAT disputing it) —
-    every back end gets the whole time limit, concurrently, instead of a second race
-    started from scratch after the first."""
+    on, to the same deadline (or for ``grace`` seconds more, where the caller has another
+    way to confirm), and the first of them to say UNSAT too is its ``confirmed_by`` (a
+    SAT is a disagreement: returned with the UNSAT disputing it) — every back end gets
+    the whole time limit, concurrently, instead of a second race started from scratch
+    after the first."""
     out, wall, per = _race(q, plan, timeout, lambda b, status, exp: status == "sat" or (status == "unsat" and not exp),
-                           confirm)
+                           confirm, grace)
     ans = _decided(out, plan, wall, per, lambda b: not plan[b])
     if ans is not None:
         if ans.status == "unsat":

@@ -122,14 +122,14 @@ class Outcome:
     cancelled: list = field(default_factory=list)
 
 
-def run_query(text, variables, plan, timeout, decisive, confirm=False):
+def run_query(text, variables, plan, timeout, decisive, confirm=False, grace=None):
     """Send the query to every back end in ``plan`` ({backend: experimental}) and wait.
 
     ``decisive(backend, status, experimental)`` says whether an answer ends the race.
     ``confirm``: a decisive UNSAT does not end it while another back end is still
-    working: the race goes on (to the same deadline) until one of them says SAT or UNSAT
-    too — its confirmation, or a disagreement.  Returns an :class:`Outcome`; busy
-    workers left at the end are killed.
+    working: the race goes on (to the same deadline, or for ``grace`` seconds after that
+    UNSAT when given) until one of them says SAT or UNSAT too — its confirmation, or a
+    disagreement.  Returns an :class:`Outcome`; busy workers left at the end are killed.
     """
     out = Outcome()
     decided_by = None  # the back end whose answer ended (or, confirming, began to end) the race
@@ -142,7 +142,7 @@ def run_query(text, variables, plan, timeout, decisive, confirm=False):
     done = False
 
     def take(conns):
-        nonlocal done, decided_by
+        nonlocal done, decided_by, deadline
         for conn in conns:
             w, experimental = live.pop(conn)
             try:
@@ -155,6 +155,8 @@ def run_query(text, variables, plan, timeout, decisive, confirm=False):
             decided = [b for b, a in out.answers.items() if a[0] in ("sat", "unsat")]
             if decided_by is None and decisive(w.backend, status, experimental):
                 decided_by = w.backend
+                if confirm and grace is not None and status == "unsat":
+                    deadline = min(deadline, time.monotonic() + grace)
             if decided_by is not None:
                 done = not confirm or out.answers[decided_by][0] != "unsat" or len(decided) > 1 or not live
     while live and not done:
