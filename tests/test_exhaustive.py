@@ -107,6 +107,24 @@ def test_enumeration_stops_at_the_deadline_with_unknown(tmp_path):
     assert store.con.execute("SELECT COUNT(*) FROM results").fetchone()[0] == 0
 
 
+def test_enumeration_stops_early_when_its_rate_projects_past_the_deadline(monkeypatch):
+    """Every (a, b) of bfloat16 (2^32 points) against a deadline of a few seconds: once the
+    rate is measured (here after the first piece: PROJECT_AFTER = 0) the projected end is
+    far past the deadline, so it stops there and says so; a space that fits its deadline
+    is enumerated to the end under the same setting."""
+    import time
+    monkeypatch.setattr(E, "PROJECT_AFTER", 0.0)
+    f = parse_format("bfloat16")
+    c = forall("comm2", {"a": Float(), "b": Float()}, goal=lambda s: (s.a + s.b).same(s.b + s.a))
+    with pytest.raises(E.TimeUp, match="would take about") as e:
+        E.decide(c, f, conjunction(parts(c, "forall")), {}, ["a", "b"], limit=E.CLAIM_LIMIT,
+                 deadline=time.monotonic() + 3)
+    assert e.value.done < 1 and e.value.projected > 3
+    small = forall("comm1", {"a": Float()}, goal=lambda s: (s.a + 1).same(1 + s.a))
+    assert E.decide(small, f, conjunction(parts(small, "forall")), {}, ["a"],
+                    deadline=time.monotonic() + 600) == ("unsat", None)
+
+
 def test_a_wide_space_is_refused_before_anything_is_built(monkeypatch):
     """float32's X has about 2^32 patterns per variable: below CLAIM_LIMIT alone, far above
     it as a pair.  space() must refuse without building an axis of more than LIMIT values

@@ -110,11 +110,21 @@ def space(claim, fmt, free, limit=LIMIT):
 
 
 class TimeUp(Exception):
-    """The enumeration passed its deadline; ``done`` is the fraction of the space seen."""
+    """The enumeration passed its deadline, or would: ``done`` is the fraction of the space
+    seen, ``projected`` (when it stopped early) the seconds the whole space would take."""
 
-    def __init__(self, done):
-        super().__init__(f"time limit reached after enumerating {100 * done:.0f}% of the space")
-        self.done = done
+    def __init__(self, done, projected=None):
+        why = (f"stopped after enumerating {100 * done:.0f}% of the space: at its rate the whole space would "
+               f"take about {projected:.0f} s, past the time limit") if projected is not None else \
+            f"time limit reached after enumerating {100 * done:.0f}% of the space"
+        super().__init__(why)
+        self.done, self.projected = done, projected
+
+
+#: an enumeration whose rate, measured over at least this many seconds, projects its end
+#: past its deadline by a quarter of its time or more stops there (TimeUp) instead of at
+#: the deadline
+PROJECT_AFTER = 20.0
 
 
 def decide(claim, fmt, condition, fixed: dict, free: list, registry=None, limit=LIMIT, progress=None,
@@ -147,6 +157,7 @@ def decide(claim, fmt, condition, fixed: dict, free: list, registry=None, limit=
         return {name: int(np.broadcast_to(v, shape)[at]) for name, v in values.items()}
 
     total = int(np.prod([len(a) for a in axes])) if axes else 1
+    started = time.monotonic()
     report = _Progress(progress if total > REPORT_FROM else None, total, free, fmt)
     with ThreadPoolExecutor(WORKERS) as pool, closing(_in_order(pool, piece, _chunks(free, axes))) as results:
         for future, shape in results:
@@ -155,8 +166,15 @@ def decide(claim, fmt, condition, fixed: dict, free: list, registry=None, limit=
             if first is not None:
                 return "sat", {name: first[name] & ((1 << INT_BITS) - 1)
                                if not isinstance(claim.variables[name], FloatDomain) else first[name] for name in free}
-            if deadline is not None and time.monotonic() > deadline:
-                raise TimeUp(report.seen / total)
+            if deadline is not None:
+                now = time.monotonic()
+                if now > deadline:
+                    raise TimeUp(report.seen / total)
+                ran = now - started
+                if ran >= PROJECT_AFTER and report.seen < total:
+                    whole = ran * total / report.seen
+                    if whole > 1.25 * (deadline - started):
+                        raise TimeUp(report.seen / total, whole)
     return "unsat", None
 
 
