@@ -18,7 +18,11 @@ gradient atom:
   rows' first-layer terms are zeros and the path's is D^AD's; every hidden value and
   gradient is finite where PATH(u_r) is (the transfer makes it g).  ``gate_off`` (x != z, with
   the zero upstreams the killed chain gives): (np, r) = (1, r in [0, 1]), every gradient a
-  zero.  Every hidden value and gradient is finite.
+  zero.  Every hidden value and gradient is finite.  In formats of at least
+  ``rect_value_atom.SPLIT_FROM_BITS`` bits ``gate_at_z`` is split as the rectifying
+  family's ``lower_at_z`` (:func:`gate_at_z_nodes`): layer 0's pre-activations at x = z
+  are powers of two from D on (and the path's +0), the gate is enumerated from them, and
+  the link is the backward pass with σ uninterpreted.
 * ``chain_at_z`` and ``chain_killed``: inductions over the chain layers (weights c = 4 ⊗ w,
   w in K): (a zero, 1/2) stays, the path's gradient is (u_r ⊗ σ'(pre)) ⊗ c with pre a zero
   (CHAIN_BACK); (1, r in [0, 1]) stays and zero upstreams give zeros.
@@ -45,12 +49,14 @@ from fpsmt.constructions import relu as R
 from fpsmt.constructions.registry import show_bound
 from fpsmt.proof.claims import Float, Int, forall
 from fpsmt.proof.lemmas import Lemma
-from fpsmt.proof.tree import Node, Pred, fact, induction, sequence, stage
+from fpsmt.proof.tree import Node, Pred, fact, induction, join, sequence, stage
 from fpsmt.proofs.common import finite_inside, zero
 from fpsmt.proofs.gradient_atom import GRAD_IS_P
 from fpsmt.proofs.logi_common import TITLE, H, X, formats, xdesc
 from fpsmt.proofs.multiplication_transfer import CHAIN_WEIGHT, SIGNIFICAND, UNIT, UNITS, W_OUT
+from fpsmt.proofs import rect_value_atom as V
 from fpsmt.proofs.sat_common import chain_back_at_zero, chain_killed_node, gate_off_stage, layer_slice, within
+from fpsmt.semantics.formats import floor_log2
 
 NAME = "logi_gradient_atom"
 X_DOM = X()
@@ -123,17 +129,112 @@ def _gate_run(s, x, ups):
     return net, P, s.run(net, [x], ups, params=P, trace=True)
 
 
+def _gate_side(s, run):
+    """D^AD(x) = PATH(u_r) where that is nonzero, and so is the path's first-layer term; the
+    step rows' terms zeros; every hidden value and gradient finite where PATH(u_r) is."""
+    net, P, (_, grad, trace) = run
+    terms = s.input_terms(net, P, trace)
+    fin = path(s, s.ur, s.g).is_finite()  # the chain's product meets the gate with PATH = g (the transfer)
+    return ([GATE_BACK.holds(s, G=s.ur, D=grad[0]), GATE_BACK.holds(s, G=s.ur, D=terms[-1])]
+            + [t.is_zero() for t in terms[:-1]]
+            + [fin.implies(c) for c in finite_inside(*trace[1:3]) + [g.is_finite() for g in grad]])
+
+
 def gate_at_z(fmt):
-    def side(s):
-        net, P, (_, grad, trace) = _gate_run(s, s.z, [s.up, s.ur])
-        terms = s.input_terms(net, P, trace)
-        fin = path(s, s.ur, s.g).is_finite()  # the chain's product meets the gate with PATH = g (the transfer)
-        return ([GATE_BACK.holds(s, G=s.ur, D=grad[0]), GATE_BACK.holds(s, G=s.ur, D=terms[-1])]
-                + [t.is_zero() for t in terms[:-1]]
-                + [fin.implies(c) for c in finite_inside(*trace[1:3]) + [g.is_finite() for g in grad]])
+    """The gate at x = z: one stage over z, g and the upstreams, or in formats of at least
+    ``rect_value_atom.SPLIT_FROM_BITS`` bits the split of :func:`gate_at_z_nodes`."""
+    if fmt.nbits >= V.SPLIT_FROM_BITS:
+        return sequence(f"{NAME}.gate_at_z_split", gate_at_z_nodes(fmt))
     return stage(f"{NAME}.gate_at_z", {"up": FIN, "ur": FIN}, AT_Z,
-                 lambda s: dict(zip(("np", "r"), _gate_run(s, s.z, [s.up, s.ur])[2][0])), REACH_Z, side=side,
-                 states=[GATE_BACK])
+                 lambda s: dict(zip(("np", "r"), _gate_run(s, s.z, [s.up, s.ur])[2][0])), REACH_Z,
+                 side=lambda s: _gate_side(s, _gate_run(s, s.z, [s.up, s.ur])), states=[GATE_BACK])
+
+
+def _least_margin_exponent(f):
+    return floor_log2(f.to_fraction(LG.least_margin(f)))
+
+
+#: layer 0's pre-activations at x = z: the steps' w ⊗ z ⊖ w ⊗ z⁻ and w' ⊗ z⁺ ⊖ w' ⊗ z (w a power
+#: of two, z⁻ and z neighbours: w·(z − z⁻), which is D where z − z⁻ < D and z − z⁻ itself
+#: otherwise — a power of two from D to the spacing at the top of the format), and the
+#: path's w_x ⊗ z ⊖ w_x ⊗ z = +0
+_P = {"p0": V.pow2_in(_least_margin_exponent, lambda f: f.e_max - 1 - f.M),
+      "p1": V.pow2_in(_least_margin_exponent, lambda f: f.e_max - 1 - f.M),
+      "p2": Float(range=(0, 0), sign="+")}
+
+
+def _pre0(s):
+    """Layer 0's pre-activations (ge, le, r) at x = z."""
+    return _gate_run(s, s.z, [s.const(0)] * 2)[2][2][0][0]
+
+
+def _gate_pre(s, pre, ups, weights=None):
+    """The gate from layer 0's pre-activations ``pre`` (ge, le, r) in place of their sums
+    (:meth:`Scope.run` ``given_pre``): the input and the biases then enter only D^AD's
+    first-layer terms, through the weights — z's and g's (``weights`` None), or 1, −1, 1."""
+    gate, _ = LG.gradient_layers(s.fmt, LG.depth(s.fmt))
+    net = _slice(s.fmt, 0, gate + 1)
+    if weights is None:
+        w_x, _ = LG.input_weight(s, s.g)
+        both = LG.both_params(s, s.z)
+        weights = (both["ge_w"], both["le_w"], w_x)
+    zero_ = s.const(0)
+    P = {"ge_w": weights[0], "le_w": weights[1], "wx": weights[2], "ge_b": zero_, "le_b": zero_, "bx": zero_}
+    return net, P, s.run(net, [zero_], ups, params=P, trace=True, given_pre={0: list(pre)})
+
+
+def _lamp(s):
+    """From p = (p0, p1, +0) with zero upstreams: (np, r) = (a zero, 1/2); the step rows'
+    first-layer terms zeros (weights 1, −1); every hidden value and gradient finite; and
+    the σ' values the backward pass needs: a zero at np's pre-activation (saturated),
+    finite at the step rows', 1/4 at the path's (every one a zero)."""
+    net, P, (out, grad, trace) = _gate_pre(s, [s[p] for p in _P], [s.o_np, s.o_r],
+                                          (s.const(1), s.const(-1), s.const(1)))
+    pre = trace[0]
+    act = LG.hidden()
+    d = lambda t: s.sigma_prime(act, t)  # noqa: E731
+    terms = s.input_terms(net, P, trace)
+    return ([AT_Z.holds(s, np=out[0], r=out[1])] + [t.is_zero() for t in terms[:-1]]
+            + [g.is_finite() for g in grad] + finite_inside(*trace[1:3])
+            + [d(pre[-1][0]).is_zero()]
+            + [d(q).is_finite() for layer in pre[:-1] for q in layer[:2]]
+            + [d(layer[-1]).same(_q(s)) for layer in pre])
+
+
+_ZUPS = {"o_np": zero(), "o_r": zero()}
+LSPACING = Pred(f"{NAME}.lower_spacing", {"z": X_DOM, "g": NONZERO, **_P},
+                lambda s: [LG.reached(s, s.z, s.g)] + [q.same(s[p]) for q, p in zip(_pre0(s), _P)],
+                doc="one atom reaches g at z; layer 0's pre-activations at x = z are p0 = w ⊗ z ⊖ w ⊗ z⁻ and "
+                    "p1 = w' ⊗ z⁺ ⊖ w' ⊗ z, powers of two from D on, and p2 = +0 (the path's)")
+LAMP = Pred(f"{NAME}.lower_amp", {**_P, **_ZUPS}, _lamp,
+            doc="from layer 0's pre-activations p = (2^kg, 2^kl, +0), for zero upstreams: (np, r) = (a zero, "
+                "1/2), the step rows' first-layer terms zeros, every hidden value and gradient finite; σ' a zero "
+                "at np's pre-activation, finite at the step rows', 1/4 at the path's")
+LFIRST = Pred(f"{NAME}.lower_first", {**LSPACING.variables, **LAMP.variables},
+              lambda s: [LSPACING.holds(s), LAMP.holds(s)], doc="LSPACING and LAMP")
+
+
+def gate_at_z_nodes(fmt):
+    """The gate at x = z as the rectifying family's ``lower_at_z`` split: ``lower_spacing``
+    (no σ: layer 0's pre-activations at x = z are p0, p1, powers of two from D on, and the
+    path's +0), ``lower_amp`` (the gate from p for zero upstreams, by enumeration over
+    every pair of powers of two; it also states the σ' values the backward pass needs),
+    their join ``lower_first``, and ``gate_at_z``: the gate from p (:meth:`Scope.run`
+    ``given_pre``) with z's and g's weights, for every finite upstream (u_np, u_r).  Its
+    forward run is ``lower_amp``'s, term for term, so what is left to the solver is the
+    backward pass, decided with σ and σ' uninterpreted (so for every σ with those σ'
+    values).  That the run from layer 0's own pre-activations is the run at z is the
+    code's (a test compares the terms).  As one stage over (z, g, u_np, u_r) it gave no
+    answer in float32 within 600 s."""
+    spacing = stage(f"{NAME}.lower_spacing", {}, LSPACING, lambda s: dict(zip(_P, _pre0(s))), REACH_Z)
+    amp = stage(f"{NAME}.lower_amp", dict(LAMP.variables), LAMP, lambda s: {}, enumerate=True)
+    first = join(f"{NAME}.lower_first", [LSPACING, LAMP], LFIRST)
+
+    def run(s):
+        return _gate_pre(s, [s[p] for p in _P], [s.up, s.ur])
+    link = stage(f"{NAME}.gate_at_z", {"up": FIN, "ur": FIN}, AT_Z, lambda s: dict(zip(("np", "r"), run(s)[2][0])),
+                 LFIRST, side=lambda s: _gate_side(s, run(s)), states=[GATE_BACK], uninterpreted=("act",))
+    return [spacing, amp, first, link]
 
 
 def gate_off(fmt):
@@ -306,7 +407,6 @@ def chain_grad(fmt):
 
 
 def tree(fmt):
-    from fpsmt.proof.tree import join
     top = Node("stage", f"{NAME}.top", top_claim(fmt), uses={"hypothesis": W_OUT, "premise": [W_OUT],
                                                                "side": [CHAIN_BACK]})
     backward = sequence(f"{NAME}.backward", [chain_grad(fmt),

@@ -243,6 +243,57 @@ def test_the_gradient_atom_tree_is_proved_in_float8_e4m3(tmp_path):
     assert row["status"] == "PROVED"
 
 
+@pytest.mark.parametrize("name", ["float8_e4m3", "float32", "float64"])
+def test_the_gate_from_its_own_pre_activations_is_the_run(name):
+    """What the split gate at x = z takes from the code: the gate run from layer 0's own
+    pre-activations at x = z (``_gate_pre`` with ``_pre0``'s terms, as ``lower_spacing``
+    names them, and z's and g's weights) is the run at z, term for term (the same Z3
+    terms: outputs, D^AD(x) and its first-layer terms), for every z, g and upstream; from
+    other pre-activations (p0 doubled) the terms differ."""
+    import z3
+
+    from fpsmt.proof.claims import Float, forall
+    from fpsmt.proof.encoding import Encoding
+    from fpsmt.proofs import logi_gradient_atom as T
+    from fpsmt.semantics.arith import symbolic
+    fmt = parse_format(name)
+    with LG.hidden_activation("sigmoid"):
+        c = forall("slice", {n: Float() for n in ("z", "g", "up", "ur")}, goal=lambda s: s.true())
+        s = Encoding(c, fmt, symbolic(fmt), {}, {}).scope
+
+        def parts(net, P, run):
+            out, grad, trace = run
+            return [t.v[()] for t in [*out, *grad, *s.input_terms(net, P, trace)]]
+        whole = parts(*T._gate_run(s, s.z, [s.up, s.ur]))
+        pre = T._pre0(s)
+        given = parts(*T._gate_pre(s, pre, [s.up, s.ur]))
+        assert len(whole) == len(given) and all(z3.eq(a, b) for a, b in zip(whole, given))
+        other = parts(*T._gate_pre(s, [pre[0] * 2, *pre[1:]], [s.up, s.ur]))
+        assert not all(z3.eq(a, b) for a, b in zip(whole, other))
+
+
+def test_the_split_gate_is_proved_in_float8_e4m3_and_refuted_on_a_cut_domain(monkeypatch):
+    """The gate at x = z as the wide formats take it (forced in float8_e4m3): the spacing,
+    the enumerated run from the powers of two, their join and the link PROVED; with the
+    powers cut to [D, 2·D] the spacing stage is REFUTED (larger spacings leave it)."""
+    from fpsmt.proof.engine import Engine
+    from fpsmt.proof.tree import Pred, stage
+    from fpsmt.proofs import logi_gradient_atom as T
+    from fpsmt.proofs import rect_value_atom as V
+    from test_saturating import decide_stage
+    monkeypatch.setattr(V, "SPLIT_FROM_BITS", 8)
+    names = ["lower_spacing", "lower_amp", "lower_first", "gate_at_z"]
+    assert {n: decide_stage(LG, "sigmoid", "logi_gradient_atom", n) for n in names} == dict.fromkeys(names, "PROVED")
+    lo = T._least_margin_exponent
+    cut = {**T._P, "p0": V.pow2_in(lo, lambda f: lo(f) + 1), "p1": V.pow2_in(lo, lambda f: lo(f) + 1)}
+    narrow = Pred("narrow_spacing", {"z": T.X_DOM, "g": T.NONZERO, **cut}, T.LSPACING.fn)
+    node = stage("narrow_spacing", {}, narrow, lambda s: dict(zip(T._P, T._pre0(s))), T.REACH_Z)
+    fmt = parse_format("float8_e4m3")
+    with LG.hidden_activation("sigmoid"):
+        r = Engine(solver="z3", timeout=120).prove(node.claim, fmt, {node.claim.name: node.claim})
+    assert r.status == "REFUTED"
+
+
 def test_a_step_indicator_with_first_weight_one_is_refuted(monkeypatch, tmp_path):
     """The step lemma's claim fails on a wrong block: with weight 1 on x, x ⊖ z⁻ is too small
     for σ to see where z's spacing is small, and the lemma gives a counterexample."""

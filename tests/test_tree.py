@@ -527,7 +527,10 @@ def test_finite_bounds_enclose_sigma_prime():
     extremes and at sampled floats: GELU' reaches about −0.170 (at −√2) and 1.129 (at √2),
     Swish' about −0.0998 and 1.0998, ELU' lies in (0, 1]; the lower ends are negative where
     σ' is (mpmath's man_exp drops the sign: a conversion that used it gave GELU' >= 0.46).
-    Without both saturated tails (tanh' in float64) there is no bound."""
+    tanh' = 4·s(2x)·s(−2x) has both saturated tails in float64 since the sigmoid is
+    e^x/(1 + e^x) below 0 (before, s(−2^1000) was NaN and there was no bound); it lies in
+    [0, 1] and the bound contains that.  Without both saturated tails (sin') there is no
+    bound."""
     import random
     from fpsmt.semantics.activations import get_activation
     from fpsmt.semantics.activations.rounding import correctly_rounded, finite_bounds
@@ -544,7 +547,10 @@ def test_finite_bounds_enclose_sigma_prime():
                 if fmt.is_finite(b):
                     d = correctly_rounded(real, fmt, b, "derivative")
                     assert lo <= fmt.to_fraction(d) <= hi, (name, act, fmt.hex(b))
-    assert finite_bounds(get_activation("tanh").real, parse_format("float64"), "derivative") is None
+    f64 = parse_format("float64")
+    lo, hi = (f64.to_fraction(b) for b in finite_bounds(get_activation("tanh").real, f64, "derivative"))
+    assert lo <= 0 and hi >= 1
+    assert finite_bounds(get_activation("sin").real, f64, "derivative") is None
 
 
 def test_a_claim_with_addition_uninterpreted():

@@ -308,19 +308,34 @@ class Engine:
         # answer the executor's enumeration gave is enumerated again on the integer executor,
         # whose rounding shares no code with it.
         arith, by = (IntegerArith(fmt), INTEGER_ENUMERATION) if res.solver == "exhaustive" else (None, "exhaustive")
-        try:
-            got = decide(claim, fmt, conjunction(build), fixed or {}, list(q.variables), registry,
-                         LIMIT if arith is not None else self._confirm_limit(fmt), self.progress,
-                         time.monotonic() + max(self.timeout, deadline - time.monotonic()), arith=arith)
-        except TimeUp as e:
-            got = None
-            res.reason += f"; the confirming enumeration stopped: {e}"
-        if got is not None:
-            status, who, model = got[0], by, got[1]
-        if status == "unknown" and others and not raced:
-            ans = second_opinion(q, others, max(self.timeout, deadline - time.monotonic()))
-            status, model = ans.status, ans.model
-            who = named(ans.solver, ans.experimental)
+        free = list(q.variables)
+        wide = arith is None and self._confirm_limit(fmt) > LIMIT and space(
+            claim, fmt, free, self._confirm_limit(fmt)) is not None and space(claim, fmt, free) is None
+
+        def enumerate_(limit):
+            try:
+                return decide(claim, fmt, conjunction(build), fixed or {}, free, registry, limit, self.progress,
+                              time.monotonic() + max(self.timeout, deadline - time.monotonic()), arith=arith)
+            except TimeUp as e:
+                res.reason += f"; the confirming enumeration stopped: {e}"
+                return None
+
+        def ask(seconds):
+            ans = second_opinion(q, others, seconds)
+            return ans.status, ans.model, named(ans.solver, ans.experimental)
+        if wide:  # bfloat16 beyond 2^26 points: the others for CONFIRM_GRACE s (not again if raced), then enumeration
+            if others and not raced:
+                status, model, who = ask(CONFIRM_GRACE)
+            if status == "unknown":
+                got = enumerate_(self._confirm_limit(fmt))
+                if got is not None:
+                    status, who, model = got[0], by, got[1]
+        else:
+            got = enumerate_(LIMIT)
+            if got is not None:
+                status, who, model = got[0], by, got[1]
+            if status == "unknown" and others and not raced:
+                status, model, who = ask(max(self.timeout, deadline - time.monotonic()))
         if status == "unsat":
             res.confirmed_by = who
         elif status == "sat":
