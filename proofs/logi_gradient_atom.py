@@ -163,6 +163,17 @@ _P = {"p0": V.pow2_in(_least_margin_exponent, lambda f: f.e_max - 1 - f.M),
       "p2": Float(range=(0, 0), sign="+")}
 
 
+#: the steps' first-layer weights w(z) and w(−z) (``logistic.first_weight``: D ⊘ (z − z⁻) or 1,
+#: a power of two up to 2^e_max), named so that the link's first-layer terms do not divide
+_W = {"w0": V.pow2_in(lambda f: 0, lambda f: f.e_max), "w1": V.pow2_in(lambda f: 0, lambda f: f.e_max)}
+
+
+def _weights0(s):
+    """(w(z), w(−z)): the step rows' first-layer weights are w0 and −w1."""
+    both = LG.both_params(s, s.z)
+    return both["ge_w"], -both["le_w"]
+
+
 def _pre0(s):
     """Layer 0's pre-activations (ge, le, r) at x = z."""
     return _gate_run(s, s.z, [s.const(0)] * 2)[2][2][0][0]
@@ -202,10 +213,12 @@ def _lamp(s):
 
 
 _ZUPS = {"o_np": zero(), "o_r": zero()}
-LSPACING = Pred(f"{NAME}.lower_spacing", {"z": X_DOM, "g": NONZERO, **_P},
-                lambda s: [LG.reached(s, s.z, s.g)] + [q.same(s[p]) for q, p in zip(_pre0(s), _P)],
+LSPACING = Pred(f"{NAME}.lower_spacing", {"z": X_DOM, "g": NONZERO, **_P, **_W},
+                lambda s: ([LG.reached(s, s.z, s.g)] + [q.same(s[p]) for q, p in zip(_pre0(s), _P)]
+                           + [w.same(s[n]) for w, n in zip(_weights0(s), _W)]),
                 doc="one atom reaches g at z; layer 0's pre-activations at x = z are p0 = w ⊗ z ⊖ w ⊗ z⁻ and "
-                    "p1 = w' ⊗ z⁺ ⊖ w' ⊗ z, powers of two from D on, and p2 = +0 (the path's)")
+                    "p1 = w' ⊗ z⁺ ⊖ w' ⊗ z, powers of two from D on, and p2 = +0 (the path's); the step rows' "
+                    "weights are w0 = w and −w1 = −w', powers of two")
 LAMP = Pred(f"{NAME}.lower_amp", {**_P, **_ZUPS}, _lamp,
             doc="from layer 0's pre-activations p = (2^kg, 2^kl, +0), for zero upstreams: (np, r) = (a zero, "
                 "1/2), the step rows' first-layer terms zeros, every hidden value and gradient finite; σ' a zero "
@@ -226,12 +239,14 @@ def gate_at_z_nodes(fmt):
     values).  That the run from layer 0's own pre-activations is the run at z is the
     code's (a test compares the terms).  As one stage over (z, g, u_np, u_r) it gave no
     answer in float32 within 600 s."""
-    spacing = stage(f"{NAME}.lower_spacing", {}, LSPACING, lambda s: dict(zip(_P, _pre0(s))), REACH_Z)
+    spacing = stage(f"{NAME}.lower_spacing", {}, LSPACING,
+                    lambda s: {**dict(zip(_P, _pre0(s))), **dict(zip(_W, _weights0(s)))}, REACH_Z)
     amp = stage(f"{NAME}.lower_amp", dict(LAMP.variables), LAMP, lambda s: {}, enumerate=True)
     first = join(f"{NAME}.lower_first", [LSPACING, LAMP], LFIRST)
 
     def run(s):
-        return _gate_pre(s, [s[p] for p in _P], [s.up, s.ur])
+        w_x, _ = LG.input_weight(s, s.g)
+        return _gate_pre(s, [s[p] for p in _P], [s.up, s.ur], (s.w0, -s.w1, w_x))
     link = stage(f"{NAME}.gate_at_z", {"up": FIN, "ur": FIN}, AT_Z, lambda s: dict(zip(("np", "r"), run(s)[2][0])),
                  LFIRST, side=lambda s: _gate_side(s, run(s)), states=[GATE_BACK], uninterpreted=("act",))
     return [spacing, amp, first, link]

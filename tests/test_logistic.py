@@ -246,8 +246,8 @@ def test_the_gradient_atom_tree_is_proved_in_float8_e4m3(tmp_path):
 @pytest.mark.parametrize("name", ["float8_e4m3", "float32", "float64"])
 def test_the_gate_from_its_own_pre_activations_is_the_run(name):
     """What the split gate at x = z takes from the code: the gate run from layer 0's own
-    pre-activations at x = z (``_gate_pre`` with ``_pre0``'s terms, as ``lower_spacing``
-    names them, and z's and g's weights) is the run at z, term for term (the same Z3
+    pre-activations at x = z (``_gate_pre`` with ``_pre0``'s terms and the weights
+    ``_weights0``, as ``lower_spacing`` names them, and g's w_x) is the run at z, term for term (the same Z3
     terms: outputs, D^AD(x) and its first-layer terms), for every z, g and upstream; from
     other pre-activations (p0 doubled) the terms differ."""
     import z3
@@ -266,10 +266,13 @@ def test_the_gate_from_its_own_pre_activations_is_the_run(name):
             return [t.v[()] for t in [*out, *grad, *s.input_terms(net, P, trace)]]
         whole = parts(*T._gate_run(s, s.z, [s.up, s.ur]))
         pre = T._pre0(s)
-        given = parts(*T._gate_pre(s, pre, [s.up, s.ur]))
-        assert len(whole) == len(given) and all(z3.eq(a, b) for a, b in zip(whole, given))
-        other = parts(*T._gate_pre(s, [pre[0] * 2, *pre[1:]], [s.up, s.ur]))
-        assert not all(z3.eq(a, b) for a, b in zip(whole, other))
+        w0, w1 = T._weights0(s)  # as lower_spacing binds w0 and w1, and the link reads them
+        w = (w0, -w1, LG.input_weight(s, s.g)[0])
+        given = parts(*T._gate_pre(s, pre, [s.up, s.ur], w))
+        # −w1 = −(−w(−z)): the same term once z3 folds the double negation
+        assert len(whole) == len(given) and all(z3.eq(z3.simplify(a), z3.simplify(b)) for a, b in zip(whole, given))
+        other = parts(*T._gate_pre(s, [pre[0] * 2, *pre[1:]], [s.up, s.ur], w))
+        assert not all(z3.eq(z3.simplify(a), z3.simplify(b)) for a, b in zip(whole, other))
 
 
 def test_the_split_gate_is_proved_in_float8_e4m3_and_refuted_on_a_cut_domain(monkeypatch):
@@ -286,8 +289,9 @@ def test_the_split_gate_is_proved_in_float8_e4m3_and_refuted_on_a_cut_domain(mon
     assert {n: decide_stage(LG, "sigmoid", "logi_gradient_atom", n) for n in names} == dict.fromkeys(names, "PROVED")
     lo = T._least_margin_exponent
     cut = {**T._P, "p0": V.pow2_in(lo, lambda f: lo(f) + 1), "p1": V.pow2_in(lo, lambda f: lo(f) + 1)}
-    narrow = Pred("narrow_spacing", {"z": T.X_DOM, "g": T.NONZERO, **cut}, T.LSPACING.fn)
-    node = stage("narrow_spacing", {}, narrow, lambda s: dict(zip(T._P, T._pre0(s))), T.REACH_Z)
+    narrow = Pred("narrow_spacing", {"z": T.X_DOM, "g": T.NONZERO, **cut, **T._W}, T.LSPACING.fn)
+    node = stage("narrow_spacing", {}, narrow, lambda s: {**dict(zip(T._P, T._pre0(s))),
+                                                          **dict(zip(T._W, T._weights0(s)))}, T.REACH_Z)
     fmt = parse_format("float8_e4m3")
     with LG.hidden_activation("sigmoid"):
         r = Engine(solver="z3", timeout=120).prove(node.claim, fmt, {node.claim.name: node.claim})
