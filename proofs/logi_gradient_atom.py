@@ -233,12 +233,13 @@ def gate_at_z_nodes(fmt):
     path's +0), ``lower_amp`` (the gate from p for zero upstreams, by enumeration over
     every pair of powers of two; it also states the σ' values the backward pass needs),
     their join ``lower_first``, and ``gate_at_z``: the gate from p (:meth:`Scope.run`
-    ``given_pre``) with z's and g's weights, for every finite upstream (u_np, u_r).  Its
+    ``given_pre``) with the step rows' weights ``lower_spacing`` names (w0, −w1: no
+    division left in the link) and g's w_x, for every finite upstream (u_np, u_r).  Its
     forward run is ``lower_amp``'s, term for term, so what is left to the solver is the
     backward pass, decided with σ and σ' uninterpreted (so for every σ with those σ'
     values).  That the run from layer 0's own pre-activations is the run at z is the
     code's (a test compares the terms).  As one stage over (z, g, u_np, u_r) it gave no
-    answer in float32 within 600 s."""
+    answer in float32 within 600 s; split, bitwuzla proves the link in about 560 s."""
     spacing = stage(f"{NAME}.lower_spacing", {}, LSPACING,
                     lambda s: {**dict(zip(_P, _pre0(s))), **dict(zip(_W, _weights0(s)))}, REACH_Z)
     amp = stage(f"{NAME}.lower_amp", dict(LAMP.variables), LAMP, lambda s: {}, enumerate=True)
