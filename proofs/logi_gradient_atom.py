@@ -158,14 +158,14 @@ def _least_margin_exponent(f):
 #: of two, z⁻ and z neighbours: w·(z − z⁻), which is D where z − z⁻ < D and z − z⁻ itself
 #: otherwise — a power of two from D to the spacing at the top of the format), and the
 #: path's w_x ⊗ z ⊖ w_x ⊗ z = +0
-_P = {"p0": V.pow2_in(_least_margin_exponent, lambda f: f.e_max - 1 - f.M),
-      "p1": V.pow2_in(_least_margin_exponent, lambda f: f.e_max - 1 - f.M),
-      "p2": Float(range=(0, 0), sign="+")}
+_SPACING = V.pow2_in(_least_margin_exponent, lambda f: f.e_max - 1 - f.M)
+_P = {"p0": _SPACING, "p1": _SPACING, "p2": Float(range=(0, 0), sign="+")}
 
 
 #: the steps' first-layer weights w(z) and w(−z) (``logistic.first_weight``: D ⊘ (z − z⁻) or 1,
 #: a power of two up to 2^e_max), named so that the link's first-layer terms do not divide
-_W = {"w0": V.pow2_in(lambda f: 0, lambda f: f.e_max), "w1": V.pow2_in(lambda f: 0, lambda f: f.e_max)}
+_WEIGHT = V.pow2_in(lambda f: 0, lambda f: f.e_max)
+_W = {"w0": _WEIGHT, "w1": _WEIGHT}
 
 
 def _weights0(s):
@@ -179,16 +179,12 @@ def _pre0(s):
     return _gate_run(s, s.z, [s.const(0)] * 2)[2][2][0][0]
 
 
-def _gate_pre(s, pre, ups, weights=None):
+def _gate_pre(s, pre, ups, weights):
     """The gate from layer 0's pre-activations ``pre`` (ge, le, r) in place of their sums
     (:meth:`Scope.run` ``given_pre``): the input and the biases then enter only D^AD's
-    first-layer terms, through the weights — z's and g's (``weights`` None), or 1, −1, 1."""
+    first-layer terms, through ``weights`` (ge's, le's, the path's)."""
     gate, _ = LG.gradient_layers(s.fmt, LG.depth(s.fmt))
     net = _slice(s.fmt, 0, gate + 1)
-    if weights is None:
-        w_x, _ = LG.input_weight(s, s.g)
-        both = LG.both_params(s, s.z)
-        weights = (both["ge_w"], both["le_w"], w_x)
     zero_ = s.const(0)
     P = {"ge_w": weights[0], "le_w": weights[1], "wx": weights[2], "ge_b": zero_, "le_b": zero_, "bx": zero_}
     return net, P, s.run(net, [zero_], ups, params=P, trace=True, given_pre={0: list(pre)})

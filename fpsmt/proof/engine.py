@@ -209,8 +209,7 @@ class Engine:
         race = confirm and plan is not None and space(claim, fmt, free) is None
         # where the enumeration can confirm what the other back ends do not (bfloat16), they
         # get CONFIRM_GRACE seconds after the first UNSAT, not the whole time limit
-        grace = (CONFIRM_GRACE if race and self._confirm_limit(fmt) > LIMIT
-                 and space(claim, fmt, free, self._confirm_limit(fmt)) is not None else None)
+        grace = CONFIRM_GRACE if race and self._wide(claim, fmt, free) else None
         if plan is None or claim.enumerate:  # --solver exhaustive, or a claim that asks for it
             ans = self._enumerate(claim, fmt, registry, build, fixed, free, deadline)
             if ans is not None or plan is None:
@@ -283,7 +282,7 @@ class Engine:
             res.confirmed_by = ans.confirmed_by
             if not (ans.confirm_raced and not ans.confirmed_by):
                 self._confirm(res, claim, fmt, registry, build, q, deadline, part=part)
-            elif space(claim, fmt, list(q.variables), self._confirm_limit(fmt)) is not None:
+            elif self._wide(claim, fmt, list(q.variables)):
                 # the others had CONFIRM_GRACE seconds in the race: the enumeration confirms
                 self._confirm(res, claim, fmt, registry, build, q, deadline, part=part, raced=True)
             else:  # the others had the whole time limit
@@ -309,8 +308,7 @@ class Engine:
         # whose rounding shares no code with it.
         arith, by = (IntegerArith(fmt), INTEGER_ENUMERATION) if res.solver == "exhaustive" else (None, "exhaustive")
         free = list(q.variables)
-        wide = arith is None and self._confirm_limit(fmt) > LIMIT and space(
-            claim, fmt, free, self._confirm_limit(fmt)) is not None and space(claim, fmt, free) is None
+        wide = arith is None and self._wide(claim, fmt, free)
 
         def enumerate_(limit):
             try:
@@ -362,6 +360,13 @@ class Engine:
         except InputError:
             return LIMIT
         return CLAIM_LIMIT if sum(1 for e in plan.values() if not e) < 2 else LIMIT
+
+    def _wide(self, claim, fmt, free) -> bool:
+        """The space of ``free`` is above LIMIT and within the format's wider confirmation
+        limit (bfloat16: at most 2^33 points): the other back ends get CONFIRM_GRACE
+        seconds for it, then the enumeration confirms."""
+        limit = self._confirm_limit(fmt)
+        return limit > LIMIT and space(claim, fmt, free) is None and space(claim, fmt, free, limit) is not None
 
     def _confirm_stored(self, r: Result, claim, fmt, registry):
         """--confirm on an answer read from the store that was not confirmed when found:
