@@ -28,7 +28,7 @@ def fake_first(monkeypatch):
     """The engine's plan: the lying back end first; every other opinion from Z3."""
     monkeypatch.setitem(backends.RUNNERS, "fake_unsat", fake_backends.always_unsat)
 
-    def plan_for(solver, fmt, exclude=()):
+    def plan_for(solver, fmt, exclude=(), confirming=False):
         return {"fake_unsat": False} if "fake_unsat" not in exclude else {"z3": False}
     monkeypatch.setattr(engine_mod, "plan_for", plan_for)
     monkeypatch.setattr(engine_mod, "solver_versions", lambda plan: "fake")
@@ -118,7 +118,7 @@ def test_a_confirming_race_that_hears_a_sat_stops_the_run(monkeypatch):
     that waits two seconds, so that the order of the answers is not left to chance."""
     monkeypatch.setitem(backends.RUNNERS, "fake_unsat", fake_backends.always_unsat)
     monkeypatch.setitem(backends.RUNNERS, "fake_slow_sat", fake_backends.slow_sat_minus_zero)
-    monkeypatch.setattr(engine_mod, "plan_for", lambda solver, fmt, exclude=(): {
+    monkeypatch.setattr(engine_mod, "plan_for", lambda solver, fmt, exclude=(), confirming=False: {
         b: False for b in ("fake_unsat", "fake_slow_sat") if b not in exclude})
     monkeypatch.setattr(engine_mod, "solver_versions", lambda plan: "fake")
     try:
@@ -152,11 +152,13 @@ def test_bfloat16_asks_the_other_back_end_before_enumerating(fake_first):
     assert (r.status, r.solver, r.confirmed_by) == ("VACUOUS", "fake_unsat", "z3")
 
 
-def test_float16_confirms_the_same_space_by_a_second_back_end():
-    """float16 has two back ends outside an experimental mode (z3 and bitwuzla): a space
-    above 2^26 points is confirmed by the other one, not enumerated."""
-    f16 = parse_format("float16")
-    assert (Engine._confirm_limit(f16), Engine._confirm_limit(BF16)) == (LIMIT, CLAIM_LIMIT)  # the real plans
+@pytest.mark.parametrize("name", ["float16", "bfloat16"])
+def test_16_bit_formats_confirm_a_wide_space_by_a_second_back_end(name):
+    """float16 has two back ends outside an experimental mode (z3 and bitwuzla), bfloat16
+    too (z3 and bitwuzla-bv, fpsmt's bit-vector encoding): a space above 2^26 points is
+    confirmed by the other one, not enumerated."""
+    f16 = parse_format(name)
+    assert Engine._confirm_limit(f16) == LIMIT  # the real plans
     wide = Float(range=(1, 2 ** 15))  # 15,361 values per axis
     c = Claim("add_commutes", "forall", universal={"x": wide, "y": wide}, goal=lambda s: (s.x + s.y).same(s.y + s.x))
     try:
@@ -173,7 +175,7 @@ def sleepy_second(monkeypatch):
     monkeypatch.setitem(backends.RUNNERS, "fake_unsat", fake_backends.always_unsat)
     monkeypatch.setitem(backends.RUNNERS, "fake_sleepy", fake_backends.sleepy_unsat)
     plan = {"fake_unsat": False, "fake_sleepy": True}
-    monkeypatch.setattr(engine_mod, "plan_for", lambda solver, fmt, exclude=(): {
+    monkeypatch.setattr(engine_mod, "plan_for", lambda solver, fmt, exclude=(), confirming=False: {
         b: e for b, e in plan.items() if b not in exclude})
     monkeypatch.setattr(engine_mod, "solver_versions", lambda plan: "fake")
     yield plan

@@ -297,7 +297,7 @@ class Engine:
         if not self.confirm or res.confirmed_by:
             return
         try:  # an experimental mode may check a decisive back end's UNSAT, never one of its own kind
-            others = plan_for("portfolio", fmt, exclude=(res.solver,))
+            others = plan_for("portfolio", fmt, exclude=(res.solver,), confirming=True)
             if res.experimental:
                 others = {b: e for b, e in others.items() if not e}
         except InputError:

@@ -52,8 +52,11 @@ def _warn(msg):
         sys.stderr.write(f"fpsmt: note: {msg}\n")
 
 
-def plan_for(solver: str, fmt: Format, exclude=()) -> dict:
-    """{backend: experimental} for a requested solver name in a format."""
+def plan_for(solver: str, fmt: Format, exclude=(), confirming: bool = False) -> dict:
+    """{backend: experimental} for a requested solver name in a format.  The portfolio
+    races ``bitwuzla-bv`` only where Bitwuzla's own floating-point layer refuses the
+    format (two Bitwuzla processes would share two cores for one opinion's worth of
+    speed); a ``confirming`` plan, which checks another back end's UNSAT, takes it too."""
     if solver not in SOLVERS or solver == "exhaustive":
         raise InputError(f"unknown solver {solver!r}: use one of {', '.join(SOLVERS)}")
     if solver != "portfolio":
@@ -66,6 +69,8 @@ def plan_for(solver: str, fmt: Format, exclude=()) -> dict:
     plan = {}
     for b in BACKENDS:
         if b in exclude:
+            continue
+        if b == "bitwuzla-bv" and not confirming and accepts("bitwuzla", fmt.E, fmt.M)[0]:
             continue
         ok, experimental, why = accepts(b, fmt.E, fmt.M)
         if ok:
@@ -157,7 +162,7 @@ def second_opinion(q: Query, plan: dict, timeout: float) -> Answer:
 def _confirm_experimental(q: Query, who: str, plan: dict, wall: float, per: dict, left: float) -> Answer:
     """An experimental UNSAT is confirmed by Z3 (or another non-experimental back end)."""
     try:
-        others = {b: e for b, e in plan_for("portfolio", q.fmt, exclude=(who,)).items() if not e}
+        others = {b: e for b, e in plan_for("portfolio", q.fmt, exclude=(who,), confirming=True).items() if not e}
     except InputError:
         others = {}
     if not others or left <= 0:

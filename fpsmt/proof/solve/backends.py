@@ -9,19 +9,26 @@ variable to its value as an int.  These run inside worker processes (see
 What each back end accepts is detected, not assumed (:func:`accepts`): a tiny
 formula over the format's sort is tried once per process.  cvc5 answers Float32 and
 Float64 natively; other sorts need its experimental ``fp-exp`` option, whose answers
-are marked experimental.
+are marked experimental.  Bitwuzla's floating-point layer takes Float16, Float32 and
+Float64 only.
+
+``bitwuzla-bv`` is Bitwuzla's bit-vector engine on fpsmt's own encoding of the floats
+(:mod:`fpsmt.proof.solve.bvfloat`): it takes every format with M >= 1, bfloat16 and the
+8-bit formats included, and its floating-point semantics share no code with Z3's
+``fpa2bv`` or with SymFPU (which cvc5 and Bitwuzla share).  Its version names a hash of
+that encoding's source, so a stored answer is re-decided when the encoding changes.
 """
 
 from __future__ import annotations
 
 import importlib
 
-BACKENDS = ("z3", "cvc5", "bitwuzla")
+BACKENDS = ("z3", "cvc5", "bitwuzla", "bitwuzla-bv")
 _accepts_cache: dict = {}
 
 
 def installed(name: str) -> bool:
-    module = {"z3": "z3", "cvc5": "cvc5", "bitwuzla": "bitwuzla"}[name]
+    module = {"z3": "z3", "cvc5": "cvc5", "bitwuzla": "bitwuzla", "bitwuzla-bv": "bitwuzla"}[name]
     try:
         importlib.import_module(module)
         return True
@@ -39,6 +46,12 @@ def version(name: str) -> str:
     if name == "bitwuzla":
         import bitwuzla
         return bitwuzla.version()
+    if name == "bitwuzla-bv":
+        import hashlib
+        import bitwuzla
+        from fpsmt.proof.solve import bvfloat
+        with open(bvfloat.__file__, "rb") as f:
+            return f"{bitwuzla.version()}+bv.{hashlib.sha256(f.read()).hexdigest()[:12]}"
     raise ValueError(name)
 
 
@@ -122,7 +135,18 @@ def run_bitwuzla(text, variables, experimental=False, seed=0):
     return "unknown", None, "bitwuzla: unknown"
 
 
-RUNNERS = {"z3": run_z3, "cvc5": run_cvc5, "bitwuzla": run_bitwuzla}
+def run_bitwuzla_bv(text, variables, experimental=False, seed=0):
+    """Bitwuzla on the query rewritten over bit-vectors by fpsmt's own floating-point
+    encoding; a query the encoding does not take is *unknown*, with the reason."""
+    from fpsmt.proof.solve.bvfloat import Unsupported, to_bitvectors
+    try:
+        bv = to_bitvectors(text)
+    except Unsupported as e:
+        return "unknown", None, f"bitwuzla-bv: the bit-vector encoding does not take {e}"
+    return run_bitwuzla(bv, variables)
+
+
+RUNNERS = {"z3": run_z3, "cvc5": run_cvc5, "bitwuzla": run_bitwuzla, "bitwuzla-bv": run_bitwuzla_bv}
 
 
 def accepts(name: str, E: int, M: int):

@@ -1,0 +1,384 @@
+"""fpsmt's own encoding of IEEE-754 floating point into bit-vectors.
+
+A query's SMT-LIB text over floats (QF_FPBV, with uninterpreted functions where the
+claim has them) is rewritten into a pure bit-vector query (QF_BV / QF_UFBV) that any
+bit-vector solver decides.  The floating-point operations are encoded here, from the
+definition "round the exact result once, to nearest, ties to even", independently of
+the solvers' own floating-point layers (Z3's ``fpa2bv``, SymFPU in cvc5 and Bitwuzla).
+So the back end ``bvfp`` (this encoding, solved by Bitwuzla's bit-vector engine) takes
+every IEEE-like format — bfloat16 and the 8-bit formats included, which Bitwuzla's
+floating-point layer refuses — and it is a second opinion whose floating-point
+semantics share no code with the others'.
+
+Representation: a float of format (E, M) is its IEEE bit pattern (1 + E + M bits) with
+every NaN replaced by one canonical NaN, so SMT-LIB's ``=`` on floats (one NaN; +0 and
+−0 distinct) is bit-vector equality.  A finite float is m·2^e with the integer
+significand m (the hidden bit included) and e the exponent of its last place.
+
+Every operation rounds the *exact* value once: products exactly (2(M+1) bits), sums
+exactly after alignment (an addend below a quarter of the larger one's last place is
+replaced by a smaller nonzero value of the same sign, which rounds the same way: see
+:func:`_add`), quotients to M+3 significant bits plus the remainder as a sticky bit.
+Only round-to-nearest-ties-to-even is encoded; a query with any other rounding mode or
+an operation not listed in :data:`SUPPORTED` is declined with :class:`Unsupported`,
+which the back end reports as *unknown* — never a guess.
+
+``tests/test_bvfloat.py`` checks every operation against the executor on every pair of
+float8 values and on sampled and edge pairs of the 16-, 32- and 64-bit formats, and
+shows a deliberately wrong rounding caught.
+"""
+
+from __future__ import annotations
+
+import z3
+
+#: the floating-point operations this encoding takes (Z3's declaration kinds)
+SUPPORTED = ("fp.add", "fp.sub", "fp.mul", "fp.div", "fp.neg", "fp.abs", "fp.eq", "fp.lt", "fp.leq", "fp.gt",
+             "fp.geq", "fp.isNaN", "fp.isInfinite", "fp.isZero", "fp.isNormal", "fp.isSubnormal",
+             "fp.isNegative", "fp.isPositive", "to_fp (from a bit pattern, or from a float, RNE)", "fp literals",
+             "=, distinct and ite on floats", "uninterpreted functions taking or giving floats")
+
+
+class Unsupported(Exception):
+    """The query uses something this encoding does not take (the back end then says unknown)."""
+
+
+def _bv(v, w):
+    return z3.BitVecVal(v, w)
+
+
+def _zext(t, w):
+    return t if t.size() == w else z3.ZeroExt(w - t.size(), t)
+
+
+def _sext(t, w):
+    return t if t.size() == w else z3.SignExt(w - t.size(), t)
+
+
+def _clz(m, width):
+    """Leading zeros of bit-vector m (its width when m = 0), as a bit-vector of ``width`` bits."""
+    w = m.size()
+    out = _bv(w, width)
+    for i in range(w):  # the highest set bit decides: build from the lowest bit up
+        out = z3.If(z3.Extract(i, i, m) == 1, _bv(w - 1 - i, width), out)
+    return out
+
+
+class FloatBV:
+    """The encoding for one format (E exponent bits, M stored significand bits)."""
+
+    def __init__(self, E: int, M: int):
+        self.E, self.M, self.n = E, M, 1 + E + M
+        self.bias = (1 << (E - 1)) - 1
+        self.emin = 1 - self.bias - M  # the exponent of the last place of subnormals and of the least binade
+        # exponents as signed bit-vectors wide enough for every intermediate (sums and
+        # differences of two exponents, div's scaling by 2^-(2M+3)) in any format up to E = 20
+        self.we = 32
+        self.nan = _bv(((1 << E) - 1) << M | 1 << (M - 1), self.n) if M >= 1 else None
+
+    # -- fields ----------------------------------------------------------------------------
+    def sign(self, x):
+        return z3.Extract(self.n - 1, self.n - 1, x) == 1
+
+    def bexp(self, x):
+        return z3.Extract(self.n - 2, self.M, x)
+
+    def frac(self, x):
+        return z3.Extract(self.M - 1, 0, x)
+
+    def is_nan(self, x):
+        return z3.And(self.bexp(x) == (1 << self.E) - 1, self.frac(x) != 0)
+
+    def is_inf(self, x):
+        return z3.And(self.bexp(x) == (1 << self.E) - 1, self.frac(x) == 0)
+
+    def is_zero(self, x):
+        return z3.Extract(self.n - 2, 0, x) == 0
+
+    def is_sub(self, x):
+        return z3.And(self.bexp(x) == 0, self.frac(x) != 0)
+
+    def is_normal(self, x):
+        return z3.And(self.bexp(x) != 0, self.bexp(x) != (1 << self.E) - 1)
+
+    def canon(self, x):
+        """A bit pattern as an SMT-LIB float: every NaN is the one NaN."""
+        return z3.If(self.is_nan(x), self.nan, x)
+
+    def sig(self, x):
+        """The integer significand (M+1 bits, hidden bit included) of a finite x."""
+        hidden = z3.If(self.bexp(x) != 0, _bv(1, 1), _bv(0, 1))
+        return z3.Concat(hidden, self.frac(x))
+
+    def exp(self, x):
+        """The exponent of x's last place (a signed bit-vector of width ``we``)."""
+        be = _zext(self.bexp(x), self.we)
+        be = z3.If(be == 0, _bv(1, self.we), be)
+        return be - (self.bias + self.M)
+
+    def inf(self, s):
+        return z3.Concat(z3.If(s, _bv(1, 1), _bv(0, 1)), _bv(((1 << self.E) - 1) << self.M, self.n - 1))
+
+    def zero(self, s):
+        return z3.Concat(z3.If(s, _bv(1, 1), _bv(0, 1)), _bv(0, self.n - 1))
+
+    # -- rounding --------------------------------------------------------------------------
+    def round(self, s, m, e, sticky=None):
+        """The float nearest (ties to even) to (−1)^s·(m + δ)·2^e, where m is an unsigned
+        bit-vector, e a signed one of width ``we`` and δ ∈ (0, 1) iff ``sticky``.  The caller
+        guarantees that when ``sticky`` holds, m has at least M+3 significant bits (so the
+        sticky bit lies below the rounding position)."""
+        E, M, we = self.E, self.M, self.we
+        if sticky is not None:  # the sticky bit as one more bit below m
+            m = z3.Concat(m, z3.If(sticky, _bv(1, 1), _bv(0, 1)))
+            e = e - 1
+        W = m.size() + M + 2  # room for a left shift of up to M+1 places
+        m = _zext(m, W)
+        lz = _clz(z3.Extract(W - M - 3, 0, m), we)  # leading zeros of the given bits
+        msb = e + (W - M - 3) - lz  # exponent of the leading bit
+        q0 = msb - M
+        q = z3.If(q0 < self.emin, _bv(self.emin, we), q0)  # the exponent of the result's last place
+        sh = q - e
+        # right shift by sh > 0 (round), left shift by -sh >= 0 (exact)
+        shw = z3.If(sh > W, _bv(W, we), sh)
+        shr = _zext(z3.Extract(we - 1, 0, shw), W) if we <= W else z3.Extract(W - 1, 0, shw)
+        left = _zext(z3.Extract(we - 1, 0, -sh), W) if we <= W else z3.Extract(W - 1, 0, -sh)
+        one = _bv(1, W)
+        kept = z3.LShR(m, shr)
+        rbit = z3.Extract(0, 0, z3.LShR(m, shr - 1)) == 1
+        below = (m & ((one << (shr - 1)) - 1)) != 0
+        inc = self.increment(rbit, below, z3.Extract(0, 0, kept) == 1)
+        rounded = kept + z3.If(inc, one, _bv(0, W))
+        mr = z3.If(sh > 0, rounded, m << left)
+        carry = mr == (1 << (M + 1))
+        mr = z3.If(carry, _bv(1 << M, W), mr)
+        q = z3.If(carry, q + 1, q)
+        normal = z3.UGE(mr, 1 << M)
+        be = q + (self.bias + M)  # the biased exponent when normal
+        over = z3.And(normal, be >= (1 << E) - 1)
+        bits = z3.Concat(z3.If(s, _bv(1, 1), _bv(0, 1)),
+                         z3.If(normal, z3.Extract(E - 1, 0, be), _bv(0, E)),
+                         z3.Extract(M - 1, 0, mr))
+        return z3.If(over, self.inf(s), bits)
+
+    @staticmethod
+    def increment(half, below, odd):
+        """Round up: the cut part is above half an ulp, or exactly half and the kept part odd."""
+        return z3.And(half, z3.Or(below, odd))
+
+    # -- operations ------------------------------------------------------------------------
+    def mul(self, a, b):
+        s = z3.Xor(self.sign(a), self.sign(b))
+        m = z3.ZeroExt(self.M + 1, self.sig(a)) * z3.ZeroExt(self.M + 1, self.sig(b))
+        fin = self.round(s, m, self.exp(a) + self.exp(b))
+        nan = z3.Or(self.is_nan(a), self.is_nan(b), z3.And(self.is_inf(a), self.is_zero(b)),
+                    z3.And(self.is_zero(a), self.is_inf(b)))
+        inf = z3.Or(self.is_inf(a), self.is_inf(b))
+        zero = z3.Or(self.is_zero(a), self.is_zero(b))
+        return z3.If(nan, self.nan, z3.If(inf, self.inf(s), z3.If(zero, self.zero(s), fin)))
+
+    def div(self, a, b):
+        M = self.M
+        K = 2 * M + 3  # quotient >= 2^(K-M-1) = 2^(M+2): M+3 significant bits
+        s = z3.Xor(self.sign(a), self.sign(b))
+        w = 3 * M + 4
+        num = z3.ZeroExt(w - (M + 1), self.sig(a)) << K
+        den = z3.ZeroExt(w - (M + 1), self.sig(b))
+        quo, rem = z3.UDiv(num, den), z3.URem(num, den)
+        fin = self.round(s, quo, self.exp(a) - self.exp(b) - K, rem != 0)
+        nan = z3.Or(self.is_nan(a), self.is_nan(b), z3.And(self.is_inf(a), self.is_inf(b)),
+                    z3.And(self.is_zero(a), self.is_zero(b)))
+        inf = z3.Or(self.is_inf(a), self.is_zero(b))
+        zero = z3.Or(self.is_zero(a), self.is_inf(b))
+        return z3.If(nan, self.nan, z3.If(inf, self.inf(s), z3.If(zero, self.zero(s), fin)))
+
+    def add(self, a, b):
+        """a + b.  With e_a >= e_b and d = e_a − e_b > M+3 (so a is normal), |b| < 2^(e_a−3),
+        and every float's neighbour below is at least 2^(e_a−1) away: the sum rounds to a
+        whatever b's nonzero value of that size; b is then replaced by ±2^(e_a−3)."""
+        M, we = self.M, self.we
+        swap = self.exp(a) < self.exp(b)
+        x, y = z3.If(swap, b, a), z3.If(swap, a, b)
+        ex, ey = self.exp(x), self.exp(y)
+        mx, my = self.sig(x), self.sig(y)
+        d = ex - ey
+        far = d > M + 3
+        my = z3.If(z3.And(far, my != 0), _bv(1, M + 1), my)
+        d = z3.If(far, _bv(3, we), d)
+        ey = z3.If(far, ex - 3, ey)
+        W = 2 * M + 7  # |mx·2^d ± my| < 2^(2M+5): signed room
+        dx = _zext(z3.Extract(we - 1, 0, d), W) if we <= W else z3.Extract(W - 1, 0, d)
+        X = _zext(mx, W) << dx
+        Y = _zext(my, W)
+        X = z3.If(self.sign(x), -X, X)
+        Y = z3.If(self.sign(y), -Y, Y)
+        S = X + Y
+        neg = S < 0
+        mag = z3.If(neg, -S, S)
+        fin = z3.If(S == 0, self.zero(z3.And(self.sign(a), self.sign(b))), self.round(neg, mag, ey))
+        nan = z3.Or(self.is_nan(a), self.is_nan(b),
+                    z3.And(self.is_inf(a), self.is_inf(b), self.sign(a) != self.sign(b)))
+        return z3.If(nan, self.nan, z3.If(self.is_inf(a), a, z3.If(self.is_inf(b), b, fin)))
+
+    def neg(self, a):
+        return z3.If(self.is_nan(a), self.nan, a ^ _bv(1 << (self.n - 1), self.n))
+
+    def abs(self, a):
+        return z3.If(self.is_nan(a), self.nan, a & _bv((1 << (self.n - 1)) - 1, self.n))
+
+    def key(self, a):
+        """A signed bit-vector ordering the non-NaN floats as their values (−0 = +0)."""
+        mag = z3.ZeroExt(1, z3.Extract(self.n - 2, 0, a))
+        return z3.If(self.sign(a), -mag, mag)
+
+    def lt(self, a, b):
+        return z3.And(z3.Not(self.is_nan(a)), z3.Not(self.is_nan(b)), self.key(a) < self.key(b))
+
+    def leq(self, a, b):
+        return z3.And(z3.Not(self.is_nan(a)), z3.Not(self.is_nan(b)), self.key(a) <= self.key(b))
+
+    def feq(self, a, b):
+        return z3.And(z3.Not(self.is_nan(a)), z3.Not(self.is_nan(b)), self.key(a) == self.key(b))
+
+    def convert(self, src: "FloatBV", a):
+        """a (a float of ``src``'s format) rounded once to this format."""
+        fin = self.round(src.sign(a), src.sig(a), src.exp(a))
+        return z3.If(src.is_nan(a), self.nan, z3.If(src.is_inf(a), self.inf(src.sign(a)),
+                                                   z3.If(src.is_zero(a), self.zero(src.sign(a)), fin)))
+
+
+_RNE = {z3.Z3_OP_FPA_RM_NEAREST_TIES_TO_EVEN}
+
+
+class Translator:
+    """Rewrites Z3 terms over floats into terms over bit-vectors (memoised over the DAG)."""
+
+    def __init__(self):
+        self.memo: dict = {}
+        self.formats: dict = {}
+        self.funcs: dict = {}
+
+    def fmt(self, sort) -> FloatBV:
+        key = (sort.ebits(), sort.sbits() - 1)
+        if key not in self.formats:
+            self.formats[key] = FloatBV(*key)
+        return self.formats[key]
+
+    def sort_of(self, s):
+        if s.kind() == z3.Z3_FLOATING_POINT_SORT:
+            return z3.BitVecSort(s.ebits() + s.sbits())
+        if s.kind() == z3.Z3_ROUNDING_MODE_SORT:
+            raise Unsupported("a rounding mode as a value")
+        return s
+
+    def __call__(self, t):
+        stack = [t]
+        memo = self.memo
+        while stack:
+            u = stack[-1]
+            k = u.get_id()
+            if k in memo:
+                stack.pop()
+                continue
+            pending = [c for c in u.children() if c.get_id() not in memo]
+            if pending:
+                stack.extend(pending)
+                continue
+            stack.pop()
+            memo[k] = self.node(u, [memo[c.get_id()] for c in u.children()])
+        return memo[t.get_id()]
+
+    def _rne(self, u):
+        if u.decl().kind() not in _RNE:
+            raise Unsupported(f"rounding mode {u.sexpr()}: only roundNearestTiesToEven is encoded")
+
+    def node(self, u, a):
+        if z3.is_quantifier(u):
+            raise Unsupported("a quantifier")
+        d = u.decl()
+        k = d.kind()
+        s = u.sort()
+        if z3.is_fprm(u) and not a:
+            return u  # a rounding-mode constant, checked by its operation
+        ch = u.children()
+        if not z3.is_fp(u) and k != z3.Z3_OP_UNINTERPRETED and not any(z3.is_fp(c) for c in ch):
+            if all(x.eq(c) for x, c in zip(a, ch)):
+                return u  # no float below: the node as it is
+            return d(*a)  # a bit-vector or Boolean node over translated children
+        if k == z3.Z3_OP_FPA_NUM:
+            return self.fmt(s).canon(_bv(z3.simplify(z3.fpToIEEEBV(u)).as_long(), s.ebits() + s.sbits()))
+        if k in (z3.Z3_OP_FPA_PLUS_INF, z3.Z3_OP_FPA_MINUS_INF, z3.Z3_OP_FPA_NAN, z3.Z3_OP_FPA_PLUS_ZERO,
+                 z3.Z3_OP_FPA_MINUS_ZERO):
+            f = self.fmt(s)
+            return {z3.Z3_OP_FPA_PLUS_INF: f.inf(False), z3.Z3_OP_FPA_MINUS_INF: f.inf(True),
+                    z3.Z3_OP_FPA_NAN: f.nan, z3.Z3_OP_FPA_PLUS_ZERO: f.zero(False),
+                    z3.Z3_OP_FPA_MINUS_ZERO: f.zero(True)}[k]
+        if k == z3.Z3_OP_FPA_FP:  # (fp sign exponent significand)
+            return self.fmt(s).canon(z3.Concat(*a))
+        if k == z3.Z3_OP_FPA_TO_FP:
+            f = self.fmt(s)
+            if len(ch) == 1 and z3.is_bv(ch[0]):
+                return f.canon(a[0])
+            if len(ch) == 2 and z3.is_fprm(ch[0]) and z3.is_fp(ch[1]):
+                self._rne(ch[0])
+                return f.convert(self.fmt(ch[1].sort()), a[1])
+            raise Unsupported(f"conversion {d.name()} from {ch[-1].sort()}")
+        if k in (z3.Z3_OP_FPA_ADD, z3.Z3_OP_FPA_SUB, z3.Z3_OP_FPA_MUL, z3.Z3_OP_FPA_DIV):
+            self._rne(ch[0])
+            f = self.fmt(s)
+            x, y = a[1], a[2]
+            if k == z3.Z3_OP_FPA_ADD:
+                return f.add(x, y)
+            if k == z3.Z3_OP_FPA_SUB:
+                return f.add(x, f.neg(y))
+            return f.mul(x, y) if k == z3.Z3_OP_FPA_MUL else f.div(x, y)
+        if k == z3.Z3_OP_FPA_NEG:
+            return self.fmt(s).neg(a[0])
+        if k == z3.Z3_OP_FPA_ABS:
+            return self.fmt(s).abs(a[0])
+        if k in (z3.Z3_OP_FPA_EQ, z3.Z3_OP_FPA_LT, z3.Z3_OP_FPA_LE, z3.Z3_OP_FPA_GT, z3.Z3_OP_FPA_GE):
+            f = self.fmt(ch[0].sort())
+            x, y = a
+            return {z3.Z3_OP_FPA_EQ: lambda: f.feq(x, y), z3.Z3_OP_FPA_LT: lambda: f.lt(x, y),
+                    z3.Z3_OP_FPA_LE: lambda: f.leq(x, y), z3.Z3_OP_FPA_GT: lambda: f.lt(y, x),
+                    z3.Z3_OP_FPA_GE: lambda: f.leq(y, x)}[k]()
+        preds = {z3.Z3_OP_FPA_IS_NAN: "is_nan", z3.Z3_OP_FPA_IS_INF: "is_inf", z3.Z3_OP_FPA_IS_ZERO: "is_zero",
+                 z3.Z3_OP_FPA_IS_NORMAL: "is_normal", z3.Z3_OP_FPA_IS_SUBNORMAL: "is_sub"}
+        if k in preds:
+            return getattr(self.fmt(ch[0].sort()), preds[k])(a[0])
+        if k in (z3.Z3_OP_FPA_IS_NEGATIVE, z3.Z3_OP_FPA_IS_POSITIVE):
+            f = self.fmt(ch[0].sort())
+            neg = f.sign(a[0]) if k == z3.Z3_OP_FPA_IS_NEGATIVE else z3.Not(f.sign(a[0]))
+            return z3.And(z3.Not(f.is_nan(a[0])), neg)
+        if k == z3.Z3_OP_EQ:
+            return a[0] == a[1]
+        if k == z3.Z3_OP_DISTINCT:
+            return z3.Distinct(*a)
+        if k == z3.Z3_OP_ITE:
+            return z3.If(a[0], a[1], a[2])
+        if k == z3.Z3_OP_UNINTERPRETED:
+            if z3.is_fprm(u):
+                raise Unsupported("an uninterpreted rounding mode")
+            if d.arity() == 0:
+                if z3.is_fp(u):  # a free float: its canonical bit pattern
+                    v = z3.BitVec(f"{d.name()}!fp", s.ebits() + s.sbits())
+                    return self.fmt(s).canon(v)
+                return u
+            key = d.name()
+            if key not in self.funcs:
+                doms = [self.sort_of(d.domain(i)) for i in range(d.arity())]
+                self.funcs[key] = z3.Function(f"{d.name()}!bv", *doms, self.sort_of(d.range()))
+            r = self.funcs[key](*a)
+            return self.fmt(s).canon(r) if z3.is_fp(u) else r
+        raise Unsupported(f"{d.name()}")
+
+
+def to_bitvectors(text: str) -> str:
+    """The SMT-LIB text of a QF_FPBV query, rewritten over bit-vectors only (declarations
+    and assertions, no check-sat).  Raises :class:`Unsupported`."""
+    assertions = z3.parse_smt2_string(text)
+    tr = Translator()
+    s = z3.Solver()
+    for f in assertions:
+        s.add(tr(f))
+    return s.sexpr()
