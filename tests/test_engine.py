@@ -277,8 +277,7 @@ def test_a_solver_busy_in_a_query_dies_with_its_killed_parent(backend):
     watch its parent from a thread; the kernel must kill it (a regression: orphaned
     workers went on solving after ``fpsmt`` was killed)."""
     from fpsmt.proof.solve.backends import installed
-    if not installed(backend):
-        pytest.skip(f"{backend} is not installed")
+    assert installed(backend), f"{backend} is a required dependency and is not installed"
     cmd = [str(SCRIPT)] if SCRIPT.exists() else [sys.executable, "-m", "fpsmt.commands.cli"]
     p = subprocess.Popen([*cmd, "prove", str(HERE / "claims" / "hard.py"), "--format", "float64",
                           "--solver", backend, "--timeout", "300"],

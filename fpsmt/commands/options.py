@@ -62,7 +62,8 @@ def engine_session(args, **options):
 def solver_options(parser, default_solver, what, default_timeout):
     """The options every solving subcommand shares."""
     parser.add_argument("--solver", default=default_solver,
-                        help=f"z3, cvc5, bitwuzla, portfolio or exhaustive (enumeration, small formats); "
+                        help=f"z3, cvc5, bitwuzla, bitwuzla-bv (fpsmt's own bit-vector encoding of the floats, any "
+                             f"format), portfolio or exhaustive (enumeration, small formats); "
                              f"default {default_solver}")
     parser.add_argument("--timeout", type=seconds, default=default_timeout,
                         help=f"wall-clock limit per {what}, seconds (default {default_timeout:g})")
