@@ -18,11 +18,13 @@ gradient atom:
   rows' first-layer terms are zeros and the path's is D^AD's; every hidden value and
   gradient is finite where PATH(u_r) is (the transfer makes it g).  ``gate_off`` (x != z, with
   the zero upstreams the killed chain gives): (np, r) = (1, r in [0, 1]), every gradient a
-  zero.  Every hidden value and gradient is finite.  In formats of at least
-  ``rect_value_atom.SPLIT_FROM_BITS`` bits ``gate_at_z`` is split as the rectifying
-  family's ``lower_at_z`` (:func:`gate_at_z_nodes`): layer 0's pre-activations at x = z
-  are powers of two from D on (and the path's +0), the gate is enumerated from them, and
-  the link is the backward pass with σ uninterpreted.
+  zero.  Every hidden value and gradient is finite.  In formats of at least 16 bits
+  (``GATE_SPLIT_FROM_BITS``) ``gate_at_z`` is split as the rectifying family's
+  ``lower_at_z`` (:func:`gate_at_z_nodes`): layer 0's pre-activations at x = z are powers
+  of two from D on (and the path's +0), the gate is enumerated from them, and the link is
+  the backward pass with σ uninterpreted.  In formats of at least
+  ``rect_value_atom.SPLIT_FROM_BITS`` (17) bits ``gate_off`` is a stage per step layer
+  through the sides' intervals (:func:`gate_off_nodes`).
 * ``chain_at_z`` and ``chain_killed``: inductions over the chain layers (weights c = 4 ⊗ w,
   w in K): (a zero, 1/2) stays, the path's gradient is (u_r ⊗ σ'(pre)) ⊗ c with pre a zero
   (CHAIN_BACK); (1, r in [0, 1]) stays and zero upstreams give zeros.
@@ -42,6 +44,7 @@ code's, tested: the atom's layers are these stages' in this order, its chain wei
 for the transfer's weights w (top first: 4·w_out), with no weight 4 between the transfer's
 last weight and the gate at the lemma's depth."""
 
+import functools
 from fractions import Fraction
 
 from fpsmt.constructions import logistic as LG
@@ -140,10 +143,16 @@ def _gate_side(s, run):
             + [fin.implies(c) for c in finite_inside(*trace[1:3]) + [g.is_finite() for g in grad]])
 
 
+#: the gate at x = z is split (:func:`gate_at_z_nodes`) from this many bits: as one stage it
+#: gave no answer in bfloat16 within 300 s (z3, cvc5, bitwuzla-bv)
+GATE_SPLIT_FROM_BITS = 16
+
+
 def gate_at_z(fmt):
     """The gate at x = z: one stage over z, g and the upstreams, or in formats of at least
-    ``rect_value_atom.SPLIT_FROM_BITS`` bits the split of :func:`gate_at_z_nodes`."""
-    if fmt.nbits >= V.SPLIT_FROM_BITS:
+    GATE_SPLIT_FROM_BITS bits (or ``rect_value_atom.SPLIT_FROM_BITS``, which tests lower
+    to force the split in an 8-bit format) the split of :func:`gate_at_z_nodes`."""
+    if fmt.nbits >= min(GATE_SPLIT_FROM_BITS, V.SPLIT_FROM_BITS):
         return sequence(f"{NAME}.gate_at_z_split", gate_at_z_nodes(fmt))
     return stage(f"{NAME}.gate_at_z", {"up": FIN, "ur": FIN}, AT_Z,
                  lambda s: dict(zip(("np", "r"), _gate_run(s, s.z, [s.up, s.ur])[2][0])), REACH_Z,
@@ -250,7 +259,109 @@ def gate_at_z_nodes(fmt):
 
 
 def gate_off(fmt):
+    """The gate at x != z: one stage, or in formats of at least
+    ``rect_value_atom.SPLIT_FROM_BITS`` bits a stage per layer (:func:`gate_off_nodes`)."""
+    if fmt.nbits >= V.SPLIT_FROM_BITS:
+        return sequence(f"{NAME}.gate_off", gate_off_nodes(fmt))
     return gate_off_stage(NAME, _gate_run, KILLED, OFF, ("np", "r"))
+
+
+@functools.lru_cache(maxsize=None)
+def off_intervals(fmt_name, act):
+    """For x != z, layer by layer of the step indicators: ((A_lo, A_hi), (B_lo, B_hi)) of
+    each layer's pre-activations and of its outputs (A: the indicator whose first layer sees
+    x on its side of z, pre-activation >= D, up to +∞ where w ⊗ x overflows; B: the other,
+    pre-activation <= 0).  A separation layer σ(K ⊗ a ⊕ b) maps each side's interval
+    through its ends (⊗, ⊕ and σ are non-decreasing: R.monotone); the outputs' bounds are
+    σ's image of the pre-activations' (``rect_value_atom._image``).  The stages that use
+    these intervals check them."""
+    from fpsmt.semantics.formats import parse_format
+    fmt = parse_format(fmt_name)
+    c = LG.block_constants(fmt, act)
+    rnd = lambda q: fmt.to_fraction(fmt.round(q))  # noqa: E731
+    top = fmt.to_fraction(fmt.max_bits)
+    D = fmt.to_fraction(c.D)
+    pre = ((D, top), (-top, Fraction(0)))
+    post = tuple(V._image(fmt, lo, hi, act) for lo, hi in pre)
+    post = ((post[0][0], Fraction(1)), (Fraction(0), post[1][1]))  # σ(±∞) is 1 or +0: the range's ends
+    out = [(pre, post)]
+    K = Fraction(2) ** fmt.e_max
+    for cb in c.stages:
+        b = rnd(-K * fmt.to_fraction(cb))
+        pre = tuple((rnd(rnd(K * lo) + b), rnd(rnd(K * hi) + b)) for lo, hi in post)
+        post = tuple(V._image(fmt, lo, hi, act) for lo, hi in pre)
+        out.append((pre, post))
+    return tuple(out)
+
+
+def _box(s, v, iv):
+    lo, hi = iv
+    return (v >= s.const(lo)) & (v <= s.const(hi))
+
+
+@functools.lru_cache(maxsize=None)
+def _off_pred(j):
+    """OFF_j: after step layer j for x != z, one of (ge, le) in A_j and the other in B_j
+    (:func:`off_intervals`), the path r in [0, 1]."""
+    def fn(s):
+        (_, (A, B)) = off_intervals(s.fmt.name, LG.hidden())[j]
+        pair = (_box(s, s.ge, A) & _box(s, s.le, B)) | (_box(s, s.ge, B) & _box(s, s.le, A))
+        return [pair, (s.r >= 0) & (s.r <= 1)]
+    return Pred(f"{NAME}.off_{j}", {"ge": Float(), "le": Float(), "r": Float()}, fn,
+                doc=f"after step layer {j}, x != z: one of ge, le in A_{j}, the other in B_{j}; r in [0, 1]")
+
+
+def _off_anchors(j, last=False):
+    """The ends of layer j's pre-activation intervals (where σ's lazy encoding is bounded
+    from the start), and ±2 (the path's pre-activation 4 ⊗ r ⊖ 2 for r in [0, 1])."""
+    def at(fmt):
+        pts = {fmt.round(2), fmt.round(-2)}
+        if not last:
+            (pre, _) = off_intervals(fmt.name, LG.hidden())[j]
+            pts |= {fmt.round(q) for iv in pre for q in iv}
+        return sorted(pts)
+    return at
+
+
+def gate_off_nodes(fmt):
+    """The gate at x != z in formats of at least SPLIT_FROM_BITS bits, a stage per layer,
+    each for the zero upstreams the killed chain gives: ``off_layer_0`` takes (z, x, g)
+    with x != z to OFF_0 (D^AD(x) and every first-layer term zeros), ``off_layer_j`` takes
+    OFF_(j−1) to OFF_j (the separation layers, the path beside them), ``kill_off`` the
+    last step layer's OFF to KILLED (np = 1, r in [0, 1]); every gradient into a stage's
+    inputs a zero, every hidden value and gradient finite.  Each stage's claim is anchored
+    at its intervals' ends.  As one stage over (z, x, g) it gave no answer in float32
+    within 300 s (z3)."""
+    gate, _ = LG.gradient_layers(fmt, LG.depth(fmt))
+    names = ("ge", "le", "r")
+    zs = {"o1": zero(), "o2": zero(), "o3": zero()}
+
+    def layer(s, j, ups, outs=3):
+        net = _slice(s.fmt, j, j + 1)
+        if j == 0:
+            w_x, _ = LG.input_weight(s, s.g)
+            P = {**LG.both_params(s, s.z), "wx": w_x, "bx": -(w_x * s.z)}
+            return net, P, s.run(net, [s.x], ups, params=P, trace=True)
+        return net, {}, s.run(net, [s[n] for n in names], ups, params={}, trace=True)
+
+    def side(s, j, ups):
+        net, P, (_, grad, trace) = layer(s, j, ups)
+        if j == 0:
+            return [grad[0].is_zero()] + [t.is_zero() for t in s.input_terms(net, P, trace)] + \
+                finite_inside(*trace[1:3])
+        return [g.is_zero() for g in grad] + finite_inside(*trace[1:3])
+    ups3 = lambda s: [s.o1, s.o2, s.o3]  # noqa: E731
+    nodes = []
+    for j in range(gate):
+        nodes.append(stage(f"{NAME}.off_layer_{j}", dict(zs), _off_pred(j),
+                           lambda s, j=j: dict(zip(names, layer(s, j, ups3(s))[2][0])),
+                           OFF if j == 0 else _off_pred(j - 1), side=lambda s, j=j: side(s, j, ups3(s)),
+                           anchors=_off_anchors(j)))
+    ups2 = lambda s: [s.o1, s.o2]  # noqa: E731
+    nodes.append(stage(f"{NAME}.kill_off", {"o1": zero(), "o2": zero()}, KILLED,
+                       lambda s: dict(zip(("np", "r"), layer(s, gate, ups2(s))[2][0])), _off_pred(gate - 1),
+                       side=lambda s: side(s, gate, ups2(s)), anchors=_off_anchors(gate, last=True)))
+    return nodes
 
 
 def _chain_net(fmt):

@@ -217,12 +217,12 @@ def steps_at_z_nodes(fmt):
     return [spacing, amp, first, steps]
 
 
-def _image(fmt, lo, hi):
+def _image(fmt, lo, hi, act=None):
     """[min, max] of σ_F over the floats of [lo, hi] (Fractions): σ at the ends and at the
     ends of its monotone pieces inside (σ is monotone on each piece; the claims that use
-    these bounds check them)."""
+    these bounds check them).  σ is ``act``, by default the rectifying family's."""
     from fpsmt.semantics.activations import get_activation
-    fn = get_activation(RC.hidden()).function(fmt, "value")
+    fn = get_activation(act or RC.hidden()).function(fmt, "value")
     pts = {lo, hi}
     for p in fn.pieces:
         for e in (p.lo, p.hi):

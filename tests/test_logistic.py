@@ -298,6 +298,29 @@ def test_the_split_gate_is_proved_in_float8_e4m3_and_refuted_on_a_cut_domain(mon
     assert r.status == "REFUTED"
 
 
+def test_the_split_gate_off_is_proved_in_float8_e4m3_and_refuted_on_a_cut_interval(monkeypatch):
+    """The gate at x != z as the wide formats take it (forced in float8_e4m3): a stage per
+    step layer from (z, x, g) with x != z through the sides' intervals to KILLED, every one
+    PROVED; with the first layer's high side cut to its top (a wrong interval), its stage
+    is REFUTED."""
+    from fpsmt.proofs import logi_gradient_atom as T
+    from fpsmt.proofs import rect_value_atom as V
+    from test_saturating import decide_stage
+    monkeypatch.setattr(V, "SPLIT_FROM_BITS", 8)
+    fmt = parse_format("float8_e4m3")
+    with LG.hidden_activation("sigmoid"):
+        gate, _ = LG.gradient_layers(fmt, LG.depth(fmt))
+        names = [f"off_layer_{j}" for j in range(gate)] + ["kill_off"]
+        (_, (A, B)), *rest = T.off_intervals(fmt.name, "sigmoid")
+    got = {n: decide_stage(LG, "sigmoid", "logi_gradient_atom", n) for n in names}
+    assert got == dict.fromkeys(names, "PROVED"), got
+    cut = ((A[1], A[1]), B)  # the high side cut to its top, 1
+    T.off_intervals.cache_clear()
+    real = T.off_intervals
+    monkeypatch.setattr(T, "off_intervals", lambda f, a: ((real(f, a)[0][0], cut), *real(f, a)[1:]))
+    assert decide_stage(LG, "sigmoid", "logi_gradient_atom", names[0]) == "REFUTED"
+
+
 def test_a_step_indicator_with_first_weight_one_is_refuted(monkeypatch, tmp_path):
     """The step lemma's claim fails on a wrong block: with weight 1 on x, x ⊖ z⁻ is too small
     for σ to see where z's spacing is small, and the lemma gives a counterexample."""

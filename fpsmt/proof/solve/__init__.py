@@ -56,7 +56,9 @@ def plan_for(solver: str, fmt: Format, exclude=(), confirming: bool = False) -> 
     """{backend: experimental} for a requested solver name in a format.  The portfolio
     races ``bitwuzla-bv`` only where Bitwuzla's own floating-point layer refuses the
     format (two Bitwuzla processes would share two cores for one opinion's worth of
-    speed); a ``confirming`` plan, which checks another back end's UNSAT, takes it too."""
+    speed), and an experimental mode only where fewer than two back ends take the format
+    outside one (its UNSAT decides nothing alone; a third process on two cores slowed the
+    others); a ``confirming`` plan, which checks another back end's UNSAT, takes them all."""
     if solver not in SOLVERS or solver == "exhaustive":
         raise InputError(f"unknown solver {solver!r}: use one of {', '.join(SOLVERS)}")
     if solver != "portfolio":
@@ -67,18 +69,25 @@ def plan_for(solver: str, fmt: Format, exclude=(), confirming: bool = False) -> 
             raise InputError(f"{why}; choose another --solver")
         return {solver: experimental}
     plan = {}
+    native_bitwuzla = accepts("bitwuzla", fmt.E, fmt.M)[0]
     for b in BACKENDS:
         if b in exclude:
             continue
-        if b == "bitwuzla-bv" and not confirming and accepts("bitwuzla", fmt.E, fmt.M)[0]:
+        if b == "bitwuzla-bv" and not confirming and native_bitwuzla:
             continue
         ok, experimental, why = accepts(b, fmt.E, fmt.M)
         if ok:
             plan[b] = experimental
-            if experimental:
-                _warn(f"{b} answers {fmt.name} only in its experimental mode; its UNSAT answers need confirmation")
+        elif b == "bitwuzla" and accepts("bitwuzla-bv", fmt.E, fmt.M)[0]:
+            _warn(f"Bitwuzla's floating-point layer does not take {fmt.name}: bitwuzla-bv (fpsmt's bit-vector "
+                  "encoding, Bitwuzla's bit-vector engine) stands in")
         else:
             _warn(f"skipping {why}")
+    if not confirming and sum(1 for e in plan.values() if not e) >= 2:
+        plan = {b: e for b, e in plan.items() if not e}
+    for b, e in plan.items():
+        if e:
+            _warn(f"{b} answers {fmt.name} only in its experimental mode; its UNSAT answers need confirmation")
     if not plan:
         raise InputError(f"no installed solver accepts {fmt.name}")
     return plan
