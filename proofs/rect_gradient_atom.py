@@ -25,12 +25,13 @@ logistic families' gradient atoms:
 * ``gate_off`` (x != z, with the zero upstreams the killed chain gives): the state is
   KILLED — R = δ, one killer G (the side's), the other δ, the u's (δ, I) or (I, δ); D^AD(x)
   and every first-layer term a zero.
-* In formats of at least ``rect_value_atom.SPLIT_FROM_BITS`` bits both are split as the
-  value atom's amplification: ``lower_at_z`` into ``lower_spacing`` (layer 0's
+* In formats of at least ``rect_value_atom.SPLIT_FROM_BITS`` (17) bits both are split as
+  the value atom's amplification: ``lower_at_z`` into ``lower_spacing`` (layer 0's
   pre-activations p at x = z), ``lower_amp`` (the steps from p for zero upstreams,
   enumerated over the powers of two), the join ``lower_first`` and the steps from p for
-  every upstream u_r (:func:`lower_at_z_nodes`); ``gate_off`` into a
-  stage per layer over intervals and ``kill_off`` (:func:`gate_off_nodes`).
+  every upstream u_r (:func:`lower_at_z_nodes`); ``gate_off`` — from 16 bits on
+  (``GATE_OFF_SPLIT_FROM_BITS``) — into a stage per layer over intervals and ``kill_off``
+  (:func:`gate_off_nodes`).
 * ``chain_at_z`` and ``chain_killed``: inductions over the chain layers, each with its own
   c in K: AT_Z stays, the path neuron's pre-activation is I and its gradient is
   (u_R ⊗ σ'(pre)) ⊗ c (CHAIN_BACK), and an upstream as UPS states it gives a gradient as
@@ -350,9 +351,14 @@ def lower_at_z_nodes(fmt, LOWER, low_side):
     return [spacing, amp, first, link]
 
 
+#: ``gate_off`` is split per layer (:func:`gate_off_nodes`) from this many bits: as one
+#: stage in bfloat16 z3 gave no answer within 300 s and bitwuzla-bv took about 300 s (GELU)
+GATE_OFF_SPLIT_FROM_BITS = 16
+
+
 def gate_off(fmt):
     state = _state(fmt)
-    if fmt.nbits >= V.SPLIT_FROM_BITS:
+    if fmt.nbits >= min(GATE_OFF_SPLIT_FROM_BITS, V.SPLIT_FROM_BITS):
         return sequence(f"{NAME}.gate_off", gate_off_nodes(fmt))
     return gate_off_stage(NAME, _gate_run, _preds(state)[2], OFF, state)
 
@@ -402,7 +408,7 @@ def _off_anchors(j):
 
 
 def gate_off_nodes(fmt):
-    """The gate at x != z in formats of at least SPLIT_FROM_BITS bits, a stage per layer of
+    """The gate at x != z in formats of at least GATE_OFF_SPLIT_FROM_BITS bits, a stage per layer of
     the amplification and the carries (as the value atom's ``off_layer_j``, with the path r
     beside the pair in an interval: ``r_intervals``; a carry keeps the pair's sides), then
     the kill layers, the killers' and the gate layer
