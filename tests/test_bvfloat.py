@@ -140,6 +140,7 @@ def test_every_pair_of_the_8_bit_formats(name, op):
 
 
 @pytest.mark.slow
+@pytest.mark.soundness
 @pytest.mark.parametrize("op", OPS + ("lt", "leq", "eq"))
 def test_equal_to_z3_on_every_pair_of_bfloat16(op):
     assert _miter(8, 7, op) == z3.unsat
