@@ -57,8 +57,8 @@ def plan_for(solver: str, fmt: Format, exclude=(), confirming: bool = False) -> 
     races ``bitwuzla-bv`` only where Bitwuzla's own floating-point layer refuses the
     format (two Bitwuzla processes would share two cores for one opinion's worth of
     speed), and an experimental mode only where fewer than two back ends take the format
-    outside one (its UNSAT decides nothing alone; a third process on two cores slowed the
-    others); a ``confirming`` plan, which checks another back end's UNSAT, takes them all."""
+    outside one (its UNSAT decides nothing alone, and it would take a core from the two
+    that do); a ``confirming`` plan, which checks another back end's UNSAT, takes them all."""
     if solver not in SOLVERS or solver == "exhaustive":
         raise InputError(f"unknown solver {solver!r}: use one of {', '.join(SOLVERS)}")
     if solver != "portfolio":
