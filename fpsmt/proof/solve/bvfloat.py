@@ -16,9 +16,12 @@ every NaN replaced by one canonical NaN, so SMT-LIB's ``=`` on floats (one NaN; 
 significand m (the hidden bit included) and e the exponent of its last place.
 
 Every operation rounds the *exact* value once: products exactly (2(M+1) bits), sums
-exactly after alignment (an addend below a quarter of the larger one's last place is
-replaced by a smaller nonzero value of the same sign, which rounds the same way: see
-:func:`_add`), quotients to M+3 significant bits plus the remainder as a sticky bit.
+aligned with three guard bits and a sticky bit jammed into the last place (which rounds
+as the exact sum does: the argument is in :meth:`FloatBV.add`), quotients to M+3
+significant bits plus the remainder as a sticky bit.  The rounding
+(:meth:`FloatBV.round`) normalises in log-depth stages of constant shifts and then reads
+the kept bits, the rounding bit and the sticky bits at fixed places; only a subnormal
+result shifts again, by at most M+2 places.
 Only round-to-nearest-ties-to-even is encoded; a query with any other rounding mode or
 an operation not listed in :data:`SUPPORTED` is declined with :class:`Unsupported`,
 which the back end reports as *unknown* — never a guess.
@@ -55,13 +58,43 @@ def _sext(t, w):
     return t if t.size() == w else z3.SignExt(w - t.size(), t)
 
 
-def _clz(m, width):
-    """Leading zeros of bit-vector m (its width when m = 0), as a bit-vector of ``width`` bits."""
+def _shift_by(x, k, left):
+    """x shifted by the constant k places (left, or right logically)."""
+    w = x.size()
+    if k >= w:
+        return _bv(0, w)
+    if left:
+        return z3.Concat(z3.Extract(w - 1 - k, 0, x), _bv(0, k))
+    return z3.Concat(_bv(0, k), z3.Extract(w - 1, k, x))
+
+
+def _shift(x, amt, cap, left):
+    """x shifted by ``amt`` places, a bit-vector the caller guarantees in [0, cap]: one
+    stage per bit of cap, each a constant shift or none."""
+    for i in range(cap.bit_length()):
+        x = z3.If(z3.Extract(i, i, amt) == 1, _shift_by(x, 1 << i, left), x)
+    return x
+
+
+def _normalise(m, width):
+    """m shifted left until its top bit is set, and the shift (a bit-vector of ``width``
+    bits), for m != 0: log-depth stages, each shifting by a constant power of two when
+    that many top bits are zero (the shift's bits are those stages' decisions)."""
     w = m.size()
-    out = _bv(w, width)
-    for i in range(w):  # the highest set bit decides: build from the lowest bit up
-        out = z3.If(z3.Extract(i, i, m) == 1, _bv(w - 1 - i, width), out)
-    return out
+    bits = []
+    k = 1
+    while 2 * k <= w - 1:
+        k *= 2
+    while k >= 1:
+        if k <= w - 1:
+            top_zero = z3.Extract(w - 1, w - k, m) == 0
+            m = z3.If(top_zero, z3.Concat(z3.Extract(w - 1 - k, 0, m), _bv(0, k)), m)
+            bits.append(z3.If(top_zero, _bv(1, 1), _bv(0, 1)))
+        else:
+            bits.append(_bv(0, 1))
+        k //= 2
+    lz = bits[0] if len(bits) == 1 else z3.Concat(*bits)
+    return m, _zext(lz, width)
 
 
 class FloatBV:
@@ -71,9 +104,11 @@ class FloatBV:
         self.E, self.M, self.n = E, M, 1 + E + M
         self.bias = (1 << (E - 1)) - 1
         self.emin = 1 - self.bias - M  # the exponent of the last place of subnormals and of the least binade
-        # exponents as signed bit-vectors wide enough for every intermediate (sums and
-        # differences of two exponents, div's scaling by 2^-(2M+3)) in any format up to E = 20
-        self.we = 32
+        # exponents as signed bit-vectors wide enough for every intermediate: each is below
+        # 1.5·2^E + 10M + 12 in magnitude (div's: two exponents, the scaling by 2^-(2M+3),
+        # a normalising shift of at most 3M+5 places, the subnormal shift), and
+        # 2^(we-1) >= 2·2^E + 10M + 12 (the larger of two numbers is at least their mean)
+        self.we = max(E + 2, (10 * M + 12).bit_length() + 1) + 1
         self.nan = _bv(((1 << E) - 1) << M | 1 << (M - 1), self.n) if M >= 1 else None
 
     # -- fields ----------------------------------------------------------------------------
@@ -127,31 +162,40 @@ class FloatBV:
         """The float nearest (ties to even) to (−1)^s·(m + δ)·2^e, where m is an unsigned
         bit-vector, e a signed one of width ``we`` and δ ∈ (0, 1) iff ``sticky``.  The caller
         guarantees that when ``sticky`` holds, m has at least M+3 significant bits (so the
-        sticky bit lies below the rounding position)."""
-        E, M, we = self.E, self.M, self.we
-        if sticky is not None:  # the sticky bit as one more bit below m
-            m = z3.Concat(m, z3.If(sticky, _bv(1, 1), _bv(0, 1)))
-            e = e - 1
-        W = m.size() + M + 2  # room for a left shift of up to M+1 places
-        m = _zext(m, W)
-        lz = _clz(z3.Extract(W - M - 3, 0, m), we)  # leading zeros of the given bits
-        msb = e + (W - M - 3) - lz  # exponent of the leading bit
-        q0 = msb - M
-        q = z3.If(q0 < self.emin, _bv(self.emin, we), q0)  # the exponent of the result's last place
-        sh = q - e
-        # right shift by sh > 0 (round), left shift by -sh >= 0 (exact)
-        shw = z3.If(sh > W, _bv(W, we), sh)
-        shr = _zext(z3.Extract(we - 1, 0, shw), W) if we <= W else z3.Extract(W - 1, 0, shw)
-        left = _zext(z3.Extract(we - 1, 0, -sh), W) if we <= W else z3.Extract(W - 1, 0, -sh)
-        one = _bv(1, W)
-        kept = z3.LShR(m, shr)
-        rbit = z3.Extract(0, 0, z3.LShR(m, shr - 1)) == 1
-        below = (m & ((one << (shr - 1)) - 1)) != 0
+        sticky bit lies below the rounding position).
+
+        m is normalised (its leading bit moved to the top, in log-depth stages); a normal
+        result then keeps the top M+1 bits, the next is the rounding bit and the rest are
+        sticky — fixed positions, no shifter.  Only a subnormal result shifts, right, by
+        at most M+2 places (further, every bit is below the rounding bit: the result is 0),
+        the bits shifted out joining the sticky bit."""
+        E, M, we = self.E, self.M, e.size()
+        w = m.size()
+        if w < M + 3:  # room for the kept bits, the rounding bit and one below
+            m = z3.Concat(m, _bv(0, M + 3 - w))
+            e = e - (M + 3 - w)
+            w = M + 3
+        zero = m == 0
+        n, lz = _normalise(m, we)
+        q0 = e - lz + (w - 1 - M)  # the exponent of the result's last place, if normal
+        sub = q0 < self.emin
+        sh = self.emin - q0
+        cap = M + 2
+        sh = z3.If(sub, z3.If(sh > cap, _bv(cap, we), sh), _bv(0, we))
+        W = w + cap
+        t = _shift(z3.Concat(n, _bv(0, cap)), sh, cap, left=False)
+        n = z3.Extract(W - 1, cap, t)
+        kept = z3.Extract(w - 1, w - 1 - M, n)
+        rbit = z3.Extract(w - 2 - M, w - 2 - M, n) == 1
+        lost = [z3.Extract(w - 3 - M, 0, n) != 0, z3.Extract(cap - 1, 0, t) != 0]
+        if sticky is not None:
+            lost.append(sticky)
+        below = z3.Or(*lost)
+        q = z3.If(sub, _bv(self.emin, we), q0)
         inc = self.increment(rbit, below, z3.Extract(0, 0, kept) == 1)
-        rounded = kept + z3.If(inc, one, _bv(0, W))
-        mr = z3.If(sh > 0, rounded, m << left)
+        mr = _zext(kept, M + 2) + z3.If(inc, _bv(1, M + 2), _bv(0, M + 2))
         carry = mr == (1 << (M + 1))
-        mr = z3.If(carry, _bv(1 << M, W), mr)
+        mr = z3.If(carry, _bv(1 << M, M + 2), mr)
         q = z3.If(carry, q + 1, q)
         normal = z3.UGE(mr, 1 << M)
         be = q + (self.bias + M)  # the biased exponent when normal
@@ -159,7 +203,10 @@ class FloatBV:
         bits = z3.Concat(z3.If(s, _bv(1, 1), _bv(0, 1)),
                          z3.If(normal, z3.Extract(E - 1, 0, be), _bv(0, E)),
                          z3.Extract(M - 1, 0, mr))
-        return z3.If(over, self.inf(s), bits)
+        fin = z3.If(over, self.inf(s), bits)
+        if sticky is None:
+            return z3.If(zero, self.zero(s), fin)
+        return z3.If(z3.And(zero, z3.Not(sticky)), self.zero(s), fin)
 
     @staticmethod
     def increment(half, below, odd):
@@ -193,29 +240,38 @@ class FloatBV:
         return z3.If(nan, self.nan, z3.If(inf, self.inf(s), z3.If(zero, self.zero(s), fin)))
 
     def add(self, a, b):
-        """a + b.  With e_a >= e_b and d = e_a − e_b > M+3 (so a is normal), |b| < 2^(e_a−3),
-        and every float's neighbour below is at least 2^(e_a−1) away: the sum rounds to a
-        whatever b's nonzero value of that size; b is then replaced by ±2^(e_a−3)."""
-        M, we = self.M, self.we
+        """a + b, aligned to the operand of the larger exponent e_x with three guard bits and
+        a sticky bit jammed into the last place (the classic adder, argued here).  Units of
+        2^(e_x−3): X = m_x·8, the other operand's exact value Y + f (Y an integer, f in
+        [0, 1) the part shifted out), and Y' = Y | [f > 0].  If f = 0, nothing changes.  If
+        f > 0, then d = e_x − e_y >= 4, so x is normal (m_x >= 2^M) and |Y + f| < 2^M:
+        the exact sum T has |T| > 2^(M+2), so the result's last place is at bit 2 or above
+        and its rounding bit at bit 1 or above.  T and X ± Y' then agree on every bit from
+        bit 1 up (of ⌊|T|⌋), and both have something nonzero below bit 1 (f, or bit 0 of
+        X ± Y', which is 1): they round alike.  A shift beyond M+4 places leaves Y = 0
+        and f > 0 iff y != 0."""
+        M = self.M
+        G = 3
         swap = self.exp(a) < self.exp(b)
         x, y = z3.If(swap, b, a), z3.If(swap, a, b)
         ex, ey = self.exp(x), self.exp(y)
         mx, my = self.sig(x), self.sig(y)
-        d = ex - ey
-        far = d > M + 3
-        my = z3.If(z3.And(far, my != 0), _bv(1, M + 1), my)
-        d = z3.If(far, _bv(3, we), d)
-        ey = z3.If(far, ex - 3, ey)
-        W = 2 * M + 7  # |mx·2^d ± my| < 2^(2M+5): signed room
-        dx = _zext(z3.Extract(we - 1, 0, d), W) if we <= W else z3.Extract(W - 1, 0, d)
-        X = _zext(mx, W) << dx
-        Y = _zext(my, W)
+        d = ex - ey  # >= 0
+        cap = M + G + 1  # a shift this far moves all of my·8 below the kept bits
+        d = z3.If(d > cap, _bv(cap, self.we), d)
+        t = _shift(z3.Concat(my, _bv(0, G + cap)), d, cap, left=False)
+        Y = z3.Extract(M + G + cap, cap, t)
+        sticky = z3.Extract(cap - 1, 0, t) != 0
+        Y = Y | z3.If(sticky, _bv(1, M + 1 + G), _bv(0, M + 1 + G))
+        W = M + G + 3  # |X ± Y| < 2^(M+2+G): signed room
+        X = _zext(z3.Concat(mx, _bv(0, G)), W)
+        Y = _zext(Y, W)
         X = z3.If(self.sign(x), -X, X)
         Y = z3.If(self.sign(y), -Y, Y)
         S = X + Y
         neg = S < 0
         mag = z3.If(neg, -S, S)
-        fin = z3.If(S == 0, self.zero(z3.And(self.sign(a), self.sign(b))), self.round(neg, mag, ey))
+        fin = z3.If(S == 0, self.zero(z3.And(self.sign(a), self.sign(b))), self.round(neg, mag, ex - G))
         nan = z3.Or(self.is_nan(a), self.is_nan(b),
                     z3.And(self.is_inf(a), self.is_inf(b), self.sign(a) != self.sign(b)))
         return z3.If(nan, self.nan, z3.If(self.is_inf(a), a, z3.If(self.is_inf(b), b, fin)))
@@ -242,7 +298,8 @@ class FloatBV:
 
     def convert(self, src: "FloatBV", a):
         """a (a float of ``src``'s format) rounded once to this format."""
-        fin = self.round(src.sign(a), src.sig(a), src.exp(a))
+        e = _sext(src.exp(a), max(src.we, self.we))  # wide enough for both formats' exponents
+        fin = self.round(src.sign(a), src.sig(a), e)
         return z3.If(src.is_nan(a), self.nan, z3.If(src.is_inf(a), self.inf(src.sign(a)),
                                                    z3.If(src.is_zero(a), self.zero(src.sign(a)), fin)))
 
