@@ -111,6 +111,31 @@ def test_a_confirming_race_waits_for_the_second_answer(two_racers):
     assert (ans.status, ans.confirmed_by, ans.per_solver["fake_slow_unsat"]) == ("unsat", "", "cancelled")
 
 
+def test_joiners_start_at_the_first_unsat_and_confirm_it(two_racers, monkeypatch):
+    """A back end that confirms but did not race (bitwuzla-bv beside Bitwuzla's own layer)
+    joins the race when its first UNSAT arrives and confirms it; without confirm it never
+    starts; a SAT from it is a disagreement with the UNSAT disputing it."""
+    q = solve.Query("", {"a": 16}, BF16)
+    ans = solve.solve_plan(q, {"fake_unsat": False}, 30.0, confirm=True, joiners={"fake_slow_unsat": False})
+    assert (ans.status, ans.solver, ans.confirmed_by, ans.confirm_raced) == ("unsat", "fake_unsat",
+                                                                            "fake_slow_unsat", True)
+    ans = solve.solve_plan(q, {"fake_unsat": False}, 30.0, joiners={"fake_slow_unsat": False})
+    assert (ans.confirmed_by, ans.confirm_raced, "fake_slow_unsat" in ans.per_solver) == ("", False, False)
+    monkeypatch.setitem(backends.RUNNERS, "fake_slow_sat", fake_backends.slow_sat_minus_zero)
+    ans = solve.solve_plan(q, {"fake_unsat": False}, 30.0, confirm=True, joiners={"fake_slow_sat": False})
+    assert (ans.status, ans.solver, ans.disputed_by) == ("sat", "fake_slow_sat", ["fake_unsat"])
+
+
+@pytest.mark.parametrize("name,joiners", [("float32", {"bitwuzla-bv": False}), ("float16", {"bitwuzla-bv": False}),
+                                          ("bfloat16", None), ("float8_e4m3", None)])
+def test_the_portfolios_joiners(name, joiners):
+    """bitwuzla-bv confirms in every confirming race of the formats where it does not race;
+    an experimental mode never joins (it confirms after the race, where it is asked)."""
+    fmt = parse_format(name)
+    assert Engine(solver="portfolio")._joiners(fmt, engine_mod.plan_for("portfolio", fmt)) == joiners
+    assert Engine(solver="z3")._joiners(fmt, engine_mod.plan_for("z3", fmt)) is None
+
+
 def test_a_confirming_race_that_hears_a_sat_stops_the_run(monkeypatch):
     """The lying UNSAT comes first; the race goes on, and a back end that answers later
     with a = −0 (a real counterexample, replayed) stops the run naming both (float32: too

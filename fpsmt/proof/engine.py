@@ -210,13 +210,15 @@ class Engine:
         # where the enumeration can confirm what the other back ends do not (bfloat16), they
         # get CONFIRM_GRACE seconds after the first UNSAT, not the whole time limit
         grace = CONFIRM_GRACE if race and self._wide(claim, fmt, free) else None
+        joiners = self._joiners(fmt, plan) if race else None
         if plan is None or claim.enumerate:  # --solver exhaustive, or a claim that asks for it
             ans = self._enumerate(claim, fmt, registry, build, fixed, free, deadline)
             if ans is not None or plan is None:
                 return q, ans or Answer("unknown", None, "exhaustive", 0.0, reason=(
                     f"the space of {', '.join(free)} in {fmt.name} is too large to enumerate "
                     f"(more than 2^{CLAIM_LIMIT.bit_length() - 1} points)"))
-        ans = solve_plan(q, plan, max(0.1, deadline - time.monotonic()), confirm=race, grace=grace)
+        ans = solve_plan(q, plan, max(0.1, deadline - time.monotonic()), confirm=race, grace=grace,
+                         joiners=joiners)
         rounds = 0
         while ans.status == "sat" and enc.A.refine(ans.model):
             rounds += 1  # the model used a wrong activation value: add the true one, solve again
@@ -224,7 +226,8 @@ class Engine:
                 ans = Answer("unknown", None, "", ans.seconds, reason="time limit reached")
                 break
             q = self._render_query(enc, build)
-            ans = solve_plan(q, plan, max(0.1, deadline - time.monotonic()), confirm=race, grace=grace)
+            ans = solve_plan(q, plan, max(0.1, deadline - time.monotonic()), confirm=race, grace=grace,
+                             joiners=joiners)
         if rounds:
             self.progress(f"  {rounds} lazy refinement(s) of activation values")
             if ans.status == "unknown":
@@ -246,6 +249,19 @@ class Engine:
                 ans.reason += (f"; --solver exhaustive decides it by enumeration (at most {n:.3g} points; "
                                "give it a --timeout to match)")
         return q, ans
+
+    def _joiners(self, fmt, plan) -> dict | None:
+        """The portfolio's back ends that confirm but do not race for the answer, outside an
+        experimental mode (bitwuzla-bv where Bitwuzla's own layer takes the format: float16,
+        float32, float64): they join the race for a confirmation when its first UNSAT
+        arrives, so that the race's confirmers are every back end the format has."""
+        if self.solver != "portfolio" or plan is None:
+            return None
+        try:
+            every = plan_for("portfolio", fmt, confirming=True)
+        except InputError:
+            return None
+        return {b: e for b, e in every.items() if b not in plan and not e} or None
 
     def _enumerate(self, claim, fmt, registry, build, fixed, free, deadline):
         """The answer of enumerating the query's space in the executor (UNKNOWN at the

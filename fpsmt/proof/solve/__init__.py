@@ -102,11 +102,11 @@ def solve(q: Query, solver: str = "z3", timeout: float = 60.0, exclude=()) -> An
     return solve_plan(q, plan, timeout)
 
 
-def _race(q: Query, plan: dict, timeout: float, decisive, confirm=False, grace=None):
+def _race(q: Query, plan: dict, timeout: float, decisive, confirm=False, grace=None, joiners=None):
     """(the pool's outcome, wall seconds, seconds or fate per back end)."""
     t0 = time.perf_counter()
     out = run_query(q.text, {**q.variables, **q.extra}, plan, timeout, decisive=decisive, confirm=confirm,
-                    grace=grace)
+                    grace=grace, joiners=joiners)
     wall = time.perf_counter() - t0
     per = {b: (round(a[3], 3) if a[0] != "unknown" else f"unknown: {a[2]}") for b, a in out.answers.items()}
     per.update({b: "timeout" for b in out.timed_out})
@@ -138,21 +138,24 @@ def _decided(out, plan, wall, per, unsat_decides) -> Answer | None:
     return None
 
 
-def solve_plan(q: Query, plan: dict, timeout: float, confirm: bool = False, grace: float | None = None) -> Answer:
+def solve_plan(q: Query, plan: dict, timeout: float, confirm: bool = False, grace: float | None = None,
+               joiners: dict | None = None) -> Answer:
     """The race's answer.  ``confirm``: the back ends still working when one says UNSAT go
     on, to the same deadline (or for ``grace`` seconds more, where the caller has another
-    way to confirm), and the first of them to say UNSAT too is its ``confirmed_by`` (a
-    SAT is a disagreement: returned with the UNSAT disputing it) — every back end gets
-    the whole time limit, concurrently, instead of a second race started from scratch
-    after the first."""
+    way to confirm), and ``joiners`` (back ends that confirm but did not race) start
+    then; the first of them to say UNSAT too is its ``confirmed_by`` (a SAT is a
+    disagreement: returned with the UNSAT disputing it) — every back end gets the whole
+    time limit, concurrently, instead of a second race started from scratch after the
+    first."""
     out, wall, per = _race(q, plan, timeout, lambda b, status, exp: status == "sat" or (status == "unsat" and not exp),
-                           confirm, grace)
-    ans = _decided(out, plan, wall, per, lambda b: not plan[b])
+                           confirm, grace, joiners)
+    kinds = {**{b: e for b, e in (joiners or {}).items() if b in out.joined}, **plan}
+    ans = _decided(out, kinds, wall, per, lambda b: b in plan and not plan[b])
     if ans is not None:
         if ans.status == "unsat":
             others = [b for b, a in out.answers.items() if a[0] == "unsat" and b != ans.solver]
-            ans.confirmed_by = named(others[0], plan[others[0]]) if others else ""
-            ans.confirm_raced = confirm and len(plan) > 1
+            ans.confirmed_by = named(others[0], kinds[others[0]]) if others else ""
+            ans.confirm_raced = confirm and (len(plan) > 1 or bool(out.joined))
         return ans
     exp_unsat = [b for b, a in out.answers.items() if a[0] == "unsat"]
     if exp_unsat:

@@ -120,19 +120,23 @@ class Outcome:
     answers: dict = field(default_factory=dict)  # backend -> (status, model, reason, seconds)
     timed_out: list = field(default_factory=list)
     cancelled: list = field(default_factory=list)
+    joined: list = field(default_factory=list)  # back ends that joined at the first UNSAT (``joiners``)
 
 
-def run_query(text, variables, plan, timeout, decisive, confirm=False, grace=None):
+def run_query(text, variables, plan, timeout, decisive, confirm=False, grace=None, joiners=None):
     """Send the query to every back end in ``plan`` ({backend: experimental}) and wait.
 
     ``decisive(backend, status, experimental)`` says whether an answer ends the race.
     ``confirm``: a decisive UNSAT does not end it while another back end is still
     working: the race goes on (to the same deadline, or for ``grace`` seconds after that
     UNSAT when given) until one of them says SAT or UNSAT too — its confirmation, or a
-    disagreement.  Returns an :class:`Outcome`; busy workers left at the end are killed.
+    disagreement.  ``joiners`` ({backend: experimental}, confirming only): back ends that
+    did not race for the answer and join the race for its confirmation when that first
+    UNSAT arrives.  Returns an :class:`Outcome`; busy workers left at the end are killed.
     """
     out = Outcome()
     decided_by = None  # the back end whose answer ended (or, confirming, began to end) the race
+    joiners = {b: e for b, e in (joiners or {}).items() if b not in plan} if confirm else {}
     live = {}
     for b, experimental in plan.items():
         w = worker(b)
@@ -157,6 +161,12 @@ def run_query(text, variables, plan, timeout, decisive, confirm=False, grace=Non
                 decided_by = w.backend
                 if confirm and grace is not None and status == "unsat":
                     deadline = min(deadline, time.monotonic() + grace)
+                if confirm and status == "unsat":
+                    for b, e in joiners.items():
+                        j = worker(b)
+                        j.submit(text, variables, e)
+                        live[j.conn] = (j, e)
+                        out.joined.append(b)
             if decided_by is not None:
                 done = not confirm or out.answers[decided_by][0] != "unsat" or len(decided) > 1 or not live
     while live and not done:
