@@ -65,20 +65,24 @@ def _samples(fmt: Format, n, seed=0):
     return pairs
 
 
-def _miter(E, M, op, f: FloatBV | None = None):
-    """Z3's answer to: is there a pair on which the encoding and Z3's floats differ?"""
+def _differs(E, M, op, f: FloatBV | None = None):
+    """The formula: on the pair (a, b) the encoding's op and the SMT-LIB floats' differ."""
     f = f or FloatBV(E, M)
     n = 1 + E + M
     a, b = z3.BitVecs("a b", n)
     S = z3.FPSort(E, M + 1)
     fa, fb = z3.fpBVToFP(a, S), z3.fpBVToFP(b, S)
     ref = {"add": z3.fpAdd, "sub": z3.fpSub, "mul": z3.fpMul, "div": z3.fpDiv}
-    s = z3.SolverFor("QF_FPBV")
     if op in ref:
-        s.add(z3.Not(z3.fpBVToFP(_expr(f, op, a, b), S) == ref[op](z3.RNE(), fa, fb)))
-    else:
-        mine = {"lt": f.lt, "leq": f.leq, "eq": f.feq}[op](a, b)
-        s.add(mine != {"lt": z3.fpLT, "leq": z3.fpLEQ, "eq": z3.fpEQ}[op](fa, fb))
+        return z3.Not(z3.fpBVToFP(_expr(f, op, a, b), S) == ref[op](z3.RNE(), fa, fb))
+    mine = {"lt": f.lt, "leq": f.leq, "eq": f.feq}[op](a, b)
+    return mine != {"lt": z3.fpLT, "leq": z3.fpLEQ, "eq": z3.fpEQ}[op](fa, fb)
+
+
+def _miter(E, M, op, f: FloatBV | None = None):
+    """Z3's answer to: is there a pair on which the encoding and Z3's floats differ?"""
+    s = z3.SolverFor("QF_FPBV")
+    s.add(_differs(E, M, op, f))
     return s.check()
 
 
@@ -149,11 +153,7 @@ def test_equal_to_z3_on_every_pair_of_bfloat16(op):
 def _bitwuzla_miter(E, M, f: FloatBV | None = None):
     """Bitwuzla's answer to: is there a pair on which the encoding's sum and Bitwuzla's own
     floating-point sum (SymFPU) differ?"""
-    f = f or FloatBV(E, M)
-    a, b = z3.BitVecs("a b", 1 + E + M)
-    S = z3.FPSort(E, M + 1)
-    ref = z3.fpAdd(z3.RNE(), z3.fpBVToFP(a, S), z3.fpBVToFP(b, S))
-    return backends.run_bitwuzla(_text([z3.Not(z3.fpBVToFP(f.add(a, b), S) == ref)]), {})[0]
+    return backends.run_bitwuzla(_text([_differs(E, M, "add", f)]), {})[0]
 
 
 @pytest.mark.slow

@@ -149,7 +149,7 @@ def solve_plan(q: Query, plan: dict, timeout: float, confirm: bool = False, grac
     first."""
     out, wall, per = _race(q, plan, timeout, lambda b, status, exp: status == "sat" or (status == "unsat" and not exp),
                            confirm, grace, joiners)
-    kinds = {**{b: e for b, e in (joiners or {}).items() if b in out.joined}, **plan}
+    kinds = {**(joiners or {}), **plan}  # every back end that may have answered
     ans = _decided(out, kinds, wall, per, lambda b: b in plan and not plan[b])
     if ans is not None:
         if ans.status == "unsat":

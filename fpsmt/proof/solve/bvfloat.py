@@ -77,21 +77,19 @@ def _shift(x, amt, cap, left):
 
 
 def _normalise(m, width):
-    """m shifted left until its top bit is set, and the shift (a bit-vector of ``width``
-    bits), for m != 0: log-depth stages, each shifting by a constant power of two when
-    that many top bits are zero (the shift's bits are those stages' decisions)."""
+    """m (at least 2 bits) shifted left until its top bit is set, and the shift (a
+    bit-vector of ``width`` bits), for m != 0: log-depth stages, each shifting by a
+    constant power of two k <= w − 1 when that many top bits are zero (the shift's bits
+    are those stages' decisions)."""
     w = m.size()
     bits = []
     k = 1
     while 2 * k <= w - 1:
         k *= 2
     while k >= 1:
-        if k <= w - 1:
-            top_zero = z3.Extract(w - 1, w - k, m) == 0
-            m = z3.If(top_zero, z3.Concat(z3.Extract(w - 1 - k, 0, m), _bv(0, k)), m)
-            bits.append(z3.If(top_zero, _bv(1, 1), _bv(0, 1)))
-        else:
-            bits.append(_bv(0, 1))
+        top_zero = z3.Extract(w - 1, w - k, m) == 0
+        m = z3.If(top_zero, _shift_by(m, k, left=True), m)
+        bits.append(z3.If(top_zero, _bv(1, 1), _bv(0, 1)))
         k //= 2
     lz = bits[0] if len(bits) == 1 else z3.Concat(*bits)
     return m, _zext(lz, width)
