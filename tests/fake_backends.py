@@ -34,3 +34,11 @@ def sleepy_unsat(text, variables, experimental=False, seed=0):
     import time
     time.sleep(20.0)
     return "unsat", None, ""
+
+
+def slow_unsat_telling_its_niceness(text, variables, experimental=False, seed=0):
+    """UNSAT after two seconds, its reason the niceness it was working at by then."""
+    import os
+    import time
+    time.sleep(2.0)
+    return "unsat", None, f"nice {os.getpriority(os.PRIO_PROCESS, 0)}"

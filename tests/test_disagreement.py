@@ -3,6 +3,8 @@
 The UNSAT comes from a fake back end that answers unsat to everything: a lie the
 second back end (Z3) and the replay must catch."""
 
+import os
+
 import pytest
 
 import fake_backends
@@ -124,6 +126,27 @@ def test_joiners_start_at_the_first_unsat_and_confirm_it(two_racers, monkeypatch
     monkeypatch.setitem(backends.RUNNERS, "fake_slow_sat", fake_backends.slow_sat_minus_zero)
     ans = solve.solve_plan(q, {"fake_unsat": False}, 30.0, confirm=True, joiners={"fake_slow_sat": False})
     assert (ans.status, ans.solver, ans.disputed_by) == ("sat", "fake_slow_sat", ["fake_unsat"])
+
+
+def test_back_ends_still_racing_step_back_for_a_joiner(monkeypatch):
+    """When a joiner starts, the back ends still racing go on at the lowest CPU priority
+    (the joiner gets the cores first); after the race they have their priority back — or,
+    where it cannot be raised again, they are stopped.  No joiner: no change."""
+    monkeypatch.setitem(backends.RUNNERS, "fake_unsat", fake_backends.always_unsat)
+    monkeypatch.setitem(backends.RUNNERS, "fake_nice", fake_backends.slow_unsat_telling_its_niceness)
+    monkeypatch.setitem(backends.RUNNERS, "fake_sleepy", fake_backends.sleepy_unsat)
+    plan = {"fake_unsat": False, "fake_nice": False}
+    decisive = lambda b, status, exp: status in ("sat", "unsat")  # noqa: E731
+    try:
+        out = pool.run_query("", {"a": 16}, plan, 30.0, decisive, confirm=True, joiners={"fake_sleepy": False})
+        assert out.answers["fake_nice"][::2] == ("unsat", "nice 19")
+        assert out.joined == ["fake_sleepy"] and out.cancelled == ["fake_sleepy"]
+        w = pool.worker("fake_nice")
+        assert w.proc is None or os.getpriority(os.PRIO_PROCESS, w.proc.pid) == 0
+        out = pool.run_query("", {"a": 16}, plan, 30.0, decisive, confirm=True)
+        assert out.answers["fake_nice"][::2] == ("unsat", "nice 0")
+    finally:
+        solve.shutdown()
 
 
 @pytest.mark.parametrize("name,joiners", [("float32", {"bitwuzla-bv": False}), ("float16", {"bitwuzla-bv": False}),

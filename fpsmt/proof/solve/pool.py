@@ -71,6 +71,7 @@ class Worker:
         self.proc = None
         self.conn = None
         self.busy = False
+        self.demoted = False
 
     def start(self):
         ctx = mp.get_context("spawn")
@@ -89,13 +90,43 @@ class Worker:
         self.conn.send((text, variables, experimental))
         self.busy = True
 
+    def _nice(self, value) -> bool:
+        """Set the niceness of every thread of the worker process; False if not allowed
+        (lowering it again needs privileges) or the process is gone."""
+        if self.proc is None or not hasattr(os, "setpriority"):
+            return False
+        pid = self.proc.pid
+        try:
+            tids = [int(t) for t in os.listdir(f"/proc/{pid}/task")]
+        except OSError:
+            tids = [pid]
+        try:
+            for tid in tids:  # on Linux niceness belongs to a thread
+                os.setpriority(os.PRIO_PROCESS, tid, value)
+        except (OSError, PermissionError):
+            return False
+        return True
+
+    def step_back(self):
+        """Lower this busy worker's CPU priority (niceness 19), so that a back end started
+        later takes the cores first.  It goes on working."""
+        self.demoted = self._nice(19) or self.demoted
+
+    def restore(self):
+        """Undo :meth:`step_back` for a worker that stays alive; one whose priority cannot
+        be raised again is stopped (it restarts on next use at the normal priority)."""
+        if self.demoted:
+            if not self._nice(0):
+                self.kill()
+            self.demoted = False
+
     def kill(self):
         if self.proc is not None:
             self.proc.kill()
             self.proc.join()
         if self.conn is not None:
             self.conn.close()
-        self.proc, self.conn, self.busy = None, None, False
+        self.proc, self.conn, self.busy, self.demoted = None, None, False, False
 
 
 _workers: dict = {}
@@ -132,7 +163,12 @@ def run_query(text, variables, plan, timeout, decisive, confirm=False, grace=Non
     UNSAT when given) until one of them says SAT or UNSAT too — its confirmation, or a
     disagreement.  ``joiners`` ({backend: experimental}, confirming only): back ends that
     did not race for the answer and join the race for its confirmation when that first
-    UNSAT arrives.  Returns an :class:`Outcome`; busy workers left at the end are killed.
+    UNSAT arrives.  The back ends still racing then step back (lowest CPU priority, still
+    working): they have had the cores since the race began without an answer, and a
+    joiner starts from nothing, so on a machine with fewer cores than live back ends it
+    gets a core of its own (the released float32 step indicator: README).  Returns an
+    :class:`Outcome`; busy workers left at the end are killed, the others get their
+    priority back.
     """
     out = Outcome()
     decided_by = None  # the back end whose answer ended (or, confirming, began to end) the race
@@ -161,7 +197,9 @@ def run_query(text, variables, plan, timeout, decisive, confirm=False, grace=Non
                 decided_by = w.backend
                 if confirm and grace is not None and status == "unsat":
                     deadline = min(deadline, time.monotonic() + grace)
-                if confirm and status == "unsat":
+                if confirm and status == "unsat" and joiners:
+                    for other, _ in live.values():
+                        other.step_back()
                     for b, e in joiners.items():
                         j = worker(b)
                         j.submit(text, variables, e)
@@ -179,4 +217,6 @@ def run_query(text, variables, plan, timeout, decisive, confirm=False, grace=Non
     for conn, (w, _) in live.items():
         (out.cancelled if done else out.timed_out).append(w.backend)
         w.kill()
+    for b in plan:
+        worker(b).restore()
     return out
