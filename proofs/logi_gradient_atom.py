@@ -13,10 +13,14 @@ atom (tests/test_logistic.py compares them term for term), as for the saturating
 gradient atom:
 
 * ``gate_at_z`` (over z, g that one atom reaches, and every finite upstream (u_np, u_r)):
-  (np, r) = (a zero, 1/2); D^AD(x) = PATH(u_r) = (((u_r ⊗ 1/4) ⊗ 4) … ⊗ 1/4) ⊗ w_x (the
-  gate's s layers of weight 4, then w_x) where that is not a zero (GATE_BACK); the step
-  rows' first-layer terms are zeros and the path's is D^AD's; every hidden value and
-  gradient is finite where PATH(u_r) is (the transfer makes it g).  ``gate_off`` (x != z, with
+  (np, r) = (a zero, 1/2); the path's gradient at its layer-0 pre-activation is
+  T = PATH₀(u_r) = ((u_r ⊗ 1/4) ⊗ 4) … ⊗ 1/4 (the gate's s layers of weight 4; both zeros
+  where it is a zero) and D^AD(x) = T ⊗ w_x where that is not a zero (GATE_BACK: D^AD(x) is
+  stated through the network's own product T ⊗ w_x, so that no solver has to show two
+  multiplier circuits equal; the join ``backward.g`` gets PATH(u_r) = PATH₀(u_r) ⊗ w_x from
+  it with the congruence ``cong1``); the step rows' first-layer terms are zeros and the
+  path's is D^AD's; every hidden value and gradient is finite where T ⊗ w_x is (the
+  transfer makes it g).  ``gate_off`` (x != z, with
   the zero upstreams the killed chain gives): (np, r) = (1, r in [0, 1]), every gradient a
   zero.  Every hidden value and gradient is finite.  In formats of at least 16 bits
   (``GATE_SPLIT_FROM_BITS``) ``gate_at_z`` is split as the rectifying family's
@@ -33,9 +37,10 @@ gradient atom:
   product being (p ⊗ 1/4) ⊗ 4w): ``scale`` (h ⊗ 4 → ±[1, 2)), ``significand`` (→ ±1,
   enumerated), ``target`` (±1 → t with PATH(t) = g, the weights from g);
 * the facts ``quarter`` (σ'(pre) = 1/4 for pre a zero) and ``cong2`` (a = b and c = d give
-  (a ⊗ c) ⊗ e = (b ⊗ d) ⊗ e, decided with ⊗ uninterpreted), the induction ``chain_grad``
-  (the gradient along r is the transfer's partial product), and the join with the gate:
-  D^AD = PATH(G) = g at x = z.
+  (a ⊗ c) ⊗ e = (b ⊗ d) ⊗ e, decided with ⊗ uninterpreted) and ``cong1`` (a = b gives
+  a ⊗ e = b ⊗ e, likewise), the induction ``chain_grad`` (the gradient along r is the
+  transfer's partial product), and the join with the gate: D^AD = T ⊗ w_x = PATH(G) = g
+  at x = z (with an instance of ``cong1``).
 
 For the theorem's join the stages state: the output row's two terms sum to a zero; D^AD's
 first-layer terms are zeros but the path's, which is D^AD (so g at x = z with upstream
@@ -79,14 +84,19 @@ def _step(s, p, w):
     return (p * _q(s)) * (s.const(4) * w)
 
 
-def path(s, u, g):
-    """PATH(u): the gate's backward product at x = z, ((u ⊗ 1/4) ⊗ 4) per gate layer, then
-    (⊗ 1/4) ⊗ w_x (w_x from g)."""
+def path0(s, u):
+    """PATH₀(u): the gate's backward product at x = z down to the path's layer-0
+    pre-activation, ((u ⊗ 1/4) ⊗ 4) per gate layer, then ⊗ 1/4."""
     gate, _ = LG.gradient_layers(s.fmt, LG.depth(s.fmt))
     for _ in range(gate):
         u = (u * _q(s)) * s.const(4)
+    return u * _q(s)
+
+
+def path(s, u, g):
+    """PATH(u) = PATH₀(u) ⊗ w_x (w_x from g): D^AD's path term at x = z."""
     w_x, _ = LG.input_weight(s, g)
-    return (u * _q(s)) * w_x
+    return path0(s, u) * w_x
 
 
 def _slice(fmt, a, b):
@@ -109,10 +119,23 @@ REACH_Z = Pred(f"{NAME}.reached", {"z": X_DOM, "g": NONZERO}, lambda s: LG.reach
                doc="one atom reaches g at z (w_x ⊗ z finite)")
 OFF = Pred(f"{NAME}.off", {"z": X_DOM, "x": X_DOM, "g": NONZERO},
            lambda s: [~s.x.eq(s.z), LG.reached(s, s.z, s.g)], doc="x != z, and one atom reaches g at z")
-#: the gate's backward pass at x = z: D^AD(x) = PATH(G) where that is not a zero
-GATE_BACK = Pred(f"{NAME}.gate_back", {"G": Float(), "g": NONZERO, "D": Float()},
-                 lambda s: (~path(s, s.G, s.g).is_zero()).implies(s.D.same(path(s, s.G, s.g))),
-                 doc="D = PATH(G) where that is nonzero")
+#: the gate's backward pass at x = z: the path's gradient at its layer-0 pre-activation is
+#: T = PATH₀(G), and D^AD(x) = T ⊗ w_x (= PATH(G)) where that is not a zero.  Stated through
+#: T, so that the stage that proves it compares the network's product T ⊗ w_x with itself,
+#: not with a second multiplier circuit fed by PATH₀(G) (an equality the solver would have
+#: to find inside two multipliers); the join that uses it sees T = PATH₀(G) and substitutes
+def _back_term(s):
+    return s.T * LG.input_weight(s, s.g)[0]
+
+
+def _gate_back(s):
+    p = path0(s, s.G)
+    return [s.T.same(p) | (s.T.is_zero() & p.is_zero()), (~_back_term(s).is_zero()).implies(s.D.same(_back_term(s)))]
+
+
+GATE_BACK = Pred(f"{NAME}.gate_back", {"G": Float(), "g": NONZERO, "T": Float(), "D": Float()}, _gate_back,
+                 doc="T = PATH₀(G) (both zeros, of any signs, where it is a zero) and D = T ⊗ w_x where that is "
+                     "nonzero: so D = PATH(G) where that is nonzero (the join backward.g, with cong1)")
 #: the transfer's guarantee: the chain's product ``out`` meets the gate's PATH at g
 REACHES = Pred(f"{NAME}.reaches_g", {"g": NONZERO, "out": Float()},
                lambda s: [path(s, s.out, s.g).same(s.g), s.out.is_finite(), ~s.out.is_zero()],
@@ -133,12 +156,15 @@ def _gate_run(s, x, ups):
 
 
 def _gate_side(s, run):
-    """D^AD(x) = PATH(u_r) where that is nonzero, and so is the path's first-layer term; the
-    step rows' terms zeros; every hidden value and gradient finite where PATH(u_r) is."""
+    """The path's layer-0 gradient T is PATH₀(u_r), and D^AD(x) = T ⊗ w_x (= PATH(u_r))
+    where that is nonzero, and so is the path's first-layer term (GATE_BACK); the step
+    rows' terms zeros; every hidden value and gradient finite where the path's term T ⊗ w_x
+    is (PATH(u_r): the chain's product meets the gate with PATH = g, the transfer)."""
     net, P, (_, grad, trace) = run
     terms = s.input_terms(net, P, trace)
-    fin = path(s, s.ur, s.g).is_finite()  # the chain's product meets the gate with PATH = g (the transfer)
-    return ([GATE_BACK.holds(s, G=s.ur, D=grad[0]), GATE_BACK.holds(s, G=s.ur, D=terms[-1])]
+    T = s.first_grads(net, trace)[-1]
+    fin = terms[-1].is_finite()
+    return ([GATE_BACK.holds(s, G=s.ur, T=T, D=grad[0]), GATE_BACK.holds(s, G=s.ur, T=T, D=terms[-1])]
             + [t.is_zero() for t in terms[:-1]]
             + [fin.implies(c) for c in finite_inside(*trace[1:3]) + [g.is_finite() for g in grad]])
 
@@ -228,8 +254,10 @@ LAMP = Pred(f"{NAME}.lower_amp", {**_P, **_ZUPS}, _lamp,
             doc="from layer 0's pre-activations p = (2^kg, 2^kl, +0), for zero upstreams: (np, r) = (a zero, "
                 "1/2), the step rows' first-layer terms zeros, every hidden value and gradient finite; σ' a zero "
                 "at np's pre-activation, finite at the step rows', 1/4 at the path's")
-LFIRST = Pred(f"{NAME}.lower_first", {**LSPACING.variables, **LAMP.variables},
-              lambda s: [LSPACING.holds(s), LAMP.holds(s)], doc="LSPACING and LAMP")
+#: what the link uses of LSPACING and LAMP: LAMP, for every nonzero g (w_x is g's) and every
+#: p and w of their domains (powers of two) — z is not in it, nor how p and w come from z
+LFIRST = Pred(f"{NAME}.lower_first", {**_P, **_W, "g": NONZERO, **_ZUPS}, lambda s: [LAMP.holds(s)],
+              doc="LAMP, for g nonzero and the step rows' weights w0, −w1 powers of two")
 
 
 def gate_at_z_nodes(fmt):
@@ -242,9 +270,16 @@ def gate_at_z_nodes(fmt):
     division left in the link) and g's w_x, for every finite upstream (u_np, u_r).  Its
     forward run is ``lower_amp``'s, term for term, so what is left to the solver is the
     backward pass, decided with σ and σ' uninterpreted (so for every σ with those σ'
-    values).  That the run from layer 0's own pre-activations is the run at z is the
-    code's (a test compares the terms).  As one stage over (z, g, u_np, u_r) it gave no
-    answer in float32 within 600 s; split, bitwuzla proves the link in about 560 s."""
+    values).  The link's hypothesis is what it uses (``lower_first``: LAMP, with g and the
+    weights free in their domains), not how p and w come from z: with LSPACING in it too
+    (z, its neighbours and the division D ⊘ (z − z⁻)) bitwuzla proved the float32 link in
+    about 560 s and z3, cvc5 and bitwuzla-bv gave no answer in 1300–1500 s; with this
+    hypothesis alone still none in 600 s.  What made it hard was GATE_BACK stated as
+    D^AD(x) = PATH(u_r): two multipliers by w_x fed by equal but different terms; stated
+    through T (GATE_BACK), bitwuzla proves it in about 6 s.  That the
+    run from layer 0's own pre-activations is the run at z is the code's (a test
+    compares the terms).  As one stage over (z, g, u_np, u_r) it gave no answer in
+    float32 within 600 s."""
     spacing = stage(f"{NAME}.lower_spacing", {}, LSPACING,
                     lambda s: {**dict(zip(_P, _pre0(s))), **dict(zip(_W, _weights0(s)))}, REACH_Z)
     amp = stage(f"{NAME}.lower_amp", dict(LAMP.variables), LAMP, lambda s: {}, enumerate=True)
@@ -514,6 +549,13 @@ def cong2_fact(fmt):
                        doc="a = b and c = d give (a * c) * e = (b * d) * e, for every binary operation *"))
 
 
+def cong1_fact(fmt):
+    any_ = Float()
+    return fact(forall(f"{NAME}.cong1", {"a": any_, "b": any_, "e": any_}, given=lambda s: s.a.same(s.b),
+                       goal=lambda s: (s.a * s.e).same(s.b * s.e), uninterpreted=("mul",),
+                       doc="a = b gives a * e = b * e, for every binary operation *"))
+
+
 def chain_grad(fmt):
     return induction(
         f"{NAME}.chain_grad", CHAIN_GRAD_RUN, "i", 0, CHAIN_MAX,
@@ -532,10 +574,16 @@ def chain_grad(fmt):
 def tree(fmt):
     top = Node("stage", f"{NAME}.top", top_claim(fmt), uses={"hypothesis": W_OUT, "premise": [W_OUT],
                                                                "side": [CHAIN_BACK]})
-    backward = sequence(f"{NAME}.backward", [chain_grad(fmt),
-                                             join(f"{NAME}.backward.g", [GRAD_IS_P, REACHES, GATE_BACK], AT_Z_GRAD)])
+    # D = T ⊗ w_x and T = PATH₀(G) = PATH₀(out) give D = PATH₀(out) ⊗ w_x = PATH(out) = g by
+    # cong1 (a congruence, decided with ⊗ uninterpreted)
+    g_join = join(f"{NAME}.backward.g", [GRAD_IS_P, REACHES, GATE_BACK], AT_Z_GRAD,
+                  facts=lambda s: s.instance(f"{NAME}.cong1", a=s.T, b=path0(s, s.out),
+                                             e=LG.input_weight(s, s.g)[0]),
+                  assumes=(f"{NAME}.cong1",))
+    backward = sequence(f"{NAME}.backward", [chain_grad(fmt), g_join])
     return Node("lemma", NAME, None, [gate_at_z(fmt), gate_off(fmt), chain_at_z(fmt), chain_killed(fmt), top,
-                                      transfer_tree(fmt), quarter_fact(fmt), cong2_fact(fmt), backward])
+                                      transfer_tree(fmt), quarter_fact(fmt), cong2_fact(fmt), cong1_fact(fmt),
+                                      backward])
 
 
 def repaired(fmt):

@@ -561,18 +561,22 @@ class Scope:
         V = _stack([self.lift(v).v for v in values])
         return [F(self, t) for t in row_terms(self.A, net.layers[k], P, V, direction, row, sem or PAPER)]
 
-    def input_terms(self, net, params, trace, col=0, sem=None) -> list:
-        """The terms of D^AD w.r.t. input ``col``: the first layer's gradients w.r.t. its
-        pre-activations times its weights, in the fold's order (from a traced run's
-        (pre, post, upstream))."""
+    def first_grads(self, net, trace, sem=None) -> list:
+        """The first layer's gradients w.r.t. its pre-activations, one per neuron (from a
+        traced run's (pre, post, upstream)): the factors D^AD's terms multiply by the
+        weights."""
         from fpsmt.semantics.network import PAPER
         sem = sem or PAPER
         pre, post, up = trace[:3]
         act = net.layers[0].act
         d = sem.backward_formula(act)(self.A, act, _stack([u.v for u in up[0]]), _stack([p.v for p in pre[0]]),
                                       _stack([h.v for h in post[0]]))
-        return self.row_terms(net, 0, "backward", [F(self, d[..., i]) for i in range(np.shape(d)[-1])], params, col,
-                              sem)
+        return [F(self, d[..., i]) for i in range(np.shape(d)[-1])]
+
+    def input_terms(self, net, params, trace, col=0, sem=None) -> list:
+        """The terms of D^AD w.r.t. input ``col``: the first layer's gradients w.r.t. its
+        pre-activations (:meth:`first_grads`) times its weights, in the fold's order."""
+        return self.row_terms(net, 0, "backward", self.first_grads(net, trace, sem), params, col, sem)
 
     def zeros(self, net, first=1) -> dict:
         """The stand-ins for ``net``'s absent terms from layer ``first`` on, as this scope's

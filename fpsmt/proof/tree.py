@@ -220,11 +220,17 @@ class _At(Scope):
         super().__init__(s.A, s.fmt, {**s._vals, **terms}, instances=s._instances)
 
 
-def join(name, premises, conclusion: Pred, *, doc="") -> Node:
-    """∀ (the predicates' variables). premise_1 ∧ … → conclusion."""
+def join(name, premises, conclusion: Pred, *, doc="", facts: Callable | None = None, assumes: tuple = ()) -> Node:
+    """∀ (the predicates' variables). premise_1 ∧ … → conclusion.  ``facts(s)``: instances of
+    the fact nodes ``assumes`` names (``s.instance``), added to the premises — e.g. a
+    congruence that a bit-level solver would otherwise have to find inside two copies of
+    one circuit."""
     premises = list(premises)
-    c = forall(name, _vars(*premises, conclusion), given=lambda s: s.all(*[p.holds(s) for p in premises]),
-               goal=lambda s: conclusion.holds(s), doc=doc)
+
+    def given(s):
+        return s.all(*[p.holds(s) for p in premises], *(_listed(facts(s)) if facts else []))
+    c = forall(name, _vars(*premises, conclusion), given=given, goal=lambda s: conclusion.holds(s), doc=doc,
+               assumes=tuple(assumes))
     return Node("join", name, c, doc=doc, uses={"premise": premises, "conclusion": conclusion})
 
 
