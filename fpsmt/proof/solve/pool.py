@@ -103,7 +103,7 @@ class Worker:
         try:
             for tid in tids:  # on Linux niceness belongs to a thread
                 os.setpriority(os.PRIO_PROCESS, tid, value)
-        except (OSError, PermissionError):
+        except OSError:  # PermissionError among them
             return False
         return True
 
