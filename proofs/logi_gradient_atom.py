@@ -119,20 +119,16 @@ REACH_Z = Pred(f"{NAME}.reached", {"z": X_DOM, "g": NONZERO}, lambda s: LG.reach
                doc="one atom reaches g at z (w_x ⊗ z finite)")
 OFF = Pred(f"{NAME}.off", {"z": X_DOM, "x": X_DOM, "g": NONZERO},
            lambda s: [~s.x.eq(s.z), LG.reached(s, s.z, s.g)], doc="x != z, and one atom reaches g at z")
+def _gate_back(s):
+    p, t = path0(s, s.G), s.T * LG.input_weight(s, s.g)[0]
+    return [s.T.same(p) | (s.T.is_zero() & p.is_zero()), (~t.is_zero()).implies(s.D.same(t))]
+
+
 #: the gate's backward pass at x = z: the path's gradient at its layer-0 pre-activation is
 #: T = PATH₀(G), and D^AD(x) = T ⊗ w_x (= PATH(G)) where that is not a zero.  Stated through
 #: T, so that the stage that proves it compares the network's product T ⊗ w_x with itself,
 #: not with a second multiplier circuit fed by PATH₀(G) (an equality the solver would have
 #: to find inside two multipliers); the join that uses it sees T = PATH₀(G) and substitutes
-def _back_term(s):
-    return s.T * LG.input_weight(s, s.g)[0]
-
-
-def _gate_back(s):
-    p = path0(s, s.G)
-    return [s.T.same(p) | (s.T.is_zero() & p.is_zero()), (~_back_term(s).is_zero()).implies(s.D.same(_back_term(s)))]
-
-
 GATE_BACK = Pred(f"{NAME}.gate_back", {"G": Float(), "g": NONZERO, "T": Float(), "D": Float()}, _gate_back,
                  doc="T = PATH₀(G) (both zeros, of any signs, where it is a zero) and D = T ⊗ w_x where that is "
                      "nonzero: so D = PATH(G) where that is nonzero (the join backward.g, with cong1)")

@@ -292,7 +292,6 @@ def test_the_split_gate_is_proved_in_float8_e4m3_and_refuted_on_a_cut_domain(mon
     real = T.path0
     monkeypatch.setattr(T, "path0", lambda s, u: real(s, u) * s.const(4))
     assert decide_stage(LG, "sigmoid", "logi_gradient_atom", "gate_at_z") == "REFUTED"
-    monkeypatch.setattr(T, "path0", real)
     lo = T._least_margin_exponent
     cut = {**T._P, "p0": V.pow2_in(lo, lambda f: lo(f) + 1), "p1": V.pow2_in(lo, lambda f: lo(f) + 1)}
     narrow = Pred("narrow_spacing", {"z": T.X_DOM, "g": T.NONZERO, **cut, **T._W}, T.LSPACING.fn)
