@@ -34,8 +34,9 @@ gradient atom:
   (CHAIN_BACK); (1, r in [0, 1]) stays and zero upstreams give zeros.
 * ``top``: the top and output layers for c = 4 ⊗ w_out (w_out in W_OUT) and every |y| <= H.
 * the transfer, the logistic chain's own stages (as proofs/multiplication_transfer.py's, each
-  product being (p ⊗ 1/4) ⊗ 4w): ``scale`` (h ⊗ 4 → ±[1, 2)), ``significand`` (→ ±1,
-  enumerated), ``target`` (±1 → t with PATH(t) = g, the weights from g);
+  product being (p ⊗ 1/4) ⊗ 4w) by LG.route: ``scale`` (h ⊗ 4 → ±[1, 2)) and
+  ``significand`` (→ ±1, enumerated) up to float32, ``quarter`` (h ⊗ 4 → ±1 through ±ω
+  or ±2ω) beyond; then ``target`` (±1 → t with PATH(t) = g, the weights from g);
 * the facts ``quarter`` (σ'(pre) = 1/4 for pre a zero) and ``cong2`` (a = b and c = d give
   (a ⊗ c) ⊗ e = (b ⊗ d) ⊗ e, decided with ⊗ uninterpreted) and ``cong1`` (a = b gives
   a ⊗ e = b ⊗ e, likewise), the induction ``chain_grad`` (the gradient along r is the
@@ -79,9 +80,8 @@ def _q(s):
     return s.lift(Fraction(1, 4))
 
 
-def _step(s, p, w):
-    """One backward step of the chain as the transfer states it: (p ⊗ 1/4) ⊗ (4 ⊗ w)."""
-    return (p * _q(s)) * (s.const(4) * w)
+#: one backward step of the chain as the transfer states it: (p ⊗ 1/4) ⊗ (4 ⊗ w)
+_step = LG.chain_step
 
 
 def path0(s, u):
@@ -472,8 +472,7 @@ def _chain(s, p, ws):
 
 
 def _normalized(s):
-    w_out, mids = R.normalize_weights(s, s.h * LG.W_OUT, LG.ROUTE)
-    return w_out, mids
+    return LG.normalize_weights(s, s.h * LG.W_OUT)
 
 
 def _nonzero(ps):
@@ -506,6 +505,24 @@ def significand_stage(fmt):
                  enumerate=True, states=[CHAIN_WEIGHT])
 
 
+def quarter_stage(fmt):
+    """The quarter route (float64): h ⊗ 4, then (⊗ 1/4, ⊗ 4w) per weight w_out, down, ups
+    lands on ±1, the one rounding (into ±[4ω, 8ω]) followed by ⊗ 1/4 to ±ω or ±2ω
+    (stated).  No product has two operands of more than one significant bit."""
+    def run(s):
+        w_out, mids = _normalized(s)
+        return w_out, mids, _chain(s, s.h * LG.W_OUT, [w_out] + mids)
+
+    def side(s):
+        f = s.fmt
+        w_out, mids, (_, partial) = run(s)
+        r = abs(partial[1] * _q(s))
+        return ([r.eq(s.int_pow2(f.e_min - f.M)) | r.eq(s.int_pow2(f.e_min - f.M + 1)), W_OUT.holds(s, w=w_out)]
+                + [CHAIN_WEIGHT.holds(s, c=w) for w in mids] + _nonzero(partial))
+    return stage(f"{NAME}.transfer.quarter", {}, UNIT, lambda s: {"t": run(s)[2][0]}, LH, side=side,
+                 states=[W_OUT, CHAIN_WEIGHT])
+
+
 def target_stage(fmt):
     """±1 through the target weights (from g) lands on ``out`` with PATH(out) = g."""
     def run(s):
@@ -522,7 +539,10 @@ def target_stage(fmt):
 
 
 def transfer_tree(fmt):
-    return sequence(f"{NAME}.transfer", [scale_stage(fmt), significand_stage(fmt), target_stage(fmt)], kind="lemma")
+    """The transfer by LG.route: scale and significand (enumerated), or the quarter stage;
+    then the target stage."""
+    first = [scale_stage(fmt), significand_stage(fmt)] if LG.route(fmt) == "significand" else [quarter_stage(fmt)]
+    return sequence(f"{NAME}.transfer", first + [target_stage(fmt)], kind="lemma")
 
 
 # ------------------------------------------------------------------ the backward product

@@ -236,6 +236,43 @@ def test_the_gradient_atoms_chain_step_is_refuted_without_its_bias(monkeypatch):
     assert decide_stage(LG, "sigmoid", "logi_gradient_atom", "chain_at_z.step") == "REFUTED"
 
 
+def test_the_quarter_route_is_proved_in_float8_e4m3_and_refuted_one_binade_lower(monkeypatch):
+    """The float64 transfer (LG.route's quarter route, forced in float8_e4m3): the chain
+    h ⊗ 4 → ±1 through ±ω or ±2ω is PROVED, and the target stage after it; with ReLU's
+    ``down`` (DOWN_LIFT 0: into ±[ω, 2ω)) the next ⊗ 1/4 leaves ±0 and the stage is REFUTED."""
+    from test_saturating import decide_stage
+    monkeypatch.setattr(LG, "route", lambda fmt: "quarter")
+    assert [decide_stage(LG, "sigmoid", "logi_gradient_atom", n) for n in ("transfer.quarter", "transfer.target")] \
+        == ["PROVED", "PROVED"]
+    monkeypatch.setattr(LG, "DOWN_LIFT", 0)
+    assert decide_stage(LG, "sigmoid", "logi_gradient_atom", "transfer.quarter") == "REFUTED"
+
+
+@pytest.mark.parametrize("name", ["float64", "float32"])
+def test_the_transfer_reaches_the_sign_of_h_under_the_exact_reference(name):
+    """Each route's weights (quarter in float64, significand in float32), run as the network
+    runs them — (u ⊗ 1/4) ⊗ 4c, each product rounded once from its exact value — take
+    4h to sign(h)·1 for h from the least subnormal up to H, every weight in (0, 2^q]."""
+    import random
+    from fpsmt.constructions import relu as R
+    fmt = parse_format(name)
+    rn = lambda x: fmt.to_fraction(fmt.round(x))  # noqa: E731
+    omega, H = fmt.to_fraction(1), Fraction(2) ** (fmt.M - 1)
+    rng = random.Random(5)
+    hs = [omega, 2 * omega, 3 * omega, 5 * omega, 7 * omega, 6 * omega, H, Fraction(1), Fraction(3, 2)]
+    hs += [rn(Fraction(rng.getrandbits(60) | 1, 1 << 60) * Fraction(2) ** rng.randint(fmt.e_min - fmt.M, fmt.M - 2))
+           for _ in range(150)]
+    for h in hs + [-h for h in hs]:
+        _, w = R.concrete_params(lambda s, h: (None, dict(enumerate(
+            (lambda wo, mids: [wo] + mids)(*LG.normalize_weights(s, h * LG.W_OUT))))), fmt, fmt.round(h))
+        u = rn(4 * h)
+        for i in range(len(w)):
+            c = fmt.to_fraction(w[i])
+            assert 0 < c <= 2 ** R.step_cap(fmt)
+            u = rn(rn(u / 4) * rn(4 * c))
+        assert u == (1 if h > 0 else -1), (h, u)
+
+
 def test_the_gradient_atom_tree_is_proved_in_float8_e4m3(tmp_path):
     """Every stage PROVED (one back end: with confirmation on, gate_at_z's four 8-bit
     variables are too many to enumerate and cvc5 gave no answer within 600 s — README)."""

@@ -33,11 +33,12 @@ region and rounds to 1/2 on a whole interval around 0 (|t| <= 2^−(M+1)): a fir
   T >= 2, the top's weight c <= 4), beside it N = ``σ(−G ⊗ np)`` (1/2 at x = z, a zero
   elsewhere), output ``4 ⊗ top ⊕ (−4) ⊗ N``: a zero everywhere.  At x = z the backward pass
   is h ⊗ 4, then (⊗ 1/4, ⊗ c) per chain neuron, then ⊗ 1/4 ⊗ w_x at r0.  The chain weights
-  are ReLU's transfer weights (:func:`fpsmt.constructions.relu.transfer_weights`, its
-  significand route in every format) times 4, carrying 4h to ±2^E exactly: every value they
-  meet is a multiple of 4ω (4h is; the route's later values are products of it with powers
-  of two, or at least 1/2), so each ⊗ 1/4 is exact and (u ⊗ 1/4) ⊗ 4c is the ReLU chain's
-  u ⊗ c.  The last two factors give g = (±2^E ⊗ 1/4) ⊗ w_x, with w_x = m_g·2^k (m_g g's
+  are transfer weights times 4, carrying 4h to ±2^E exactly.  Up to float32 they are
+  ReLU's (:func:`fpsmt.constructions.relu.transfer_weights`, its significand route): every
+  value they meet is a multiple of 4ω (4h is; the route's later values are products of it
+  with powers of two, or at least 1/2), so each ⊗ 1/4 is exact and (u ⊗ 1/4) ⊗ 4c is the
+  ReLU chain's u ⊗ c.  Beyond, :func:`route`'s quarter route passes through ±ω or ±2ω one
+  ⊗ 1/4 after its one rounding.  The last two factors give g = (±2^E ⊗ 1/4) ⊗ w_x, with w_x = m_g·2^k (m_g g's
   significand) and k = max(0, e_g + 2 − e_max), so that 2^E is finite.  Where w_x ⊗ z would
   overflow (|g| in the top binade, |z| near M_σ), three atoms at z share g
   (:func:`gradient_pieces`).  At x = z the branch through N meets h·G <= H·2^(T+1), finite,
@@ -251,8 +252,47 @@ def piece_bound(fmt, H) -> Fraction:
 
 
 # ------------------------------------------------------------------ gradient atom
-#: the transfer chain's route in every format: the subnormal one passes ±ω, which ⊗ 1/4 loses
-ROUTE = "significand"
+def route(fmt):
+    """The transfer chain's route (how 4h reaches sign(h)·1):
+
+    * ``"significand"`` where ReLU takes it (M <= 23, up to float32): ReLU's weights
+      (:func:`fpsmt.constructions.relu.normalize_weights`), each step (u ⊗ 1/4) ⊗ 4c being
+      ReLU's u ⊗ c; its significand stage is decided by enumerating the 2^M significands;
+    * ``"quarter"`` beyond (float64, where 2^52 significands cannot be enumerated and no
+      back end decides the product of two symbolic ones): ReLU's subnormal route moved up
+      by a factor 4, since ±ω and ±2ω die at the next ⊗ 1/4.  The weight ``down`` takes
+      the chain's value into ±[4ω, 8ω) (one rounding, to a multiple of ω in ±[4ω, 8ω]),
+      the next step's ⊗ 1/4 rounds that to ±ω or ±2ω, and its 4c (c >= 1) lifts it
+      before the ⊗ 1/4 after; then powers of two up to ±1 (:func:`normalize_weights`)."""
+    return "significand" if fmt.M <= R.SIGNIFICAND_ROUTE_BITS else "quarter"
+
+
+#: the quarter route's ``down`` takes the chain into ±[2^DOWN_LIFT·ω, 2^(DOWN_LIFT+1)·ω): 4ω,
+#: so that the ⊗ 1/4 after leaves ±ω or ±2ω (with 0, ReLU's ±[ω, 2ω), that ⊗ 1/4 gives ±0)
+DOWN_LIFT = 2
+
+
+def chain_step(s, u, c):
+    """One backward step of the chain: (u ⊗ 1/4) ⊗ (4 ⊗ c), c the transfer's weight (the
+    network's weight is 4c; σ'(±0) = 1/4)."""
+    return (u * s.lift(Fraction(1, 4))) * (s.const(4) * c)
+
+
+def normalize_weights(s, u):
+    """(w_out, mids): the transfer's weights carrying u = 4h (finite, a nonzero multiple of
+    4ω) to sign(h)·1 through :func:`chain_step`, by :func:`route`.  Quarter route: w_out a power of
+    two <= 1 takes u to ±[2^e, 2^(e+1)), e <= 0 (exact); ``down`` = 2^(e_min − M + 2 − e)
+    takes it into ±[4ω, 8ω) (the one rounding), the next ⊗ 1/4 to ±ω or ±2ω; the ups
+    (:func:`fpsmt.constructions.relu.ups_to_one`, from that value's exponent) carry it on
+    to ±1."""
+    f = s.fmt
+    if route(f) == "significand":
+        return R.normalize_weights(s, u, "significand")
+    e = R.true_exponent(s, u)
+    w_out = s.iwhere(e > 0, -e, 0).pow2()
+    down = (f.e_min - f.M + DOWN_LIFT - s.iwhere(e > 0, 0, e)).pow2()
+    r = chain_step(s, chain_step(s, u, w_out), down) * s.lift(Fraction(1, 4))  # ±ω or ±2ω
+    return w_out, [down] + R.ups_to_one(s, s.iwhere(r.is_zero(), 0, -R.true_exponent(s, r) - 2))
 
 #: the gradient atom's output weight: h ⊗ 4 is a multiple of 4ω, so h ⊗ 4 ⊗ 1/4 = h exactly
 W_OUT = 4
@@ -272,12 +312,16 @@ def chain(s, h, g):
     output weight W_OUT, output side first (see the module docstring)."""
     w_x, E = input_weight(s, g)
     target = s.where(g.is_negative(), -E.pow2(), E.pow2())
-    w_out, rest = R.transfer_weights(s, h * W_OUT, target, route=ROUTE)
-    return w_x, [4 * w for w in [w_out] + rest]
+    w_out, mids = normalize_weights(s, h * W_OUT)
+    t = h * W_OUT
+    for c in [w_out] + mids:
+        t = chain_step(s, t, c)  # sign(h)·1
+    sgn, m, exps = R.target_weights(s, target, t)
+    return w_x, [4 * w for w in [w_out] + mids + [sgn, m] + exps]
 
 
 def chain_length(fmt):
-    return 1 + R.transfer_length(fmt, route=ROUTE)
+    return 1 + R.transfer_length(fmt, route=route(fmt))
 
 
 def gradient_depth(fmt):
