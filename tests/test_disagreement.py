@@ -131,20 +131,27 @@ def test_joiners_start_at_the_first_unsat_and_confirm_it(two_racers, monkeypatch
 def test_back_ends_still_racing_step_back_for_a_joiner(monkeypatch):
     """When a joiner starts, the back ends still racing go on at the lowest CPU priority
     (the joiner gets the cores first); after the race they have their priority back — or,
-    where it cannot be raised again, they are stopped.  No joiner: no change."""
+    where it cannot be raised again, they are stopped.  No joiner: no change.  "Back" is
+    fpsmt's own niceness (a run started with ``nice`` keeps it): 5 here, as if so started."""
     monkeypatch.setitem(backends.RUNNERS, "fake_unsat", fake_backends.always_unsat)
     monkeypatch.setitem(backends.RUNNERS, "fake_nice", fake_backends.slow_unsat_telling_its_niceness)
     monkeypatch.setitem(backends.RUNNERS, "fake_sleepy", fake_backends.sleepy_unsat)
     plan = {"fake_unsat": False, "fake_nice": False}
     decisive = lambda b, status, exp: status in ("sat", "unsat")  # noqa: E731
+    home = pool.home_nice()  # 0, unless the tests themselves run under nice
     try:
         out = pool.run_query("", {"a": 16}, plan, 30.0, decisive, confirm=True, joiners={"fake_sleepy": False})
         assert out.answers["fake_nice"][::2] == ("unsat", "nice 19")
         assert out.joined == ["fake_sleepy"] and out.cancelled == ["fake_sleepy"]
         w = pool.worker("fake_nice")
-        assert w.proc is None or os.getpriority(os.PRIO_PROCESS, w.proc.pid) == 0
+        assert w.proc is None or os.getpriority(os.PRIO_PROCESS, w.proc.pid) == home
+        monkeypatch.setattr(pool, "home_nice", lambda: 5)
+        out = pool.run_query("", {"a": 16}, plan, 30.0, decisive, confirm=True, joiners={"fake_sleepy": False})
+        assert out.answers["fake_nice"][::2] == ("unsat", "nice 19")
+        w = pool.worker("fake_nice")
+        assert w.proc is None or os.getpriority(os.PRIO_PROCESS, w.proc.pid) == 5
         out = pool.run_query("", {"a": 16}, plan, 30.0, decisive, confirm=True)
-        assert out.answers["fake_nice"][::2] == ("unsat", "nice 0")
+        assert out.answers["fake_nice"][::2] == ("unsat", "nice 5")
     finally:
         solve.shutdown()
 

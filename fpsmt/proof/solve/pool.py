@@ -65,6 +65,11 @@ def _serve(conn, backend, runner, parent_pid):
             conn.send(("error", "unknown", None, f"{backend} failed: {msg}", time.perf_counter() - t0))
 
 
+def home_nice() -> int:
+    """The niceness fpsmt itself runs at, which its workers inherit."""
+    return os.getpriority(os.PRIO_PROCESS, 0) if hasattr(os, "getpriority") else 0
+
+
 class Worker:
     def __init__(self, backend):
         self.backend = backend
@@ -113,10 +118,11 @@ class Worker:
         self.demoted = self._nice(19) or self.demoted
 
     def restore(self):
-        """Undo :meth:`step_back` for a worker that stays alive; one whose priority cannot
-        be raised again is stopped (it restarts on next use at the normal priority)."""
+        """Undo :meth:`step_back` for a worker that stays alive: back to fpsmt's own niceness
+        (:func:`home_nice`: a run started with ``nice`` keeps it); one whose priority cannot
+        be raised again is stopped (it restarts on next use at fpsmt's priority)."""
         if self.demoted:
-            if not self._nice(0):
+            if not self._nice(home_nice()):
                 self.kill()
             self.demoted = False
 
