@@ -38,8 +38,9 @@ region and rounds to 1/2 on a whole interval around 0 (|t| <= 2^−(M+1)): a fir
   value they meet is a multiple of 4ω (4h is; the route's later values are products of it
   with powers of two, or at least 1/2), so each ⊗ 1/4 is exact and (u ⊗ 1/4) ⊗ 4c is the
   ReLU chain's u ⊗ c.  Beyond, :func:`route`'s quarter route passes through ±ω or ±2ω one
-  ⊗ 1/4 after its one rounding.  The last two factors give g = (±2^E ⊗ 1/4) ⊗ w_x, with w_x = m_g·2^k (m_g g's
-  significand) and k = max(0, e_g + 2 − e_max), so that 2^E is finite.  Where w_x ⊗ z would
+  ⊗ 1/4 after its one rounding.  The last two factors give g = (±2^E ⊗ 1/4) ⊗ w_x, with
+  w_x = m_g·2^k (m_g g's significand) and k = max(0, e_g + 2 − e_max), so that 2^E is
+  finite.  Where w_x ⊗ z would
   overflow (|g| in the top binade, |z| near M_σ), three atoms at z share g
   (:func:`gradient_pieces`).  At x = z the branch through N meets h·G <= H·2^(T+1), finite,
   and dies at np.
@@ -280,11 +281,11 @@ def chain_step(s, u, c):
 
 def normalize_weights(s, u):
     """(w_out, mids): the transfer's weights carrying u = 4h (finite, a nonzero multiple of
-    4ω) to sign(h)·1 through :func:`chain_step`, by :func:`route`.  Quarter route: w_out a power of
-    two <= 1 takes u to ±[2^e, 2^(e+1)), e <= 0 (exact); ``down`` = 2^(e_min − M + 2 − e)
-    takes it into ±[4ω, 8ω) (the one rounding), the next ⊗ 1/4 to ±ω or ±2ω; the ups
-    (:func:`fpsmt.constructions.relu.ups_to_one`, from that value's exponent) carry it on
-    to ±1."""
+    4ω) to sign(h)·1 through :func:`chain_step`, by :func:`route`.  Quarter route: w_out, a
+    power of two <= 1, takes u to ±[2^e, 2^(e+1)), e <= 0 (exact); ``down`` =
+    2^(e_min − M + 2 − e) takes it into ±[4ω, 8ω) (the one rounding), the next ⊗ 1/4 to ±ω
+    or ±2ω; the ups (:func:`fpsmt.constructions.relu.ups_to_one`, from that value's
+    exponent) carry it on to ±1."""
     f = s.fmt
     if route(f) == "significand":
         return R.normalize_weights(s, u, "significand")
