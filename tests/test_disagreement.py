@@ -264,3 +264,26 @@ def test_the_confirming_enumeration_catches_a_lying_unsat(sleepy_second, monkeyp
         Engine(solver="portfolio", timeout=120, confirm=True).prove(ABSORBS, BF16, {ABSORBS.name: ABSORBS})
     msg = str(e.value)
     assert "fake_unsat said unsat" in msg and "exhaustive says sat" in msg and "x=0x3f80" in msg, msg
+
+
+# about two minutes: slow, and CI runs it with the soundness set (a confirmation path)
+@pytest.mark.slow
+@pytest.mark.soundness
+def test_a_stored_answer_with_lazy_activation_values_is_confirmed_after_refining(tmp_path):
+    """An UNSAT found with lazily refined σ values (sigmoid's float32 step indicator) and
+    stored unconfirmed is confirmed later from the store: the second back end's models of
+    the unrefined query are refined as the first one's were, not replayed as
+    counterexamples (which stopped the run with an internal error: a replay mismatch)."""
+    from fpsmt.constructions import logistic as LG
+    from fpsmt.proof.lemmas import load
+    from fpsmt.proof.store import Store
+    fmt = parse_format("float32")
+    with LG.hidden_activation("sigmoid"):
+        (claim,) = load("logi_step_indicator_ge").claims("repaired", fmt)
+        claims = {claim.name: claim}
+        store = Store(tmp_path / "s.sqlite")
+        first = Engine(solver="portfolio", timeout=300, store=store).prove(claim, fmt, claims)
+        assert first.status == "PROVED" and not first.confirmed_by
+        later = Engine(solver="portfolio", timeout=300, confirm=True, store=Store(tmp_path / "s.sqlite"))
+        again = later.prove(claim, fmt, claims)
+    assert again.status == "PROVED" and again.confirmed_by

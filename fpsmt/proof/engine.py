@@ -103,6 +103,7 @@ class Engine:
         self.progress = progress or (lambda msg: None)
         self.results: dict = {}  # (claim, format) -> Result of this run
         self._memo: dict = {}  # result key -> Result of this run (a statement is asked once)
+        self._last_lazy = None  # (query, encoding, build) of the last lazily refined query
 
     def _query(self, claim, fmt, registry, build, fixed=None):
         anchors = claim.anchors(fmt) if claim.anchors is not None else ()
@@ -110,11 +111,15 @@ class Engine:
         enc.cond = conjunction(build)(enc).v[()]
         return enc, self._render_query(enc, build)
 
-    @staticmethod
-    def _render_query(enc, build):
-        return Query(enc.A.render([enc.cond]),
-                     {n: enc.widths[n] for n in build.variables if n in enc.widths}, enc.fmt,
-                     enc.A.lazy_variables())
+    def _render_query(self, enc, build):
+        q = Query(enc.A.render([enc.cond]),
+                  {n: enc.widths[n] for n in build.variables if n in enc.widths}, enc.fmt,
+                  enc.A.lazy_variables())
+        # the last query with lazily refined activation values, with its encoding: a second
+        # back end asked to confirm it may return a model of the abstraction, which is
+        # refined like the first back end's (_confirm), never replayed as it stands
+        self._last_lazy = (q, enc, build) if q.extra else None
+        return q
 
     def _statement(self, claim, fmt, registry):
         """The SMT-LIB 2 text that identifies a claim (for ∃∀: the witness constraints and the
@@ -334,8 +339,17 @@ class Engine:
                 res.reason += f"; the confirming enumeration stopped: {e}"
                 return None
 
+        lazy = self._last_lazy if self._last_lazy is not None and self._last_lazy[0] is q else None
+
         def ask(seconds):
+            until = time.monotonic() + seconds
             ans = second_opinion(q, others, seconds)
+            # a model that used a wrong activation value: add the true one and ask again (the
+            # refinements are true facts of σ, so an UNSAT of the refined query confirms)
+            while lazy is not None and ans.status == "sat" and lazy[1].A.refine(ans.model):
+                if time.monotonic() >= until:
+                    return "unknown", None, ""
+                ans = second_opinion(self._render_query(lazy[1], lazy[2]), others, until - time.monotonic())
             return ans.status, ans.model, named(ans.solver, ans.experimental)
         if wide:  # bfloat16 beyond 2^26 points: the others for CONFIRM_GRACE s (not again if raced), then enumeration
             if others and not raced:
