@@ -222,17 +222,11 @@ class Engine:
                 return q, ans or Answer("unknown", None, "exhaustive", 0.0, reason=(
                     f"the space of {', '.join(free)} in {fmt.name} is too large to enumerate "
                     f"(more than 2^{CLAIM_LIMIT.bit_length() - 1} points)"))
-        ans = solve_plan(q, plan, max(0.1, deadline - time.monotonic()), confirm=race, grace=grace,
-                         joiners=joiners)
-        rounds = 0
-        while ans.status == "sat" and enc.A.refine(ans.model):
-            rounds += 1  # the model used a wrong activation value: add the true one, solve again
-            if time.monotonic() >= deadline:
-                ans = Answer("unknown", None, "", ans.seconds, reason="time limit reached")
-                break
-            q = self._render_query(enc, build)
-            ans = solve_plan(q, plan, max(0.1, deadline - time.monotonic()), confirm=race, grace=grace,
-                             joiners=joiners)
+        def solve(query, until):
+            return solve_plan(query, plan, max(0.1, until - time.monotonic()), confirm=race, grace=grace,
+                              joiners=joiners)
+        refined, ans, rounds = self._refining(enc, build, solve(q, deadline), solve, deadline)
+        q = refined or q
         if rounds:
             self.progress(f"  {rounds} lazy refinement(s) of activation values")
             if ans.status == "unknown":
@@ -254,6 +248,20 @@ class Engine:
                 ans.reason += (f"; --solver exhaustive decides it by enumeration (at most {n:.3g} points; "
                                "give it a --timeout to match)")
         return q, ans
+
+    def _refining(self, enc, build, ans, again, until) -> tuple:
+        """(the last refined query or None, its answer, rounds): while ``ans`` is a model
+        that used a wrong activation value, add the true one to ``enc`` and ask
+        ``again(query, until)``; "unknown" once ``until`` has passed.  The refinements are
+        true facts of σ, so an UNSAT of a refined query holds of the claim."""
+        q, rounds = None, 0
+        while ans.status == "sat" and enc.A.refine(ans.model):
+            rounds += 1
+            if time.monotonic() >= until:
+                return q, Answer("unknown", None, "", ans.seconds, reason="time limit reached"), rounds
+            q = self._render_query(enc, build)
+            ans = again(q, until)
+        return q, ans, rounds
 
     def _joiners(self, fmt, plan) -> dict | None:
         """The portfolio's back ends that confirm but do not race for the answer, outside an
@@ -342,14 +350,11 @@ class Engine:
         lazy = self._last_lazy if self._last_lazy is not None and self._last_lazy[0] is q else None
 
         def ask(seconds):
-            until = time.monotonic() + seconds
             ans = second_opinion(q, others, seconds)
-            # a model that used a wrong activation value: add the true one and ask again (the
-            # refinements are true facts of σ, so an UNSAT of the refined query confirms)
-            while lazy is not None and ans.status == "sat" and lazy[1].A.refine(ans.model):
-                if time.monotonic() >= until:
-                    return "unknown", None, ""
-                ans = second_opinion(self._render_query(lazy[1], lazy[2]), others, until - time.monotonic())
+            if lazy is not None:  # its models are refined as the first back end's were
+                _, ans, _ = self._refining(lazy[1], lazy[2], ans,
+                                           lambda query, until: second_opinion(query, others, until - time.monotonic()),
+                                           time.monotonic() + seconds)
             return ans.status, ans.model, named(ans.solver, ans.experimental)
         if wide:  # bfloat16 beyond 2^26 points: the others for CONFIRM_GRACE s (not again if raced), then enumeration
             if others and not raced:
