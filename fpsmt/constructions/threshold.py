@@ -1,0 +1,406 @@
+"""The gradient-threshold indicator (the paper's Lemma 3.7, reconstructed; BRIEF §9): a
+ReLU network on X = {0} whose value is exactly +0 and whose D^AD is a *non-linear* odd
+function of the upstream gradient y,
+
+    D(y) = c · sign(y) · 1[|y| ≥ t]      for every finite y,
+
+and sums of such blocks (:func:`network`), e.g. the smallest case BRIEF §9 names:
+D(y) = ±1 exactly at y = ±1 and a zero for every other finite y (:func:`smallest_case`).
+
+Scaling by 2 commutes with RNE away from the subnormals, so every non-linear dependence
+on y comes from underflow.  The block is a backward-pass program built from one primitive:
+
+* **the threshold gadget** ω·1[u > P] for a power of two P and every |u| < 3P: u times
+  powers of two whose product is ω/(2P), the last factor 2^−(M+1).  For u > P every
+  intermediate is at least 2^e_min (normal, exact) and the last product u·ω/(2P) lies in
+  (ω/2, 3ω/2), which rounds to ω; for u ≤ P the value before the last factor is at most
+  2^e_min (rounding is monotone) and the last product at most ω/2, which rounds to 0
+  (ties to even).
+* **a staircase stage** (P, s) with t ≤ P and 3P > U: u ← u ⊕ (−s)·1[u > P], the
+  gadget's ω taken up to 2^e(s) by powers of two and multiplied by −s's significand.
+  With s ≤ P⁺ − t every u > P stays ≥ t, and the bound U on |u| becomes
+  max(P, RN(U − s)): about 2U/3 + t.  Stages run until the final map applies.
+* **the final map**: u ← RN(RN(u·m1)·m) with RN(t⁻·m1·m) ≤ P < RN(t·m1·m) (each rounding
+  once from its exact product; m1 = 1 when one factor suffices), so 1[u ≥ t] =
+  1[v > P] for the rounded v, then the gadget, then ω taken to c.
+
+Each step of the program is one layer: a unit's backward value is the rounded sum of its
+sources times their weights, over the next layer's rows left to right (BRIEF §3).  The
+forward pass at x = 0 keeps every hidden ReLU active (pre-activation > 0, so ReLU' = 1):
+each bias makes its neuron's pre-activation the gap between the row's sum and its
+neighbouring float, exact by Sterbenz and tiny; the output bias cancels the output row's
+sum, so f(0) = +0.
+
+The plan is computed with one rounding per operation from exact rationals; the network
+is then checked by the executor at every finite y (formats of at most 16 bits), and the
+lemma ``gradient_threshold`` states it for every y (proofs/gradient_threshold.py).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from fractions import Fraction
+
+import numpy as np
+
+from fpsmt.errors import InputError
+from fpsmt.semantics.formats import Format, parse_format, pow2
+from fpsmt.semantics.network import Layer, Network
+
+#: the largest M whose final-map fallback (a search over one factor's significands) runs
+FALLBACK_M = 10
+
+
+class NoPlan(InputError):
+    """No staircase plan was found for a threshold in a format."""
+
+
+# ------------------------------------------------------------------ exact helpers
+def _val(fmt: Format, bits: int) -> Fraction:
+    return fmt.to_fraction(bits)
+
+
+def _rn(fmt: Format, q) -> Fraction | None:
+    """RN(q) as a rational, or None where it overflows."""
+    b = fmt.round(Fraction(q))
+    return _val(fmt, b) if fmt.is_finite(b) else None
+
+
+def _next_up(fmt: Format, q: Fraction) -> Fraction | None:
+    b = fmt.next_up(fmt.round(q))
+    return _val(fmt, b) if fmt.is_finite(b) else None
+
+
+def _next_down(fmt: Format, q: Fraction) -> Fraction:
+    return _val(fmt, fmt.next_down(fmt.round(q)))
+
+
+def _largest_at_most(fmt: Format, q: Fraction) -> Fraction:
+    if q >= fmt.Omega:
+        return fmt.Omega
+    r = _val(fmt, fmt.round(q))
+    return r if r <= q else _next_down(fmt, r)
+
+
+def _smallest_above(fmt: Format, q: Fraction) -> Fraction | None:
+    if q >= fmt.Omega:
+        return None
+    r = _val(fmt, fmt.round(q))
+    return r if r > q else _next_up(fmt, r)
+
+
+def _exponent(q: Fraction) -> int:
+    """floor(log2 q) for q > 0."""
+    e = q.numerator.bit_length() - q.denominator.bit_length()
+    return e if pow2(e) <= q else e - 1
+
+
+def _powers(fmt: Format, total: int) -> list:
+    """Exponents k_i, each 2^k_i a float of ``fmt``, summing to ``total`` (the fewest)."""
+    lo, hi = fmt.e_min - fmt.M, fmt.e_max
+    out = []
+    while total > hi or total < lo:
+        step = hi if total > hi else lo
+        out.append(step)
+        total -= step
+    if total:
+        out.append(total)
+    return out
+
+
+# ------------------------------------------------------------------ the plan
+@dataclass
+class Plan:
+    """Everything one threshold block computes, as exact rationals of ``fmt``."""
+
+    fmt: Format
+    t: Fraction
+    c: Fraction
+    stages: list = field(default_factory=list)  # (P, s, U after)
+    m1: Fraction = Fraction(1)
+    m: Fraction = Fraction(1)
+    P: Fraction = Fraction(0)  # the final gadget's power of two
+
+    def describe(self) -> str:
+        f = self.fmt
+        return (f"threshold t = {f.hex(f.round(self.t))} ({float(self.t):g}), c = {float(self.c):g}: "
+                f"{len(self.stages)} staircase stage(s), final map ×{float(self.m1):g} ×{float(self.m):g} "
+                f"into the gadget at {float(self.P):g}")
+
+
+def _gadget_ok(fmt, lo, hi, U, m1, m, P):
+    """The final map sends every float ≤ lo to ≤ P, every one ≥ hi above P, U below 3P."""
+    def image(u):
+        a = _rn(fmt, u * m1)
+        return None if a is None else _rn(fmt, a * m)
+    a, b, top = image(lo), image(hi), image(U)
+    return a is not None and b is not None and top is not None and a <= P < b and top < 3 * P
+
+
+def _final(fmt: Format, t: Fraction, U: Fraction, m1=Fraction(1)):
+    """(m, P) with the final map valid after the factor m1, or None."""
+    lo = _next_down(fmt, t)
+    a1, b1 = _rn(fmt, lo * m1), _rn(fmt, t * m1)
+    if a1 is None or b1 is None or not a1 < b1:
+        return None
+    for k in range(fmt.e_min - fmt.M, fmt.e_max + 1):
+        P = pow2(k)
+        B = P * (1 + Fraction(1, 2 ** (fmt.M + 1)))  # RN(x) > P  iff  x > B
+        m = _smallest_above(fmt, B / b1)
+        if m is None:
+            break
+        if _gadget_ok(fmt, lo, t, U, m1, m, P):
+            return m, P
+    return None
+
+
+def _final_fallback(fmt: Format, t: Fraction, U: Fraction):
+    """(m1, m, P): a first factor m1 searched over its significands (formats with M ≤
+    FALLBACK_M), or None."""
+    if fmt.M > FALLBACK_M:
+        return None
+    for sig in range(2 ** fmt.M):
+        for k in range(fmt.e_min, fmt.e_max + 1):
+            m1 = (1 + Fraction(sig, 2 ** fmt.M)) * pow2(k)
+            got = _final(fmt, t, U, m1)
+            if got is not None:
+                return (m1,) + got
+    return None
+
+
+def plan(fmt, t, c=1, limit=100_000) -> Plan:
+    """The block's plan for threshold ``t`` (a positive finite float of ``fmt``, given as a
+    rational or a pattern via :func:`parse_value`) and output ``c`` (nonzero finite)."""
+    fmt = parse_format(fmt)
+    t, c = Fraction(t), Fraction(c)
+    for name, v in (("threshold", t), ("output", c)):
+        b = fmt.round(v)
+        if not fmt.is_finite(b) or _val(fmt, b) != v:
+            raise InputError(f"the {name} {v} is not a finite value of {fmt.name}")
+    if t <= 0:
+        raise InputError(f"the threshold must be positive, got {t}")
+    if c == 0:
+        raise InputError("the output c must be nonzero (a zero block is no block)")
+    p = Plan(fmt, t, c)
+    U = fmt.Omega
+    for _ in range(limit):
+        # the final map scales t to just above P and must keep U below 3P: far above 3t it
+        # cannot (a search shortcut only: every plan is checked, never trusted)
+        got = _final(fmt, t, U) if U <= 8 * t else None
+        if got is not None:
+            p.m, p.P = got
+            return p
+        best = None
+        lo = max(fmt.e_min - fmt.M, _exponent(U / 3) - 1)
+        for k in range(lo, min(_exponent(U) + 2, fmt.e_max + 1)):  # 3P > U and P <= 2U: the useful ones
+            P = pow2(k)
+            if P < t or 3 * P <= U:
+                continue
+            up = _next_up(fmt, P)
+            if up is None:
+                break
+            s = _largest_at_most(fmt, up - t)
+            if s <= 0:
+                continue
+            after = max(P, _rn(fmt, U - s))
+            if best is None or after < best[2]:
+                best = (P, s, after)
+        if best is None or best[2] >= U:
+            got = _final_fallback(fmt, t, U)
+            if got is None:
+                raise NoPlan(f"no gradient-threshold plan for t = {fmt.hex(fmt.round(t))} in {fmt.name} "
+                             f"(the staircase stops at |u| <= {float(U):g}; the final map's fallback "
+                             f"search runs for M <= {FALLBACK_M})")
+            p.m1, p.m, p.P = got
+            return p
+        p.stages.append(best)
+        U = best[2]
+    raise NoPlan(f"no gradient-threshold plan for t = {float(t):g} in {fmt.name} within {limit} stages")
+
+
+# ------------------------------------------------------------------ the backward program
+#: a step: per new unit, its sources (index into the step's input units, weight) in row order
+Step = list
+
+
+def _gadget_steps(fmt: Format, P: Fraction) -> list:
+    """Exponents of the factors taking u to ω·1[u > P] (|u| < 3P): the last is −(M+1)."""
+    j = _exponent(2 * P / fmt.omega)  # u · 2^-j = u·ω/(2P)
+    return _powers(fmt, -(j - fmt.M - 1)) + [-(fmt.M + 1)]
+
+
+def _up_steps(fmt: Format, target: Fraction) -> tuple:
+    """(exponents taking ω to 2^e, the remaining significand) for |target| = sig·2^e."""
+    e = _exponent(abs(target))
+    return _powers(fmt, e - (fmt.e_min - fmt.M)), abs(target) / pow2(e)
+
+
+def block_program(p: Plan) -> list:
+    """The block as a list of steps on its units [u, G?]; it starts from one unit holding y
+    and ends with one unit holding c·sign(y)·1[|y| ≥ t]."""
+    f = p.fmt
+    steps = []
+    for P, s, _ in p.stages:
+        down = _gadget_steps(f, P)
+        ups, sig = _up_steps(f, s)
+        steps.append([[(0, Fraction(1))], [(0, pow2(down[0]))]])
+        for k in down[1:] + ups:
+            steps.append([[(0, Fraction(1))], [(1, pow2(k))]])
+        steps.append([[(0, Fraction(1)), (1, -sig)]])
+    for m in ([p.m1] if p.m1 != 1 else []) + [p.m]:
+        steps.append([[(0, m)]])
+    ups, sig = _up_steps(f, p.c)
+    for k in _gadget_steps(f, p.P) + ups:
+        steps.append([[(0, pow2(k))]])
+    steps.append([[(0, sig if p.c > 0 else -sig)]])
+    return steps
+
+
+def simulate(p: Plan, y: Fraction) -> Fraction:
+    """The block's program on y with exact rationals, each operation rounded once (an
+    independent reading of :func:`block_program`, for tests and the plan's own check)."""
+    f = p.fmt
+    u = _rn(f, y)
+    for P, s, _ in p.stages:
+        g = u
+        for k in _gadget_steps(f, P):
+            g = _rn(f, g * pow2(k))
+        ups, sig = _up_steps(f, s)
+        for k in ups:
+            g = _rn(f, g * pow2(k))
+        u = _rn(f, u + _rn(f, g * -sig))
+    u = _rn(f, _rn(f, u * p.m1) * p.m)
+    ups, sig = _up_steps(f, p.c)
+    for k in _gadget_steps(f, p.P) + ups:
+        u = _rn(f, u * pow2(k))
+    return _rn(f, u * (sig if p.c > 0 else -sig))
+
+
+# ------------------------------------------------------------------ the network
+def _parallel(programs: list) -> list:
+    """Blocks side by side: their steps merged (each padded at its end by ×1 steps to the
+    longest), then one step summing their outputs, in the order given, with weight 1."""
+    depth = max(len(prog) for prog in programs)
+    steps = []
+    widths = [1] * len(programs)
+    for k in range(depth):
+        step, base = [], 0
+        for prog, w in zip(programs, widths):
+            own = prog[k] if k < len(prog) else [[(0, Fraction(1))]]
+            step += [[(base + i, wt) for i, wt in unit] for unit in own]
+            base += w if k else 0  # the first step's every source is the output's y
+        widths = [len(prog[k]) if k < len(prog) else 1 for prog in programs]
+        steps.append(step)
+    starts = np.cumsum([0] + widths[:-1])
+    steps.append([[(int(s), Fraction(1)) for s in starts]])
+    return steps
+
+
+def _program_network(fmt: Format, steps: list) -> Network:
+    """The ReLU network whose D^AD at x = 0 runs ``steps`` from the output (one unit, y) to
+    the input, with biases keeping every hidden neuron active at x = 0 and f(0) = +0."""
+    widths = [1] + [len(step) for step in steps]  # units before each step; the last is x
+    L = len(steps)
+    # backward step k (0-based) is layer L-1-k: rows = its source units, cols = its new units
+    entries = []
+    for k, step in enumerate(steps):
+        ent = []
+        for col, unit in enumerate(step):
+            for src, w in unit:
+                ent.append((src, col, w))
+        entries.append(ent)
+    layers_fwd = list(reversed(range(L)))  # forward layer l is backward step L-1-l
+    h = [Fraction(0)]  # x = 0
+    layers = []
+    for li, k in enumerate(layers_fwd):
+        n_out, n_in = widths[k], widths[k + 1]
+        rows_terms = [[] for _ in range(n_out)]
+        for r, c, w in sorted(entries[k], key=lambda e: (e[0], e[1])):
+            rows_terms[r].append((c, w))
+        bias, post = [], []
+        last = li == L - 1
+        for r in range(n_out):
+            S = None
+            for c, w in rows_terms[r]:  # the forward fold over columns left to right
+                term = _rn(fmt, w * h[c])
+                S = term if S is None else _rn(fmt, S + term)
+            if S is None or S == 0:
+                b = Fraction(0) if last else fmt.omega
+            elif last:
+                b = -S
+            elif S > 0:
+                b = -_next_down(fmt, S)
+            else:
+                b = _next_up(fmt, -S)
+                if b is None:
+                    raise InputError(f"no bias keeps neuron {r} of layer {li} active in {fmt.name}")
+            z = _rn(fmt, (S or 0) + b)
+            if z is None or (not last and z <= 0):
+                raise InputError(f"neuron {r} of layer {li}: pre-activation {z} at x = 0")
+            bias.append(b)
+            post.append(z)
+        cols = [(r, c, w) for r, c, w in entries[k]]
+        layers.append(Layer(n_out, n_in, [r for r, _, _ in cols], [c for _, c, _ in cols],
+                            [fmt.round(w) for _, _, w in cols], [fmt.round(b) for b in bias],
+                            "identity" if last else "relu"))
+        h = post
+    return Network(fmt, layers)
+
+
+def network(fmt, blocks) -> tuple:
+    """(network, plans) for blocks [(t, c), …]: D(y) = Σ c_i·sign(y)·1[|y| ≥ t_i] summed in
+    the order given (each term rounded once into the running sum), f(0) = +0."""
+    fmt = parse_format(fmt)
+    if not blocks:
+        raise InputError("a gradient-threshold network needs at least one block")
+    plans = [plan(fmt, t, c) for t, c in blocks]
+    return _program_network(fmt, _parallel([block_program(p) for p in plans])), plans
+
+
+def smallest_case(fmt="e4m2") -> tuple:
+    """BRIEF §9's smallest case: D(y) = ±1 exactly at y = ±1, a zero for every other
+    finite y: 1[|y| ≥ 1] minus 1[|y| ≥ 1⁺]."""
+    fmt = parse_format(fmt)
+    return network(fmt, [(1, 1), (_val(fmt, fmt.next_up(fmt.one_bits)), -1)])
+
+
+def target(fmt, blocks, y: Fraction) -> Fraction:
+    """The intended D(y) for blocks [(t, c), …]: the running sum, each term rounded in."""
+    fmt = parse_format(fmt)
+    out = None
+    for t, c in blocks:
+        term = Fraction(c) * (1 if y > 0 else -1) if abs(y) >= Fraction(t) else Fraction(0)
+        out = term if out is None else _rn(fmt, out + term)
+    return out
+
+
+# ------------------------------------------------------------------ checking
+def finite_values(fmt) -> list:
+    """Every finite pattern of ``fmt`` (formats of at most 16 bits)."""
+    fmt = parse_format(fmt)
+    if fmt.nbits > 16:
+        raise InputError(f"{fmt.name} has {fmt.nbits} bits: every finite y is enumerated up to 16 bits only")
+    return [b for b in range(1 << fmt.nbits) if fmt.is_finite(b)]
+
+
+def mismatches(fmt, net: Network, blocks, ys=None) -> list:
+    """Run ``net`` by the executor at x = 0 for every upstream y of ``ys`` (default: every
+    finite y) and compare with :func:`target`: [(y, what, got, wanted)] as patterns, where
+    f(0) is not a zero or D(y) is not the target (a zero target is met by either zero)."""
+    from fpsmt.semantics.arith.concrete import concrete
+    from fpsmt.semantics.network import run
+    fmt = parse_format(fmt)
+    ys = finite_values(fmt) if ys is None else list(ys)
+    A = concrete(fmt)
+    Y = np.array(ys, dtype=fmt.uint_dtype).reshape(-1, 1)
+    tr = run(A, net, A.const(np.zeros_like(Y)), A.const(Y))
+    outs = A.to_bits(tr.out).ravel().tolist()
+    grads = A.to_bits(tr.grad).ravel().tolist()
+    bad = []
+    for yb, ob, gb in zip(ys, outs, grads):
+        if not fmt.is_zero(int(ob)):
+            bad.append((yb, "f(0)", int(ob), fmt.zero_bits()))
+        want = target(fmt, blocks, fmt.to_fraction(yb))
+        if not fmt.is_finite(int(gb)) or fmt.to_fraction(int(gb)) != want:
+            bad.append((yb, "D(y)", int(gb), fmt.round(want)))
+    return bad

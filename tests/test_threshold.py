@@ -1,0 +1,96 @@
+"""The gradient-threshold indicator (fpsmt.constructions.threshold): value +0 at x = 0 and
+D(y) = c·sign(y)·1[|y| >= t] for every finite y, checked by the executor at every y and
+by an independent exact reading of the plan."""
+
+from fractions import Fraction
+
+import pytest
+
+from fpsmt.constructions import threshold as T
+from fpsmt.errors import InputError
+from fpsmt.semantics.formats import parse_format
+
+
+def _one_up(fmt):
+    return fmt.to_fraction(fmt.next_up(fmt.one_bits))
+
+
+@pytest.mark.parametrize("name", ["e4m2", "float8_e4m3", "float8_e5m2", "float8_e3m4",
+                                  pytest.param("float16", marks=pytest.mark.slow),
+                                  pytest.param("bfloat16", marks=pytest.mark.slow)])
+def test_smallest_case_every_finite_y(name):
+    """BRIEF §9's smallest case: D(y) = ±1 exactly at y = ±1, a zero at every other finite y."""
+    fmt = parse_format(name)
+    net, plans = T.smallest_case(fmt)
+    blocks = [(1, 1), (_one_up(fmt), -1)]
+    assert T.mismatches(fmt, net, blocks) == []
+    # the target itself: nonzero exactly at ±1
+    nonzero = [y for y in T.finite_values(fmt) if T.target(fmt, blocks, fmt.to_fraction(y)) != 0]
+    assert sorted(nonzero) == sorted([fmt.one_bits, fmt.one_bits | fmt.sign_bit])
+    assert all(layer.activation == "relu" for layer in net.layers[:-1]) and net.layers[-1].activation == "identity"
+
+
+@pytest.mark.parametrize("name", ["e4m2", pytest.param("float8_e4m3", marks=pytest.mark.slow),
+                                  pytest.param("float8_e5m2", marks=pytest.mark.slow),
+                                  pytest.param("float8_e3m4", marks=pytest.mark.slow)])
+def test_every_threshold_every_y(name):
+    """Every positive finite t with c = 1 (every fifth also with c = -3/4): the network at every finite y,
+    and the plan's exact reading at every y."""
+    fmt = parse_format(name)
+    ts = [fmt.to_fraction(b) for b in T.finite_values(fmt) if fmt.to_fraction(b) > 0]
+    for i, t in enumerate(ts):
+        for c in (Fraction(1), Fraction(-3, 4))[:1 if i % 5 else 2]:
+            net, (p,) = T.network(fmt, [(t, c)])
+            assert T.mismatches(fmt, net, [(t, c)]) == [], (t, c)
+    for t in ts[::7]:
+        p = T.plan(fmt, t)
+        for y in T.finite_values(fmt):
+            v = fmt.to_fraction(y)
+            assert T.simulate(p, v) == (p.c * (1 if v > 0 else -1) if abs(v) >= t else 0), (t, v)
+
+
+def test_a_wrong_shift_is_caught():
+    """The checker fails on a wrong network: the first staircase shift s = P⁺ instead of
+    at most P⁺ − t sends y = P⁺ (>= t) to 0, and the mismatch names y, the value and the
+    target."""
+    fmt = parse_format("e4m2")
+    p = T.plan(fmt, 1)
+    P, s, U = p.stages[0]
+    up = fmt.to_fraction(fmt.next_up(fmt.round(P)))
+    p.stages[0] = (P, up, U)
+    net = T._program_network(fmt, T._parallel([T.block_program(p)]))
+    bad = T.mismatches(fmt, net, [(1, 1)])
+    assert bad and all(what == "D(y)" for _, what, _, _ in bad)
+    assert fmt.round(up) in [y for y, _, _, _ in bad]
+    y, _, got, want = bad[0]
+    assert fmt.to_fraction(got) != fmt.to_fraction(want)
+
+
+def test_a_wrong_gadget_is_caught():
+    """The final gadget at 2P instead of P: the threshold moves and the check says so."""
+    fmt = parse_format("float8_e4m3")
+    p = T.plan(fmt, 1)
+    p.P *= 2
+    net = T._program_network(fmt, T._parallel([T.block_program(p)]))
+    assert T.mismatches(fmt, net, [(1, 1)])
+
+
+def test_forward_is_zero_and_every_relu_active():
+    """f(0) = +0 exactly and every hidden pre-activation at x = 0 is > 0 (ReLU' = 1)."""
+    import numpy as np
+    from fpsmt.semantics.arith.concrete import concrete
+    from fpsmt.semantics.network import run
+    fmt = parse_format("float16")
+    net, _ = T.smallest_case(fmt)
+    A = concrete(fmt)
+    tr = run(A, net, A.const(np.zeros((1, 1), dtype=fmt.uint_dtype)))
+    assert A.to_bits(tr.out).ravel().tolist() == [fmt.zero_bits()]
+    for z in tr.pre[:-1]:
+        assert (np.asarray(z) > 0).all()
+
+
+@pytest.mark.parametrize("t, c, why", [(0, 1, "positive"), (-1, 1, "positive"), (Fraction(1, 3), 1, "not a finite"),
+                                        (1, 0, "nonzero"), (10 ** 9, 1, "not a finite")])
+def test_bad_blocks_are_refused(t, c, why):
+    with pytest.raises(InputError, match=why):
+        T.plan("e4m2", t, c)
