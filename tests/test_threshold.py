@@ -94,3 +94,54 @@ def test_forward_is_zero_and_every_relu_active():
 def test_bad_blocks_are_refused(t, c, why):
     with pytest.raises(InputError, match=why):
         T.plan("e4m2", t, c)
+
+
+@pytest.mark.parametrize("name", ["e4m2", "float8_e4m3", "float8_e5m2", "float8_e3m4"])
+def test_the_lemma_slices_make_up_the_network(name):
+    """proofs/gradient_threshold.py decides each stage on its slice of the block's steps
+    (stage_steps, final_steps, run by eval_steps); the network is built from the same
+    steps.  Here the slices, run one after the other with each operation rounded once, give
+    the network's D^AD at every finite y, block by block (each block alone) and summed."""
+    fmt = parse_format(name)
+    net, plans = T.smallest_case(fmt)
+
+    def rn(q):
+        return fmt.to_fraction(fmt.round(q))
+
+    def slices(p, y):
+        u = rn(y * 1)
+        for P, s, _ in p.stages:
+            u = T.eval_steps(T.stage_steps(fmt, P, s), [u], lambda a, b: rn(a * b), lambda a, b: rn(a + b), Fraction)[0]
+        return T.eval_steps(T.final_steps(p), [u], lambda a, b: rn(a * b), lambda a, b: rn(a + b), Fraction)[0]
+    ys = T.finite_values(fmt)
+    for p in plans:
+        alone = T._program_network(fmt, T._parallel([T.block_program(p)]))
+        want = [(p.t, p.c)]
+        assert T.mismatches(fmt, alone, want) == []
+        for y in ys:
+            v = fmt.to_fraction(y)
+            assert slices(p, v) == T.target(fmt, want, v), (p.describe(), v)
+    for y in ys:
+        v = fmt.to_fraction(y)
+        assert rn(slices(plans[0], v) + slices(plans[1], v)) == T.target(fmt, [(p.t, p.c) for p in plans], v)
+
+
+def test_the_lemma_is_proved_in_e4m2_and_refuted_for_a_wrong_shift(monkeypatch):
+    """The lemma's row in E4M2 (BRIEF §9's smallest case): PROVED, every UNSAT confirmed.
+    With the first stage's shift P⁺ (too large) the stage is REFUTED with a replayed
+    counterexample: the tree's claims can fail."""
+    from fpsmt.proof.engine import Engine
+    from fpsmt.proof.lemmas import run
+    rows = run(Engine(solver="portfolio", timeout=600), ["gradient_threshold"], ["repaired"], ["e4m2"])
+    assert [r["status"] for r in rows] == ["PROVED"], rows
+    real = T.plan
+
+    def wrong(fmt, t, c=1, limit=100_000):
+        p = real(fmt, t, c, limit)
+        P, s, U = p.stages[0]
+        p.stages[0] = (P, fmt.to_fraction(fmt.next_up(fmt.round(P))), U)
+        return p
+    monkeypatch.setattr(T, "plan", wrong)
+    rows = run(Engine(solver="portfolio", timeout=600), ["gradient_threshold"], ["repaired"], ["e4m2"])
+    assert rows[0]["status"] == "REFUTED", rows
+    assert "block1.stage1" in rows[0]["statement"] and rows[0]["counterexample"]

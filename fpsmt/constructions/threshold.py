@@ -43,6 +43,7 @@ from fractions import Fraction
 
 import numpy as np
 
+from fpsmt.constructions.relu import hidden
 from fpsmt.errors import InputError
 from fpsmt.semantics.formats import Format, parse_format, pow2
 from fpsmt.semantics.network import Layer, Network
@@ -235,20 +236,21 @@ def _up_steps(fmt: Format, target: Fraction) -> tuple:
     return _powers(fmt, e - (fmt.e_min - fmt.M)), abs(target) / pow2(e)
 
 
-def block_program(p: Plan) -> list:
-    """The block as a list of steps on its units [u, G?]; it starts from one unit holding y
-    and ends with one unit holding c·sign(y)·1[|y| ≥ t]."""
+def stage_steps(fmt: Format, P: Fraction, s: Fraction) -> list:
+    """One staircase stage on units [u]: u ← u ⊕ (−s)·1[u > P] (through a unit G)."""
+    down = _gadget_steps(fmt, P)
+    ups, sig = _up_steps(fmt, s)
+    steps = [[[(0, Fraction(1))], [(0, pow2(down[0]))]]]
+    for k in down[1:] + ups:
+        steps.append([[(0, Fraction(1))], [(1, pow2(k))]])
+    steps.append([[(0, Fraction(1)), (1, -sig)]])
+    return steps
+
+
+def final_steps(p: Plan) -> list:
+    """The final map, the gadget at P and ω taken to c, on units [u]."""
     f = p.fmt
-    steps = []
-    for P, s, _ in p.stages:
-        down = _gadget_steps(f, P)
-        ups, sig = _up_steps(f, s)
-        steps.append([[(0, Fraction(1))], [(0, pow2(down[0]))]])
-        for k in down[1:] + ups:
-            steps.append([[(0, Fraction(1))], [(1, pow2(k))]])
-        steps.append([[(0, Fraction(1)), (1, -sig)]])
-    for m in ([p.m1] if p.m1 != 1 else []) + [p.m]:
-        steps.append([[(0, m)]])
+    steps = [[[(0, m)]] for m in ([p.m1] if p.m1 != 1 else []) + [p.m]]
     ups, sig = _up_steps(f, p.c)
     for k in _gadget_steps(f, p.P) + ups:
         steps.append([[(0, pow2(k))]])
@@ -256,9 +258,34 @@ def block_program(p: Plan) -> list:
     return steps
 
 
+def block_program(p: Plan) -> list:
+    """The block as a list of steps on its units [u, G?]; it starts from one unit holding y
+    and ends with one unit holding c·sign(y)·1[|y| ≥ t]: the stages, then the final map."""
+    steps = []
+    for P, s, _ in p.stages:
+        steps += stage_steps(p.fmt, P, s)
+    return steps + final_steps(p)
+
+
+def eval_steps(steps: list, units: list, mul, add, const) -> list:
+    """Run steps on unit values: each new unit the left-to-right rounded sum of its sources
+    times their weights (``const(w)`` lifts a weight).  D^AD's fold at x = 0, where every
+    ReLU' is 1 (g ⊗ 1 = g) — what the claims of proofs/gradient_threshold.py compute."""
+    for step in steps:
+        new = []
+        for unit in step:
+            acc = None
+            for src, w in unit:
+                term = mul(units[src], const(w))
+                acc = term if acc is None else add(acc, term)
+            new.append(acc)
+        units = new
+    return units
+
+
 def simulate(p: Plan, y: Fraction) -> Fraction:
     """The block's program on y with exact rationals, each operation rounded once (an
-    independent reading of :func:`block_program`, for tests and the plan's own check)."""
+    independent reading of the plan, for tests: not through :func:`eval_steps`)."""
     f = p.fmt
     u = _rn(f, y)
     for P, s, _ in p.stages:
@@ -342,7 +369,7 @@ def _program_network(fmt: Format, steps: list) -> Network:
         cols = [(r, c, w) for r, c, w in entries[k]]
         layers.append(Layer(n_out, n_in, [r for r, _, _ in cols], [c for _, c, _ in cols],
                             [fmt.round(w) for _, _, w in cols], [fmt.round(b) for b in bias],
-                            "identity" if last else "relu"))
+                            "identity" if last else hidden()))
         h = post
     return Network(fmt, layers)
 

@@ -41,6 +41,9 @@ class Lemma:
     family: str = "relu"
     #: whether the network of ``fpsmt construct`` rests on this lemma (its repaired variant)
     construction: bool = False
+    #: the variants it is stated for when that is by design (no released blocks exist for
+    #: it): the others get no row rather than a MISSING one
+    only: tuple = ()
 
     def build(self, variant, fmt):
         if variant not in self.variants:
@@ -108,7 +111,7 @@ def run(engine, lemmas, variants, formats, progress=None, construction=None):
             lemma = loaded[name]
             if lemma.family != family:
                 continue
-            for variant in (v for v in variants if v in stated):
+            for variant in (v for v in variants if v in stated and (not lemma.only or v in lemma.only)):
                 for fmt in fmts:
                     rows.append(_row(engine, name, lemma, variant, fmt, progress, activation=activation))
                     for v, claims, statement in (lemma.extra(fmt) if lemma.extra else []):
