@@ -126,13 +126,23 @@ def test_the_lemma_slices_make_up_the_network(name):
         assert rn(slices(plans[0], v) + slices(plans[1], v)) == T.target(fmt, [(p.t, p.c) for p in plans], v)
 
 
-def test_the_lemma_is_proved_in_e4m2_and_refuted_for_a_wrong_shift(monkeypatch):
-    """The lemma's row in E4M2 (BRIEF §9's smallest case): PROVED, every UNSAT confirmed.
-    With the first stage's shift P⁺ (too large) the stage is REFUTED with a replayed
-    counterexample: the tree's claims can fail."""
+@pytest.mark.slow
+def test_the_lemma_is_proved_in_e4m2_every_unsat_confirmed():
+    """The lemma's row in E4M2 (BRIEF §9's smallest case): PROVED, every UNSAT answer
+    confirmed by a second back end or an enumeration."""
     from fpsmt.proof.engine import Engine
     from fpsmt.proof.lemmas import run
-    rows = run(Engine(solver="portfolio", timeout=600), ["gradient_threshold"], ["repaired"], ["e4m2"])
+    rows = run(Engine(solver="portfolio", timeout=600, confirm=True), ["gradient_threshold"], ["repaired"], ["e4m2"])
+    assert [r["status"] for r in rows] == ["PROVED"], rows
+    assert rows[0]["confirmed"]["stages"] == 22 and rows[0]["confirmed"]["unconfirmed"] == [], rows[0]["confirmed"]
+
+
+def test_the_lemma_is_proved_in_e4m2_and_refuted_for_a_wrong_shift(monkeypatch):
+    """The lemma's row in E4M2, by enumeration: PROVED.  With the first stage's shift P⁺ (too large) that
+    stage is REFUTED with a replayed counterexample: the tree's claims can fail."""
+    from fpsmt.proof.engine import Engine
+    from fpsmt.proof.lemmas import run
+    rows = run(Engine(solver="exhaustive", timeout=600), ["gradient_threshold"], ["repaired"], ["e4m2"])
     assert [r["status"] for r in rows] == ["PROVED"], rows
     real = T.plan
 
@@ -142,6 +152,6 @@ def test_the_lemma_is_proved_in_e4m2_and_refuted_for_a_wrong_shift(monkeypatch):
         p.stages[0] = (P, fmt.to_fraction(fmt.next_up(fmt.round(P))), U)
         return p
     monkeypatch.setattr(T, "plan", wrong)
-    rows = run(Engine(solver="portfolio", timeout=600), ["gradient_threshold"], ["repaired"], ["e4m2"])
+    rows = run(Engine(solver="exhaustive", timeout=600), ["gradient_threshold"], ["repaired"], ["e4m2"])
     assert rows[0]["status"] == "REFUTED", rows
     assert "block1.stage1" in rows[0]["statement"] and rows[0]["counterexample"]

@@ -1,0 +1,83 @@
+"""The gradient-threshold indicator (Theorem 3.2's Lemma 3.7, BRIEF §9's smallest case:
+ReLU, X = {0}, D(y) = ±1 exactly at y = ±1) per format: build, verify at every finite y
+(formats of at most 16 bits), and decide the lemma ``gradient_threshold`` (its proof tree,
+confirmation on, an empty store).  Each format runs in a fresh process, so that its peak
+memory (max RSS) is its own.  Prints per format: staircase stages, depth beside the
+paper's Theorem 3.2 depth 2^(E+1) + 2M + 9 (the ratio), parameters, build, verify and proof
+seconds, the lemma's status and how many of its UNSAT answers were confirmed.
+
+    python benchmarks/theorem32.py [--formats e4m2,float8_e4m3,float16,bfloat16,float32]
+                                   [--timeout 300] [--no-proof]
+
+Not yet here (issue 19's later stages): the Theorem 3.2 network for g*(x, y) on a domain of
+many points, and its figures.
+"""
+
+import argparse
+import json
+import subprocess
+import sys
+import tempfile
+
+CHILD = r"""
+import json, resource, sys, time
+from fpsmt.constructions import threshold as T
+from fpsmt.semantics.formats import parse_format
+fmt, prove, timeout, store = parse_format(sys.argv[1]), sys.argv[2] == "1", float(sys.argv[3]), sys.argv[4]
+t0 = time.perf_counter()
+net, plans = T.smallest_case(fmt)
+t1 = time.perf_counter()
+verify, bad = None, None
+if fmt.nbits <= 16:
+    blocks = [(p.t, p.c) for p in plans]
+    bad = len(T.mismatches(fmt, net, blocks))
+    verify = time.perf_counter() - t1
+t2 = time.perf_counter()
+status, confirmed = None, None
+if prove:
+    from fpsmt.proof.engine import Engine
+    from fpsmt.proof.lemmas import run
+    from fpsmt.proof.store import Store
+    row, = run(Engine(solver="portfolio", timeout=timeout, confirm=True, store=Store(store)), ["gradient_threshold"],
+               ["repaired"], [fmt])
+    status = row["status"]
+    c = row.get("confirmed") or {"stages": 0, "unconfirmed": []}
+    confirmed = f"{c['stages'] - len(c['unconfirmed'])}/{c['stages']}"
+t3 = time.perf_counter()
+print(json.dumps({"stages": [len(p.stages) for p in plans], "depth": net.depth, "params": net.n_parameters(),
+                  "build": t1 - t0, "verify": verify, "bad": bad, "prove": (t3 - t2) if prove else None,
+                  "status": status, "confirmed": confirmed,
+                  "paper": 2 ** (fmt.E + 1) + 2 * fmt.M + 9,
+                  "peak_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}))
+"""
+
+
+def _cell(v, fmt="{:.1f}"):
+    return "-" if v is None else fmt.format(v)
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--formats", default="e4m2,float8_e4m3,float8_e5m2,float16,bfloat16,float32")
+    ap.add_argument("--timeout", type=float, default=300.0, help="seconds per claim")
+    ap.add_argument("--no-proof", action="store_true", help="build and verify only")
+    args = ap.parse_args()
+    print("| format | stages (t = 1, 1⁺) | depth | paper 2^(E+1)+2M+9 | ratio | parameters | build s | "
+          "verify s (every finite y) | mismatches | lemma | proof s | confirmed | peak MB |")
+    print("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
+    for name in [f for f in args.formats.split(",") if f]:
+        with tempfile.TemporaryDirectory() as d:
+            r = subprocess.run([sys.executable, "-c", CHILD, name, "0" if args.no_proof else "1", str(args.timeout),
+                                f"{d}/store.sqlite"], capture_output=True, text=True)
+        if r.returncode != 0:
+            print(f"| {name} | failed: {r.stderr.strip().splitlines()[-1] if r.stderr.strip() else r.returncode} |")
+            continue
+        m = json.loads(r.stdout.strip().splitlines()[-1])
+        print(f"| {name} | {'/'.join(map(str, m['stages']))} | {m['depth']} | {m['paper']} | "
+              f"{m['depth'] / m['paper']:.2f} | {m['params']} | {m['build']:.1f} | {_cell(m['verify'])} | "
+              f"{_cell(m['bad'], '{}')} | {m['status'] or '-'} | {_cell(m['prove'])} | {m['confirmed'] or '-'} | "
+              f"{m['peak_mb']:.0f} |", flush=True)
+
+
+if __name__ == "__main__":
+    main()
