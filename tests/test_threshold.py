@@ -60,9 +60,9 @@ def test_a_wrong_shift_is_caught():
     p.stages[0] = (P, up, U)
     net = T._program_network(fmt, T._parallel([T.block_program(p)]))
     bad = T.mismatches(fmt, net, [(1, 1)])
-    assert bad and all(what == "D(y)" for _, what, _, _ in bad)
-    assert fmt.round(up) in [y for y, _, _, _ in bad]
-    y, _, got, want = bad[0]
+    assert bad and all(what == "D(y)" for _, _, what, _, _ in bad)
+    assert fmt.round(up) in [y for _, y, _, _, _ in bad]
+    _, y, _, got, want = bad[0]
     assert fmt.to_fraction(got) != fmt.to_fraction(want)
 
 
@@ -155,3 +155,42 @@ def test_the_lemma_is_proved_in_e4m2_and_refuted_for_a_wrong_shift(monkeypatch):
     rows = run(Engine(solver="exhaustive", timeout=600), ["gradient_threshold"], ["repaired"], ["e4m2"])
     assert rows[0]["status"] == "REFUTED", rows
     assert "block1.stage1" in rows[0]["statement"] and rows[0]["counterexample"]
+
+
+def _gated_check(fmt, z, blocks):
+    net, _ = T.gated_network(fmt, z, blocks)
+    return T.mismatches(fmt, net, blocks, xs=T.domain(fmt), z=z)
+
+
+@pytest.mark.parametrize("z", [0, 3, -32, Fraction(-1, 256)])
+def test_gated_smallest_case_every_x_every_y(z):
+    """The smallest case gated to z (the gradient atom's gate and killers): at every x of
+    E4M2's X and every finite y, f(x) = +0, D(y) = ±1 exactly at (z, ±1), a zero elsewhere."""
+    fmt = parse_format("e4m2")
+    assert _gated_check(fmt, z, [(1, 1), (_one_up(fmt), -1)]) == []
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", ["e4m2", "float8_e4m3"])
+def test_gated_block_at_every_z(name):
+    """A threshold block gated to each z of X in turn, every x, every finite y."""
+    fmt = parse_format(name)
+    for zb in T.domain(fmt):
+        z = fmt.to_fraction(zb)
+        assert _gated_check(fmt, z, [(Fraction(3, 2), Fraction(-1, 4)), (2, 1)]) == [], z
+
+
+def test_gated_killers_get_no_overflowing_gradient():
+    """The chain's killer weights are −2^-e_max, not −1: with −1 the killers' D^AD sums
+    the chain's large gradients, which overflow in E4M2 for y >= 80 at x = z, and
+    ∞ ⊗ ReLU'(0) is NaN.  The check fails on that network."""
+    fmt = parse_format("e4m2")
+    blocks = [(1, 1), (_one_up(fmt), -1)]
+    net, _ = T.gated_network(fmt, 3, blocks)
+    e = fmt.e_max
+    kill = fmt.round(-Fraction(2) ** -e)
+    from fpsmt.semantics.network import Layer, Network
+    layers = [Layer(L.n_out, L.n_in, L.rows, L.cols, [fmt.round(-1) if w == kill else w for w in L.weights],
+                    L.bias, L.activation) for L in net.layers]
+    bad = T.mismatches(fmt, Network(fmt, layers), blocks, xs=[fmt.round(3)], z=3)
+    assert bad and any(fmt.is_nan(got) for _, _, _, got, _ in bad)

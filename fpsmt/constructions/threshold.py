@@ -410,24 +410,127 @@ def finite_values(fmt) -> list:
     return [b for b in range(1 << fmt.nbits) if fmt.is_finite(b)]
 
 
-def mismatches(fmt, net: Network, blocks, ys=None) -> list:
-    """Run ``net`` by the executor at x = 0 for every upstream y of ``ys`` (default: every
-    finite y) and compare with :func:`target`: [(y, what, got, wanted)] as patterns, where
-    f(0) is not a zero or D(y) is not the target (a zero target is met by either zero)."""
+def mismatches(fmt, net: Network, blocks, ys=None, xs=None, z=0) -> list:
+    """Run ``net`` by the executor at every input x of ``xs`` (patterns; default x = +0)
+    and every upstream y of ``ys`` (default: every finite y), and compare with the target:
+    :func:`target` at x = z, a zero elsewhere.  [(x, y, what, got, wanted)] as patterns,
+    where f(x) is not a zero or D(y) is not the target (a zero target is met by either
+    zero)."""
     from fpsmt.semantics.arith.concrete import concrete
     from fpsmt.semantics.network import run
     fmt = parse_format(fmt)
     ys = finite_values(fmt) if ys is None else list(ys)
+    xs = [fmt.zero_bits()] if xs is None else list(xs)
     A = concrete(fmt)
-    Y = np.array(ys, dtype=fmt.uint_dtype).reshape(-1, 1)
-    tr = run(A, net, A.const(np.zeros_like(Y)), A.const(Y))
+    X = np.repeat(np.array(xs, dtype=fmt.uint_dtype), len(ys)).reshape(-1, 1)
+    Y = np.tile(np.array(ys, dtype=fmt.uint_dtype), len(xs)).reshape(-1, 1)
+    tr = run(A, net, A.const(X), A.const(Y))
     outs = A.to_bits(tr.out).ravel().tolist()
     grads = A.to_bits(tr.grad).ravel().tolist()
+    zq = Fraction(z)
+    wanted = {}
     bad = []
-    for yb, ob, gb in zip(ys, outs, grads):
+    for xb, yb, ob, gb in zip(X.ravel().tolist(), Y.ravel().tolist(), outs, grads):
         if not fmt.is_zero(int(ob)):
-            bad.append((yb, "f(0)", int(ob), fmt.zero_bits()))
-        want = target(fmt, blocks, fmt.to_fraction(yb))
+            bad.append((xb, yb, "f(x)", int(ob), fmt.zero_bits()))
+        if fmt.to_fraction(xb) == zq:
+            if yb not in wanted:
+                wanted[yb] = target(fmt, blocks, fmt.to_fraction(yb))
+            want = wanted[yb]
+        else:
+            want = Fraction(0)
         if not fmt.is_finite(int(gb)) or fmt.to_fraction(int(gb)) != want:
-            bad.append((yb, "D(y)", int(gb), fmt.round(want)))
+            bad.append((xb, yb, "D(y)", int(gb), fmt.round(want)))
     return bad
+
+
+def domain(fmt) -> list:
+    """ReLU's X = [−2^(e_max−2), 2^(e_max−2)] as patterns (formats of at most 16 bits)."""
+    fmt = parse_format(fmt)
+    top = Fraction(2) ** (fmt.e_max - 2)
+    return [b for b in finite_values(fmt) if abs(fmt.to_fraction(b)) <= top]
+
+
+# ------------------------------------------------------------------ gated to one point of X
+def _gap_bias(fmt: Format, S):
+    """The bias making a row's pre-activation the gap between its sum S and the
+    neighbouring float (exact by Sterbenz, > 0), or ω where S is a zero."""
+    if S is None or S == 0:
+        return fmt.omega
+    if S > 0:
+        return -_next_down(fmt, S)
+    b = _next_up(fmt, -S)
+    if b is None:
+        raise InputError(f"no bias keeps a neuron active in {fmt.name} (row sum {float(S):g})")
+    return b
+
+
+def gated_network(fmt, z, blocks) -> tuple:
+    """(network, plans): the blocks [(t, c), …] gated to the point ``z`` of ReLU's X: the
+    Theorem 3.1 gradient atom's gate (relu.gate_plan: layers 1–7, R = d = z − z⁻ at x = z and
+    dead elsewhere, killers G1, G2 = 0 at z and 2^e_max on one side), then the blocks'
+    steps as layers whose every neuron also subtracts 2^-e_max·(G1 + G2) (so it is dead at x ≠ z)
+    and has the gap bias at x = z, then an output row cancelled by N = relu(−G1 − G2 ⊕ |S|)
+    (f = +0 at z and elsewhere).  At x = z, D(y) = Σ c_i·sign(y)·1[|y| >= t_i]; at x ≠ z a
+    zero for every finite y."""
+    from fpsmt.constructions import relu as R
+    fmt = parse_format(fmt)
+    zq = Fraction(z)
+    zb = fmt.round(zq)
+    plans = [plan(fmt, t, c) for t, c in blocks]
+    steps = _parallel([block_program(p) for p in plans])
+    L = len(steps)
+    widths = [1] + [len(step) for step in steps]
+    # each chain neuron subtracts 2^-e_max·G1 and 2^-e_max·G2: 1 at x ≠ z (G = 2^e_max there),
+    # more than any chain bias; D^AD sends G1, G2 only tiny sums (weight −1 would send them
+    # sums of large gradients, which can overflow, and ∞ ⊗ ReLU'(0) is NaN)
+    kill = Fraction(2) ** -fmt.e_max
+    d = zq - _next_down(fmt, zq)  # R at x = z (the gate's value)
+    layers = []
+    h = {"R": d, "G1": Fraction(0), "G2": Fraction(0)}
+    prev = ["R"]
+    for i in range(L - 1):  # hidden chain layers: backward step k = L-1-i, its source units
+        k = L - 1 - i
+        rows = [[] for _ in range(widths[k])]
+        for col, unit in enumerate(steps[k]):
+            for src, w in unit:
+                rows[src].append((col, w))
+        neurons, post = [], {}
+        for r, terms in enumerate(rows):
+            ins = [(prev[c], w) for c, w in sorted(terms)]
+            S = None
+            for src, w in ins:
+                term = _rn(fmt, w * h[src])
+                S = term if S is None else _rn(fmt, S + term)
+            B = _gap_bias(fmt, S)
+            # the killers' weight: 2^-e_max·G is 1 at x ≠ z; a larger bias needs a larger one
+            k = max(kill, pow2(_exponent(B) + 1 - fmt.e_max)) if B > 0 else kill
+            ins += [("G1", -k), ("G2", -k)]
+            if not B < k * 2 ** fmt.e_max:
+                raise InputError(f"a chain bias {float(B):g} would not be killed at x ≠ z in {fmt.name}")
+            name = f"n{i}_{r}"
+            neurons.append((name, ins, B))
+            post[name] = _rn(fmt, (S or 0) + B)  # the killers add ±0 at x = z
+        neurons += R.carried(["G1", "G2"])
+        h = {**post, "G1": Fraction(0), "G2": Fraction(0)}
+        prev = [n for n, _, _ in neurons if n not in ("G1", "G2")]
+        layers.append(neurons)
+    # the output row: backward step 0 (its units are the last hidden layer's), then ⊕ (−sgn)·N
+    out_terms = [(prev[j], w) for j, unit in enumerate(steps[0]) for src, w in unit]
+    S = None
+    for src, w in out_terms:
+        term = _rn(fmt, w * h[src])
+        S = term if S is None else _rn(fmt, S + term)
+    S = S or Fraction(0)
+    nbias = abs(S) if S != 0 else fmt.omega
+    nw = (-1 if S > 0 else 1) if S != 0 else Fraction(0)
+    layers[-1].append(("N", [("G1", -1), ("G2", -1)], nbias))
+    layers.append([("out", out_terms + [("N", nw)], R.NEG0)])
+
+    def builder(s, zz):
+        P = R.gate_plan(s.fmt)
+        params = {**R.step_params(s, "ge", zz), **R.step_params(s, "le", -zz)}
+        for layer in layers:
+            P.add(layer)
+        return P.network(), params
+    return R.concrete(builder, fmt, zb), plans
