@@ -195,3 +195,9 @@ def test_gated_killers_get_no_overflowing_gradient():
                     L.bias, L.activation) for L in net.layers]
     bad = T.mismatches(fmt, Network(fmt, layers), blocks, xs=[fmt.round(3)], z=3)
     assert bad and any(fmt.is_nan(got) for _, _, _, got, _ in bad)
+
+
+@pytest.mark.parametrize("z", [33, Fraction(1, 3), -64])
+def test_gated_z_outside_x_is_refused(z):
+    with pytest.raises(InputError, match="is not a value of ReLU's X"):
+        T.gated_network("e4m2", z, [(1, 1)])

@@ -351,16 +351,10 @@ def _program_network(fmt: Format, steps: list) -> Network:
             for c, w in rows_terms[r]:  # the forward fold over columns left to right
                 term = _rn(fmt, w * h[c])
                 S = term if S is None else _rn(fmt, S + term)
-            if S is None or S == 0:
-                b = Fraction(0) if last else fmt.omega
-            elif last:
-                b = -S
-            elif S > 0:
-                b = -_next_down(fmt, S)
+            if last:
+                b = -S if S else Fraction(0)
             else:
-                b = _next_up(fmt, -S)
-                if b is None:
-                    raise InputError(f"no bias keeps neuron {r} of layer {li} active in {fmt.name}")
+                b = _gap_bias(fmt, S)
             z = _rn(fmt, (S or 0) + b)
             if z is None or (not last and z <= 0):
                 raise InputError(f"neuron {r} of layer {li}: pre-activation {z} at x = 0")
@@ -469,14 +463,17 @@ def gated_network(fmt, z, blocks) -> tuple:
     """(network, plans): the blocks [(t, c), …] gated to the point ``z`` of ReLU's X: the
     Theorem 3.1 gradient atom's gate (relu.gate_plan: layers 1–7, R = d = z − z⁻ at x = z and
     dead elsewhere, killers G1, G2 = 0 at z and 2^e_max on one side), then the blocks'
-    steps as layers whose every neuron also subtracts 2^-e_max·(G1 + G2) (so it is dead at x ≠ z)
-    and has the gap bias at x = z, then an output row cancelled by N = relu(−G1 − G2 ⊕ |S|)
+    steps as layers whose every neuron also subtracts k·(G1 + G2), k = 2^-e_max or more where
+    its bias is >= 1 (so it is dead at x ≠ z), and has the gap bias at x = z, then an output row cancelled by N = relu(−G1 − G2 ⊕ |S|)
     (f = +0 at z and elsewhere).  At x = z, D(y) = Σ c_i·sign(y)·1[|y| >= t_i]; at x ≠ z a
     zero for every finite y."""
     from fpsmt.constructions import relu as R
     fmt = parse_format(fmt)
     zq = Fraction(z)
     zb = fmt.round(zq)
+    top = Fraction(2) ** (fmt.e_max - 2)
+    if not fmt.is_finite(zb) or fmt.to_fraction(zb) != zq or abs(zq) > top:
+        raise InputError(f"z = {z} is not a value of ReLU's X = [-2^{fmt.e_max - 2}, 2^{fmt.e_max - 2}] in {fmt.name}")
     plans = [plan(fmt, t, c) for t, c in blocks]
     steps = _parallel([block_program(p) for p in plans])
     L = len(steps)
