@@ -22,6 +22,7 @@ import tempfile
 CHILD = r"""
 import json, resource, sys, time
 from fpsmt.constructions import threshold as T
+from fpsmt.constructions.relu import constants
 from fpsmt.semantics.formats import parse_format
 fmt, prove, timeout, store = parse_format(sys.argv[1]), sys.argv[2] == "1", float(sys.argv[3]), sys.argv[4]
 t0 = time.perf_counter()
@@ -47,7 +48,7 @@ t3 = time.perf_counter()
 print(json.dumps({"stages": [len(p.stages) for p in plans], "depth": net.depth, "params": net.n_parameters(),
                   "build": t1 - t0, "verify": verify, "bad": bad, "prove": (t3 - t2) if prove else None,
                   "status": status, "confirmed": confirmed,
-                  "paper": 2 ** (fmt.E + 1) + 2 * fmt.M + 9,
+                  "paper": constants(fmt).depth_3_2[0],
                   "peak_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}))
 """
 

@@ -43,9 +43,9 @@ from fractions import Fraction
 
 import numpy as np
 
-from fpsmt.constructions.relu import hidden
+from fpsmt.constructions.relu import constants, hidden
 from fpsmt.errors import InputError
-from fpsmt.semantics.formats import Format, parse_format, pow2
+from fpsmt.semantics.formats import Format, floor_log2, parse_format, pow2
 from fpsmt.semantics.network import Layer, Network
 
 #: the largest M whose final-map fallback (a search over one factor's significands) runs
@@ -88,12 +88,6 @@ def _smallest_above(fmt: Format, q: Fraction) -> Fraction | None:
         return None
     r = _val(fmt, fmt.round(q))
     return r if r > q else _next_up(fmt, r)
-
-
-def _exponent(q: Fraction) -> int:
-    """floor(log2 q) for q > 0."""
-    e = q.numerator.bit_length() - q.denominator.bit_length()
-    return e if pow2(e) <= q else e - 1
 
 
 def _powers(fmt: Format, total: int) -> list:
@@ -170,8 +164,8 @@ def _final_fallback(fmt: Format, t: Fraction, U: Fraction):
 
 
 def plan(fmt, t, c=1, limit=100_000) -> Plan:
-    """The block's plan for threshold ``t`` (a positive finite float of ``fmt``, given as a
-    rational or a pattern via :func:`parse_value`) and output ``c`` (nonzero finite)."""
+    """The block's plan for threshold ``t`` (a positive finite float of ``fmt``, as a
+    rational) and output ``c`` (a nonzero finite float)."""
     fmt = parse_format(fmt)
     t, c = Fraction(t), Fraction(c)
     for name, v in (("threshold", t), ("output", c)):
@@ -192,8 +186,8 @@ def plan(fmt, t, c=1, limit=100_000) -> Plan:
             p.m, p.P = got
             return p
         best = None
-        lo = max(fmt.e_min - fmt.M, _exponent(U / 3) - 1)
-        for k in range(lo, min(_exponent(U) + 2, fmt.e_max + 1)):  # 3P > U and P <= 2U: the useful ones
+        lo = max(fmt.e_min - fmt.M, floor_log2(U / 3) - 1)
+        for k in range(lo, min(floor_log2(U) + 2, fmt.e_max + 1)):  # 3P > U and P <= 2U: the useful ones
             P = pow2(k)
             if P < t or 3 * P <= U:
                 continue
@@ -220,19 +214,18 @@ def plan(fmt, t, c=1, limit=100_000) -> Plan:
 
 
 # ------------------------------------------------------------------ the backward program
-#: a step: per new unit, its sources (index into the step's input units, weight) in row order
-Step = list
+# a step: per new unit, its sources (index into the step's input units, weight) in row order
 
 
 def _gadget_steps(fmt: Format, P: Fraction) -> list:
     """Exponents of the factors taking u to ω·1[u > P] (|u| < 3P): the last is −(M+1)."""
-    j = _exponent(2 * P / fmt.omega)  # u · 2^-j = u·ω/(2P)
+    j = floor_log2(2 * P / fmt.omega)  # u · 2^-j = u·ω/(2P)
     return _powers(fmt, -(j - fmt.M - 1)) + [-(fmt.M + 1)]
 
 
 def _up_steps(fmt: Format, target: Fraction) -> tuple:
     """(exponents taking ω to 2^e, the remaining significand) for |target| = sig·2^e."""
-    e = _exponent(abs(target))
+    e = floor_log2(abs(target))
     return _powers(fmt, e - (fmt.e_min - fmt.M)), abs(target) / pow2(e)
 
 
@@ -304,6 +297,26 @@ def simulate(p: Plan, y: Fraction) -> Fraction:
 
 
 # ------------------------------------------------------------------ the network
+def _rows(step: list, n: int) -> list:
+    """A step as the forward layer's rows: for each of its ``n`` source units, the (new
+    unit, weight) pairs reading it, in column order (the forward fold's)."""
+    rows = [[] for _ in range(n)]
+    for col, unit in enumerate(step):
+        for src, w in unit:
+            rows[src].append((col, w))
+    return [sorted(r) for r in rows]
+
+
+def _row_sum(fmt: Format, terms, h) -> Fraction | None:
+    """The forward fold of (source, weight) terms at the values ``h`` (each product and
+    partial sum rounded once); None for no term."""
+    S = None
+    for src, w in terms:
+        term = _rn(fmt, w * h[src])
+        S = term if S is None else _rn(fmt, S + term)
+    return S
+
+
 def _parallel(programs: list) -> list:
     """Blocks side by side: their steps merged (each padded at its end by ×1 steps to the
     longest), then one step summing their outputs, in the order given, with weight 1."""
@@ -328,40 +341,23 @@ def _program_network(fmt: Format, steps: list) -> Network:
     the input, with biases keeping every hidden neuron active at x = 0 and f(0) = +0."""
     widths = [1] + [len(step) for step in steps]  # units before each step; the last is x
     L = len(steps)
-    # backward step k (0-based) is layer L-1-k: rows = its source units, cols = its new units
-    entries = []
-    for k, step in enumerate(steps):
-        ent = []
-        for col, unit in enumerate(step):
-            for src, w in unit:
-                ent.append((src, col, w))
-        entries.append(ent)
-    layers_fwd = list(reversed(range(L)))  # forward layer l is backward step L-1-l
     h = [Fraction(0)]  # x = 0
     layers = []
-    for li, k in enumerate(layers_fwd):
-        n_out, n_in = widths[k], widths[k + 1]
-        rows_terms = [[] for _ in range(n_out)]
-        for r, c, w in sorted(entries[k], key=lambda e: (e[0], e[1])):
-            rows_terms[r].append((c, w))
-        bias, post = [], []
+    for li in range(L):  # forward layer li is backward step k = L-1-li: rows = its source units
+        k = L - 1 - li
         last = li == L - 1
-        for r in range(n_out):
-            S = None
-            for c, w in rows_terms[r]:  # the forward fold over columns left to right
-                term = _rn(fmt, w * h[c])
-                S = term if S is None else _rn(fmt, S + term)
-            if last:
-                b = -S if S else Fraction(0)
-            else:
-                b = _gap_bias(fmt, S)
+        rows = _rows(steps[k], widths[k])
+        bias, post = [], []
+        for r, terms in enumerate(rows):
+            S = _row_sum(fmt, terms, h)
+            b = (-S if S else Fraction(0)) if last else _gap_bias(fmt, S)
             z = _rn(fmt, (S or 0) + b)
             if z is None or (not last and z <= 0):
                 raise InputError(f"neuron {r} of layer {li}: pre-activation {z} at x = 0")
             bias.append(b)
             post.append(z)
-        cols = [(r, c, w) for r, c, w in entries[k]]
-        layers.append(Layer(n_out, n_in, [r for r, _, _ in cols], [c for _, c, _ in cols],
+        cols = [(r, c, w) for r, terms in enumerate(rows) for c, w in terms]
+        layers.append(Layer(widths[k], widths[k + 1], [r for r, _, _ in cols], [c for _, c, _ in cols],
                             [fmt.round(w) for _, _, w in cols], [fmt.round(b) for b in bias],
                             "identity" if last else hidden()))
         h = post
@@ -441,7 +437,7 @@ def mismatches(fmt, net: Network, blocks, ys=None, xs=None, z=0) -> list:
 def domain(fmt) -> list:
     """ReLU's X = [−2^(e_max−2), 2^(e_max−2)] as patterns (formats of at most 16 bits)."""
     fmt = parse_format(fmt)
-    top = Fraction(2) ** (fmt.e_max - 2)
+    top = constants(fmt).M_sigma
     return [b for b in finite_values(fmt) if abs(fmt.to_fraction(b)) <= top]
 
 
@@ -464,15 +460,14 @@ def gated_network(fmt, z, blocks) -> tuple:
     Theorem 3.1 gradient atom's gate (relu.gate_plan: layers 1–7, R = d = z − z⁻ at x = z and
     dead elsewhere, killers G1, G2 = 0 at z and 2^e_max on one side), then the blocks'
     steps as layers whose every neuron also subtracts k·(G1 + G2), k = 2^-e_max or more where
-    its bias is >= 1 (so it is dead at x ≠ z), and has the gap bias at x = z, then an output row cancelled by N = relu(−G1 − G2 ⊕ |S|)
-    (f = +0 at z and elsewhere).  At x = z, D(y) = Σ c_i·sign(y)·1[|y| >= t_i]; at x ≠ z a
+    its bias is >= 1 (so it is dead at x ≠ z), and has the gap bias at x = z, then an output
+    row cancelled by N = relu(−G1 − G2 ⊕ |S|) (f = +0 at z and elsewhere).  At x = z, D(y) = Σ c_i·sign(y)·1[|y| >= t_i]; at x ≠ z a
     zero for every finite y."""
     from fpsmt.constructions import relu as R
     fmt = parse_format(fmt)
     zq = Fraction(z)
     zb = fmt.round(zq)
-    top = Fraction(2) ** (fmt.e_max - 2)
-    if not fmt.is_finite(zb) or fmt.to_fraction(zb) != zq or abs(zq) > top:
+    if not fmt.is_finite(zb) or fmt.to_fraction(zb) != zq or abs(zq) > constants(fmt).M_sigma:
         raise InputError(f"z = {z} is not a value of ReLU's X = [-2^{fmt.e_max - 2}, 2^{fmt.e_max - 2}] in {fmt.name}")
     plans = [plan(fmt, t, c) for t, c in blocks]
     steps = _parallel([block_program(p) for p in plans])
@@ -488,20 +483,13 @@ def gated_network(fmt, z, blocks) -> tuple:
     prev = ["R"]
     for i in range(L - 1):  # hidden chain layers: backward step k = L-1-i, its source units
         k = L - 1 - i
-        rows = [[] for _ in range(widths[k])]
-        for col, unit in enumerate(steps[k]):
-            for src, w in unit:
-                rows[src].append((col, w))
         neurons, post = [], {}
-        for r, terms in enumerate(rows):
-            ins = [(prev[c], w) for c, w in sorted(terms)]
-            S = None
-            for src, w in ins:
-                term = _rn(fmt, w * h[src])
-                S = term if S is None else _rn(fmt, S + term)
+        for r, terms in enumerate(_rows(steps[k], widths[k])):
+            ins = [(prev[c], w) for c, w in terms]
+            S = _row_sum(fmt, ins, h)
             B = _gap_bias(fmt, S)
             # the killers' weight: 2^-e_max·G is 1 at x ≠ z; a larger bias needs a larger one
-            k = max(kill, pow2(_exponent(B) + 1 - fmt.e_max)) if B > 0 else kill
+            k = max(kill, pow2(floor_log2(B) + 1 - fmt.e_max)) if B > 0 else kill
             ins += [("G1", -k), ("G2", -k)]
             if not B < k * 2 ** fmt.e_max:
                 raise InputError(f"a chain bias {float(B):g} would not be killed at x ≠ z in {fmt.name}")
@@ -514,11 +502,7 @@ def gated_network(fmt, z, blocks) -> tuple:
         layers.append(neurons)
     # the output row: backward step 0 (its units are the last hidden layer's), then ⊕ (−sgn)·N
     out_terms = [(prev[j], w) for j, unit in enumerate(steps[0]) for src, w in unit]
-    S = None
-    for src, w in out_terms:
-        term = _rn(fmt, w * h[src])
-        S = term if S is None else _rn(fmt, S + term)
-    S = S or Fraction(0)
+    S = _row_sum(fmt, out_terms, h) or Fraction(0)
     nbias = abs(S) if S != 0 else fmt.omega
     nw = (-1 if S > 0 else 1) if S != 0 else Fraction(0)
     layers[-1].append(("N", [("G1", -1), ("G2", -1)], nbias))
