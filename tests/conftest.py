@@ -45,7 +45,8 @@ def fpsmt(*args, **kw):
     from pathlib import Path
     script = Path(sys.executable).parent / "fpsmt"
     cmd = [str(script)] if script.exists() else [sys.executable, "-m", "fpsmt.commands.cli"]
-    return subprocess.run([*cmd, *args], capture_output=True, text=True, cwd=tempfile.gettempdir(), **kw)
+    kw.setdefault("cwd", tempfile.gettempdir())
+    return subprocess.run([*cmd, *args], capture_output=True, text=True, **kw)
 
 
 def x_domain(fmt):

@@ -180,6 +180,9 @@ def cmd_construct(args):
     if args.plot:
         output_path(args.plot, "--plot")
         _matplotlib()
+    if targets.theorem_of(resolve(args.targets)) == "3.2":
+        from fpsmt.commands import construct32
+        return construct32.construct(args, fmt, construction, resolve(args.targets), out_path)
     if args.torch:
         from fpsmt.commands import torch_export
         torch_export.check_format(fmt)
@@ -256,7 +259,9 @@ def register(sub):
                                          "target values and gradients, save it and verify it bit for bit",
                        description="Targets: a CSV table with header x,f,h,g (hex patterns) or a Python file "
                                    "with domain(), f_star(x), h_star(x), g_star(x).  The network is f2 ⊞ f1 of "
-                                   "the repaired blocks (fpsmt reproduce proves their lemmas).")
+                                   "the repaired blocks (fpsmt reproduce proves their lemmas).  A Python file "
+                                   "whose g_star(x, y) takes two parameters selects Theorem 3.2: D^AD(y) = "
+                                   "g*(x, y) for every finite y (ReLU, formats of at most 16 bits).")
     s.add_argument("--targets", required=True, help="CSV (x,f,h,g) or Python file")
     s.add_argument("--format", required=True, help="the floating-point format")
     s.add_argument("--activation", default="relu", help="an activation with a construction (default relu)")
@@ -273,6 +278,9 @@ def register(sub):
                         "store's answers were confirmed when found)")
     s.add_argument("--force", action="store_true",
                    help="build even when the estimated memory exceeds what is available")
+    s.add_argument("--max-pieces", type=int, default=64, metavar="N",
+                   help="Theorem 3.2 targets: the most pieces (constant or linear runs over |y|) per domain point "
+                        "(default 64)")
     s.add_argument("--plot", default=None, metavar="PNG",
                    help="draw the network's value and D^AD against the targets (needs matplotlib: fpsmt[examples])")
     solver_options(s, "portfolio", "claim (with --certify)", 600.0)

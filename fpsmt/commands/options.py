@@ -30,6 +30,25 @@ def err(text=""):
     sys.stderr.write(text + "\n")
 
 
+def ticker(what: str, every: float = 10.0):
+    """A progress line on stderr, ``what: i/n …``, every ``every`` seconds, with the time
+    left by the rate so far, and at the last item if one was shown (work done within
+    ``every`` seconds shows none): ``tick(i, n, note="")``."""
+    import time
+    t0 = last = time.monotonic()
+    shown = False
+
+    def tick(i, n, note=""):
+        nonlocal last, shown
+        now = time.monotonic()
+        if now - last < every and not (i >= n and shown):
+            return
+        last, shown = now, True
+        left = f", about {(now - t0) / i * (n - i):.0f} s left" if i < n and i else ""
+        err(f"  {what}: {i}/{n}{note}{left} ({now - t0:.0f} s)")
+    return tick
+
+
 def parse_target(text):
     """FILE.py[:NAME] -> (path, name or None); FILE may be example:NAME.py."""
     from fpsmt.resources import resolve

@@ -133,3 +133,92 @@ def meets(fmt, got, want):
     if fmt.is_zero(want):
         return fmt.is_zero(got)
     return got == want
+
+
+# ------------------------------------------------------------------ Theorem 3.2 targets
+def theorem_of(path) -> str:
+    """"3.2" for a Python targets file whose ``g_star`` takes two parameters (x, y), else
+    "3.1"."""
+    import inspect
+    p = Path(path)
+    if p.suffix != ".py" or not p.is_file():
+        return "3.1"
+    from fpsmt.userfiles import import_file
+    fn = getattr(import_file(p, "targets"), "g_star", None)
+    if not callable(fn):
+        return "3.1"
+    try:
+        params = [q for q in inspect.signature(fn).parameters.values()
+                  if q.kind in (q.POSITIONAL_ONLY, q.POSITIONAL_OR_KEYWORD) and q.default is q.empty]
+    except (TypeError, ValueError):
+        return "3.1"
+    return "3.2" if len(params) == 2 else "3.1"
+
+
+def load_targets32(path, fmt: Format, progress=None):
+    """Theorem 3.2 targets from a Python file with ``domain()``, ``f_star(x)`` and
+    ``g_star(x, y)``: ``(points, tables)`` — points [(x, f*)] as patterns, and per point
+    g*(x, y) at every finite y (patterns, in the order of
+    :func:`fpsmt.constructions.theorem32.all_ys`), each result rounded once from its exact
+    value.  Refused with one line: a format of more than 16 bits, a non-finite value,
+    g*(x, ±0) not a zero, g* not odd (the first (x, y) where g*(x, −y) ≠ −g*(x, y))."""
+    from fpsmt.constructions.theorem32 import all_ys, canon
+    from fpsmt.userfiles import import_file, user_code
+    p = Path(path)
+    if fmt.nbits > 16:
+        raise InputError(f"g_star(x, y) is evaluated at every finite y, which fpsmt does for formats of at most 16 "
+                         f"bits; {fmt.name} has {fmt.nbits} (targets given as pieces, g_pieces(x), are not built yet)")
+    mod = import_file(p, "targets")
+    for name in ("domain", "f_star", "g_star"):
+        if not callable(getattr(mod, name, None)):
+            raise InputError(f"{p} does not define {name}()")
+    with user_code(p, "domain()"):
+        domain = list(mod.domain())
+    ys = all_ys(fmt)
+    yfs = [_as_float(fmt, int(b)) for b in ys]
+    half = len(ys) // 2
+    points, tables = [], []
+    for n, x in enumerate(domain):
+        xb = _round(fmt, x, "domain()", x)
+        xf = _as_float(fmt, xb)
+        with user_code(p, f"f_star({xf!r})"):
+            v = mod.f_star(xf)
+        points.append((xb, _round(fmt, v, "f_star(x)", x)))
+        cache, row = {}, []
+        g = mod.g_star
+        for yf in yfs:
+            with user_code(p, f"g_star({xf!r}, {yf!r})"):
+                r = g(xf, yf)
+            key = (type(r), r, math.copysign(1.0, r) if isinstance(r, float) else 0)
+            try:
+                b = cache[key]
+            except (KeyError, TypeError):
+                b = _round(fmt, r, f"g_star(x, {yf!r})", x)
+                try:
+                    cache[key] = b
+                except TypeError:
+                    pass
+            row.append(b)
+        tab = np.asarray(row, dtype=np.uint64)
+        at = f"at x = {fmt.show(xb)}"
+        for j in (0, half):  # y = +0, −0
+            if not fmt.is_zero(int(tab[j])):
+                raise InputError(f"{at}: g*(x, {fmt.show(int(ys[j]))}) = {fmt.show(int(tab[j]))} is not a zero "
+                                 "(D^AD at a zero upstream gradient is a zero)")
+        pos, neg = tab[:half], tab[half:]
+        odd = canon(fmt, neg) == canon(fmt, pos ^ np.uint64(fmt.sign_bit))
+        if not odd.all():
+            j = int(np.flatnonzero(~odd)[0])
+            raise InputError(f"{at}, y = {fmt.show(int(ys[j]))}: g* is not odd: g*(x, -y) = {fmt.show(int(neg[j]))} but "
+                             f"-g*(x, y) = {fmt.show(int(pos[j]) ^ fmt.sign_bit)}")
+        tables.append(tab)
+        if progress is not None:
+            progress(n + 1, len(domain))
+    return points, tables
+
+
+def _as_float(fmt, b):
+    """A pattern as the Python float of its value (exact), −0.0 for −0."""
+    if fmt.is_zero(b):
+        return -0.0 if b == fmt.sign_bit else 0.0
+    return float(fmt.to_fraction(b))

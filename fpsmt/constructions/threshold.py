@@ -163,6 +163,47 @@ def _final_fallback(fmt: Format, t: Fraction, U: Fraction):
     return None
 
 
+def _best_stage(fmt: Format, t: Fraction, U: Fraction):
+    """The staircase stage (P, s, U after) that shrinks the bound U on |u| the most, for
+    threshold t, or None: P a power of two with t <= P and 3P > U, s the largest float
+    <= P⁺ − t."""
+    best = None
+    lo = max(fmt.e_min - fmt.M, floor_log2(U / 3) - 1)
+    for k in range(lo, min(floor_log2(U) + 2, fmt.e_max + 1)):  # 3P > U and P <= 2U: the useful ones
+        P = pow2(k)
+        if P < t or 3 * P <= U:
+            continue
+        up = _next_up(fmt, P)
+        if up is None:
+            break
+        s = _largest_at_most(fmt, up - t)
+        if s <= 0:
+            continue
+        after = max(P, _rn(fmt, U - s))
+        if best is None or after < best[2]:
+            best = (P, s, after)
+    return best
+
+
+def staircase(fmt, t, limit=100_000) -> list:
+    """The stages [(P, s, U after), …] for threshold ``t`` run until the bound on |u| is at
+    most 4t or no longer shrinks (for every float y, u = y where |y| < t, and t <= |u| <= the last U
+    with u's sign where |y| >= t): the linear pieces of fpsmt.constructions.theorem32 use
+    it.  Not the final map's plan (:func:`plan` stops as soon as the final map applies)."""
+    fmt = parse_format(fmt)
+    t = Fraction(t)
+    stages, U = [], fmt.Omega
+    for _ in range(limit):
+        if U <= 4 * t:  # near t a stage shrinks U by a few ulps only
+            return stages
+        best = _best_stage(fmt, t, U)
+        if best is None or best[2] >= U:
+            return stages
+        stages.append(best)
+        U = best[2]
+    raise NoPlan(f"the staircase for t = {float(t):g} in {fmt.name} did not settle within {limit} stages")
+
+
 def plan(fmt, t, c=1, limit=100_000) -> Plan:
     """The block's plan for threshold ``t`` (a positive finite float of ``fmt``, as a
     rational) and output ``c`` (a nonzero finite float)."""
@@ -185,21 +226,7 @@ def plan(fmt, t, c=1, limit=100_000) -> Plan:
         if got is not None:
             p.m, p.P = got
             return p
-        best = None
-        lo = max(fmt.e_min - fmt.M, floor_log2(U / 3) - 1)
-        for k in range(lo, min(floor_log2(U) + 2, fmt.e_max + 1)):  # 3P > U and P <= 2U: the useful ones
-            P = pow2(k)
-            if P < t or 3 * P <= U:
-                continue
-            up = _next_up(fmt, P)
-            if up is None:
-                break
-            s = _largest_at_most(fmt, up - t)
-            if s <= 0:
-                continue
-            after = max(P, _rn(fmt, U - s))
-            if best is None or after < best[2]:
-                best = (P, s, after)
+        best = _best_stage(fmt, t, U)
         if best is None or best[2] >= U:
             got = _final_fallback(fmt, t, U)
             if got is None:
@@ -309,17 +336,21 @@ def _rows(step: list, n: int) -> list:
 
 def _row_sum(fmt: Format, terms, h) -> Fraction | None:
     """The forward fold of (source, weight) terms at the values ``h`` (each product and
-    partial sum rounded once); None for no term."""
+    partial sum rounded once); None for no term.  Overflow is refused (NoPlan)."""
     S = None
     for src, w in terms:
         term = _rn(fmt, w * h[src])
-        S = term if S is None else _rn(fmt, S + term)
+        S = term if S is None or term is None else _rn(fmt, S + term)
+        if S is None:
+            raise NoPlan(f"a forward row sum overflows in {fmt.name} at x = z")
     return S
 
 
-def _parallel(programs: list) -> list:
-    """Blocks side by side: their steps merged (each padded at its end by ×1 steps to the
-    longest), then one step summing their outputs, in the order given, with weight 1."""
+def _parallel(programs: list, final=None) -> list:
+    """Programs side by side, each from the one unit y to one unit: their steps merged
+    (each padded at its end by ×1 steps to the longest), then the step ``final`` on their
+    outputs (units of (program index, weight) pairs; default: one unit summing every
+    output in the order given, with weight 1)."""
     depth = max(len(prog) for prog in programs)
     steps = []
     widths = [1] * len(programs)
@@ -331,8 +362,10 @@ def _parallel(programs: list) -> list:
             base += w if k else 0  # the first step's every source is the output's y
         widths = [len(prog[k]) if k < len(prog) else 1 for prog in programs]
         steps.append(step)
-    starts = np.cumsum([0] + widths[:-1])
-    steps.append([[(int(s), Fraction(1)) for s in starts]])
+    starts = [int(s) for s in np.cumsum([0] + widths[:-1])]
+    if final is None:
+        final = [[(i, Fraction(1)) for i in range(len(programs))]]
+    steps.append([[(starts[i], Fraction(w)) for i, w in unit] for unit in final])
     return steps
 
 
@@ -462,46 +495,79 @@ def gated_network(fmt, z, blocks) -> tuple:
     steps as layers whose every neuron also subtracts k·(G1 + G2), k = 2^-e_max or more where
     its bias is >= 1 (so it is dead at x ≠ z), and has the gap bias at x = z, then an output
     row cancelled by N = relu(−G1 − G2 ⊕ |S|) (f = +0 at z and elsewhere).  At x = z, D(y) = Σ c_i·sign(y)·1[|y| >= t_i]; at x ≠ z a
-    zero for every finite y."""
-    from fpsmt.constructions import relu as R
+    zero for every finite y.  Where the forward values would grow past 2^(e_max−1), identity
+    layers (exact backward) shrink them first (:func:`gated_program`)."""
     fmt = parse_format(fmt)
     zq = Fraction(z)
     zb = fmt.round(zq)
     if not fmt.is_finite(zb) or fmt.to_fraction(zb) != zq or abs(zq) > constants(fmt).M_sigma:
         raise InputError(f"z = {z} is not a value of ReLU's X = [-2^{fmt.e_max - 2}, 2^{fmt.e_max - 2}] in {fmt.name}")
     plans = [plan(fmt, t, c) for t, c in blocks]
-    steps = _parallel([block_program(p) for p in plans])
+    return gated_program(fmt, zq, _parallel([block_program(p) for p in plans])), plans
+
+
+def gated_program(fmt: Format, z: Fraction, steps: list) -> Network:
+    """The network of :func:`gated_network` for any backward program ``steps`` from the
+    output's one unit to one unit (R's gradient): D(y) at x = z is the program's value on
+    y, and a zero at every other x of X; f = +0 on X."""
+    from fpsmt.constructions import relu as R
+    zq = Fraction(z)
+    zb = fmt.round(zq)
     L = len(steps)
     widths = [1] + [len(step) for step in steps]
     # each chain neuron subtracts 2^-e_max·G1 and 2^-e_max·G2: 1 at x ≠ z (G = 2^e_max there),
     # more than any chain bias; D^AD sends G1, G2 only tiny sums (weight −1 would send them
     # sums of large gradients, which can overflow, and ∞ ⊗ ReLU'(0) is NaN)
     kill = Fraction(2) ** -fmt.e_max
-    d = zq - _next_down(fmt, zq)  # R at x = z (the gate's value)
+    # forward, the chain starts from R = d = z − z⁻ at x = z, and each gap bias leaves about
+    # S·2^-M of a row sum S; where the next layer's weights would take a row past 2^(e_max−1)
+    # (the chain's ups to c, 2^e_max and more), identity layers (×1 steps of the program, exact
+    # backward) first shrink the values, towards ω
+    cap = pow2(fmt.e_max - 1)
     layers = []
-    h = {"R": d, "G1": Fraction(0), "G2": Fraction(0)}
+    h = {"R": zq - _next_down(fmt, zq), "G1": Fraction(0), "G2": Fraction(0)}
     prev = ["R"]
-    for i in range(L - 1):  # hidden chain layers: backward step k = L-1-i, its source units
-        k = L - 1 - i
+
+    def too_big(rows):
+        return any(sum(abs(w) * h[src] for src, w in ins) >= cap for ins in rows)
+
+    def add(rows, tag):
+        nonlocal h, prev
+        i = len(layers)
         neurons, post = [], {}
-        for r, terms in enumerate(_rows(steps[k], widths[k])):
-            ins = [(prev[c], w) for c, w in terms]
+        for r, ins in enumerate(rows):
             S = _row_sum(fmt, ins, h)
             B = _gap_bias(fmt, S)
             # the killers' weight: 2^-e_max·G is 1 at x ≠ z; a larger bias needs a larger one
-            k = max(kill, pow2(floor_log2(B) + 1 - fmt.e_max)) if B > 0 else kill
-            ins += [("G1", -k), ("G2", -k)]
-            if not B < k * 2 ** fmt.e_max:
+            kw = max(kill, pow2(floor_log2(B) + 1 - fmt.e_max)) if B > 0 else kill
+            if not B < kw * 2 ** fmt.e_max:
                 raise InputError(f"a chain bias {float(B):g} would not be killed at x ≠ z in {fmt.name}")
-            name = f"n{i}_{r}"
-            neurons.append((name, ins, B))
+            name = f"{tag}{i}_{r}"
+            neurons.append((name, ins + [("G1", -kw), ("G2", -kw)], B))
             post[name] = _rn(fmt, (S or 0) + B)  # the killers add ±0 at x = z
+            if post[name] is None or post[name] <= 0:
+                raise NoPlan(f"chain layer {i} of the gated network at z = {float(zq):g} in {fmt.name}: the forward "
+                             f"pre-activation is {'not finite' if post[name] is None else 'not positive'}")
         neurons += R.carried(["G1", "G2"])
         h = {**post, "G1": Fraction(0), "G2": Fraction(0)}
         prev = [n for n, _, _ in neurons if n not in ("G1", "G2")]
         layers.append(neurons)
+
+    def damp(rows_of):
+        for _ in range(10 * (fmt.e_max - fmt.e_min + fmt.M)):
+            if not too_big(rows_of()):
+                return
+            add([[(u, Fraction(1))] for u in prev], "d")
+        raise NoPlan(f"the gated network's forward values at z = {float(zq):g} do not shrink in {fmt.name}")
+
+    for k in range(L - 1, 0, -1):  # hidden chain layers: backward step k, its source units
+        rows_of = lambda k=k: [[(prev[c], w) for c, w in terms] for terms in _rows(steps[k], widths[k])]  # noqa: E731
+        damp(rows_of)
+        add(rows_of(), "n")
+    out_of = lambda: [[(prev[j], w) for j, unit in enumerate(steps[0]) for src, w in unit]]  # noqa: E731
+    damp(out_of)
     # the output row: backward step 0 (its units are the last hidden layer's), then ⊕ (−sgn)·N
-    out_terms = [(prev[j], w) for j, unit in enumerate(steps[0]) for src, w in unit]
+    out_terms, = out_of()
     S = _row_sum(fmt, out_terms, h) or Fraction(0)
     nbias = abs(S) if S != 0 else fmt.omega
     nw = (-1 if S > 0 else 1) if S != 0 else Fraction(0)
@@ -514,4 +580,4 @@ def gated_network(fmt, z, blocks) -> tuple:
         for layer in layers:
             P.add(layer)
         return P.network(), params
-    return R.concrete(builder, fmt, zb), plans
+    return R.concrete(builder, fmt, zb)

@@ -1,0 +1,136 @@
+"""``fpsmt construct`` for Theorem 3.2 targets (a ``g_star(x, y)`` of two parameters): the
+network with f(x) = f*(x) and D^AD(y) = g*(x, y) at every x of the domain and every finite
+y (:mod:`fpsmt.constructions.theorem32`), saved, and verified bit for bit at every (x, y)."""
+
+from __future__ import annotations
+
+import json
+import time
+
+from fpsmt.commands.options import err, out, ticker
+from fpsmt.errors import InputError
+
+
+def _pieces(fmt, points, tables, max_pieces):
+    """Per point its pieces; more than ``max_pieces`` is refused naming x and the count."""
+    from fpsmt.constructions import theorem32 as M
+    half = len(tables[0]) // 2
+    found = []
+    for (x, _), tab in zip(points, tables):
+        pcs = M.find_pieces(fmt, tab[1:half], limit=max_pieces)
+        if len(pcs) > max_pieces:
+            n = M.count_pieces(fmt, tab[1:half])
+            raise InputError(f"at x = {fmt.show(x)}: g*(x, ·) has {n} pieces over |y| (constant c·sign(y) or linear "
+                             f"y ⊗ k); the construction builds at most {max_pieces} (--max-pieces)")
+        found.append(pcs)
+    return found
+
+
+def check_options(args, construction):
+    """What the Theorem 3.2 path does not offer yet, refused before any work."""
+    if construction.activation != "relu":
+        raise InputError(f"Theorem 3.2 networks (a g_star(x, y) of two parameters) are built for relu only so far, "
+                         f"not {construction.activation}")
+    if args.max_pieces < 1:
+        raise InputError(f"--max-pieces must be at least 1, got {args.max_pieces}")
+    for flag, what in (("certify", "--certify"), ("torch", "--torch")):
+        if getattr(args, flag):
+            raise InputError(f"{what} is not available for Theorem 3.2 targets yet (g_star(x, y) of two parameters)")
+
+
+def construct(args, fmt, construction, path, out_path):
+    from fpsmt.commands import netio, targets
+    from fpsmt.commands.options import atomic_output
+    from fpsmt.constructions import theorem32 as M
+    check_options(args, construction)
+    t0 = time.perf_counter()
+    points, tables = targets.load_targets32(path, fmt, progress=ticker("g*(x, y) at every finite y, points"))
+    M.check_domain(fmt, [x for x, _ in points])
+    pieces = _pieces(fmt, points, tables, args.max_pieces)
+    tabulated = time.perf_counter() - t0
+    n_pieces = [sum(1 for p in pcs if p.c != 0) for pcs in pieces]
+    err(f"fpsmt: Theorem 3.2 network for {len(points)} points in {fmt.name}: g* tabulated at {len(tables[0])} finite y "
+        f"per point ({tabulated:.1f} s); nonzero pieces per point: {_summary(n_pieces)}")
+    t1 = time.perf_counter()
+    net = M.network(fmt, [(x, v, pcs) for (x, v), pcs in zip(points, pieces)],
+                    progress=ticker("building, points"))
+    built = time.perf_counter() - t1
+    with atomic_output(out_path) as pending:
+        size = netio.write_network(net, pending.path)
+        written = netio.load_network(pending.path)  # verified as written, not as built
+        t2 = time.perf_counter()
+        tick = ticker("verifying at every finite y, points")
+        bad, pairs = M.verify(fmt, written, [(x, v) for x, v in points], tables,
+                              progress=lambda i, n, nbad: tick(i, n, f", {nbad} mismatches at the last" if nbad else ""))
+        checked = time.perf_counter() - t2
+        if bad:
+            pending.discard()
+    from fpsmt.constructions.relu import constants
+    paper = constants(fmt).depth_3_2[0]
+    summary = {"theorem": "3.2", "format": fmt.name, "activation": construction.activation, "points": len(points),
+               "pairs": pairs, "verified": pairs - len({(b[0], b[1]) for b in bad}) if not bad else None,
+               "pieces": {fmt.hex(x): [{"from": fmt.hex(fmt.round(p.t)), "kind": p.kind, "c": fmt.hex(fmt.round(p.c))}
+                                       for p in pcs] for (x, _), pcs in zip(points, pieces)},
+               "depth": net.depth, "paper_depth": paper, "max_width": max(L.n_out for L in net.layers),
+               "parameters": net.n_parameters(), "bytes": size, "out": None if bad else str(out_path),
+               "mismatches": [{"x": fmt.hex(x), "y": fmt.hex(y), "what": w, "got": fmt.hex(g), "want": fmt.hex(t)}
+                              for x, y, w, g, t in bad],
+               "seconds": {"targets": round(tabulated, 3), "build": round(built, 3), "verify": round(checked, 3)}}
+    err(f"  depth {net.depth} (the paper: L >= {paper}), max width {summary['max_width']}, {summary['parameters']} "
+        f"parameters, {size} bytes" + ("" if bad else f" -> {out_path}"))
+    err(f"  verified in the executor: f(x) and D^AD(y) at {pairs} (x, y) pairs (every x of the domain, every finite y "
+        f"of both signs), {'all bit-exact' if not bad else 'MISMATCHES'} (a zero target met by either zero); "
+        f"build {built:.1f} s, verify {checked:.1f} s")
+    for x, y, w, g, t in bad[:10]:
+        err(f"  MISMATCH at x = {fmt.show(x)}, y = {fmt.show(y)}: {w} = {fmt.show(g)}, target {fmt.show(t)}")
+    if bad:
+        err(f"fpsmt: internal error: the network does not meet its targets; nothing written to {out_path}")
+    if args.plot and not bad:
+        summary["plot"] = _plot(args, fmt, points, tables, written)
+    if args.json:
+        out(json.dumps(summary))
+    return 1 if bad else 0
+
+
+def _summary(counts):
+    lo, hi = min(counts), max(counts)
+    return f"{lo}" if lo == hi else f"{lo} to {hi}"
+
+
+def _plot(args, fmt, points, tables, net, n_x=4):
+    """D^AD(y) against y > 0 at up to ``n_x`` domain points beside g*(x, y), log-scaled
+    (g* is odd; both signs were verified)."""
+    from pathlib import Path
+
+    import numpy as np
+
+    from fpsmt.commands.construct import _matplotlib
+    from fpsmt.commands.options import atomic_output
+    from fpsmt.constructions.blockrun import blockwise
+    from fpsmt.constructions.theorem32 import positive_ys
+    from fpsmt.semantics.arith.concrete import concrete
+    plt = _matplotlib()
+    A = concrete(fmt)
+    ys = positive_ys(fmt)
+    num = np.vectorize(lambda b: float(fmt.to_fraction(int(b))) if fmt.is_finite(int(b)) else float("nan"))
+    yv = num(ys)
+    pick = np.unique(np.linspace(0, len(points) - 1, min(n_x, len(points))).round().astype(int))
+    fig, axes = plt.subplots(len(pick), 1, figsize=(8, 2.4 * len(pick)), squeeze=False, sharex=True)
+    for ax, i in zip(axes[:, 0], pick):
+        x = points[i][0]
+        _, grad = blockwise(A, net, A.const(np.full(len(ys), x, dtype=np.uint64)), A.const(ys))
+        ax.plot(yv, num(tables[i][1:len(ys) + 1]), "-", color="0.6", lw=3, label="target g*(x, y)")
+        ax.plot(yv, num(np.ravel(A.to_bits(grad))), ".", ms=2, color="C3", label="reverse-mode AD of the network")
+        ax.set_xscale("log")
+        ax.set_yscale("symlog", linthresh=float(fmt.min_normal))
+        ax.set_title(f"x = {fmt.show(x)}", fontsize=9)
+        ax.set_ylabel("D(y)")
+        ax.legend(loc="upper left", fontsize=8)
+    axes[-1, 0].set_xlabel("upstream gradient y > 0 (g* is odd; negative y verified too)")
+    fig.suptitle(f"fpsmt construct (Theorem 3.2): {len(points)} points in {fmt.name}, D^AD at every finite y", fontsize=10)
+    fig.tight_layout()
+    path = Path(args.plot)
+    with atomic_output(path, ".png") as pending:
+        fig.savefig(pending.path, dpi=110, format="png")
+    err(f"  plot written to {path}")
+    return str(path)
