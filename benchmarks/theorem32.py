@@ -9,8 +9,13 @@ seconds, the lemma's status and how many of its UNSAT answers were confirmed.
     python benchmarks/theorem32.py [--formats e4m2,float8_e4m3,float16,bfloat16,float32]
                                    [--timeout 300] [--no-proof]
 
-Not yet here (issue 19's later stages): the Theorem 3.2 network for g*(x, y) on a domain of
-many points, and its figures.
+Then the Theorem 3.2 network (``--network``, default bfloat16): f*(x) = x and a 3-piece
+g*(x, y) — 0 for |y| < 2^-4, y ⊗ k(x) for 2^-4 <= |y| < 4, ±2·k(x) from 4 on, k(x) = 1 + |x| —
+on N points (default 16), built and verified at every (x, y) (every finite y, both signs:
+about 2·10^6 pairs in bfloat16), in a fresh process: seconds to tabulate g*, to build and to
+verify, peak memory, depth beside the paper's, parameters, file size.
+
+    python benchmarks/theorem32.py --network bfloat16 --points 16 --no-lemma
 """
 
 import argparse
@@ -53,6 +58,53 @@ print(json.dumps({"stages": [len(p.stages) for p in plans], "depth": net.depth, 
 """
 
 
+NETWORK = r"""
+import contextlib, io, json, resource, sys, types
+from fpsmt.commands import construct32
+from fpsmt.constructions.registry import get_construction
+from fpsmt.semantics.formats import parse_format
+fmt, n, d = parse_format(sys.argv[1]), int(sys.argv[2]), sys.argv[3]
+with open(f"{d}/targets.py", "w") as fh:
+    fh.write("\n".join([
+        "from fractions import Fraction",
+        "def domain():",
+        f"    return [k / 4 for k in range(-({n} // 2), {n} - {n} // 2)]",
+        "def f_star(x):",
+        "    return x",
+        "def g_star(x, y):",
+        "    a, k = abs(Fraction(y)), 1 + abs(Fraction(x))",
+        "    if a < Fraction(1, 16):",
+        "        return 0",
+        "    return k * Fraction(y) if a < 4 else 2 * k * (1 if y > 0 else -1)", ""]))
+args = types.SimpleNamespace(max_pieces=64, certify=False, torch=False, plot=None, json=True)
+buf = io.StringIO()
+with contextlib.redirect_stdout(buf):
+    rc = construct32.construct(args, fmt, get_construction("relu"), f"{d}/targets.py", f"{d}/net.json")
+rep = json.loads(buf.getvalue())
+rep["rc"] = rc
+rep["peak_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+rep.pop("pieces")
+print(json.dumps(rep))
+"""
+
+
+def network(name, points):
+    with tempfile.TemporaryDirectory() as d:
+        r = subprocess.run([sys.executable, "-c", NETWORK, name, str(points), d], capture_output=True, text=True)
+    if r.returncode not in (0, 1) or not r.stdout.strip():
+        print(f"network in {name}: failed: {r.stderr.strip().splitlines()[-1] if r.stderr.strip() else r.returncode}")
+        return
+    m = json.loads(r.stdout.strip().splitlines()[-1])
+    s = m["seconds"]
+    print("| format | points | (x, y) pairs | mismatches | depth | paper | parameters | file bytes | "
+          "tabulate g* s | build s | verify s | s per point | peak MB |")
+    print("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
+    print(f"| {name} | {m['points']} | {m['pairs']} | {len(m['mismatches'])} | {m['depth']} | {m['paper_depth']} | "
+          f"{m['parameters']} | {m['bytes']} | {s['targets']:.1f} | {s['build']:.1f} | {s['verify']:.1f} | "
+          f"{s['verify'] / m['points']:.1f} | {m['peak_mb']:.0f} |", flush=True)
+    print()
+
+
 def _cell(v, fmt="{:.1f}"):
     return "-" if v is None else fmt.format(v)
 
@@ -62,7 +114,14 @@ def main():
     ap.add_argument("--formats", default="e4m2,float8_e4m3,float8_e5m2,float16,bfloat16,float32")
     ap.add_argument("--timeout", type=float, default=300.0, help="seconds per claim")
     ap.add_argument("--no-proof", action="store_true", help="build and verify only")
+    ap.add_argument("--network", default="bfloat16", help="the format of the Theorem 3.2 network ('' skips it)")
+    ap.add_argument("--points", type=int, default=16, help="domain points of the Theorem 3.2 network")
+    ap.add_argument("--no-lemma", action="store_true", help="skip the per-format lemma table")
     args = ap.parse_args()
+    if args.network:
+        network(args.network, args.points)
+    if args.no_lemma:
+        return
     print("| format | stages (t = 1, 1⁺) | depth | paper 2^(E+1)+2M+9 | ratio | parameters | build s | "
           "verify s (every finite y) | mismatches | lemma | proof s | confirmed | peak MB |")
     print("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")

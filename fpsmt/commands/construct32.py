@@ -26,23 +26,27 @@ def _pieces(fmt, points, tables, max_pieces):
     return found
 
 
-def check_options(args, construction):
+def check_options(args, fmt, construction):
     """What the Theorem 3.2 path does not offer yet, refused before any work."""
     if construction.activation != "relu":
         raise InputError(f"Theorem 3.2 networks (a g_star(x, y) of two parameters) are built for relu only so far, "
                          f"not {construction.activation}")
     if args.max_pieces < 1:
         raise InputError(f"--max-pieces must be at least 1, got {args.max_pieces}")
-    for flag, what in (("certify", "--certify"), ("torch", "--torch")):
-        if getattr(args, flag):
-            raise InputError(f"{what} is not available for Theorem 3.2 targets yet (g_star(x, y) of two parameters)")
+    if args.certify:
+        raise InputError("--certify is not available for Theorem 3.2 targets yet (g_star(x, y) of two parameters): "
+                         "the lemma for every threshold and the gated blocks are not stated yet")
+    if args.torch:
+        from fpsmt.commands import torch_export
+        torch_export.check_format(fmt)
+        torch_export.torch_module()
 
 
 def construct(args, fmt, construction, path, out_path):
     from fpsmt.commands import netio, targets
     from fpsmt.commands.options import atomic_output
     from fpsmt.constructions import theorem32 as M
-    check_options(args, construction)
+    check_options(args, fmt, construction)
     t0 = time.perf_counter()
     points, tables = targets.load_targets32(path, fmt, progress=ticker("g*(x, y) at every finite y, points"))
     M.check_domain(fmt, [x for x, _ in points])
@@ -87,9 +91,67 @@ def construct(args, fmt, construction, path, out_path):
         err(f"fpsmt: internal error: the network does not meet its targets; nothing written to {out_path}")
     if args.plot and not bad:
         summary["plot"] = _plot(args, fmt, points, tables, written)
+    if args.torch and not bad:
+        summary["torch"] = torch_check(fmt, written, points, tables, pieces)
     if args.json:
         out(json.dumps(summary))
     return 1 if bad else 0
+
+
+def torch_pairs(fmt, points, tables, pieces, per_x=64, seed=0):
+    """(x, y, f*, g*) patterns where the PyTorch run is compared: per point ±0, each
+    piece's first y with its neighbours, and ``per_x`` more y drawn at random (seeded),
+    each with both signs."""
+    import numpy as np
+
+    from fpsmt.constructions.theorem32 import all_ys
+    ys = all_ys(fmt)
+    half = len(ys) // 2
+    rng = np.random.default_rng(seed)
+    X, Y, F, G = [], [], [], []
+    for (x, v), tab, pcs in zip(points, tables, pieces):
+        idx = {0}
+        for p in pcs:
+            j = int(fmt.round(p.t))  # positive patterns are their own index in all_ys
+            idx |= {j - 1, j, j + 1} & set(range(half))
+        idx |= set(rng.integers(0, half, per_x).tolist())
+        idx = sorted(idx)
+        both = idx + [i + half for i in idx]
+        X += [x] * len(both)
+        Y += [int(ys[i]) for i in both]
+        F += [v] * len(both)
+        G += [int(tab[i]) for i in both]
+    return [np.asarray(a, dtype=np.uint64) for a in (X, Y, F, G)]
+
+
+def torch_check(fmt, net, points, tables, pieces):
+    """The written network as PyTorch scalar operations in the paper's order
+    (torch_export.scalar_network), run by torch.autograd with the upstream gradients y as
+    ``grad_outputs`` at :func:`torch_pairs`; compared with f* and g* bit for bit (a zero
+    target met by either zero)."""
+    from fpsmt.commands import torch_export as TE
+    from fpsmt.commands.targets import meets
+    torch = TE.torch_module()
+    X, Y, F, G = torch_pairs(fmt, points, tables, pieces)
+    err(f"  PyTorch {torch.__version__}: the network as scalar operations, torch.autograd at {len(X)} (x, y) pairs "
+        f"(every piece's first y and its neighbours, and random y, both signs) ...")
+    t0 = time.perf_counter()
+    x = TE.to_tensor(fmt, X).clone().requires_grad_(True)
+    out = TE.scalar_network(net)(x)
+    grad, = torch.autograd.grad(out, x, grad_outputs=TE.to_tensor(fmt, Y))
+    o, g = TE.to_bits(fmt, out.detach()).ravel().tolist(), TE.to_bits(fmt, grad).ravel().tolist()
+    seconds = time.perf_counter() - t0
+    diff = [{"x": fmt.hex(int(a)), "y": fmt.hex(int(b)), "f": fmt.hex(oo), "f_target": fmt.hex(int(f)),
+             "grad": fmt.hex(gg), "g_target": fmt.hex(int(w))}
+            for a, b, f, w, oo, gg in zip(X, Y, F, G, o, g) if not (meets(fmt, oo, int(f)) and meets(fmt, gg, int(w)))]
+    rep = {"torch": str(torch.__version__), "pairs": len(X), "bit_exact": len(X) - len(diff),
+           "differences": diff[:20], "seconds": round(seconds, 3)}
+    err(f"  torch {torch.__version__} {fmt.name}, scalar operations, torch.autograd with grad_outputs = y: "
+        f"{rep['bit_exact']}/{len(X)} (x, y) pairs bit-exact ({seconds:.1f} s)")
+    for d in diff[:5]:
+        err(f"    x = {d['x']}, y = {d['y']}: f = {d['f']} (target {d['f_target']}), D^AD = {d['grad']} "
+            f"(target {d['g_target']})")
+    return rep
 
 
 def _summary(counts):

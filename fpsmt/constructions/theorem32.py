@@ -281,13 +281,45 @@ def piece_programs(fmt: Format, pieces: list) -> list:
     return progs
 
 
+def binary_sums(steps: list) -> list:
+    """The program with every sum of more than two terms taken one term per step
+    (p ⊗ 1 ⊕ src ⊗ w; the sources still to come carried by ×1): the same left-to-right
+    sums, each term and partial sum rounded once, but no unit's backward value sums more
+    than two terms — and a sum of two is the same in either order.  An AD framework that
+    accumulates a tensor's gradient contributions in another order (PyTorch's autograd
+    does: most recent use first) then computes the same bits."""
+    out = []
+    for step in steps:
+        longest = max(len(u) for u in step)
+        if longest <= 2:
+            out.append(step)
+            continue
+        later = lambda j: sorted({src for u in step for src, _ in u[j:]})  # noqa: E731
+        first = [list(u[:2]) for u in step]
+        pos = {}
+        for src in later(2):
+            pos[src] = len(first)
+            first.append([(src, Fraction(1))])
+        out.append(first)
+        for j in range(2, longest):
+            new = [[(i, Fraction(1))] + ([(pos[u[j][0]], u[j][1])] if j < len(u) else []) for i, u in enumerate(step)]
+            npos = {}
+            for src in later(j + 1):
+                npos[src] = len(new)
+                new.append([(pos[src], Fraction(1))])
+            pos = npos
+            out.append(new)
+    return out
+
+
 def point_network(fmt: Format, z: Fraction, pieces: list):
     """The gated network of one domain point: D(y) = the pieces' g at x = z, a zero at
-    every other x of X, f = +0 on X; None where every piece is 0."""
+    every other x of X, f = +0 on X; None where every piece is 0.  Every backward sum has
+    at most two terms (:func:`binary_sums`)."""
     progs = piece_programs(fmt, pieces)
     if not progs:
         return None
-    return T.gated_program(fmt, Fraction(z), T._parallel(progs))
+    return T.gated_program(fmt, Fraction(z), binary_sums(T._parallel(progs)))
 
 
 def network(fmt, points, progress=None):
