@@ -152,9 +152,10 @@ def test_z3_sort():
 @settings(max_examples=400, deadline=None)
 @given(man=st.integers(-(1 << 80), 1 << 80), exp=st.integers(-1200, 1100), neg_zero=st.booleans())
 def test_round_dyadic_is_round(name, man, exp, neg_zero):
-    """The integer-only rounding of man · 2^exp gives :meth:`Format.round`'s pattern."""
+    """The integer-only rounding of man · 2^exp gives the rational rounding's pattern
+    (:meth:`Format.round` takes the integer path for dyadic values)."""
     fmt = parse_format(name)
-    assert fmt.round_dyadic(man, exp, neg_zero) == fmt.round(Fraction(man) * pow2(exp), neg_zero)
+    assert fmt.round_dyadic(man, exp, neg_zero) == fmt.round_fraction(Fraction(man) * pow2(exp), neg_zero)
 
 
 @pytest.mark.parametrize("name", ["bfloat16", "float8_e4m3", "float32"])
@@ -175,4 +176,4 @@ def test_round_dyadic_at_ties_and_edges(name):
     cases += [(1, fmt.e_min - fmt.M - 1), (3, fmt.e_min - fmt.M - 2), (1, fmt.e_max + 1), ((1 << (fmt.M + 2)) - 1,
                                                                                             fmt.e_max - fmt.M - 1)]
     for man, exp in cases:
-        assert fmt.round_dyadic(man, exp) == fmt.round(Fraction(man) * pow2(exp)), (name, man, exp)
+        assert fmt.round_dyadic(man, exp) == fmt.round_fraction(Fraction(man) * pow2(exp)), (name, man, exp)

@@ -232,7 +232,7 @@ def test_first_non_odd_point_named(tmp_path):
 @pytest.mark.parametrize("extra,what", [(["--max-pieces", "1"], "has 2 pieces"),
                                         (["--format", "float32"], "at most 16 bits"),
                                         (["--activation", "elu"], "relu only"),
-                                        (["--torch"], "--torch is not available"),
+                                        (["--torch"], "PyTorch has no IEEE arithmetic for E4M2"),
                                         (["--max-pieces", "0"], "--max-pieces")])
 def test_refusals_one_line_exit_2(tmp_path, extra, what):
     fmt = ["--format", "e4m2"] if "--format" not in extra else []
@@ -240,3 +240,45 @@ def test_refusals_one_line_exit_2(tmp_path, extra, what):
                cwd=tmp_path)
     assert r.returncode == 2 and what in r.stderr and len(r.stderr.strip().splitlines()) == 1, r.stderr
     assert not (tmp_path / "net.json").exists()
+
+
+# ------------------------------------------------------------------ sums of two terms, and PyTorch
+def test_binary_sums_same_values_two_terms_each():
+    """binary_sums leaves every value at every y as it was, and no unit sums more than
+    two terms."""
+    fmt = parse_format("e4m2")
+    g = _random_g(fmt, random.Random(11), 6)
+    tab = _table(fmt, g)
+    pieces = M.find_pieces(fmt, tab[1:len(tab) // 2])
+    steps = T._parallel(M.piece_programs(fmt, pieces))
+    assert max(len(u) for step in steps for u in step) > 2
+    binary = M.binary_sums(steps)
+    assert max(len(u) for step in binary for u in step) <= 2
+    assert (_program_at_every_y(fmt, binary) == _program_at_every_y(fmt, steps)).all()
+    assert (_program_at_every_y(fmt, binary) == M.canon(fmt, tab)).all()
+
+
+def _torch_case(monkeypatch, binary, cache={}):  # noqa: B006  (the table is the same both times)
+    from fpsmt.commands import construct32
+    fmt = parse_format("float16")
+    if not binary:
+        monkeypatch.setattr(M, "binary_sums", lambda steps: steps)
+    if not cache:
+        g = lambda y: 0 if y == 0 else (3 if y > 0 else -3) if abs(y) >= 2 else y * Fraction(5, 4)  # noqa: E731
+        cache["tab"] = tab = _table(fmt, g)
+        cache["pieces"] = M.find_pieces(fmt, tab[1:len(tab) // 2])
+    tab, pieces = cache["tab"], cache["pieces"]
+    pts = [(fmt.round(Fraction(1, 2)), fmt.round(Fraction(-1)))]
+    net = M.network(fmt, [(pts[0][0], pts[0][1], pieces)])
+    return construct32.torch_check(fmt, net, pts, [tab], [pieces])
+
+
+def test_torch_autograd_meets_g_star(monkeypatch):
+    """The network as PyTorch scalar operations, torch.autograd with grad_outputs = y, meets
+    g* at every pair checked — and, without binary_sums, PyTorch's own accumulation order
+    changes D at some y (the check fails on that network)."""
+    pytest.importorskip("torch")  # the optional extra fpsmt[torch]; CI installs it
+    rep = _torch_case(monkeypatch, binary=True)
+    assert rep["pairs"] > 100 and rep["bit_exact"] == rep["pairs"]
+    rep = _torch_case(monkeypatch, binary=False)
+    assert rep["bit_exact"] < rep["pairs"]

@@ -38,6 +38,7 @@ lemma ``gradient_threshold`` states it for every y (proofs/gradient_threshold.py
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, field
 from fractions import Fraction
 
@@ -217,15 +218,23 @@ def plan(fmt, t, c=1, limit=100_000) -> Plan:
         raise InputError(f"the threshold must be positive, got {t}")
     if c == 0:
         raise InputError("the output c must be nonzero (a zero block is no block)")
-    p = Plan(fmt, t, c)
+    stages, m1, m, P = _search(fmt.name, t, limit)
+    return Plan(fmt, t, c, list(stages), m1, m, P)
+
+
+@functools.lru_cache(maxsize=4096)
+def _search(name: str, t: Fraction, limit: int) -> tuple:
+    """(stages, m1, m, P) for threshold t (c plays no part in them), remembered: one
+    network asks for the same threshold many times."""
+    fmt = parse_format(name)
+    p = Plan(fmt, t, Fraction(1))
     U = fmt.Omega
     for _ in range(limit):
         # the final map scales t to just above P and must keep U below 3P: far above 3t it
         # cannot (a search shortcut only: every plan is checked, never trusted)
         got = _final(fmt, t, U) if U <= 8 * t else None
         if got is not None:
-            p.m, p.P = got
-            return p
+            return tuple(p.stages), p.m1, got[0], got[1]
         best = _best_stage(fmt, t, U)
         if best is None or best[2] >= U:
             got = _final_fallback(fmt, t, U)
@@ -233,8 +242,7 @@ def plan(fmt, t, c=1, limit=100_000) -> Plan:
                 raise NoPlan(f"no gradient-threshold plan for t = {fmt.hex(fmt.round(t))} in {fmt.name} "
                              f"(the staircase stops at |u| <= {float(U):g}; the final map's fallback "
                              f"search runs for M <= {FALLBACK_M})")
-            p.m1, p.m, p.P = got
-            return p
+            return tuple(p.stages), got[0], got[1], got[2]
         p.stages.append(best)
         U = best[2]
     raise NoPlan(f"no gradient-threshold plan for t = {float(t):g} in {fmt.name} within {limit} stages")

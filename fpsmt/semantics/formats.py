@@ -194,6 +194,15 @@ class Format:
         underflows to zero keeps its sign.
         """
         q = Fraction(q)
+        d = q.denominator
+        if not d & (d - 1):  # dyadic (every float, product and sum of floats): integers only
+            return self.round_dyadic(q.numerator, 1 - d.bit_length(), negative_zero)
+        return self.round_fraction(q, negative_zero)
+
+    def round_fraction(self, q, negative_zero: bool = False) -> int:
+        """:meth:`round` by rational arithmetic for any rational (the definition
+        :meth:`round_dyadic` is tested against)."""
+        q = Fraction(q)
         if q == 0:
             return self.zero_bits(negative_zero)
         neg = q < 0
