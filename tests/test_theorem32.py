@@ -101,7 +101,7 @@ def test_linear_piece_program_every_y(name):
         k = Fraction(rng.choice([-3, 1, 5]), rng.choice([1, 8]))
         if not fmt.is_finite(fmt.round((b or fmt.Omega) * k)):
             continue
-        steps = T._parallel([M.linear_program(fmt, aa, bb, k, j) for aa, bb, j in M.linear_split(fmt, a, b, k)])
+        steps = T.parallel([M.linear_program(fmt, aa, bb, k, j) for aa, bb, j in M.linear_split(fmt, a, b, k)])
         pieces = [M.Piece(pos[0], "const", Fraction(0)), M.Piece(a, "linear", k)] + \
             ([M.Piece(b, "const", Fraction(0))] if b is not None else [])
         want = _table(fmt, lambda y: M.piece_value(fmt, pieces, y))
@@ -250,7 +250,7 @@ def test_binary_sums_same_values_two_terms_each():
     g = _random_g(fmt, random.Random(11), 6)
     tab = _table(fmt, g)
     pieces = M.find_pieces(fmt, tab[1:len(tab) // 2])
-    steps = T._parallel(M.piece_programs(fmt, pieces))
+    steps = T.parallel(M.piece_programs(fmt, pieces))
     assert max(len(u) for step in steps for u in step) > 2
     binary = M.binary_sums(steps)
     assert max(len(u) for step in binary for u in step) <= 2

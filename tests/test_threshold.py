@@ -58,7 +58,7 @@ def test_a_wrong_shift_is_caught():
     P, s, U = p.stages[0]
     up = fmt.to_fraction(fmt.next_up(fmt.round(P)))
     p.stages[0] = (P, up, U)
-    net = T._program_network(fmt, T._parallel([T.block_program(p)]))
+    net = T._program_network(fmt, T.parallel([T.block_program(p)]))
     bad = T.mismatches(fmt, net, [(1, 1)])
     assert bad and all(what == "D(y)" for _, _, what, _, _ in bad)
     assert fmt.round(up) in [y for _, y, _, _, _ in bad]
@@ -71,7 +71,7 @@ def test_a_wrong_gadget_is_caught():
     fmt = parse_format("float8_e4m3")
     p = T.plan(fmt, 1)
     p.P *= 2
-    net = T._program_network(fmt, T._parallel([T.block_program(p)]))
+    net = T._program_network(fmt, T.parallel([T.block_program(p)]))
     assert T.mismatches(fmt, net, [(1, 1)])
 
 
@@ -115,7 +115,7 @@ def test_the_lemma_slices_make_up_the_network(name):
         return T.eval_steps(T.final_steps(p), [u], lambda a, b: rn(a * b), lambda a, b: rn(a + b), Fraction)[0]
     ys = T.finite_values(fmt)
     for p in plans:
-        alone = T._program_network(fmt, T._parallel([T.block_program(p)]))
+        alone = T._program_network(fmt, T.parallel([T.block_program(p)]))
         want = [(p.t, p.c)]
         assert T.mismatches(fmt, alone, want) == []
         for y in ys:

@@ -7,7 +7,7 @@ import argparse
 import json
 from pathlib import Path
 
-from fpsmt.commands.options import engine_session, err, out, solver_options
+from fpsmt.commands.options import engine_session, err, out, pyplot, solver_options
 from fpsmt.errors import InputError
 
 
@@ -59,22 +59,12 @@ def _torch_check(fmt, net, points):
     return rep
 
 
-def _matplotlib():
-    try:
-        import matplotlib
-    except ImportError:
-        raise InputError("--plot needs matplotlib: pip install 'fpsmt[examples]'") from None
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-    return plt
-
-
 def _plot(args, fmt, points, f_got, g_got, depth, n_bad):
     """Two panels: the network's value against f*, and its D^AD against g* and, when the
     targets file defines ``df_star(x)``, the true derivative of f*."""
     from fpsmt.resources import resolve
     from fpsmt.commands.targets import true_derivative
-    plt = _matplotlib()
+    plt = pyplot()
     num = lambda b: float(fmt.to_fraction(int(b))) if fmt.is_finite(int(b)) else float("nan")  # noqa: E731
     xs = [num(p[0]) for p in points]
     fig, (ax1, ax2) = plt.subplots(2, 1, figsize=(8, 7), sharex=True)
@@ -179,7 +169,7 @@ def cmd_construct(args):
     out_path = output_path(args.out, "--out")  # every input, output path and store before any work
     if args.plot:
         output_path(args.plot, "--plot")
-        _matplotlib()
+        pyplot()
     if targets.theorem_of(resolve(args.targets)) == "3.2":
         from fpsmt.commands import construct32
         return construct32.construct(args, fmt, construction, resolve(args.targets), out_path)

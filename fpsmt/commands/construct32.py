@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 import time
 
-from fpsmt.commands.options import err, out, ticker
+from fpsmt.commands.options import err, out, pyplot, ticker
 from fpsmt.errors import InputError
 
 
@@ -166,12 +166,11 @@ def _plot(args, fmt, points, tables, net, n_x=4):
 
     import numpy as np
 
-    from fpsmt.commands.construct import _matplotlib
     from fpsmt.commands.options import atomic_output
     from fpsmt.constructions.blockrun import blockwise
     from fpsmt.constructions.theorem32 import positive_ys
     from fpsmt.semantics.arith.concrete import concrete
-    plt = _matplotlib()
+    plt = pyplot()
     A = concrete(fmt)
     ys = positive_ys(fmt)
     num = np.vectorize(lambda b: float(fmt.to_fraction(int(b))) if fmt.is_finite(int(b)) else float("nan"))

@@ -30,6 +30,17 @@ def err(text=""):
     sys.stderr.write(text + "\n")
 
 
+def pyplot():
+    """matplotlib.pyplot with the file-only Agg back end; a missing extra is bad input."""
+    try:
+        import matplotlib
+    except ImportError:
+        raise InputError("--plot needs matplotlib: pip install 'fpsmt[examples]'") from None
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    return plt
+
+
 def ticker(what: str, every: float = 10.0):
     """A progress line on stderr, ``what: i/n …``, every ``every`` seconds, with the time
     left by the rate so far, and at the last item if one was shown (work done within

@@ -183,8 +183,8 @@ def _absorbed(fmt: Format, b, k: Fraction) -> str | None:
     if b is None:
         return None
     L = _swamp(fmt)
-    A = T._rn(fmt, _high_bound(fmt, b) * k)
-    if A is None or T._rn(fmt, L + abs(A)) != L or T._rn(fmt, L - abs(A)) != L:
+    A = T.rn(fmt, _high_bound(fmt, b) * k)
+    if A is None or T.rn(fmt, L + abs(A)) != L or T.rn(fmt, L - abs(A)) != L:
         return f"above the piece reaches {'∞' if A is None else f'{float(abs(A)):g}'}"
     return None
 
@@ -194,7 +194,7 @@ def _scale(fmt: Format, a: Fraction, k: Fraction) -> int:
     2^j is y ⊗ k for every |y| >= a (the scaled product is normal)."""
     from fpsmt.semantics.formats import floor_log2
     j = max(0, floor_log2(a * abs(k)) - fmt.e_min)
-    while j > 0 and T._rn(fmt, k * pow2(-j)) != k * pow2(-j):
+    while j > 0 and T.rn(fmt, k * pow2(-j)) != k * pow2(-j):
         j -= 1
     return j
 
@@ -240,7 +240,7 @@ def below_program(fmt: Format, b, kj: Fraction) -> list:
     if b is None:
         return prog_a
     z = T.block_program(T.plan(fmt, b, _swamp(fmt)))
-    steps = T._parallel([prog_a, z, z], final=[[(0, 1)], [(1, 1)], [(2, 1)]])
+    steps = T.parallel([prog_a, z, z], final=[[(0, 1)], [(1, 1)], [(2, 1)]])
     steps.append([[(0, Fraction(1)), (1, Fraction(1)), (2, Fraction(-1))]])
     return steps
 
@@ -259,10 +259,10 @@ def linear_program(fmt: Format, a: Fraction, b, k: Fraction, j: int = 0) -> list
                              f"{'Ω' if b is None else f'{float(b):g}'} at scale 2^-{j}: its value {why}, more than "
                              f"{fmt.name}'s 2^{fmt.e_max} absorbs")
     if a > fmt.omega:
-        steps = T._parallel([below_program(fmt, b, kj), below_program(fmt, a, kj)], final=[[(0, 1), (1, -1)]])
+        steps = T.parallel([below_program(fmt, b, kj), below_program(fmt, a, kj)], final=[[(0, 1), (1, -1)]])
     else:
         steps = below_program(fmt, b, kj)
-    return steps + [[[(0, pow2(e))]] for e in (T._powers(fmt, j) if j else [])]
+    return steps + [[[(0, pow2(e))]] for e in (T.powers(fmt, j) if j else [])]
 
 
 def piece_programs(fmt: Format, pieces: list) -> list:
@@ -319,7 +319,7 @@ def point_network(fmt: Format, z: Fraction, pieces: list):
     progs = piece_programs(fmt, pieces)
     if not progs:
         return None
-    return T.gated_program(fmt, Fraction(z), binary_sums(T._parallel(progs)))
+    return T.gated_program(fmt, Fraction(z), binary_sums(T.parallel(progs)))
 
 
 def network(fmt, points, progress=None):

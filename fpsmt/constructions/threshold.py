@@ -62,7 +62,7 @@ def _val(fmt: Format, bits: int) -> Fraction:
     return fmt.to_fraction(bits)
 
 
-def _rn(fmt: Format, q) -> Fraction | None:
+def rn(fmt: Format, q) -> Fraction | None:
     """RN(q) as a rational, or None where it overflows."""
     b = fmt.round(Fraction(q))
     return _val(fmt, b) if fmt.is_finite(b) else None
@@ -73,7 +73,7 @@ def _next_up(fmt: Format, q: Fraction) -> Fraction | None:
     return _val(fmt, b) if fmt.is_finite(b) else None
 
 
-def _next_down(fmt: Format, q: Fraction) -> Fraction:
+def next_down(fmt: Format, q: Fraction) -> Fraction:
     return _val(fmt, fmt.next_down(fmt.round(q)))
 
 
@@ -81,7 +81,7 @@ def _largest_at_most(fmt: Format, q: Fraction) -> Fraction:
     if q >= fmt.Omega:
         return fmt.Omega
     r = _val(fmt, fmt.round(q))
-    return r if r <= q else _next_down(fmt, r)
+    return r if r <= q else next_down(fmt, r)
 
 
 def _smallest_above(fmt: Format, q: Fraction) -> Fraction | None:
@@ -91,7 +91,7 @@ def _smallest_above(fmt: Format, q: Fraction) -> Fraction | None:
     return r if r > q else _next_up(fmt, r)
 
 
-def _powers(fmt: Format, total: int) -> list:
+def powers(fmt: Format, total: int) -> list:
     """Exponents k_i, each 2^k_i a float of ``fmt``, summing to ``total`` (the fewest)."""
     lo, hi = fmt.e_min - fmt.M, fmt.e_max
     out = []
@@ -127,16 +127,16 @@ class Plan:
 def _gadget_ok(fmt, lo, hi, U, m1, m, P):
     """The final map sends every float ≤ lo to ≤ P, every one ≥ hi above P, U below 3P."""
     def image(u):
-        a = _rn(fmt, u * m1)
-        return None if a is None else _rn(fmt, a * m)
+        a = rn(fmt, u * m1)
+        return None if a is None else rn(fmt, a * m)
     a, b, top = image(lo), image(hi), image(U)
     return a is not None and b is not None and top is not None and a <= P < b and top < 3 * P
 
 
 def _final(fmt: Format, t: Fraction, U: Fraction, m1=Fraction(1)):
     """(m, P) with the final map valid after the factor m1, or None."""
-    lo = _next_down(fmt, t)
-    a1, b1 = _rn(fmt, lo * m1), _rn(fmt, t * m1)
+    lo = next_down(fmt, t)
+    a1, b1 = rn(fmt, lo * m1), rn(fmt, t * m1)
     if a1 is None or b1 is None or not a1 < b1:
         return None
     for k in range(fmt.e_min - fmt.M, fmt.e_max + 1):
@@ -180,7 +180,7 @@ def _best_stage(fmt: Format, t: Fraction, U: Fraction):
         s = _largest_at_most(fmt, up - t)
         if s <= 0:
             continue
-        after = max(P, _rn(fmt, U - s))
+        after = max(P, rn(fmt, U - s))
         if best is None or after < best[2]:
             best = (P, s, after)
     return best
@@ -255,13 +255,13 @@ def _search(name: str, t: Fraction, limit: int) -> tuple:
 def _gadget_steps(fmt: Format, P: Fraction) -> list:
     """Exponents of the factors taking u to ω·1[u > P] (|u| < 3P): the last is −(M+1)."""
     j = floor_log2(2 * P / fmt.omega)  # u · 2^-j = u·ω/(2P)
-    return _powers(fmt, -(j - fmt.M - 1)) + [-(fmt.M + 1)]
+    return powers(fmt, -(j - fmt.M - 1)) + [-(fmt.M + 1)]
 
 
 def _up_steps(fmt: Format, target: Fraction) -> tuple:
     """(exponents taking ω to 2^e, the remaining significand) for |target| = sig·2^e."""
     e = floor_log2(abs(target))
-    return _powers(fmt, e - (fmt.e_min - fmt.M)), abs(target) / pow2(e)
+    return powers(fmt, e - (fmt.e_min - fmt.M)), abs(target) / pow2(e)
 
 
 def stage_steps(fmt: Format, P: Fraction, s: Fraction) -> list:
@@ -315,20 +315,20 @@ def simulate(p: Plan, y: Fraction) -> Fraction:
     """The block's program on y with exact rationals, each operation rounded once (an
     independent reading of the plan, for tests: not through :func:`eval_steps`)."""
     f = p.fmt
-    u = _rn(f, y)
+    u = rn(f, y)
     for P, s, _ in p.stages:
         g = u
         for k in _gadget_steps(f, P):
-            g = _rn(f, g * pow2(k))
+            g = rn(f, g * pow2(k))
         ups, sig = _up_steps(f, s)
         for k in ups:
-            g = _rn(f, g * pow2(k))
-        u = _rn(f, u + _rn(f, g * -sig))
-    u = _rn(f, _rn(f, u * p.m1) * p.m)
+            g = rn(f, g * pow2(k))
+        u = rn(f, u + rn(f, g * -sig))
+    u = rn(f, rn(f, u * p.m1) * p.m)
     ups, sig = _up_steps(f, p.c)
     for k in _gadget_steps(f, p.P) + ups:
-        u = _rn(f, u * pow2(k))
-    return _rn(f, u * (sig if p.c > 0 else -sig))
+        u = rn(f, u * pow2(k))
+    return rn(f, u * (sig if p.c > 0 else -sig))
 
 
 # ------------------------------------------------------------------ the network
@@ -347,14 +347,14 @@ def _row_sum(fmt: Format, terms, h) -> Fraction | None:
     partial sum rounded once); None for no term.  Overflow is refused (NoPlan)."""
     S = None
     for src, w in terms:
-        term = _rn(fmt, w * h[src])
-        S = term if S is None or term is None else _rn(fmt, S + term)
+        term = rn(fmt, w * h[src])
+        S = term if S is None or term is None else rn(fmt, S + term)
         if S is None:
             raise NoPlan(f"a forward row sum overflows in {fmt.name} at x = z")
     return S
 
 
-def _parallel(programs: list, final=None) -> list:
+def parallel(programs: list, final=None) -> list:
     """Programs side by side, each from the one unit y to one unit: their steps merged
     (each padded at its end by ×1 steps to the longest), then the step ``final`` on their
     outputs (units of (program index, weight) pairs; default: one unit summing every
@@ -392,7 +392,7 @@ def _program_network(fmt: Format, steps: list) -> Network:
         for r, terms in enumerate(rows):
             S = _row_sum(fmt, terms, h)
             b = (-S if S else Fraction(0)) if last else _gap_bias(fmt, S)
-            z = _rn(fmt, (S or 0) + b)
+            z = rn(fmt, (S or 0) + b)
             if z is None or (not last and z <= 0):
                 raise InputError(f"neuron {r} of layer {li}: pre-activation {z} at x = 0")
             bias.append(b)
@@ -412,7 +412,7 @@ def network(fmt, blocks) -> tuple:
     if not blocks:
         raise InputError("a gradient-threshold network needs at least one block")
     plans = [plan(fmt, t, c) for t, c in blocks]
-    return _program_network(fmt, _parallel([block_program(p) for p in plans])), plans
+    return _program_network(fmt, parallel([block_program(p) for p in plans])), plans
 
 
 def smallest_case(fmt="e4m2") -> tuple:
@@ -428,7 +428,7 @@ def target(fmt, blocks, y: Fraction) -> Fraction:
     out = None
     for t, c in blocks:
         term = Fraction(c) * (1 if y > 0 else -1) if abs(y) >= Fraction(t) else Fraction(0)
-        out = term if out is None else _rn(fmt, out + term)
+        out = term if out is None else rn(fmt, out + term)
     return out
 
 
@@ -489,7 +489,7 @@ def _gap_bias(fmt: Format, S):
     if S is None or S == 0:
         return fmt.omega
     if S > 0:
-        return -_next_down(fmt, S)
+        return -next_down(fmt, S)
     b = _next_up(fmt, -S)
     if b is None:
         raise InputError(f"no bias keeps a neuron active in {fmt.name} (row sum {float(S):g})")
@@ -511,7 +511,7 @@ def gated_network(fmt, z, blocks) -> tuple:
     if not fmt.is_finite(zb) or fmt.to_fraction(zb) != zq or abs(zq) > constants(fmt).M_sigma:
         raise InputError(f"z = {z} is not a value of ReLU's X = [-2^{fmt.e_max - 2}, 2^{fmt.e_max - 2}] in {fmt.name}")
     plans = [plan(fmt, t, c) for t, c in blocks]
-    return gated_program(fmt, zq, _parallel([block_program(p) for p in plans])), plans
+    return gated_program(fmt, zq, parallel([block_program(p) for p in plans])), plans
 
 
 def gated_program(fmt: Format, z: Fraction, steps: list) -> Network:
@@ -533,7 +533,7 @@ def gated_program(fmt: Format, z: Fraction, steps: list) -> Network:
     # backward) first shrink the values, towards ω
     cap = pow2(fmt.e_max - 1)
     layers = []
-    h = {"R": zq - _next_down(fmt, zq), "G1": Fraction(0), "G2": Fraction(0)}
+    h = {"R": zq - next_down(fmt, zq), "G1": Fraction(0), "G2": Fraction(0)}
     prev = ["R"]
 
     def too_big(rows):
@@ -552,7 +552,7 @@ def gated_program(fmt: Format, z: Fraction, steps: list) -> Network:
                 raise InputError(f"a chain bias {float(B):g} would not be killed at x ≠ z in {fmt.name}")
             name = f"{tag}{i}_{r}"
             neurons.append((name, ins + [("G1", -kw), ("G2", -kw)], B))
-            post[name] = _rn(fmt, (S or 0) + B)  # the killers add ±0 at x = z
+            post[name] = rn(fmt, (S or 0) + B)  # the killers add ±0 at x = z
             if post[name] is None or post[name] <= 0:
                 raise NoPlan(f"chain layer {i} of the gated network at z = {float(zq):g} in {fmt.name}: the forward "
                              f"pre-activation is {'not finite' if post[name] is None else 'not positive'}")
