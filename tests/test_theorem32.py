@@ -282,3 +282,12 @@ def test_torch_autograd_meets_g_star(monkeypatch):
     assert rep["pairs"] > 100 and rep["bit_exact"] == rep["pairs"]
     rep = _torch_case(monkeypatch, binary=False)
     assert rep["bit_exact"] < rep["pairs"]
+
+
+def test_domain_checked_before_g_star_is_called(tmp_path):
+    """x outside X (or twice) is refused before g* is tabulated: g_star here would raise."""
+    for dom, what in (("[0, 64]", "is not in ReLU's X"), ("[0.5, 0.5]", "appears twice")):
+        (tmp_path / "t.py").write_text(f"def domain():\n    return {dom}\n\ndef f_star(x):\n    return x\n\n"
+                                       "def g_star(x, y):\n    raise RuntimeError('called')\n")
+        r = _fpsmt("construct", "--targets", "t.py", "--format", "e4m2", "--out", "net.json", cwd=tmp_path)
+        assert r.returncode == 2 and what in r.stderr and "called" not in r.stderr, r.stderr

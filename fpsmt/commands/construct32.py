@@ -49,7 +49,6 @@ def construct(args, fmt, construction, path, out_path):
     check_options(args, fmt, construction)
     t0 = time.perf_counter()
     points, tables = targets.load_targets32(path, fmt, progress=ticker("g*(x, y) at every finite y, points"))
-    M.check_domain(fmt, [x for x, _ in points])
     pieces = _pieces(fmt, points, tables, args.max_pieces)
     tabulated = time.perf_counter() - t0
     n_pieces = [sum(1 for p in pcs if p.c != 0) for pcs in pieces]

@@ -174,16 +174,21 @@ def load_targets32(path, fmt: Format, progress=None):
             raise InputError(f"{p} does not define {name}()")
     with user_code(p, "domain()"):
         domain = list(mod.domain())
-    ys = all_ys(fmt)
-    yfs = [_as_float(fmt, int(b)) for b in ys]
-    half = len(ys) // 2
-    points, tables = [], []
-    for n, x in enumerate(domain):
+    from fpsmt.constructions.theorem32 import check_domain
+    points = []
+    for x in domain:  # the domain and f* first: cheap, and checked before g* is tabulated
         xb = _round(fmt, x, "domain()", x)
         xf = _as_float(fmt, xb)
         with user_code(p, f"f_star({xf!r})"):
             v = mod.f_star(xf)
         points.append((xb, _round(fmt, v, "f_star(x)", x)))
+    check_domain(fmt, [xb for xb, _ in points])
+    ys = all_ys(fmt)
+    yfs = [_as_float(fmt, int(b)) for b in ys]
+    half = len(ys) // 2
+    tables = []
+    for n, (xb, _) in enumerate(points):
+        x = xf = _as_float(fmt, xb)
         cache, row = {}, []
         g = mod.g_star
         for yf in yfs:

@@ -21,7 +21,8 @@ linear y ⊗ k (rounded once from y·k).
   (c ⊕ −c, or the linear piece's ±0), so the sum of the pieces in increasing |y| is
   g*(x, y) exactly.
 * **The network**: per domain point z with a nonzero g*(z, ·), the pieces' programs side
-  by side, gated to z (:func:`threshold.gated_program`: D at x ≠ z a zero for every finite
+  by side, their outputs summed pairwise (:func:`tree_sum`), every sum of more than two
+  terms taken one term per layer (:func:`binary_sums`), gated to z (:func:`threshold.gated_program`: D at x ≠ z a zero for every finite
   y, f = +0 on X); these networks ⊞ the Theorem 3.1 value network (a zero-gradient atom
   v·1[x = z] per point, D = 0 for every finite y), gated networks first.
 
@@ -266,19 +267,37 @@ def linear_program(fmt: Format, a: Fraction, b, k: Fraction, j: int = 0) -> list
 
 
 def piece_programs(fmt: Format, pieces: list) -> list:
-    """The programs of the nonzero pieces, in increasing |y| (module docstring)."""
+    """One program per nonzero piece, in increasing |y|, each ending in one unit that holds
+    the piece's value in it and an exact zero at every other y (module docstring): a
+    constant piece the sum of its two blocks, a linear piece the sum of its sub-pieces."""
     progs = []
     for i, p in enumerate(pieces):
         nxt = pieces[i + 1].t if i + 1 < len(pieces) else None
         if p.c == 0:
             continue
         if p.kind == "const":
-            progs.append(T.block_program(T.plan(fmt, p.t, p.c)))
+            parts = [T.block_program(T.plan(fmt, p.t, p.c))]
             if nxt is not None:
-                progs.append(T.block_program(T.plan(fmt, nxt, -p.c)))
+                parts.append(T.block_program(T.plan(fmt, nxt, -p.c)))
         else:
-            progs += [linear_program(fmt, a, b, p.c, j) for a, b, j in linear_split(fmt, p.t, nxt, p.c)]
+            parts = [linear_program(fmt, a, b, p.c, j) for a, b, j in linear_split(fmt, p.t, nxt, p.c)]
+        progs.append(parts[0] if len(parts) == 1 else T.parallel(parts))
     return progs
+
+
+def tree_sum(programs: list) -> list:
+    """The programs side by side and their outputs summed pairwise, level by level: depth
+    about log2 of their number.  At every y at most one piece's output is nonzero and the
+    others are exact zeros, so every grouping gives the same value, the one piece's."""
+    n = len(programs)
+    steps = T.parallel(programs, final=[[(i, 1)] for i in range(n)])
+    while n > 1:
+        step = [[(2 * i, Fraction(1)), (2 * i + 1, Fraction(1))] for i in range(n // 2)]
+        if n % 2:
+            step.append([(n - 1, Fraction(1))])
+        steps.append(step)
+        n = len(step)
+    return steps
 
 
 def binary_sums(steps: list) -> list:
@@ -319,7 +338,7 @@ def point_network(fmt: Format, z: Fraction, pieces: list):
     progs = piece_programs(fmt, pieces)
     if not progs:
         return None
-    return T.gated_program(fmt, Fraction(z), binary_sums(T.parallel(progs)))
+    return T.gated_program(fmt, Fraction(z), binary_sums(tree_sum(progs)))
 
 
 def network(fmt, points, progress=None):
