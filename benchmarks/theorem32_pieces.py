@@ -37,7 +37,7 @@ t1 = time.perf_counter()
 fd, path = tempfile.mkstemp(suffix=".json"); os.close(fd)
 size = netio.write_network(net, path); os.unlink(path)
 t2 = time.perf_counter()
-bad, pairs = M.verify(fmt, net, [(0, 0)], [tab])
+bad, pairs, _ = M.verify(fmt, net, [(0, 0)], [tab])
 t3 = time.perf_counter()
 print(json.dumps({"pieces": len(pieces), "depth": net.depth, "width": max(L.n_out for L in net.layers),
                   "params": net.n_parameters(), "bytes": size, "build": t1 - t0, "verify": t3 - t2,

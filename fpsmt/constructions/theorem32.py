@@ -385,14 +385,15 @@ def check_domain(fmt: Format, xs) -> None:
 def verify(fmt, net, points, tables, progress=None):
     """Run ``net`` by the executor at every (x, y): x of ``points`` = [(x, f*, …)], y
     every finite value (:func:`all_ys`); ``tables[i]`` holds g*(x_i, y) in that order.
-    Returns (mismatches [(x, y, what, got, want)] as patterns, pairs checked).  Block
+    Returns (mismatches [(x, y, what, got, want)] as patterns, at most 20 of each kind per
+    x; the pairs checked; the pairs with a mismatch).  Block
     aware (:func:`fpsmt.constructions.blockrun.blockwise`), one x at a time."""
     from fpsmt.constructions.blockrun import blockwise
     from fpsmt.semantics.arith.concrete import concrete
     fmt = parse_format(fmt)
     A = concrete(fmt)
     ys = all_ys(fmt)
-    bad = []
+    bad, failing = [], 0
     for i, ((x, v, *_), want) in enumerate(zip(points, tables)):
         out, grad = blockwise(A, net, A.const(np.full(len(ys), x, dtype=np.uint64)), A.const(ys))
         ob, gb = np.ravel(A.to_bits(out)), np.ravel(A.to_bits(grad))
@@ -401,6 +402,7 @@ def verify(fmt, net, points, tables, progress=None):
         g_bad = np.flatnonzero(~zero_ok(gb, np.asarray(want, dtype=np.uint64)))
         bad += [(int(x), int(ys[j]), "f(x)", int(ob[j]), int(v)) for j in f_bad[:20]]
         bad += [(int(x), int(ys[j]), "D(y)", int(gb[j]), int(want[j])) for j in g_bad[:20]]
+        failing += len(np.union1d(f_bad, g_bad))
         if progress is not None:
             progress(i + 1, len(points), len(f_bad) + len(g_bad))
-    return bad, len(points) * len(ys)
+    return bad, len(points) * len(ys), failing
