@@ -234,7 +234,8 @@ def test_first_non_odd_point_named(tmp_path):
                                         (["--format", "float32"], "at most 16 bits"),
                                         (["--activation", "elu"], "relu only"),
                                         (["--torch"], "PyTorch has no IEEE arithmetic for E4M2"),
-                                        (["--max-pieces", "0"], "--max-pieces")])
+                                        (["--max-pieces", "0"], "--max-pieces"),
+                                        (["--format", "float8_e3m4"], "cannot be built in float8_e3m4")])
 def test_refusals_one_line_exit_2(tmp_path, extra, what):
     fmt = ["--format", "e4m2"] if "--format" not in extra else []
     r = _fpsmt("construct", "--targets", "example:gradient_clipping.py", *fmt, "--out", "net.json", *extra,

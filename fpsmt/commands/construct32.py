@@ -22,6 +22,7 @@ def _pieces(fmt, points, tables, max_pieces):
             n = M.count_pieces(fmt, tab[1:half])
             raise InputError(f"at x = {fmt.show(x)}: g*(x, ·) has {n} pieces over |y| (constant c·sign(y) or linear "
                              f"y ⊗ k); the construction builds at most {max_pieces} (--max-pieces)")
+        M.piece_programs(fmt, pcs)  # a piece the construction cannot build is refused here, before any output
         found.append(pcs)
     return found
 
