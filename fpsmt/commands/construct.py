@@ -5,9 +5,8 @@ from __future__ import annotations
 
 import argparse
 import json
-from pathlib import Path
 
-from fpsmt.commands.options import engine_session, err, out, pyplot, solver_options
+from fpsmt.commands.options import engine_session, err, out, pyplot, save_figure, solver_options
 from fpsmt.errors import InputError
 
 
@@ -84,12 +83,7 @@ def _plot(args, fmt, points, f_got, g_got, depth, n_bad):
     fig.suptitle(f"fpsmt construct: {len(points)} points in {fmt.name}, {args.activation} network of depth {depth}, {exact}",
                  fontsize=10)
     fig.tight_layout()
-    path = Path(args.plot)
-    from fpsmt.commands.options import atomic_output
-    with atomic_output(path, ".png") as pending:
-        fig.savefig(pending.path, dpi=110, format="png")
-    err(f"  plot written to {path}")
-    return str(path)
+    return save_figure(fig, args.plot)
 
 
 def _certify(args, fmt, construction):
@@ -170,9 +164,6 @@ def cmd_construct(args):
     if args.plot:
         output_path(args.plot, "--plot")
         pyplot()
-    if targets.theorem_of(resolve(args.targets)) == "3.2":
-        from fpsmt.commands import construct32
-        return construct32.construct(args, fmt, construction, resolve(args.targets), out_path)
     if args.torch:
         from fpsmt.commands import torch_export
         torch_export.check_format(fmt)
@@ -180,6 +171,9 @@ def cmd_construct(args):
         torch_export.torch_activation(construction.activation)  # torch has σ (or the user's file gives it)
     if args.certify:
         check_store(args.store)
+    if targets.theorem_of(resolve(args.targets)) == "3.2":
+        from fpsmt.commands import construct32
+        return construct32.construct(args, fmt, construction, resolve(args.targets), out_path)
     points = targets.load_targets(resolve(args.targets), fmt)
     construction.check_points(fmt, points)
     need, secs = estimate(len(points))

@@ -7,28 +7,30 @@ from __future__ import annotations
 import json
 import time
 
-from fpsmt.commands.options import err, out, pyplot, ticker
+from fpsmt.commands.options import err, out, pyplot, save_figure, ticker
 from fpsmt.errors import InputError
 
 
 def _pieces(fmt, points, tables, max_pieces):
-    """Per point its pieces; more than ``max_pieces`` is refused naming x and the count."""
+    """Per point its pieces and their programs: more than ``max_pieces``, or a piece the
+    construction cannot build, is refused here with one line, before any output."""
     from fpsmt.constructions import theorem32 as M
     half = len(tables[0]) // 2
-    found = []
+    found, programs = [], []
     for (x, _), tab in zip(points, tables):
         pcs = M.find_pieces(fmt, tab[1:half], limit=max_pieces)
         if len(pcs) > max_pieces:
             n = M.count_pieces(fmt, tab[1:half])
             raise InputError(f"at x = {fmt.show(x)}: g*(x, ·) has {n} pieces over |y| (constant c·sign(y) or linear "
                              f"y ⊗ k); the construction builds at most {max_pieces} (--max-pieces)")
-        M.piece_programs(fmt, pcs)  # a piece the construction cannot build is refused here, before any output
+        programs.append(M.piece_programs(fmt, pcs))
         found.append(pcs)
-    return found
+    return found, programs
 
 
-def check_options(args, fmt, construction):
-    """What the Theorem 3.2 path does not offer yet, refused before any work."""
+def check_options(args, construction):
+    """What the Theorem 3.2 path does not offer yet, refused before any work (``--torch``'s
+    format and PyTorch itself are checked by cmd_construct, as for Theorem 3.1)."""
     if construction.activation != "relu":
         raise InputError(f"Theorem 3.2 networks (a g_star(x, y) of two parameters) are built for relu only so far, "
                          f"not {construction.activation}")
@@ -37,27 +39,23 @@ def check_options(args, fmt, construction):
     if args.certify:
         raise InputError("--certify is not available for Theorem 3.2 targets yet (g_star(x, y) of two parameters): "
                          "the lemma for every threshold and the gated blocks are not stated yet")
-    if args.torch:
-        from fpsmt.commands import torch_export
-        torch_export.check_format(fmt)
-        torch_export.torch_module()
 
 
 def construct(args, fmt, construction, path, out_path):
     from fpsmt.commands import netio, targets
     from fpsmt.commands.options import atomic_output
     from fpsmt.constructions import theorem32 as M
-    check_options(args, fmt, construction)
+    check_options(args, construction)
     t0 = time.perf_counter()
     points, tables = targets.load_targets32(path, fmt, progress=ticker("g*(x, y) at every finite y, points"))
-    pieces = _pieces(fmt, points, tables, args.max_pieces)
+    pieces, programs = _pieces(fmt, points, tables, args.max_pieces)
     tabulated = time.perf_counter() - t0
     n_pieces = [sum(1 for p in pcs if p.c != 0) for pcs in pieces]
     err(f"fpsmt: Theorem 3.2 network for {len(points)} points in {fmt.name}: g* tabulated at {len(tables[0])} finite y "
         f"per point ({tabulated:.1f} s); nonzero pieces per point: {_summary(n_pieces)}")
     t1 = time.perf_counter()
     net = M.network(fmt, [(x, v, pcs) for (x, v), pcs in zip(points, pieces)],
-                    progress=ticker("building, points"))
+                    progress=ticker("building, points"), programs=programs)
     built = time.perf_counter() - t1
     with atomic_output(out_path) as pending:
         size = netio.write_network(net, pending.path)
@@ -162,11 +160,8 @@ def _summary(counts):
 def _plot(args, fmt, points, tables, net, n_x=4):
     """D^AD(y) against y > 0 at up to ``n_x`` domain points beside g*(x, y), log-scaled
     (g* is odd; both signs were verified)."""
-    from pathlib import Path
-
     import numpy as np
 
-    from fpsmt.commands.options import atomic_output
     from fpsmt.constructions.blockrun import blockwise
     from fpsmt.constructions.theorem32 import positive_ys
     from fpsmt.semantics.arith.concrete import concrete
@@ -190,8 +185,4 @@ def _plot(args, fmt, points, tables, net, n_x=4):
     axes[-1, 0].set_xlabel("upstream gradient y > 0 (g* is odd; negative y verified too)")
     fig.suptitle(f"fpsmt construct (Theorem 3.2): {len(points)} points in {fmt.name}, D^AD at every finite y", fontsize=10)
     fig.tight_layout()
-    path = Path(args.plot)
-    with atomic_output(path, ".png") as pending:
-        fig.savefig(pending.path, dpi=110, format="png")
-    err(f"  plot written to {path}")
-    return str(path)
+    return save_figure(fig, args.plot)

@@ -41,6 +41,15 @@ def pyplot():
     return plt
 
 
+def save_figure(fig, path) -> str:
+    """Write a matplotlib figure to ``path`` as PNG, whole or not at all
+    (:func:`atomic_output`), and say so on stderr."""
+    with atomic_output(path, ".png") as pending:
+        fig.savefig(pending.path, dpi=110, format="png")
+    err(f"  plot written to {path}")
+    return str(path)
+
+
 def ticker(what: str, every: float = 10.0):
     """A progress line on stderr, ``what: i/n …``, every ``every`` seconds, with the time
     left by the rate so far, and at the last item if one was shown (work done within

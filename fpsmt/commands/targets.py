@@ -20,6 +20,7 @@ form can give −0 at one point and a positive value at another).
 from __future__ import annotations
 
 import csv
+import functools
 import math
 from fractions import Fraction
 from pathlib import Path
@@ -36,6 +37,20 @@ def load_targets(path, fmt: Format):
     if not p.is_file():
         raise InputError(f"targets file {path} does not exist")
     return _from_python(p, fmt) if p.suffix == ".py" else _from_csv(p, fmt)
+
+
+def _module(path):
+    """The targets file's module, imported once per process for a file's content (the
+    command asks which theorem it selects, then reads it, then may plot from it)."""
+    p = Path(path)
+    st = p.stat() if p.is_file() else None
+    return _imported(str(p), str(p.resolve()), st and (st.st_mtime_ns, st.st_size))
+
+
+@functools.lru_cache(maxsize=8)
+def _imported(path, _resolved, _version):
+    from fpsmt.userfiles import import_file
+    return import_file(path, "targets")
 
 
 def _from_csv(p, fmt):
@@ -75,8 +90,8 @@ def _round(fmt, v, what, x):
 
 
 def _from_python(p, fmt):
-    from fpsmt.userfiles import import_file, user_code
-    mod = import_file(p, "targets")
+    from fpsmt.userfiles import user_code
+    mod = _module(p)
     for name in ("domain", "f_star", "h_star", "g_star"):
         if not callable(getattr(mod, name, None)):
             raise InputError(f"{p} does not define {name}()")
@@ -101,8 +116,8 @@ def true_derivative(path, xs):
     p = Path(path)
     if p.suffix != ".py":
         return None
-    from fpsmt.userfiles import import_file, user_code
-    fn = getattr(import_file(p, "targets"), "df_star", None)
+    from fpsmt.userfiles import user_code
+    fn = getattr(_module(p), "df_star", None)
     if not callable(fn):
         return None
     with user_code(p, "df_star(x)"):
@@ -143,8 +158,7 @@ def theorem_of(path) -> str:
     p = Path(path)
     if p.suffix != ".py" or not p.is_file():
         return "3.1"
-    from fpsmt.userfiles import import_file
-    fn = getattr(import_file(p, "targets"), "g_star", None)
+    fn = getattr(_module(p), "g_star", None)
     if not callable(fn):
         return "3.1"
     try:
@@ -163,12 +177,12 @@ def load_targets32(path, fmt: Format, progress=None):
     value.  Refused with one line: a format of more than 16 bits, a non-finite value,
     g*(x, ±0) not a zero, g* not odd (the first (x, y) where g*(x, −y) ≠ −g*(x, y))."""
     from fpsmt.constructions.theorem32 import all_ys, canon
-    from fpsmt.userfiles import import_file, user_code
+    from fpsmt.userfiles import user_code
     p = Path(path)
     if fmt.nbits > 16:
         raise InputError(f"g_star(x, y) is evaluated at every finite y, which fpsmt does for formats of at most 16 "
                          f"bits; {fmt.name} has {fmt.nbits} (targets given as pieces, g_pieces(x), are not built yet)")
-    mod = import_file(p, "targets")
+    mod = _module(p)
     for name in ("domain", "f_star", "g_star"):
         if not callable(getattr(mod, name, None)):
             raise InputError(f"{p} does not define {name}()")

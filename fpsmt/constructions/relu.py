@@ -727,17 +727,24 @@ def boxplus(parts):
         raise InputError("⊞ of no networks")
     f = parts[0][0].fmt
     depth = max(n.depth for n, _ in parts)
-    nets, params = [], {}
+    kinds, params = [], {}
     for i, (net, P) in enumerate(parts):
         if net.n_in != 1 or net.n_out != 1:
             raise InputError("⊞ joins networks of one input and one output")
         if net.layers[-1].bias[0] != f.sign_bit:
             raise InputError("⊞ needs each part's output bias to be −0")
         net, P = _renamed(net, P, f"p{i}_" if len(parts) > 1 else "")
-        nets.append(_padded(net, depth))
+        kinds.append(one_copy(net, depth))
         params.update(P)
-    one = lambda entries: np.array([list(entries)], dtype=object)  # noqa: E731  (one copy; ints and Params)
-    return boxplus_copies(f, [(n, [(one(L.weights), one(L.bias)) for L in n.layers]) for n in nets]), params
+    return boxplus_copies(f, kinds), params
+
+
+def one_copy(net, depth):
+    """``net`` padded to ``depth`` (:func:`_padded`) as a kind of one copy for
+    :func:`boxplus_copies`: per layer its weights and biases (ints and Params) as 1 × n."""
+    net = _padded(net, depth)
+    one = lambda entries: np.array([list(entries)], dtype=object)  # noqa: E731
+    return net, [(one(L.weights), one(L.bias)) for L in net.layers]
 
 
 # ------------------------------------------------------------------ released gradient atom

@@ -5,26 +5,29 @@ linear y ⊗ k (rounded once from y·k).
 
 * **Pieces** (:func:`find_pieces`): g*(x, ·) tabulated at every positive finite y is cut
   into maximal runs, each constant or y ⊗ k for one float k (greedy, longest run first).
-* **A piece's program** (:func:`piece_program`), a backward-pass program in the sense of
+* **A piece's program** (:func:`piece_programs`), a backward-pass program in the sense of
   :mod:`fpsmt.constructions.threshold` from y to one unit:
 
   - a constant piece c on [a, b): the threshold blocks c·sign(y)·1[|y| >= a] and
-    −c·sign(y)·1[|y| >= b], adjacent in the sum (no second block for the last piece);
-  - a linear piece k on [a, b): A = u ⊗ k, where u is y after the staircase of b
-    (:func:`threshold.staircase`: u = y for |y| < b, and b <= |u| <= U for |y| >= b),
-    and Z = L·sign(y)·1[|y| ∉ [a, b)] from three threshold blocks (L at ω, −L at a, L at
-    b; L = 2^e_max), then (A ⊕ Z) ⊕ (−Z): A inside the piece; outside it A is absorbed,
-    A ⊕ ±L = ±L exactly, and the result is ±0.  Refused where |A| outside the piece can
-    exceed what L absorbs (checked exactly at the extremes; rounding is monotone).
+    −c·sign(y)·1[|y| >= b], summed (no second block for the last piece);
+  - a linear piece k on [a, b) (:func:`linear_program`): below(b) ⊕ (−below(a)), where
+    below(t) (:func:`below_program`) is A = u ⊗ k, u being y after the staircase of t
+    (:func:`threshold.staircase`: u = y for |y| < t, t <= |u| <= U above), then
+    (A ⊕ Z) ⊕ (−Z) with Z = 2^e_max·sign(y)·1[|y| >= t]: above t, A ⊕ Z = Z exactly
+    (checked at A's largest value; rounding is monotone) and the result is ±0.  Below a
+    both halves give the same bits, so their difference is an exact zero.  The piece runs
+    at a scale k·2^-j that keeps its products normal and is scaled back by 2^j; where
+    2^e_max cannot absorb A it is split (:func:`linear_split`) or refused.
 
   At every y at most one piece is nonzero, and every other piece gives an exact zero
-  (c ⊕ −c, or the linear piece's ±0), so the sum of the pieces in increasing |y| is
+  (c ⊕ −c, or the linear piece's ±0), so the pieces' outputs summed in any grouping are
   g*(x, y) exactly.
 * **The network**: per domain point z with a nonzero g*(z, ·), the pieces' programs side
   by side, their outputs summed pairwise (:func:`tree_sum`), every sum of more than two
-  terms taken one term per layer (:func:`binary_sums`), gated to z (:func:`threshold.gated_program`: D at x ≠ z a zero for every finite
-  y, f = +0 on X); these networks ⊞ the Theorem 3.1 value network (a zero-gradient atom
-  v·1[x = z] per point, D = 0 for every finite y), gated networks first.
+  terms taken one term per layer (:func:`binary_sums`), gated to z
+  (:func:`threshold.gated_program`: D at x ≠ z a zero for every finite y, f = +0 on X);
+  these networks ⊞ the Theorem 3.1 value network (a zero-gradient atom v·1[x = z] per
+  point, D = 0 for every finite y), gated networks first.
 
 Nothing is trusted: :func:`verify` runs the network written to disk by the executor at
 every (x, y) with x in the domain and y every finite value, both signs (formats of at
@@ -57,12 +60,6 @@ class Piece:
     t: Fraction
     kind: str
     c: Fraction
-
-    def show(self, fmt: Format, upto=None) -> str:
-        rng = f"[{fmt.hex(fmt.round(self.t))}, {fmt.hex(fmt.round(upto)) if upto is not None else 'Ω]'}" + \
-            (")" if upto is not None else "")
-        what = f"{float(self.c):g}·sign(y)" if self.kind == "const" else f"y ⊗ {float(self.c):g}"
-        return f"|y| in {rng}: {what}"
 
 
 # ------------------------------------------------------------------ tables and pieces
@@ -331,38 +328,34 @@ def binary_sums(steps: list) -> list:
     return out
 
 
-def point_network(fmt: Format, z: Fraction, pieces: list):
-    """The gated network of one domain point: D(y) = the pieces' g at x = z, a zero at
-    every other x of X, f = +0 on X; None where every piece is 0.  Every backward sum has
-    at most two terms (:func:`binary_sums`)."""
-    progs = piece_programs(fmt, pieces)
-    if not progs:
+def point_network(fmt: Format, z: Fraction, programs: list):
+    """The gated network of one domain point from its pieces' programs
+    (:func:`piece_programs`): D(y) = the pieces' g at x = z, a zero at every other x of X,
+    f = +0 on X; None where there is no program (every piece is 0).  Every backward sum
+    has at most two terms (:func:`binary_sums`)."""
+    if not programs:
         return None
-    return T.gated_program(fmt, Fraction(z), binary_sums(tree_sum(progs)))
+    return T.gated_program(fmt, Fraction(z), binary_sums(tree_sum(programs)))
 
 
-def network(fmt, points, progress=None):
+def network(fmt, points, progress=None, programs=None):
     """The Theorem 3.2 network for ``points`` = [(x, f*, pieces)] (x and f* patterns, x in
     X, distinct): the gated networks of the points with a nonzero g*, ⊞ a zero-gradient
-    atom per point, padded to one depth."""
+    atom per point, padded to one depth.  ``programs``: each point's
+    :func:`piece_programs`, where the caller has them already."""
     fmt = parse_format(fmt)
     gated = []
     for n, (z, _, pcs) in enumerate(points):
-        net = point_network(fmt, fmt.to_fraction(z), pcs)
+        progs = programs[n] if programs is not None else piece_programs(fmt, pcs)
+        net = point_network(fmt, fmt.to_fraction(z), progs)
         if net is not None:
             gated.append(net)
         if progress is not None:
             progress(n + 1, len(points))
-    atom = R.block_copies(R.zero_gradient_atom, fmt, [[z for z, *_ in points], [v for _, v, _ in points]], 1)
-    depth = max([n.depth for n in gated] + [atom[0].depth])
-    one = lambda entries: np.array([list(entries)], dtype=object)  # noqa: E731
-    kinds = []
-    for net in gated:
-        net = R._padded(net, depth)
-        kinds.append((net, [(one(L.weights), one(L.bias)) for L in net.layers]))
-    kinds.append(R.block_copies(R.zero_gradient_atom, fmt, [[z for z, *_ in points], [v for _, v, _ in points]],
-                                depth))
-    return R.boxplus_copies(fmt, kinds)
+    atoms = R.block_copies(R.zero_gradient_atom, fmt, [[z for z, *_ in points], [v for _, v, _ in points]],
+                           max([n.depth for n in gated], default=1))
+    depth = atoms[0].depth  # at least every gated network's
+    return R.boxplus_copies(fmt, [R.one_copy(net, depth) for net in gated] + [atoms])
 
 
 def check_domain(fmt: Format, xs) -> None:
@@ -393,11 +386,11 @@ def verify(fmt, net, points, tables, progress=None):
     fmt = parse_format(fmt)
     A = concrete(fmt)
     ys = all_ys(fmt)
+    zero_ok = lambda got, w: np.where(canon(fmt, w) == 0, canon(fmt, got) == 0, got == w)  # noqa: E731
     bad, failing = [], 0
     for i, ((x, v, *_), want) in enumerate(zip(points, tables)):
         out, grad = blockwise(A, net, A.const(np.full(len(ys), x, dtype=np.uint64)), A.const(ys))
         ob, gb = np.ravel(A.to_bits(out)), np.ravel(A.to_bits(grad))
-        zero_ok = lambda got, w: np.where(canon(fmt, w) == 0, canon(fmt, got) == 0, got == w)  # noqa: E731
         f_bad = np.flatnonzero(~zero_ok(ob, np.full(len(ys), v, dtype=np.uint64)))
         g_bad = np.flatnonzero(~zero_ok(gb, np.asarray(want, dtype=np.uint64)))
         bad += [(int(x), int(ys[j]), "f(x)", int(ob[j]), int(v)) for j in f_bad[:20]]
