@@ -262,6 +262,9 @@ def register(sub):
                         "store's answers were confirmed when found)")
     s.add_argument("--force", action="store_true",
                    help="build even when the estimated memory exceeds what is available")
+    s.add_argument("--prove", action=argparse.BooleanOptionalAction, default=True,
+                   help="Theorem 3.2 targets given as pieces (g_pieces): decide each point's ∀y claims "
+                        "(default on; --no-prove leaves the executor's checks only)")
     s.add_argument("--max-pieces", type=int, default=64, metavar="N",
                    help="Theorem 3.2 targets: the most pieces (constant or linear runs over |y|) per domain point "
                         "(default 64)")

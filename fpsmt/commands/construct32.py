@@ -46,6 +46,8 @@ def construct(args, fmt, construction, path, out_path):
     from fpsmt.commands.options import atomic_output
     from fpsmt.constructions import theorem32 as M
     check_options(args, construction)
+    if targets.given_pieces(path):
+        return construct_pieces(args, fmt, construction, path, out_path)
     t0 = time.perf_counter()
     points, tables = targets.load_targets32(path, fmt, progress=ticker("g*(x, y) at every finite y, points"))
     pieces, programs = _pieces(fmt, points, tables, args.max_pieces)
@@ -127,10 +129,14 @@ def torch_check(fmt, net, points, tables, pieces):
     (torch_export.scalar_network), run by torch.autograd with the upstream gradients y as
     ``grad_outputs`` at :func:`torch_pairs`; compared with f* and g* bit for bit (a zero
     target met by either zero)."""
+    return torch_run(fmt, net, *torch_pairs(fmt, points, tables, pieces))
+
+
+def torch_run(fmt, net, X, Y, F, G):
+    """The PyTorch run of :func:`torch_check` at given (x, y, f*, g*) patterns."""
     from fpsmt.commands import torch_export as TE
     from fpsmt.commands.targets import meets
     torch = TE.torch_module()
-    X, Y, F, G = torch_pairs(fmt, points, tables, pieces)
     err(f"  PyTorch {torch.__version__}: the network as scalar operations, torch.autograd at {len(X)} (x, y) pairs "
         f"(every piece's first y and its neighbours, and random y, both signs) ...")
     t0 = time.perf_counter()
@@ -184,5 +190,237 @@ def _plot(args, fmt, points, tables, net, n_x=4):
         ax.legend(loc="upper left", fontsize=8)
     axes[-1, 0].set_xlabel("upstream gradient y > 0 (g* is odd; negative y verified too)")
     fig.suptitle(f"fpsmt construct (Theorem 3.2): {len(points)} points in {fmt.name}, D^AD at every finite y", fontsize=10)
+    fig.tight_layout()
+    return save_figure(fig, args.plot)
+
+
+# ------------------------------------------------------------------ targets given as pieces
+def sample_ys(fmt, pieces_lists, per_x=64, seed=0):
+    """The positive y (patterns, sorted) where the executor checks a pieces network in a
+    format too wide for every y: ω, the least normal, 1, Ω and the float below it, every
+    breakpoint of every point with two neighbours on each side, and ``per_x`` patterns
+    drawn at random (seeded; uniform over the positive finite patterns, so spread over
+    the binades)."""
+    import numpy as np
+    top = fmt.round(fmt.Omega)
+    want = {1, fmt.round(fmt.min_normal), fmt.one_bits, top, top - 1}
+    for pcs in pieces_lists:
+        for p in pcs:
+            b = fmt.round(p.t)
+            want |= {b + d for d in range(-2, 3) if 1 <= b + d <= top}
+    rng = np.random.default_rng(seed)
+    want |= {int(v) for v in rng.integers(1, top + 1, per_x, dtype=np.uint64)}
+    return sorted(want)
+
+
+def check_points_at(fmt, net, pairs):
+    """Run ``net`` by the executor at the (x, y, f*, g*) patterns ``pairs``
+    (:func:`_sampled`), one x at a time; compare f and D^AD bit for bit (a zero target met
+    by either zero).  Returns the mismatches [(x, y, what, got, want)], at most 20 of each
+    kind per x."""
+    import numpy as np
+
+    from fpsmt.constructions.blockrun import blockwise
+    from fpsmt.constructions.theorem32 import canon
+    from fpsmt.semantics.arith.concrete import concrete
+    A = concrete(fmt)
+    X, Y, F, G = pairs
+    bad = []
+    for x in dict.fromkeys(X.tolist()):
+        at = np.flatnonzero(X == x)
+        out, grad = blockwise(A, net, A.const(X[at]), A.const(Y[at]))
+        ob, gb = np.ravel(A.to_bits(out)), np.ravel(A.to_bits(grad))
+        for what, got, w in (("f(x)", ob, F[at]), ("D(y)", gb, G[at])):
+            ok = np.where(canon(fmt, w) == 0, canon(fmt, got) == 0, got == w)
+            bad += [(int(x), int(Y[at][j]), what, int(got[j]), int(w[j])) for j in np.flatnonzero(~ok)[:20]]
+    return bad
+
+
+def _prove_points(args, fmt, points, pieces):
+    """Each distinct point's ∀y claims (proofs/theorem_3_2_relu.py: the point's backward
+    program gives g(y) at every finite y), decided once per distinct list of pieces."""
+    from fpsmt.commands.options import engine_session
+    from fpsmt.proof.lemmas import decide_tree
+    from fpsmt.proofs import theorem_3_2_relu as PT
+    rows, by = [], {}
+    with engine_session(args, confirm=args.confirm) as eng:
+        for n, ((x, _), pcs) in enumerate(zip(points, pieces)):
+            key = tuple(pcs)
+            if not PT.segments(pcs):
+                rows.append(None)  # g = 0 at x: no program, the zero-gradient atom's D
+                continue
+            if key not in by:
+                err(f"fpsmt: the ∀y claims of x = {fmt.show(x)} ({n + 1}/{len(points)}) ...")
+                root, _ = PT.point_root(fmt, pcs, f"theorem_3_2.x{n + 1}")
+                statement = (f"at x = {fmt.hex(x)}: the point's backward program gives g*(x, y) for every finite y "
+                             f"({len(PT.segments(pcs))} nonzero pieces)")
+                by[key] = decide_tree(eng, f"theorem_3_2.x{n + 1}", root, statement, fmt, progress=_quiet_progress())
+            rows.append(by[key])
+    return rows
+
+
+def _quiet_progress():
+    """The engine's per-stage lines as a ticker: a line every 10 s of work, and the end."""
+    import time as _t
+    state = {"last": _t.monotonic()}
+
+    def show(msg):
+        now = _t.monotonic()
+        if not msg.startswith("  [") or now - state["last"] >= 10:
+            err(msg)
+            state["last"] = now
+    return show
+
+
+def construct_pieces(args, fmt, construction, path, out_path):
+    """The Theorem 3.2 network for targets given as pieces, in any format: built, written,
+    checked by the executor at every breakpoint and its neighbours (every finite y in
+    formats of at most 16 bits), and each point's ∀y claims decided (``--prove``)."""
+    from fpsmt.commands import netio, targets
+    from fpsmt.commands.options import atomic_output, check_store
+    from fpsmt.constructions import theorem32 as M
+    from fpsmt.constructions.relu import constants
+    if args.prove:
+        check_store(args.store)
+    t0 = time.perf_counter()
+    points, pieces = targets.load_pieces(path, fmt)
+    for (x, _), pcs in zip(points, pieces):
+        if len(pcs) > args.max_pieces:
+            raise InputError(f"at x = {fmt.show(x)}: g_pieces(x) gives {len(pcs)} pieces; the construction builds at "
+                             f"most {args.max_pieces} (--max-pieces)")
+    programs = [M.piece_programs(fmt, pcs) for pcs in pieces]  # refuses a piece it cannot build, before output
+    n_pieces = [sum(1 for p in pcs if p.c != 0) for pcs in pieces]
+    err(f"fpsmt: Theorem 3.2 network for {len(points)} points in {fmt.name}, g* given as pieces; nonzero pieces per "
+        f"point: {_summary(n_pieces)}")
+    net = M.network(fmt, [(x, v, pcs) for (x, v), pcs in zip(points, pieces)], progress=ticker("building, points"),
+                    programs=programs)
+    built = time.perf_counter() - t0
+    every_y = fmt.nbits <= 16
+    proofs = None
+    with atomic_output(out_path) as pending:
+        size = netio.write_network(net, pending.path)
+        written = netio.load_network(pending.path)  # checked as written, not as built
+        t1 = time.perf_counter()
+        if every_y:
+            tables = [_table(fmt, pcs) for pcs in pieces]
+            bad, pairs, _ = M.verify(fmt, written, points, tables, progress=ticker("verifying at every finite y, points"))
+            where = "every finite y of both signs"
+        else:
+            sampled = _sampled(fmt, points, pieces)
+            bad, pairs = check_points_at(fmt, written, sampled), len(sampled[0])
+            where = ("±0 and, with both signs, every breakpoint with two neighbours each side, ω, the least normal, "
+                     "1, Ω and 64 random y")
+        checked = time.perf_counter() - t1
+        err(f"  executor: f(x) and D^AD(y) at {pairs} (x, y) pairs ({where}): "
+            f"{'all bit-exact' if not bad else f'{len(bad)} mismatches'} ({checked:.1f} s)")
+        t2 = time.perf_counter()
+        if args.prove and not bad:
+            proofs = _prove_points(args, fmt, points, pieces)
+        proved_s = time.perf_counter() - t2
+        refuted = [r for r in (proofs or []) if r is not None and r["status"] in ("REFUTED", "VACUOUS")]
+        if bad or refuted:
+            pending.discard()
+    failed = bool(bad or refuted)
+    statuses = [None if r is None else r["status"] for r in (proofs or [])]
+    summary = {"theorem": "3.2", "format": fmt.name, "activation": construction.activation, "points": len(points),
+               "given": "pieces", "pairs": pairs, "executor": "every finite y" if every_y else "breakpoints",
+               "pieces": {fmt.hex(x): [{"from": fmt.hex(fmt.round(p.t)), "kind": p.kind, "c": fmt.hex(fmt.round(p.c))}
+                                       for p in pcs] for (x, _), pcs in zip(points, pieces)},
+               "depth": net.depth, "paper_depth": constants(fmt).depth_3_2[0],
+               "max_width": max(L.n_out for L in net.layers), "parameters": net.n_parameters(), "bytes": size,
+               "out": None if failed else str(out_path),
+               "mismatches": [{"x": fmt.hex(x), "y": fmt.hex(y), "what": w, "got": fmt.hex(g), "want": fmt.hex(t)}
+                              for x, y, w, g, t in bad],
+               "claims": None if proofs is None else [
+                   {"x": fmt.hex(x), "status": "NO PROGRAM" if r is None else r["status"],
+                    **({} if r is None else {"stages": len(r["keys"]), "seconds": r["seconds"],
+                                             "confirmed": r["confirmed"], "counterexample": r["counterexample"],
+                                             "reason": r.get("reason"), "statement": r["statement"]})}
+                   for (x, _), r in zip(points, proofs)],
+               "seconds": {"build": round(built, 3), "executor": round(checked, 3), "claims": round(proved_s, 3)}}
+    err(f"  depth {net.depth} (the paper: L >= {summary['paper_depth']}), max width {summary['max_width']}, "
+        f"{summary['parameters']} parameters, {size} bytes" + ("" if failed else f" -> {out_path}"))
+    for x, y, w, g, t in bad[:10]:
+        err(f"  MISMATCH at x = {fmt.show(x)}, y = {fmt.show(y)}: {w} = {fmt.show(g)}, target {fmt.show(t)}")
+    if proofs is not None:
+        tally = {s: statuses.count(s) for s in dict.fromkeys(statuses)}
+        err("  ∀y claims per point (the point's backward program at every finite y): "
+            + ", ".join(f"{n} {'without a program (g = 0)' if s is None else s}" for s, n in tally.items())
+            + f" ({proved_s:.1f} s)")
+        for (x, _), r in zip(points, proofs):
+            if r is not None and r["status"] != "PROVED":
+                err(f"  x = {fmt.show(x)}: {r['status']}: {r['statement']}"
+                    + (f"; counterexample {r['counterexample']}" if r["counterexample"] else ""))
+    elif not bad:
+        err("  ∀y claims not decided (--no-prove): the network is checked by the executor only")
+    if failed:
+        err(f"fpsmt: internal error: the network does not meet its targets; nothing written to {out_path}")
+    if args.torch and not failed:
+        summary["torch"] = _torch_pieces(fmt, written, points, pieces)
+    if args.plot and not failed:
+        summary["plot"] = _plot_pieces(args, fmt, points, pieces, written)
+    if args.json:
+        out(json.dumps(summary))
+    return 1 if failed else 0
+
+
+def _table(fmt, pcs):
+    """g at every finite y (all_ys order) from the pieces, each value rounded once."""
+    import numpy as np
+
+    from fpsmt.constructions.theorem32 import all_ys, piece_value
+    return np.asarray([fmt.round(piece_value(fmt, pcs, fmt.to_fraction(int(y)))) for y in all_ys(fmt)],
+                      dtype=np.uint64)
+
+
+def _sampled(fmt, points, pieces):
+    """(x, y, f*, g*) patterns at :func:`sample_ys`, both signs, per point."""
+    import numpy as np
+
+    from fpsmt.constructions.theorem32 import piece_value
+    ys = sample_ys(fmt, pieces)
+    ys = [0, fmt.sign_bit] + ys + [y | fmt.sign_bit for y in ys]
+    X, Y, F, G = [], [], [], []
+    for (x, v), pcs in zip(points, pieces):
+        X += [x] * len(ys)
+        Y += ys
+        F += [v] * len(ys)
+        G += [fmt.round(piece_value(fmt, pcs, fmt.to_fraction(y))) for y in ys]
+    return [np.asarray(a, dtype=np.uint64) for a in (X, Y, F, G)]
+
+
+def _torch_pieces(fmt, net, points, pieces):
+    return torch_run(fmt, net, *_sampled(fmt, points, pieces))
+
+
+def _plot_pieces(args, fmt, points, pieces, net, n_x=4):
+    """D^AD(y) against y > 0 at the checked y (:func:`sample_ys`) beside the pieces' g, at up
+    to ``n_x`` domain points."""
+    import numpy as np
+
+    from fpsmt.constructions.blockrun import blockwise
+    from fpsmt.constructions.theorem32 import piece_value
+    from fpsmt.semantics.arith.concrete import concrete
+    plt = pyplot()
+    A = concrete(fmt)
+    ys = np.asarray(sample_ys(fmt, pieces), dtype=np.uint64)
+    yv = [float(fmt.to_fraction(int(b))) for b in ys]
+    pick = np.unique(np.linspace(0, len(points) - 1, min(n_x, len(points))).round().astype(int))
+    fig, axes = plt.subplots(len(pick), 1, figsize=(8, 2.4 * len(pick)), squeeze=False, sharex=True)
+    for ax, i in zip(axes[:, 0], pick):
+        x = points[i][0]
+        _, grad = blockwise(A, net, A.const(np.full(len(ys), x, dtype=np.uint64)), A.const(ys))
+        got = [float(fmt.to_fraction(int(b))) if fmt.is_finite(int(b)) else float("nan")
+               for b in np.ravel(A.to_bits(grad))]
+        want = [float(piece_value(fmt, pieces[i], fmt.to_fraction(int(b)))) for b in ys]
+        ax.plot(yv, want, "-", color="0.6", lw=3, label="target g*(x, y) (pieces)")
+        ax.plot(yv, got, ".", ms=4, color="C3", label="reverse-mode AD of the network")
+        ax.set_xscale("log")
+        ax.set_yscale("symlog", linthresh=float(fmt.min_normal))
+        ax.set_title(f"x = {fmt.show(x)}", fontsize=9)
+        ax.set_ylabel("D(y)")
+        ax.legend(loc="upper left", fontsize=8)
+    axes[-1, 0].set_xlabel("upstream gradient y > 0 at the checked y (breakpoints, neighbours, random)")
+    fig.suptitle(f"fpsmt construct (Theorem 3.2, pieces): {len(points)} points in {fmt.name}", fontsize=10)
     fig.tight_layout()
     return save_figure(fig, args.plot)

@@ -152,12 +152,14 @@ def meets(fmt, got, want):
 
 # ------------------------------------------------------------------ Theorem 3.2 targets
 def theorem_of(path) -> str:
-    """"3.2" for a Python targets file whose ``g_star`` takes two parameters (x, y), else
-    "3.1"."""
+    """"3.2" for a Python targets file whose ``g_star`` takes two parameters (x, y) or that
+    defines ``g_pieces(x)``, else "3.1"."""
     import inspect
     p = Path(path)
     if p.suffix != ".py" or not p.is_file():
         return "3.1"
+    if callable(getattr(_module(p), "g_pieces", None)):
+        return "3.2"
     fn = getattr(_module(p), "g_star", None)
     if not callable(fn):
         return "3.1"
@@ -167,6 +169,89 @@ def theorem_of(path) -> str:
     except (TypeError, ValueError):
         return "3.1"
     return "3.2" if len(params) == 2 else "3.1"
+
+
+def given_pieces(path) -> bool:
+    """Whether a Theorem 3.2 targets file gives g* as pieces (``g_pieces(x)``)."""
+    return callable(getattr(_module(Path(path)), "g_pieces", None))
+
+
+def _points32(p, mod, fmt, names):
+    """The domain and f* as [(x, f*)] patterns, checked (x in X, distinct) before any g*."""
+    from fpsmt.constructions.theorem32 import check_domain
+    from fpsmt.userfiles import user_code
+    for name in names:
+        if not callable(getattr(mod, name, None)):
+            raise InputError(f"{p} does not define {name}()")
+    with user_code(p, "domain()"):
+        domain = list(mod.domain())
+    points = []
+    for x in domain:
+        xb = _round(fmt, x, "domain()", x)
+        xf = _as_float(fmt, xb)
+        with user_code(p, f"f_star({xf!r})"):
+            v = mod.f_star(xf)
+        points.append((xb, _round(fmt, v, "f_star(x)", x)))
+    check_domain(fmt, [xb for xb, _ in points])
+    return points
+
+
+def load_pieces(path, fmt: Format):
+    """Theorem 3.2 targets given as pieces: a Python file with ``domain()``, ``f_star(x)``
+    and ``g_pieces(x)`` → [(t, kind, c), …], t and c hex patterns of ``fmt``, kind
+    "const" (g = c·sign(y) from |y| = t) or "linear" (g = y ⊗ c), t positive and
+    increasing; g = 0 below the first t.  Returns (points [(x, f*)], pieces per point
+    [theorem32.Piece]).  Refused with one line naming x and the piece."""
+    from fpsmt.constructions.theorem32 import Piece
+    from fpsmt.userfiles import user_code
+    p = Path(path)
+    mod = _module(p)
+    if callable(getattr(mod, "g_star", None)):
+        raise InputError(f"{p} defines both g_star and g_pieces: give g* one way")
+    points = _points32(p, mod, fmt, ("domain", "f_star", "g_pieces"))
+    out = []
+    for xb, _ in points:
+        xf = _as_float(fmt, xb)
+        at = f"at x = {fmt.show(xb)}"
+        with user_code(p, f"g_pieces({xf!r})"):
+            given = mod.g_pieces(xf)
+        try:
+            given = list(given)
+        except TypeError:
+            raise InputError(f"{at}: g_pieces(x) returned {type(given).__name__}, not a list of "
+                             "(t_hex, kind, c_hex)") from None
+        pcs, last = [], None
+        for i, item in enumerate(given):
+            where = f"{at}, piece {i + 1}"
+            if not isinstance(item, (tuple, list)) or len(item) != 3:
+                raise InputError(f"{where}: {item!r} is not (t_hex, kind, c_hex)")
+            t_hex, kind, c_hex = item
+            if not isinstance(t_hex, str) or not isinstance(c_hex, str):
+                raise InputError(f"{where}: t and c are hex bit patterns (strings such as "
+                                 f"{fmt.hex(fmt.one_bits)!r}), got {t_hex!r} and {c_hex!r}")
+            try:
+                tb, cb = fmt.parse_hex(t_hex), fmt.parse_hex(c_hex)
+            except InputError as e:
+                raise InputError(f"{where}: {e}") from None
+            if kind not in ("const", "linear"):
+                raise InputError(f"{where}: kind {kind!r} is neither 'const' nor 'linear'")
+            if not fmt.is_finite(tb) or fmt.to_fraction(tb) <= 0:
+                raise InputError(f"{where}: t = {fmt.show(tb)} is not a positive finite value")
+            if not fmt.is_finite(cb):
+                raise InputError(f"{where}: c = {fmt.show(cb)} is not finite")
+            t = fmt.to_fraction(tb)
+            if last is not None and t <= last:
+                raise InputError(f"{where}: t = {fmt.show(tb)} does not increase (breakpoints in increasing |y|)")
+            last = t
+            pcs.append(Piece(t, kind, fmt.to_fraction(cb)))
+        from fpsmt.constructions.theorem32 import overflowing_piece
+        over = overflowing_piece(fmt, pcs)
+        if over is not None:
+            i, top = over
+            raise InputError(f"{at}, piece {i + 1}: y ⊗ {fmt.show(fmt.round(pcs[i].c))} overflows at |y| = "
+                             f"{fmt.show(fmt.round(top))} (g* must be finite)")
+        out.append(pcs)
+    return points, out
 
 
 def load_targets32(path, fmt: Format, progress=None):
@@ -181,22 +266,10 @@ def load_targets32(path, fmt: Format, progress=None):
     p = Path(path)
     if fmt.nbits > 16:
         raise InputError(f"g_star(x, y) is evaluated at every finite y, which fpsmt does for formats of at most 16 "
-                         f"bits; {fmt.name} has {fmt.nbits} (targets given as pieces, g_pieces(x), are not built yet)")
+                         f"bits; {fmt.name} has {fmt.nbits}: give g* as pieces, g_pieces(x)")
     mod = _module(p)
-    for name in ("domain", "f_star", "g_star"):
-        if not callable(getattr(mod, name, None)):
-            raise InputError(f"{p} does not define {name}()")
-    with user_code(p, "domain()"):
-        domain = list(mod.domain())
-    from fpsmt.constructions.theorem32 import check_domain
-    points = []
-    for x in domain:  # the domain and f* first: cheap, and checked before g* is tabulated
-        xb = _round(fmt, x, "domain()", x)
-        xf = _as_float(fmt, xb)
-        with user_code(p, f"f_star({xf!r})"):
-            v = mod.f_star(xf)
-        points.append((xb, _round(fmt, v, "f_star(x)", x)))
-    check_domain(fmt, [xb for xb, _ in points])
+    # the domain and f* first: cheap, and checked before g* is tabulated
+    points = _points32(p, mod, fmt, ("domain", "f_star", "g_star"))
     ys = all_ys(fmt)
     yfs = [_as_float(fmt, int(b)) for b in ys]
     half = len(ys) // 2
@@ -232,7 +305,7 @@ def load_targets32(path, fmt: Format, progress=None):
                              f"-g*(x, y) = {fmt.show(int(pos[j]) ^ fmt.sign_bit)}")
         tables.append(tab)
         if progress is not None:
-            progress(n + 1, len(domain))
+            progress(n + 1, len(points))
     return points, tables
 
 

@@ -164,6 +164,18 @@ def piece_value(fmt: Format, pieces: list, y: Fraction) -> Fraction:
     return cur.c * s if cur.kind == "const" else fmt.to_fraction(fmt.round(y * cur.c))
 
 
+def overflowing_piece(fmt: Format, pieces: list):
+    """(index, |y|) of the first linear piece whose y ⊗ k rounds to ±∞ within it (its
+    largest |y|: the float below the next piece's t, or Ω), else None."""
+    for i, p in enumerate(pieces):
+        if p.kind != "linear":
+            continue
+        top = T.next_down(fmt, pieces[i + 1].t) if i + 1 < len(pieces) else fmt.Omega
+        if T.rn(fmt, top * abs(p.c)) is None:
+            return i, top
+    return None
+
+
 # ------------------------------------------------------------------ programs
 def _swamp(fmt: Format) -> Fraction:
     return pow2(fmt.e_max)

@@ -174,6 +174,13 @@ def _row(engine, name, lemma, variant, fmt: Format, progress, built=None, activa
     return row
 
 
+def decide_tree(engine, name, root: Node, statement, fmt: Format, progress=None) -> dict:
+    """A row like reproduce's for a proof tree built elsewhere (one domain point's ∀y
+    claims of ``fpsmt construct``): status, the stage that decided it, the tree and its
+    results."""
+    return _row(engine, name, None, "repaired", fmt, progress, built=(root, statement))
+
+
 def tree_node(name, claims) -> Node:
     """A variant's proof tree; a flat list of stages becomes a lemma node over them (their
     joins are argued in the proof file's docstring)."""

@@ -1,0 +1,380 @@
+"""Theorem 3.2 for ReLU: one domain point's backward program, proved for every finite
+upstream y (fpsmt.constructions.theorem32).
+
+A point's g(·) = g*(z, ·) is a list of pieces over |y| (a constant c·sign(y), or y ⊗ k
+rounded once).  The network computes D^AD(z, y) by the pieces' *backward program* — the
+steps :func:`theorem32.piece_programs` builds, side by side, their outputs summed pairwise
+(:func:`theorem32.tree_sum`) — gated to z (:func:`threshold.gated_program`).  This proof
+tree states and decides, for every finite y, that the program gives g(y) (a zero target
+met by either zero):
+
+* per constant piece c on [a, b): the threshold blocks c·sign(y)·1[|y| >= a] and
+  −c·sign(y)·1[|y| >= b] (proofs/gradient_threshold.py's block sequence: staircase
+  stages with their invariants, then the final map), then their sum;
+* per linear piece k on [a, b), per sub-piece (a_i, b_i, 2^-j) of
+  :func:`theorem32.linear_split`: below(t) for t = b_i and t = a_i — the staircase of t on
+  (y, u) with the invariant "u = y below t; t <= |u| <= U_k with y's sign above", then
+  A = u ⊗ k·2^-j (bounded above t), the block Z = 2^e_max·sign(y)·1[|y| >= t], and
+  (A ⊕ Z) ⊕ (−Z) = y ⊗ k·2^-j below t, a zero above (the absorption decided by the solver)
+  — then their difference scaled by 2^j: y ⊗ k on [a_i, b_i), a zero elsewhere;
+* the pairwise sums, level by level as tree_sum groups them, each a zero outside its
+  pieces.
+
+Each stage computes exactly the program's operations (threshold.stage_steps,
+final_steps, each product and sum rounded once).  The program also multiplies values by 1
+where it pads a shorter part or carries a term (threshold.parallel, theorem32.binary_sums);
+the fact ``pad`` (u ⊗ 1 has u's bits, every finite u) is what makes those steps the
+identity.  That the stages make up the program is checked at every finite y of the 8-bit
+formats (tests/test_theorem32_tree.py, against the program run by threshold.eval_steps).
+
+What this tree does not state: that the gated network's D^AD at x = z *is* the program's
+value (the gate: every chain neuron alive at z, ReLU' = 1, the killers dead), and that it
+is a zero at the other points.  Those are checked by the executor (every (x, y) in formats
+of at most 16 bits; every breakpoint and its neighbours above), not proved.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+from fpsmt.constructions import theorem32 as M
+from fpsmt.constructions import threshold as T
+from fpsmt.errors import InputError
+from fpsmt.proof.claims import Float, forall
+from fpsmt.proof.lemmas import Lemma
+from fpsmt.proof.tree import Node, Pred, fact, join, sequence, stage
+from fpsmt.proofs.gradient_threshold import _same_side
+from fpsmt.semantics.formats import parse_format, pow2
+
+Y = Float(finite=True)
+V = Float(finite=True)
+
+
+class _Sym:
+    """The claims' arithmetic in a scope (⊗, ⊕ of the format)."""
+
+    def __init__(self, s):
+        self.s = s
+
+    def mul(self, a, b):
+        return a * b
+
+    def add(self, a, b):
+        return a + b
+
+    def const(self, q):
+        return self.s.const(q)
+
+
+class Exact:
+    """The same computations on exact rationals, each operation rounded once (the model
+    the tests compare with the program's own run)."""
+
+    def __init__(self, fmt):
+        self.fmt = fmt
+
+    def _rn(self, q):
+        r = T.rn(self.fmt, q)
+        if r is None:
+            raise OverflowError(f"a value overflows {self.fmt.name}")
+        return r
+
+    def mul(self, a, b):
+        return self._rn(a * b)
+
+    def add(self, a, b):
+        return self._rn(a + b)
+
+    def const(self, q):
+        return Fraction(q)
+
+
+def _steps(o, steps, u):
+    return T.eval_steps(steps, [u], o.mul, o.add, o.const)[0]
+
+
+def _scale(o, v, ups):
+    for f in ups:
+        v = o.mul(v, o.const(f))
+    return v
+
+
+def _pair(o, vals):
+    """The sum the program takes of its parts: one part as it is, two or more left to
+    right (p ⊗ 1 ⊕ w ⊗ 1)."""
+    if len(vals) == 1:
+        return vals[0]
+    one = o.const(1)
+    acc = o.add(o.mul(vals[0], one), o.mul(vals[1], one))
+    for v in vals[2:]:
+        acc = o.add(o.mul(acc, one), o.mul(v, one))
+    return acc
+
+
+def _inside(s, y, lo, hi):
+    a = abs(y)
+    c = a >= s.const(lo)
+    return c if hi is None else c & (a < s.const(hi))
+
+
+def _seg_term(s, y, seg, rest):
+    lo, hi, kind, c = seg
+    v = s.where(y > 0, s.const(c), s.const(-c)) if kind == "const" else y * s.const(c)
+    return s.where(_inside(s, y, lo, hi), v, rest)
+
+
+def _segs_term(s, y, segs):
+    """g(y) over the segments [(lo, hi, kind, c)] (disjoint in |y|), +0 outside them."""
+    acc = s.const(0)
+    for seg in segs:
+        acc = _seg_term(s, y, seg, acc)
+    return acc
+
+
+def _show(q) -> str:
+    return "∞" if q is None else f"{float(q):g}"
+
+
+def _out(tag, ovar, segs, doc):
+    return Pred(f"{tag}.out", {"y": Y, ovar: V}, lambda s: [s[ovar].eq(_segs_term(s, s.y, segs))], doc=doc)
+
+
+def _combine(tag, premises, out, ovar, compute, doc):
+    """A join of the parts' guarantees into their conjunction, then the stage computing
+    ``ovar`` from them (``compute(ops, scope)``): [join, stage] as one sequence."""
+    variables = {}
+    for p in premises:
+        variables.update(p.variables)
+    both = Pred(f"{tag}.in", variables, lambda s: [p.holds(s) for p in premises],
+                doc=" ∧ ".join(p.name for p in premises))
+    items = [join(f"{tag}.in", premises, both, doc="the parts' guarantees together"),
+             stage(f"{tag}.sum", {}, out, lambda s: {ovar: compute(_Sym(s), s)}, hypothesis=both, doc=doc)]
+    return sequence(tag, items, doc=doc)
+
+
+def _stairs(fmt, tag, t, stages):
+    """(sequence items, invariants) of staircase ``stages`` of t on (y, u), from u = y: the
+    invariant "u = y for |y| < t; t <= |u| <= U_k with y's sign above" after each."""
+    bounds = [fmt.Omega] + [after for _, _, after in stages]
+
+    def inv(k, b):
+        def fn(s):
+            below = abs(s.y) < s.const(t)
+            return ([below.implies(s.u.eq(s.y)),
+                     (~below).implies((abs(s.u) >= s.const(t)) & (abs(s.u) <= s.const(b)))]
+                    + _same_side(s, s.y, s.u))
+        return Pred(f"{tag}.I{k}", {"y": Y, "u": V}, fn,
+                    doc=f"u = y for |y| < {_show(t)}; {_show(t)} <= |u| <= {_show(b)} above, u not of y's opposite sign")
+    invs = [inv(k, b) for k, b in enumerate(bounds)]
+    items = [stage(f"{tag}.start", {"y": Y}, invs[0], lambda s: {"u": s.y}, doc="u = y")]
+    for k, (P, sh, after) in enumerate(stages):
+        steps = T.stage_steps(fmt, P, sh)
+        items.append(stage(f"{tag}.stage{k + 1}", {}, invs[k + 1],
+                           (lambda st: lambda s: {"u": _steps(_Sym(s), st, s.u)})(steps), hypothesis=invs[k],
+                           doc=f"u ← u ⊕ (−{float(sh):g})·1[u > {float(P):g}]: |u| <= {float(after):g} after"))
+    return items, invs, bounds[-1]
+
+
+def _stair_model(fmt, stages):
+    progs = [T.stage_steps(fmt, P, sh) for P, sh, _ in stages]
+
+    def run(o, y):
+        u = y
+        for st in progs:
+            u = _steps(o, st, u)
+        return u
+    return run
+
+
+def _threshold(fmt, tag, t, c, ovar):
+    """(nodes, guarantee, model) of the block c·sign(y)·1[|y| >= t] on y
+    (threshold.block_program): its staircase stages (the same claims as below(t)'s, which
+    share them), then the final map."""
+    p = T.plan(fmt, t, c)
+    items, invs, _ = _stairs(fmt, tag, t, p.stages)
+    out = Pred(f"{tag}.out", {"y": Y, ovar: V},
+               lambda s: [s[ovar].eq(s.where(abs(s.y) >= s.const(t), s.where(s.y > 0, s.const(c), s.const(-c)),
+                                             s.const(0)))],
+               doc=f"{ovar} = {float(c):g}·sign(y)·1[|y| >= {_show(t)}] (a zero below)")
+    fin = T.final_steps(p)
+    items.append(stage(f"{tag}.final", {}, out, lambda s: {ovar: _steps(_Sym(s), fin, s.u)}, hypothesis=invs[-1],
+                       doc="×m1 ×m, the gadget at P, ω taken to c"))
+    stair = _stair_model(fmt, p.stages)
+    return [sequence(tag, items, doc=p.describe())], out, lambda o, y: _steps(o, fin, stair(o, y))
+
+
+def _below(fmt, tag, t, kj, ovar):
+    """(nodes, guarantee, model) of below(t): y ⊗ kj for |y| < t, a zero from t on
+    (t None: y ⊗ kj everywhere) — theorem32.below_program."""
+    if t is None:
+        out = Pred(f"{tag}.out", {"y": Y, ovar: V}, lambda s: [s[ovar].eq(s.y * s.const(kj))],
+                   doc=f"{ovar} = y ⊗ {float(kj):g}")
+        return ([stage(tag, {"y": Y}, out, lambda s: {ovar: s.y * s.const(kj)}, doc="A = y ⊗ kj")], out,
+                lambda o, y: o.mul(y, o.const(kj)))
+    stair = T.staircase(fmt, t)
+    items, invs, top = _stairs(fmt, tag, t, stair)
+    amax = T.rn(fmt, top * abs(kj))
+    if amax is None:
+        raise InputError(f"below({_show(t)}) with slope {float(kj):g} overflows {fmt.name}")
+    apred = Pred(f"{tag}.A", {"y": Y, "a": V},
+                 lambda s: [(abs(s.y) < s.const(t)).implies(s.a.eq(s.y * s.const(kj))),
+                            (abs(s.y) >= s.const(t)).implies(abs(s.a) <= s.const(amax))],
+                 doc=f"a = y ⊗ {float(kj):g} for |y| < {_show(t)}; |a| <= {float(amax):g} above")
+    items.append(stage(f"{tag}.A", {}, apred, lambda s: {"a": s.u * s.const(kj)}, hypothesis=invs[-1],
+                       doc=f"A = u ⊗ {float(kj):g}"))
+    znodes, zpred, zmodel = _threshold(fmt, f"{tag}.Z", t, M._swamp(fmt), "z")
+    out = Pred(f"{tag}.out", {"y": Y, ovar: V},
+               lambda s: [s[ovar].eq(s.where(abs(s.y) < s.const(t), s.y * s.const(kj), s.const(0)))],
+               doc=f"{ovar} = y ⊗ {float(kj):g} for |y| < {_show(t)}, a zero from there on")
+
+    def absorb(o, a, z):
+        # the program's last steps (below_program, then binary_sums): (A, Z, Z) each ⊗ 1,
+        # p = A ⊗ 1 ⊕ Z ⊗ 1 with the second Z carried (⊗ 1), then p ⊗ 1 ⊕ Z ⊗ (−1)
+        one = o.const(1)
+        a1, z1, z2 = o.mul(a, one), o.mul(z, one), o.mul(o.mul(z, one), one)
+        p = o.add(o.mul(a1, one), o.mul(z1, one))
+        return o.add(o.mul(p, one), o.mul(z2, o.const(-1)))
+    comb = _combine(f"{tag}.cancel", [apred, zpred], out, ovar,
+                    lambda o, s: absorb(o, s.a, s.z),
+                    doc=f"(A ⊕ Z) ⊕ (−Z): A below {_show(t)}; above, ±2^{fmt.e_max} absorbs A and the result is a zero")
+
+    run = _stair_model(fmt, stair)
+
+    def model(o, y):
+        return absorb(o, o.mul(run(o, y), o.const(kj)), zmodel(o, y))
+    return [sequence(f"{tag}.staircase", items, doc=f"the staircase of {_show(t)}, then A")] + znodes + [comb], out, model
+
+
+def _linear(fmt, tag, a, b, k, j, ovar):
+    """(nodes, guarantee, model) of one linear sub-piece: y ⊗ k on a <= |y| < b, a zero at
+    every other finite y (theorem32.linear_program at scale 2^-j)."""
+    kj = k * pow2(-j)
+    ups = [pow2(e) for e in T.powers(fmt, j)] if j else []
+    nb, pb, mb = _below(fmt, f"{tag}.below_b", b, kj, "vb")
+    out = _out(tag, ovar, [(a, b, "linear", k)], doc=f"{ovar} = y ⊗ {float(k):g} on {_show(a)} <= |y| < {_show(b)}")
+    scale = f", then × 2^{j}" if j else ""
+    if a > fmt.omega:
+        na, pa, ma = _below(fmt, f"{tag}.below_a", a, kj, "va")
+
+        def diff(o, vb, va):
+            return _scale(o, o.add(o.mul(vb, o.const(1)), o.mul(va, o.const(-1))), ups)
+        comb = _combine(tag, [pb, pa], out, ovar, lambda o, s: diff(o, s.vb, s.va),
+                        doc=f"below({_show(b)}) ⊕ −below({_show(a)}){scale}")
+        return nb + na + [comb], out, lambda o, y: diff(o, mb(o, y), ma(o, y))
+    comb = _combine(tag, [pb], out, ovar, lambda o, s: _scale(o, s.vb, ups),
+                    doc=f"below({_show(b)}){scale}")
+    return nb + [comb], out, lambda o, y: _scale(o, mb(o, y), ups)
+
+
+def _piece(fmt, tag, seg, ovar):
+    """(nodes, guarantee, model) of one nonzero piece's program (theorem32.piece_programs)."""
+    lo, hi, kind, c = seg
+    if kind == "const":
+        parts = [_threshold(fmt, f"{tag}.from", lo, c, "o1")]
+        if hi is not None:
+            parts.append(_threshold(fmt, f"{tag}.to", hi, -c, "o2"))
+        names = ["o1", "o2"][:len(parts)]
+        what = f"c·sign(y)·1[|y| >= {_show(lo)}]" + (f" ⊕ −c·sign(y)·1[|y| >= {_show(hi)}]" if hi is not None else "")
+    else:
+        subs = M.linear_split(fmt, lo, hi, c)
+        names = [f"w{i + 1}" for i in range(len(subs))]
+        parts = [_linear(fmt, f"{tag}.sub{i + 1}", a, b, c, j, n) for i, ((a, b, j), n) in enumerate(zip(subs, names))]
+        what = " ⊕ ".join(f"y ⊗ k on [{_show(a)}, {_show(b)})" for a, b, _ in subs)
+    out = _out(tag, ovar, [seg], doc=f"{ovar} = the piece's value on {_show(lo)} <= |y| < {_show(hi)}, a zero elsewhere")
+    comb = _combine(tag, [p for _, p, _ in parts], out, ovar,
+                    lambda o, s: _pair(o, [s[n] for n in names]), doc=what)
+    models = [m for _, _, m in parts]
+    return [n for nodes, _, _ in parts for n in nodes] + [comb], out, lambda o, y: _pair(o, [m(o, y) for m in models])
+
+
+def grouping(n: int):
+    """tree_sum's grouping of n outputs as nested pairs of indices (an odd one carried)."""
+    groups = list(range(n))
+    while len(groups) > 1:
+        nxt = [(groups[2 * i], groups[2 * i + 1]) for i in range(len(groups) // 2)]
+        if len(groups) % 2:
+            nxt.append(groups[-1])
+        groups = nxt
+    return groups[0]
+
+
+def _leaves(g):
+    return [g] if isinstance(g, int) else _leaves(g[0]) + _leaves(g[1])
+
+
+def segments(pieces) -> list:
+    """The nonzero pieces as (lo, hi, kind, c), hi the next piece's t (None: up to Ω)."""
+    out = []
+    for i, p in enumerate(pieces):
+        if p.c != 0:
+            out.append((p.t, pieces[i + 1].t if i + 1 < len(pieces) else None, p.kind, p.c))
+    return out
+
+
+def point_tree(fmt, pieces, tag="g", ovar="d"):
+    """(nodes, guarantee G(y, ``ovar``): ovar = g(y), model) for one point's pieces: the
+    nodes prove ∀ finite y that the point's backward program gives g(y); ``model(ops, y)``
+    runs the same computations (:class:`Exact` ops: rationals rounded once)."""
+    fmt = parse_format(fmt)
+    segs = segments(pieces)
+    if not segs:
+        raise InputError("every piece is 0: the point has no backward program (its gradient is the zero atom's)")
+
+    def build(g, path, var):
+        if isinstance(g, int):
+            return _piece(fmt, f"{tag}.piece{g + 1}", segs[g], var)
+        nl, pl, ml = build(g[0], path + "l", "l")
+        nr, pr, mr = build(g[1], path + "r", "r")
+        covered = [segs[i] for i in _leaves(g)]
+        name = f"{tag}.sum{path or ''}" if path else f"{tag}.sum"
+        out = _out(name, var, covered, doc=f"{var} = g(y) on pieces {', '.join(str(i + 1) for i in _leaves(g))}, "
+                                            "a zero elsewhere")
+        comb = _combine(name, [pl, pr], out, var,
+                        lambda o, s: o.add(o.mul(s.l, o.const(1)), o.mul(s.r, o.const(1))),
+                        doc="l ⊗ 1 ⊕ r ⊗ 1 (tree_sum): at most one of them is nonzero")
+        return nl + nr + [comb], out, lambda o, y: o.add(o.mul(ml(o, y), o.const(1)), o.mul(mr(o, y), o.const(1)))
+    return build(grouping(len(segs)), "", ovar)
+
+
+def pad_fact() -> Node:
+    c = forall("pad", {"u": Float(finite=True)}, goal=lambda s: [(s.u * s.const(1)).same(s.u)],
+               doc="u ⊗ 1 has u's bits for every finite u: the program's padding and carry steps are the identity")
+    return fact(c)
+
+
+def point_root(fmt, pieces, name, statement_doc=""):
+    """The proof tree of one point: the program's nodes and the fact ``pad``."""
+    nodes, g, _ = point_tree(fmt, pieces)
+    return Node("lemma", name, None, [pad_fact()] + nodes, doc=statement_doc), g
+
+
+# ------------------------------------------------------------------ the lemma row
+def builtin_pieces():
+    """The row's g: 0 for |y| < 1/16, y ⊗ 3 for 1/16 <= |y| < 4, ±2 from 4 on (the dead
+    zone of examples/dead_zone.py)."""
+    return [M.Piece(Fraction(1, 16), "linear", Fraction(3)), M.Piece(Fraction(4), "const", Fraction(2))]
+
+
+def _applies(fmt):
+    try:
+        M.piece_programs(fmt, builtin_pieces())
+    except InputError as e:
+        return str(e)
+    return None
+
+
+def repaired(fmt):
+    from fpsmt.constructions.relu import constants
+    pieces = builtin_pieces()
+    root, _ = point_root(fmt, pieces, "theorem_3_2_relu", "one point's backward program, every finite y")
+    net = M.network(fmt, [(fmt.round(0), fmt.round(0), pieces)])
+    paper = constants(fmt).depth_3_2[0]
+    statement = (f"for g(y) = 0 for |y| < 1/16, y ⊗ 3 for 1/16 <= |y| < 4, ±2 from 4 on: the backward program of "
+                 f"one domain point (the pieces' programs, summed pairwise) gives g(y) for every finite y; the "
+                 f"Theorem 3.2 network at x = 0 built on it has depth {net.depth} (the paper's 2^(E+1) + 2M + 9 = "
+                 f"{paper}); the gate (network to program) is checked by the executor, not stated here")
+    return root, statement
+
+
+LEMMA = Lemma("theorem_3_2_relu", "Theorem 3.2 (BRIEF §3, §9): one point's backward program", {"repaired": repaired},
+              formats=_applies, order=210, only=("repaired",))

@@ -1,0 +1,262 @@
+"""Theorem 3.2 with g* given as pieces (``g_pieces(x)``, any format) and the ∀y proof tree
+of one point's backward program (proofs/theorem_3_2_relu.py): the tree's stages make up
+the program at every y of the 8-bit formats, the tree is PROVED and fails on wrong
+programs, the float32 and float64 networks meet the pieces in an independent executor, and
+every bad pieces file is one line with exit 2 and nothing written."""
+
+import json
+import random
+from fractions import Fraction
+
+import numpy as np
+import pytest
+
+from fpsmt.commands import construct32, netio
+from fpsmt.constructions import theorem32 as M
+from fpsmt.constructions import threshold as T
+from fpsmt.errors import InputError
+from fpsmt.proofs import theorem_3_2_relu as PT
+from fpsmt.semantics.arith.concrete import concrete
+from fpsmt.semantics.formats import parse_format
+from fpsmt.semantics.network import run
+
+
+def _fpsmt(*args, cwd):
+    from conftest import fpsmt
+    return fpsmt(*args, cwd=cwd)
+
+
+def _random_pieces(fmt, rng, n):
+    """n pieces at random breakpoints (some zero, some constant, some linear) that the
+    construction can build."""
+    pos = [fmt.to_fraction(int(b)) for b in M.positive_ys(fmt)]
+    while True:
+        ts = sorted(rng.sample(pos, n))
+        pcs = []
+        for t in ts:
+            r = rng.random()
+            if r < 0.2:
+                pcs.append(M.Piece(t, "const", Fraction(0)))
+            elif r < 0.6:
+                pcs.append(M.Piece(t, "const", Fraction(rng.choice([-3, -1, 1, 2, 5]), rng.choice([1, 4]))))
+            else:
+                pcs.append(M.Piece(t, "linear", Fraction(rng.choice([-5, -1, 1, 3]), rng.choice([1, 2, 8]))))
+        if M.overflowing_piece(fmt, pcs) is not None:
+            continue
+        try:
+            M.piece_programs(fmt, pcs)
+        except InputError:
+            continue
+        if PT.segments(pcs):
+            return pcs
+
+
+# ------------------------------------------------------------------ the tree is the program
+@pytest.mark.parametrize("name", ["e4m2", "float8_e4m3", "float8_e5m2"])
+def test_tree_stages_make_up_the_program_at_every_y(name):
+    """The tree's stages, run one after the other (PT.Exact: each operation rounded once),
+    give what the point's program (binary_sums(tree_sum(piece_programs))) gives, run by
+    threshold.eval_steps, and what the pieces define — at every finite y."""
+    fmt = parse_format(name)
+    rng = random.Random(7)
+    ex = PT.Exact(fmt)
+    for pcs in [PT.builtin_pieces()] + [_random_pieces(fmt, rng, n) for n in (3, 6)]:
+        _, _, model = PT.point_tree(fmt, pcs)
+        prog = M.binary_sums(M.tree_sum(M.piece_programs(fmt, pcs)))
+        for b in T.finite_values(fmt):
+            y = fmt.to_fraction(b)
+            want = M.piece_value(fmt, pcs, y)
+            assert model(ex, y) == want == T.eval_steps(prog, [y], ex.mul, ex.add, ex.const)[0], (pcs, y)
+
+
+def test_grouping_is_tree_sums():
+    """grouping(n) pairs outputs as tree_sum does (checked on the sums' sources)."""
+    for n in range(1, 12):
+        g = PT.grouping(n)
+        leaves = PT._leaves(g)
+        assert leaves == list(range(n))
+        progs = [[[[(0, Fraction(i + 1))]]] for i in range(n)]
+        steps = M.tree_sum(progs)
+        assert len(steps) - 2 == _depth(g)  # the programs' one step, the outputs ⊗ 1, then the levels
+
+
+def _depth(g):
+    return 0 if isinstance(g, int) else 1 + max(_depth(g[0]), _depth(g[1]))
+
+
+# ------------------------------------------------------------------ the tree decided
+def _decide(fmt, pieces):
+    from fpsmt.proof.engine import Engine
+    from fpsmt.proof.lemmas import decide_tree
+    root, _ = PT.point_root(fmt, pieces, "t")
+    return decide_tree(Engine(solver="exhaustive", timeout=600), "t", root, "test", fmt)
+
+
+def test_tree_proved_in_e4m2_and_refuted_on_wrong_programs(monkeypatch):
+    """PROVED by enumeration in E4M2; with a staircase stage's shift one ulp too large, or a
+    linear piece left unscaled so that ±2^e_max cannot absorb A, a stage is REFUTED with a
+    replayed counterexample: the claims can fail."""
+    fmt = parse_format("e4m2")
+    row = _decide(fmt, PT.builtin_pieces())
+    assert row["status"] == "PROVED" and len(row["keys"]) > 20, row["statement"]
+    real = T.staircase
+
+    def wrong(fmt_, t, limit=100_000):
+        st = list(real(fmt_, t, limit))
+        P, s, U = st[0]
+        st[0] = (P, fmt_.to_fraction(fmt_.next_up(fmt_.round(s))), U)
+        return st
+    monkeypatch.setattr(T, "staircase", wrong)
+    row = _decide(fmt, PT.builtin_pieces())
+    assert row["status"] == "REFUTED" and row["counterexample"] and ".stage1" in row["statement"], row["statement"]
+    monkeypatch.setattr(T, "staircase", real)
+    split = M.linear_split
+    # unscaled (j = 0): A = u ⊗ 3 reaches 48 above |y| = 4, which 2^e_max = 128 does not absorb
+    monkeypatch.setattr(M, "linear_split", lambda f, a, b, k: [(a2, b2, 0) for a2, b2, _ in split(f, a, b, k)])
+    row = _decide(fmt, PT.builtin_pieces())
+    assert row["status"] == "REFUTED" and row["counterexample"] and ".cancel" in row["statement"], row["statement"]
+
+
+def test_lemma_row_in_e4m2():
+    from fpsmt.proof.engine import Engine
+    from fpsmt.proof.lemmas import run as run_lemmas
+    rows = run_lemmas(Engine(solver="exhaustive", timeout=600), ["theorem_3_2_relu"], ["repaired"], ["e4m2"])
+    assert [r["status"] for r in rows] == ["PROVED"], rows
+    assert "2^(E+1) + 2M + 9 = 45" in rows[0]["statement"] and rows[0]["tree"]["kind"] == "lemma"
+
+
+def test_lemma_row_not_stated_where_the_pieces_cannot_be_built():
+    assert "cannot be built in float8_e3m4" in PT._applies(parse_format("float8_e3m4"))
+    assert PT._applies(parse_format("float32")) is None
+
+
+# ------------------------------------------------------------------ fpsmt construct with g_pieces
+def _independent(fmt, path, k_of):
+    """The written network run whole (semantics.network.run) at y = ±0, 1 and its
+    neighbours, the least subnormal, the least normal, Ω and 40 random y of both signs,
+    against clipping computed with NumPy's own arithmetic in the format (one rounding per
+    product): k·y for |y| < 1, k·sign(y) from 1."""
+    net = netio.load_network(path)
+    A = concrete(fmt)
+    dt = np.float32 if fmt.nbits == 32 else np.float64
+    ut = np.uint32 if fmt.nbits == 32 else np.uint64
+    rng = np.random.default_rng(3)
+    one = fmt.one_bits
+    pos = [1, one - 1, one, one + 1, fmt.round(fmt.min_normal), fmt.round(fmt.Omega)]
+    pos += [int(b) for b in rng.integers(1, fmt.round(fmt.Omega), 40, dtype=np.uint64)]
+    ys = np.asarray([0, fmt.sign_bit] + pos + [b | fmt.sign_bit for b in pos], dtype=np.uint64)
+    yf = ys.astype(ut).view(dt)
+    bad = checked = 0
+    for x, k in k_of.items():
+        xb = fmt.round(Fraction(x))
+        tr = run(A, net, A.const(np.full((len(ys), 1), xb, dtype=np.uint64)), A.const(ys.reshape(-1, 1)))
+        got = A.to_bits(tr.grad).ravel().astype(ut).view(dt)
+        kk = dt(k)
+        with np.errstate(over="ignore"):  # k·y where |y| >= 1 is computed and not used
+            want = np.where(np.abs(yf) < 1, kk * yf, np.where(yf > 0, kk, -kk)) if k else np.zeros_like(yf)
+        bad += int((got != want).sum())  # IEEE comparison: a zero target met by either zero
+        f = A.to_bits(tr.out).ravel().astype(ut).view(dt)
+        bad += int((f != 1).sum())
+        checked += len(ys)
+    return bad, checked
+
+
+@pytest.mark.parametrize("name", ["float32", pytest.param("float64", marks=pytest.mark.slow)])
+def test_construct_pieces_float32_float64_independent_check(tmp_path, name):
+    fmt = parse_format(name)
+    r = _fpsmt("construct", "--targets", f"example:clipping_pieces_{name}.py", "--format", name, "--out", "n.json",
+               "--no-prove", "--json", cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    rep = json.loads(r.stdout)
+    assert rep["given"] == "pieces" and rep["executor"] == "breakpoints" and rep["mismatches"] == []
+    assert rep["claims"] is None and "not decided (--no-prove)" in r.stderr
+    bad, checked = _independent(fmt, tmp_path / "n.json", {-1: 2, 0: 1, 0.5: -3, 2: 0})
+    assert checked == 4 * 94 and bad == 0
+
+
+PIECES_FILE = """
+def domain():
+    return [0, 1, -0.5]
+
+
+def f_star(x):
+    return x
+
+
+def g_pieces(x):
+    if x == 1:
+        return []
+    if x == 0:
+        return [({eighth!r}, "linear", {two!r}), ({half!r}, "const", {one!r})]   # y ⊗ 2 from 1/8, ±1 from 1/2
+    return [({half!r}, "const", {minus_one!r})]                              # -sign(y) from 1/2
+"""
+
+
+def _pieces_file(name):
+    fmt = parse_format(name)
+    h = lambda v: fmt.hex(fmt.round(Fraction(v)))  # noqa: E731
+    return PIECES_FILE.format(eighth=h(Fraction(1, 8)), two=h(2), half=h(Fraction(1, 2)), one=h(1), minus_one=h(-1))
+
+
+def test_construct_pieces_proved_in_e4m2(tmp_path):
+    """In E4M2 the pieces network is checked at every finite y and each point's ∀y claims
+    are decided (by enumeration): PROVED, the point without pieces has no program."""
+    (tmp_path / "t.py").write_text(_pieces_file("e4m2"))
+    r = _fpsmt("construct", "--targets", "t.py", "--format", "e4m2", "--out", "n.json", "--solver", "exhaustive",
+               "--json", cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    rep = json.loads(r.stdout)
+    assert rep["executor"] == "every finite y" and rep["mismatches"] == [] and rep["pairs"] == 3 * 120
+    assert [c["status"] for c in rep["claims"]] == ["PROVED", "NO PROGRAM", "PROVED"], rep["claims"]
+    assert (tmp_path / "n.json").exists()
+
+
+def test_executor_check_fails_on_a_wrong_network():
+    fmt = parse_format("float32")
+    pcs = [M.Piece(Fraction(1, 4), "linear", Fraction(3)), M.Piece(Fraction(2), "const", Fraction(5))]
+    other = [M.Piece(Fraction(1, 4), "linear", Fraction(3)), M.Piece(Fraction(2), "const", Fraction(6))]
+    x0 = fmt.round(Fraction(0))
+    pts = [(x0, fmt.round(Fraction(1)))]
+    net = M.network(fmt, [(x0, pts[0][1], pcs)])
+    assert construct32.check_points_at(fmt, net, construct32._sampled(fmt, pts, [pcs])) == []
+    bad = construct32.check_points_at(fmt, net, construct32._sampled(fmt, pts, [other]))
+    assert bad and {b[2] for b in bad} == {"D(y)"}
+    assert {fmt.to_fraction(y & ~fmt.sign_bit) >= 2 for _, y, *_ in bad} == {True}
+
+
+HEAD = "def domain():\n    return [0, 1]\n\ndef f_star(x):\n    return x\n\n"
+BAD_PIECES = {
+    "both": ("def g_star(x, y):\n    return 0\n\ndef g_pieces(x):\n    return []\n", "both g_star and g_pieces"),
+    "not_hex": ("def g_pieces(x):\n    return [(1.0, 'const', '0x1c')]\n", "hex bit patterns"),
+    "bad_hex": ("def g_pieces(x):\n    return [('0xzz', 'const', '0x1c')]\n", "not a hex bit pattern"),
+    "too_wide": ("def g_pieces(x):\n    return [('0x1ff', 'const', '0x1c')]\n", "piece 1"),
+    "kind": ("def g_pieces(x):\n    return [('0x1c', 'square', '0x1c')]\n", "neither 'const' nor 'linear'"),
+    "zero_t": ("def g_pieces(x):\n    return [('0x00', 'const', '0x1c')]\n", "not a positive finite value"),
+    "order": ("def g_pieces(x):\n    return [('0x1c', 'const', '0x1c'), ('0x18', 'const', '0x20')]\n",
+              "does not increase"),
+    "inf_c": ("def g_pieces(x):\n    return [('0x1c', 'const', '0x7c')]\n", "is not finite"),
+    "shape": ("def g_pieces(x):\n    return [('0x1c', 'const')]\n", "is not (t_hex, kind, c_hex)"),
+    "number": ("def g_pieces(x):\n    return 3\n", "not a list"),
+    "overflow": ("def g_pieces(x):\n    return [('0x1c', 'linear', '0x3b')]\n", "overflows at |y|"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(BAD_PIECES))
+def test_bad_pieces_one_line_exit_2(tmp_path, case):
+    body, what = BAD_PIECES[case]
+    (tmp_path / "t.py").write_text(HEAD + body)
+    r = _fpsmt("construct", "--targets", "t.py", "--format", "e4m2", "--out", "net.json", cwd=tmp_path)
+    assert r.returncode == 2 and what in r.stderr and len(r.stderr.strip().splitlines()) == 1, r.stderr
+    assert not (tmp_path / "net.json").exists() and not list(tmp_path.glob(".net.json*"))
+
+
+@pytest.mark.parametrize("extra,what", [(["--max-pieces", "1"], "gives 2 pieces"),
+                                        (["--format", "float8_e3m4"], "cannot be built in float8_e3m4"),
+                                        (["--store", "bad.sqlite"], "bad.sqlite")])
+def test_pieces_refusals_one_line_exit_2(tmp_path, extra, what):
+    (tmp_path / "t.py").write_text(_pieces_file("float8_e3m4" if "--format" in extra else "e4m2"))
+    (tmp_path / "bad.sqlite").write_text("not a database")
+    fmt = ["--format", "e4m2"] if "--format" not in extra else []
+    r = _fpsmt("construct", "--targets", "t.py", *fmt, "--out", "net.json", *extra, cwd=tmp_path)
+    assert r.returncode == 2 and what in r.stderr and len(r.stderr.strip().splitlines()) == 1, r.stderr
+    assert not (tmp_path / "net.json").exists()
