@@ -9,8 +9,8 @@ tree states and decides, for every finite y, that the program gives g(y) (a zero
 met by either zero):
 
 * per constant piece c on [a, b): the threshold blocks c·sign(y)·1[|y| >= a] and
-  −c·sign(y)·1[|y| >= b] (proofs/gradient_threshold.py's block sequence: staircase
-  stages with their invariants, then the final map), then their sum;
+  −c·sign(y)·1[|y| >= b] (the block's staircase stages with the invariant below, then its
+  final map: the gadget at P and ω taken to c), then their sum;
 * per linear piece k on [a, b), per sub-piece (a_i, b_i, 2^-j) of
   :func:`theorem32.linear_split`: below(t) for t = b_i and t = a_i — the staircase of t on
   (y, u) with the invariant "u = y below t; t <= |u| <= U_k with y's sign above", then
@@ -25,7 +25,7 @@ final_steps, each product and sum rounded once).  The program also multiplies va
 where it pads a shorter part or carries a term (threshold.parallel, theorem32.binary_sums);
 the fact ``pad`` (u ⊗ 1 has u's bits, every finite u) is what makes those steps the
 identity.  That the stages make up the program is checked at every finite y of the 8-bit
-formats (tests/test_theorem32_tree.py, against the program run by threshold.eval_steps).
+formats (tests/test_theorem32_pieces.py, against the program run by threshold.eval_steps).
 
 What this tree does not state: that the gated network's D^AD at x = z *is* the program's
 value (the gate: every chain neuron alive at z, ReLU' = 1, the killers dead), and that it

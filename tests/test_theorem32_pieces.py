@@ -260,3 +260,18 @@ def test_pieces_refusals_one_line_exit_2(tmp_path, extra, what):
     r = _fpsmt("construct", "--targets", "t.py", *fmt, "--out", "net.json", *extra, cwd=tmp_path)
     assert r.returncode == 2 and what in r.stderr and len(r.stderr.strip().splitlines()) == 1, r.stderr
     assert not (tmp_path / "net.json").exists()
+
+
+def test_torch_autograd_meets_the_pieces_in_float32():
+    """The float32 pieces network as PyTorch scalar operations, torch.autograd with
+    grad_outputs = y at the sampled y of both signs: every pair bit-exact — and the
+    comparison fails against other pieces."""
+    pytest.importorskip("torch")  # the optional extra fpsmt[torch]; CI installs it
+    fmt = parse_format("float32")
+    pcs = [M.Piece(Fraction(1, 4), "linear", Fraction(-3)), M.Piece(Fraction(2), "const", Fraction(5))]
+    pts = [(fmt.round(Fraction(1, 2)), fmt.round(Fraction(1)))]
+    net = M.network(fmt, [(pts[0][0], pts[0][1], pcs)])
+    rep = construct32._torch_pieces(fmt, net, pts, [pcs])
+    assert rep["pairs"] > 100 and rep["bit_exact"] == rep["pairs"], rep["differences"][:3]
+    other = [M.Piece(Fraction(1, 4), "linear", Fraction(-3)), M.Piece(Fraction(2), "const", Fraction(4))]
+    assert construct32._torch_pieces(fmt, net, pts, [other])["bit_exact"] < rep["pairs"]
