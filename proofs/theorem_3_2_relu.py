@@ -43,7 +43,6 @@ from fpsmt.errors import InputError
 from fpsmt.proof.claims import Float, forall
 from fpsmt.proof.lemmas import Lemma
 from fpsmt.proof.tree import Node, Pred, fact, join, sequence, stage
-from fpsmt.proofs.gradient_threshold import _same_side
 from fpsmt.semantics.formats import parse_format, pow2
 
 Y = Float(finite=True)
@@ -162,7 +161,7 @@ def _stairs(fmt, tag, t, stages):
             below = abs(s.y) < s.const(t)
             return ([below.implies(s.u.eq(s.y)),
                      (~below).implies((abs(s.u) >= s.const(t)) & (abs(s.u) <= s.const(b)))]
-                    + _same_side(s, s.y, s.u))
+                    + [(s.y > 0).implies(~(s.u < 0)), (s.y < 0).implies(~(s.u > 0))])
         return Pred(f"{tag}.I{k}", {"y": Y, "u": V}, fn,
                     doc=f"u = y for |y| < {_show(t)}; {_show(t)} <= |u| <= {_show(b)} above, u not of y's opposite sign")
     invs = [inv(k, b) for k, b in enumerate(bounds)]

@@ -252,8 +252,8 @@ def _prove_points(args, fmt, points, pieces):
             if key not in by:
                 err(f"fpsmt: the ∀y claims of x = {fmt.show(x)} ({n + 1}/{len(points)}) ...")
                 root, _ = PT.point_root(fmt, pcs, f"theorem_3_2.x{n + 1}")
-                statement = (f"at x = {fmt.hex(x)}: the point's backward program gives g*(x, y) for every finite y "
-                             f"({len(PT.segments(pcs))} nonzero pieces)")
+                statement = (f"the backward program of a point with these {len(PT.segments(pcs))} nonzero pieces "
+                             "gives g*(x, y) for every finite y (decided once for every point that has them)")
                 by[key] = decide_tree(eng, f"theorem_3_2.x{n + 1}", root, statement, fmt, progress=_quiet_progress())
             rows.append(by[key])
     return rows
@@ -261,11 +261,10 @@ def _prove_points(args, fmt, points, pieces):
 
 def _quiet_progress():
     """The engine's per-stage lines as a ticker: a line every 10 s of work, and the end."""
-    import time as _t
-    state = {"last": _t.monotonic()}
+    state = {"last": time.monotonic()}
 
     def show(msg):
-        now = _t.monotonic()
+        now = time.monotonic()
         if not msg.startswith("  [") or now - state["last"] >= 10:
             err(msg)
             state["last"] = now
