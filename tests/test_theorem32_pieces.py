@@ -252,7 +252,8 @@ def test_bad_pieces_one_line_exit_2(tmp_path, case):
 
 @pytest.mark.parametrize("extra,what", [(["--max-pieces", "1"], "gives 2 pieces"),
                                         (["--format", "float8_e3m4"], "cannot be built in float8_e3m4"),
-                                        (["--store", "bad.sqlite"], "bad.sqlite")])
+                                        (["--store", "bad.sqlite"], "bad.sqlite"),
+                                        (["--certify", "--store", "s.sqlite"], "the gate from the network to it is not")])
 def test_pieces_refusals_one_line_exit_2(tmp_path, extra, what):
     (tmp_path / "t.py").write_text(_pieces_file("float8_e3m4" if "--format" in extra else "e4m2"))
     (tmp_path / "bad.sqlite").write_text("not a database")

@@ -38,7 +38,7 @@ def check_options(args, construction):
         raise InputError(f"--max-pieces must be at least 1, got {args.max_pieces}")
     if args.certify:
         raise InputError("--certify is not available for Theorem 3.2 targets yet (g_star(x, y) of two parameters): "
-                         "the lemma for every threshold and the gated blocks are not stated yet")
+                         "each point's backward program is proved (g_pieces), the gate from the network to it is not")
 
 
 def construct(args, fmt, construction, path, out_path):
