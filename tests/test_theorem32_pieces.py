@@ -276,3 +276,50 @@ def test_torch_autograd_meets_the_pieces_in_float32():
     assert rep["pairs"] > 100 and rep["bit_exact"] == rep["pairs"], rep["differences"][:3]
     other = [M.Piece(Fraction(1, 4), "linear", Fraction(-3)), M.Piece(Fraction(2), "const", Fraction(4))]
     assert construct32._torch_pieces(fmt, net, pts, [other])["bit_exact"] < rep["pairs"]
+
+
+def _numpy_g(pcs, yf, dt):
+    """The pieces' g at float32/float64 y by NumPy's own arithmetic (one rounding per
+    product): an independent reading of piece_value."""
+    out = np.zeros_like(yf)
+    a = np.abs(yf)
+    with np.errstate(over="ignore"):
+        for i, p in enumerate(pcs):
+            hi = pcs[i + 1].t if i + 1 < len(pcs) else None
+            inside = (a >= dt(p.t)) & ((a < dt(hi)) if hi is not None else True)
+            val = np.where(yf > 0, dt(p.c), -dt(p.c)) if p.kind == "const" else yf * dt(p.c)
+            out = np.where(inside, val, out)
+    return out
+
+
+def test_random_float32_pieces_meet_numpy(tmp_path):
+    """Random pieces over the float32 binades — constants, zeros and linear pieces, slopes
+    from 2^-20 to 2^20 — built as one point's network, run whole by semantics.network.run at
+    the breakpoints, their neighbours and random y of both signs, against g computed with
+    NumPy float32 products: every D bit-exact (a zero met by either zero)."""
+    fmt = parse_format("float32")
+    rng = random.Random(11)
+    A = concrete(fmt)
+    for trial in range(3):
+        while True:
+            ts = sorted({Fraction(2) ** rng.randint(-140, 120) * rng.choice([1, 3, 5]) for _ in range(5)})
+            pcs = []
+            for t in ts:
+                r = rng.random()
+                c = Fraction(rng.choice([-1, 1]) * rng.choice([1, 3, 7]), 1) * Fraction(2) ** rng.randint(-20, 20)
+                pcs.append(M.Piece(t, "const", Fraction(0) if r < 0.2 else c) if r < 0.5 else M.Piece(t, "linear", c))
+            if M.overflowing_piece(fmt, pcs) is None:
+                try:
+                    progs = M.piece_programs(fmt, pcs)
+                    break
+                except InputError:
+                    continue
+        z = fmt.round(Fraction(rng.choice([0, 1, -3])))
+        net = M.point_network(fmt, fmt.to_fraction(z), progs)
+        pos = sorted({fmt.round(p.t) + d for p in pcs for d in (-1, 0, 1)} | {1, fmt.round(fmt.Omega)}
+                     | {int(b) for b in np.random.default_rng(trial).integers(1, fmt.round(fmt.Omega), 40)})
+        ys = np.asarray([0] + pos + [b | fmt.sign_bit for b in pos], dtype=np.uint64)
+        tr = run(A, net, A.const(np.full((len(ys), 1), z, dtype=np.uint64)), A.const(ys.reshape(-1, 1)))
+        got = A.to_bits(tr.grad).ravel().astype(np.uint32).view(np.float32)
+        want = _numpy_g(pcs, ys.astype(np.uint32).view(np.float32), np.float32)
+        assert np.array_equal(got, want), [(hex(int(y)), g, w) for y, g, w in zip(ys, got, want) if g != w][:5]
