@@ -37,7 +37,7 @@ def check_options(args, construction):
     if args.max_pieces < 1:
         raise InputError(f"--max-pieces must be at least 1, got {args.max_pieces}")
     if args.certify:
-        raise InputError("--certify is not available for Theorem 3.2 targets yet (g_star(x, y) of two parameters): "
+        raise InputError("--certify is not available for Theorem 3.2 targets yet (g_star(x, y) or g_pieces(x)): "
                          "each point's backward program is proved (g_pieces), the gate from the network to it is not")
 
 
