@@ -126,6 +126,18 @@ def test_lemma_row_in_e4m2():
     assert "2^(E+1) + 2M + 9 = 45" in rows[0]["statement"] and rows[0]["tree"]["kind"] == "lemma"
 
 
+@pytest.mark.slow
+def test_lemma_row_by_the_solvers_every_unsat_confirmed():
+    """The row in float8_e5m2 and float16 by the solver portfolio: PROVED, every UNSAT
+    answer confirmed by a second back end or an enumeration."""
+    from fpsmt.proof.engine import Engine
+    from fpsmt.proof.lemmas import run as run_lemmas
+    rows = run_lemmas(Engine(solver="portfolio", timeout=600, confirm=True), ["theorem_3_2_relu"], ["repaired"],
+                      ["float8_e5m2", "float16"])
+    assert [r["status"] for r in rows] == ["PROVED", "PROVED"], [r["statement"] for r in rows]
+    assert all(r["confirmed"]["unconfirmed"] == [] and r["confirmed"]["stages"] > 100 for r in rows)
+
+
 def test_lemma_row_not_stated_where_the_pieces_cannot_be_built():
     assert "cannot be built in float8_e3m4" in PT._applies(parse_format("float8_e3m4"))
     assert PT._applies(parse_format("float32")) is None
