@@ -27,10 +27,23 @@ the fact ``pad`` (u ⊗ 1 has u's bits, every finite u) is what makes those step
 identity.  That the stages make up the program is checked at every finite y of the 8-bit
 formats (tests/test_theorem32_pieces.py, against the program run by threshold.eval_steps).
 
-What this tree does not state: that the gated network's D^AD at x = z *is* the program's
-value (the gate: every chain neuron alive at z, ReLU' = 1, the killers dead), and that it
-is a zero at the other points.  Those are checked by the executor (every (x, y) in formats
-of at most 16 bits; every breakpoint and its neighbours above), not proved.
+Every stage also states that every value it computes is finite (side conditions): the
+network runs the same operations at x = z, and its killers need them finite.
+
+The network (:func:`chain_nodes`, the row ``theorem_3_2_relu_network``): one claim per
+layer of the point's gated network after the gate, at x = z (±0 both, for z = 0), for
+every finite upstream gradient on the layer's neurons — its backward pass (ReLU' at the
+layer's forward pre-activations at z, which the executor computes from the whole
+network: a ground computation) gives the program's step on the chain's columns,
+numerically (a zero met by either zero), and finite gradients on the killers' columns;
+and one claim that the gate's layers pass R's gradient to x whatever the killers' finite
+upstreams.  Numerical equality is kept by ⊕ and ⊗ (their results depend on their
+operands' values only, up to the sign of a zero result), so from the output layer down
+the network's gradients are the program's values, and D^AD(z, y) = g(y).  Not stated:
+the ⊞ with the value network and the other points' networks (a zero at x = z) — checked
+by the executor (every (x, y) in formats of at most 16 bits; every breakpoint and its
+neighbours above), not proved; and ``fpsmt construct`` decides only the program's tree
+per point so far.
 """
 
 from __future__ import annotations
@@ -63,6 +76,30 @@ class _Sym:
 
     def const(self, q):
         return self.s.const(q)
+
+
+class _Seen(_Sym):
+    """:class:`_Sym` that keeps every value it computes."""
+
+    def __init__(self, s):
+        super().__init__(s)
+        self.seen = []
+
+    def mul(self, a, b):
+        self.seen.append(a * b)
+        return self.seen[-1]
+
+    def add(self, a, b):
+        self.seen.append(a + b)
+        return self.seen[-1]
+
+
+def _finite(s, compute):
+    """Every value ``compute(ops)`` computes is finite (a side condition: the network's
+    backward pass at x = z runs the same operations, and its killers need them finite)."""
+    o = _Seen(s)
+    compute(o)
+    return [v.is_finite() for v in o.seen]
 
 
 class Exact:
@@ -147,7 +184,8 @@ def _combine(tag, premises, out, ovar, compute, doc):
     both = Pred(f"{tag}.in", variables, lambda s: [p.holds(s) for p in premises],
                 doc=" ∧ ".join(p.name for p in premises))
     items = [join(f"{tag}.in", premises, both, doc="the parts' guarantees together"),
-             stage(f"{tag}.sum", {}, out, lambda s: {ovar: compute(_Sym(s), s)}, hypothesis=both, doc=doc)]
+             stage(f"{tag}.sum", {}, out, lambda s: {ovar: compute(_Sym(s), s)}, hypothesis=both, doc=doc,
+                   side=lambda s: _finite(s, lambda o: compute(o, s)))]
     return sequence(tag, items, doc=doc)
 
 
@@ -170,6 +208,7 @@ def _stairs(fmt, tag, t, stages):
         steps = T.stage_steps(fmt, P, sh)
         items.append(stage(f"{tag}.stage{k + 1}", {}, invs[k + 1],
                            (lambda st: lambda s: {"u": _steps(_Sym(s), st, s.u)})(steps), hypothesis=invs[k],
+                           side=(lambda st: lambda s: _finite(s, lambda o: _steps(o, st, s.u)))(steps),
                            doc=f"u ← u ⊕ (−{float(sh):g})·1[u > {float(P):g}]: |u| <= {float(after):g} after"))
     return items, invs, bounds[-1]
 
@@ -197,6 +236,7 @@ def _threshold(fmt, tag, t, c, ovar):
                doc=f"{ovar} = {float(c):g}·sign(y)·1[|y| >= {_show(t)}] (a zero below)")
     fin = T.final_steps(p)
     items.append(stage(f"{tag}.final", {}, out, lambda s: {ovar: _steps(_Sym(s), fin, s.u)}, hypothesis=invs[-1],
+                       side=lambda s: _finite(s, lambda o: _steps(o, fin, s.u)),
                        doc="×m1 ×m, the gadget at P, ω taken to c"))
     stair = _stair_model(fmt, p.stages)
     return [sequence(tag, items, doc=p.describe())], out, lambda o, y: _steps(o, fin, stair(o, y))
@@ -347,6 +387,67 @@ def point_root(fmt, pieces, name, statement_doc=""):
     return Node("lemma", name, None, [pad_fact()] + nodes, doc=statement_doc), g
 
 
+# ------------------------------------------------------------------ the chain: network layers = program steps
+def chain_nodes(fmt, z, steps, tag="chain"):
+    """One claim per layer of the gated network of ``steps`` at z after the gate
+    (threshold.gated_program and its ``layout``): for every finite upstream gradient on
+    the layer's neurons, its backward pass — ReLU' at the layer's forward pre-activations
+    at x = z, then the sums over its rows, as the network computes them — gives on the
+    chain's columns exactly (bits) what the program's step gives on the chain's rows (a
+    damp layer: the same values).  The layer's inputs are its forward values at x = z
+    (the executor's run of the whole network: a ground computation)."""
+    import numpy as np
+
+    from fpsmt.semantics.arith.concrete import concrete
+    from fpsmt.semantics.network import Network, run
+    fmt = parse_format(fmt)
+    layout = []
+    net = T.gated_program(fmt, Fraction(z), steps, layout)
+    first = len(net.layers) - len(layout)
+    A = concrete(fmt)
+    zb = fmt.round(Fraction(z))
+    xs = [zb] if zb != 0 else [0, fmt.sign_bit]  # x = ±0 are one point of X: both are run
+    widths = [1] + [len(step) for step in steps]
+    nodes = []
+    for xb in xs:
+        tr = run(A, net, A.const(np.asarray([[xb]], dtype=np.uint64)))
+        posts = [[int(b) for b in np.ravel(A.to_bits(p))] for p in tr.post]
+        at = f"{tag}.x{fmt.hex(xb)}"
+        gate = Network(fmt, net.layers[:first])
+
+        def gate_goal(s, gate=gate, xb=xb):
+            _, grad = s.run(gate, [s.const(fmt.hex(xb))], [s.uR, s.uG1, s.uG2])
+            return [grad[0].eq(s.uR)]
+        c = forall(f"{at}.gate", {"uR": V, "uG1": V, "uG2": V}, goal=gate_goal,
+                   doc=f"the gate's layers at x = {fmt.hex(xb)}: D^AD is R's upstream gradient, the killers' finite "
+                       "upstreams add a zero")
+        nodes.append(Node("stage", c.name, c, doc=c.doc))
+        for i, (kind, k) in enumerate(layout):
+            li = first + i
+            layer = net.layers[li]
+            one = Network(fmt, [layer])
+            inputs = [fmt.hex(b) for b in posts[li - 1]]
+            n_rows, n_cols = (widths[k], len(steps[k])) if kind == "step" else (len(steps[k]), len(steps[k]))
+            names = [f"g{r}" for r in range(layer.n_out)]
+
+            def goal(s, one=one, inputs=inputs, names=names, kind=kind, k=k, n_rows=n_rows, n_cols=n_cols):
+                _, grad = s.run(one, [s.const(b) for b in inputs], [s[n] for n in names])
+                v = [s[n] for n in names[:n_rows]]
+                want = _steps_all(_Sym(s), [steps[k]], v) if kind == "step" else v
+                # the program's columns, then every other column (the killers') finite
+                return [grad[c].eq(want[c]) for c in range(n_cols)] + [g.is_finite() for g in grad[n_cols:]]
+            what = f"step {k}" if kind == "step" else f"an identity layer before step {k}"
+            c = forall(f"{at}.layer{li}", {n: V for n in names}, goal=goal,
+                       doc=f"network layer {li} ({what}) at x = {fmt.hex(xb)}, every finite upstream: the chain's "
+                           f"columns are the program's {what}, the others finite")
+            nodes.append(Node("stage", c.name, c, doc=c.doc))
+    return nodes, net, layout
+
+
+def _steps_all(o, steps, units):
+    return T.eval_steps(steps, units, o.mul, o.add, o.const)
+
+
 # ------------------------------------------------------------------ the lemma row
 def builtin_pieces():
     """The row's g: 0 for |y| < 1/16, y ⊗ 3 for 1/16 <= |y| < 4, ±2 from 4 on (the dead
@@ -354,12 +455,20 @@ def builtin_pieces():
     return [M.Piece(Fraction(1, 16), "linear", Fraction(3)), M.Piece(Fraction(4), "const", Fraction(2))]
 
 
-def _applies(fmt):
+def applies(fmt):
     try:
         M.piece_programs(fmt, builtin_pieces())
     except InputError as e:
         return str(e)
     return None
+
+
+def chain_root(fmt, z, pieces, name):
+    """The claims that the point's gated network (threshold.gated_program, as
+    theorem32.point_network builds it) computes its program at x = z (:func:`chain_nodes`)."""
+    steps = M.binary_sums(M.tree_sum(M.piece_programs(fmt, pieces)))
+    nodes, _, _ = chain_nodes(fmt, z, steps)
+    return Node("lemma", name, None, nodes, doc="the gated network's layers at x = z compute the program")
 
 
 def repaired(fmt):
@@ -369,11 +478,25 @@ def repaired(fmt):
     net = M.network(fmt, [(fmt.round(0), fmt.round(0), pieces)])
     paper = constants(fmt).depth_3_2[0]
     statement = (f"for g(y) = 0 for |y| < 1/16, y ⊗ 3 for 1/16 <= |y| < 4, ±2 from 4 on: the backward program of "
-                 f"one domain point (the pieces' programs, summed pairwise) gives g(y) for every finite y; the "
-                 f"Theorem 3.2 network at x = 0 built on it has depth {net.depth} (the paper's 2^(E+1) + 2M + 9 = "
-                 f"{paper}); the gate (network to program) is checked by the executor, not stated here")
+                 f"one domain point (the pieces' programs, summed pairwise) gives g(y) for every finite y, every "
+                 f"value it computes finite; the Theorem 3.2 network at x = 0 built on it has depth {net.depth} (the "
+                 f"paper's 2^(E+1) + 2M + 9 = {paper}); that the network computes the program is the row "
+                 f"theorem_3_2_relu_network")
+    return root, statement
+
+
+def network_row(fmt):
+    """The row theorem_3_2_relu_network: the built-in g's gated network at x = ±0 computes
+    its program, layer by layer, and the gate passes R's gradient to x."""
+    root = chain_root(fmt, 0, builtin_pieces(), "theorem_3_2_relu_network")
+    statement = ("for the built-in g of theorem_3_2_relu: the point's gated network (before ⊞) at x = ±0, every "
+                 "finite upstream gradient on each layer: each layer's backward pass gives the program's step on "
+                 "the chain's columns (numerically: a zero met by either zero) and finite gradients on the others, "
+                 "and the gate's layers pass R's gradient to x; with the program's values finite (theorem_3_2_relu) "
+                 "D^AD(±0, y) is the program's value for every finite y.  The ⊞ with the value network and the "
+                 "other points is checked by the executor, not stated here")
     return root, statement
 
 
 LEMMA = Lemma("theorem_3_2_relu", "Theorem 3.2 (BRIEF §3, §9): one point's backward program", {"repaired": repaired},
-              formats=_applies, order=210, only=("repaired",))
+              formats=applies, order=210, only=("repaired",))

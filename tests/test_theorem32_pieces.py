@@ -139,8 +139,8 @@ def test_lemma_row_by_the_solvers_every_unsat_confirmed():
 
 
 def test_lemma_row_not_stated_where_the_pieces_cannot_be_built():
-    assert "cannot be built in float8_e3m4" in PT._applies(parse_format("float8_e3m4"))
-    assert PT._applies(parse_format("float32")) is None
+    assert "cannot be built in float8_e3m4" in PT.applies(parse_format("float8_e3m4"))
+    assert PT.applies(parse_format("float32")) is None
 
 
 # ------------------------------------------------------------------ fpsmt construct with g_pieces
@@ -336,3 +336,36 @@ def test_random_float32_pieces_meet_numpy(tmp_path):
         got = A.to_bits(tr.grad).ravel().astype(np.uint32).view(np.float32)
         want = _numpy_g(pcs, ys.astype(np.uint32).view(np.float32), np.float32)
         assert np.array_equal(got, want), [(hex(int(y)), g, w) for y, g, w in zip(ys, got, want) if g != w][:5]
+
+
+# ------------------------------------------------------------------ the network computes the program
+def _one(fmt, node):
+    from fpsmt.proof.engine import Engine
+    return Engine(solver="portfolio", timeout=300, confirm=False).prove(node.claim, fmt, {node.claim.name: node.claim})
+
+
+def test_chain_claims_fail_on_a_network_with_one_wrong_weight(monkeypatch):
+    """The layer claims compare the network as built with the program: a network built
+    from a program whose step k has one weight doubled is REFUTED at that layer (with a
+    replayed counterexample), while the true network's claim for the same layer, and the
+    gate's, are PROVED."""
+    fmt = parse_format("float8_e5m2")
+    steps = M.binary_sums(M.tree_sum(M.piece_programs(fmt, PT.builtin_pieces())))
+    nodes, net, layout = PT.chain_nodes(fmt, 3, steps)
+    k = next(k for kind, k in layout if kind == "step" and k > 2 and any(w != 1 for u in steps[k] for _, w in u))
+    i = layout.index(("step", k))
+    name = nodes[1 + i].name
+    assert name.endswith(f"layer{len(net.layers) - len(layout) + i}")
+    assert _one(fmt, nodes[0]).status == "PROVED"  # the gate
+    assert _one(fmt, nodes[1 + i]).status == "PROVED"
+    real = T.gated_program
+
+    def wrong(fmt_, z, steps_, layout_=None):
+        bad = [list(map(list, st)) for st in steps_]
+        u = next(j for j, unit in enumerate(bad[k]) if any(w != 1 for _, w in unit))
+        bad[k][u] = [(src, w * 2 if w != 1 else w) for src, w in bad[k][u]]
+        return real(fmt_, z, bad, layout_)
+    monkeypatch.setattr(T, "gated_program", wrong)
+    nodes2, _, _ = PT.chain_nodes(fmt, 3, steps)
+    r = _one(fmt, nodes2[1 + i])
+    assert r.status == "REFUTED" and r.witness, r.reason

@@ -514,10 +514,13 @@ def gated_network(fmt, z, blocks) -> tuple:
     return gated_program(fmt, zq, parallel([block_program(p) for p in plans])), plans
 
 
-def gated_program(fmt: Format, z: Fraction, steps: list) -> Network:
+def gated_program(fmt: Format, z: Fraction, steps: list, layout: list | None = None) -> Network:
     """The network of :func:`gated_network` for any backward program ``steps`` from the
     output's one unit to one unit (R's gradient): D(y) at x = z is the program's value on
-    y, and a zero at every other x of X; f = +0 on X."""
+    y, and a zero at every other x of X; f = +0 on X.  ``layout`` (a list, filled): per
+    layer after the gate's, in forward order, ("step", k) — its first rows are the source
+    units of backward step k, its inputs' first columns the step's new units — or
+    ("damp", k): an identity on the new units of step k (proofs/theorem_3_2_relu.py)."""
     from fpsmt.constructions import relu as R
     zq = Fraction(z)
     zb = fmt.round(zq)
@@ -561,19 +564,23 @@ def gated_program(fmt: Format, z: Fraction, steps: list) -> Network:
         prev = [n for n, _, _ in neurons if n not in ("G1", "G2")]
         layers.append(neurons)
 
-    def damp(rows_of):
+    def damp(rows_of, k):
         for _ in range(10 * (fmt.e_max - fmt.e_min + fmt.M)):
             if not too_big(rows_of()):
                 return
             add([[(u, Fraction(1))] for u in prev], "d")
+            if layout is not None:
+                layout.append(("damp", k))
         raise NoPlan(f"the gated network's forward values at z = {float(zq):g} do not shrink in {fmt.name}")
 
     for k in range(L - 1, 0, -1):  # hidden chain layers: backward step k, its source units
         rows_of = lambda k=k: [[(prev[c], w) for c, w in terms] for terms in _rows(steps[k], widths[k])]  # noqa: E731
-        damp(rows_of)
+        damp(rows_of, k)
         add(rows_of(), "n")
+        if layout is not None:
+            layout.append(("step", k))
     out_of = lambda: [[(prev[j], w) for j, unit in enumerate(steps[0]) for src, w in unit]]  # noqa: E731
-    damp(out_of)
+    damp(out_of, 0)
     # the output row: backward step 0 (its units are the last hidden layer's), then ⊕ (−sgn)·N
     out_terms, = out_of()
     S = _row_sum(fmt, out_terms, h) or Fraction(0)
@@ -581,6 +588,8 @@ def gated_program(fmt: Format, z: Fraction, steps: list) -> Network:
     nw = (-1 if S > 0 else 1) if S != 0 else Fraction(0)
     layers[-1].append(("N", [("G1", -1), ("G2", -1)], nbias))
     layers.append([("out", out_terms + [("N", nw)], R.NEG0)])
+    if layout is not None:
+        layout.append(("step", 0))
 
     def builder(s, zz):
         P = R.gate_plan(s.fmt)
