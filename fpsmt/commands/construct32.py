@@ -166,14 +166,24 @@ def _summary(counts):
 def _plot(args, fmt, points, tables, net, n_x=4):
     """D^AD(y) against y > 0 at up to ``n_x`` domain points beside g*(x, y), log-scaled
     (g* is odd; both signs were verified)."""
+    from fpsmt.constructions.theorem32 import positive_ys
+    ys = positive_ys(fmt)
+    return _draw(args, fmt, points, net, ys, lambda i, num: num(tables[i][1:len(ys) + 1]), "target g*(x, y)", 2,
+                 "upstream gradient y > 0 (g* is odd; negative y verified too)",
+                 f"fpsmt construct (Theorem 3.2): {len(points)} points in {fmt.name}, D^AD at every finite y", n_x)
+
+
+def _draw(args, fmt, points, net, ys, want_of, target, ms, xlabel, title, n_x):
+    """The Theorem 3.2 plots: per picked point (up to ``n_x``) the target ``want_of(i,
+    num)`` and the network's D^AD at the positive patterns ``ys`` (run block-aware), y on
+    a log axis, D on a symlog one; written by :func:`save_figure`."""
     import numpy as np
 
     from fpsmt.constructions.blockrun import blockwise
-    from fpsmt.constructions.theorem32 import positive_ys
     from fpsmt.semantics.arith.concrete import concrete
     plt = pyplot()
     A = concrete(fmt)
-    ys = positive_ys(fmt)
+    ys = np.asarray(ys, dtype=np.uint64)
     num = np.vectorize(lambda b: float(fmt.to_fraction(int(b))) if fmt.is_finite(int(b)) else float("nan"))
     yv = num(ys)
     pick = np.unique(np.linspace(0, len(points) - 1, min(n_x, len(points))).round().astype(int))
@@ -181,15 +191,15 @@ def _plot(args, fmt, points, tables, net, n_x=4):
     for ax, i in zip(axes[:, 0], pick):
         x = points[i][0]
         _, grad = blockwise(A, net, A.const(np.full(len(ys), x, dtype=np.uint64)), A.const(ys))
-        ax.plot(yv, num(tables[i][1:len(ys) + 1]), "-", color="0.6", lw=3, label="target g*(x, y)")
-        ax.plot(yv, num(np.ravel(A.to_bits(grad))), ".", ms=2, color="C3", label="reverse-mode AD of the network")
+        ax.plot(yv, want_of(i, num), "-", color="0.6", lw=3, label=target)
+        ax.plot(yv, num(np.ravel(A.to_bits(grad))), ".", ms=ms, color="C3", label="reverse-mode AD of the network")
         ax.set_xscale("log")
         ax.set_yscale("symlog", linthresh=float(fmt.min_normal))
         ax.set_title(f"x = {fmt.show(x)}", fontsize=9)
         ax.set_ylabel("D(y)")
         ax.legend(loc="upper left", fontsize=8)
-    axes[-1, 0].set_xlabel("upstream gradient y > 0 (g* is odd; negative y verified too)")
-    fig.suptitle(f"fpsmt construct (Theorem 3.2): {len(points)} points in {fmt.name}, D^AD at every finite y", fontsize=10)
+    axes[-1, 0].set_xlabel(xlabel)
+    fig.suptitle(title, fontsize=10)
     fig.tight_layout()
     return save_figure(fig, args.plot)
 
@@ -221,7 +231,7 @@ def check_points_at(fmt, net, pairs):
     import numpy as np
 
     from fpsmt.constructions.blockrun import blockwise
-    from fpsmt.constructions.theorem32 import canon
+    from fpsmt.constructions.theorem32 import meets
     from fpsmt.semantics.arith.concrete import concrete
     A = concrete(fmt)
     X, Y, F, G = pairs
@@ -231,7 +241,7 @@ def check_points_at(fmt, net, pairs):
         out, grad = blockwise(A, net, A.const(X[at]), A.const(Y[at]))
         ob, gb = np.ravel(A.to_bits(out)), np.ravel(A.to_bits(grad))
         for what, got, w in (("f(x)", ob, F[at]), ("D(y)", gb, G[at])):
-            ok = np.where(canon(fmt, w) == 0, canon(fmt, got) == 0, got == w)
+            ok = meets(fmt, got, w)
             bad += [(int(x), int(Y[at][j]), what, int(got[j]), int(w[j])) for j in np.flatnonzero(~ok)[:20]]
     return bad
 
@@ -395,31 +405,10 @@ def _torch_pieces(fmt, net, points, pieces):
 def _plot_pieces(args, fmt, points, pieces, net, n_x=4):
     """D^AD(y) against y > 0 at the checked y (:func:`sample_ys`) beside the pieces' g, at up
     to ``n_x`` domain points."""
-    import numpy as np
-
-    from fpsmt.constructions.blockrun import blockwise
     from fpsmt.constructions.theorem32 import piece_value
-    from fpsmt.semantics.arith.concrete import concrete
-    plt = pyplot()
-    A = concrete(fmt)
-    ys = np.asarray(sample_ys(fmt, pieces), dtype=np.uint64)
-    yv = [float(fmt.to_fraction(int(b))) for b in ys]
-    pick = np.unique(np.linspace(0, len(points) - 1, min(n_x, len(points))).round().astype(int))
-    fig, axes = plt.subplots(len(pick), 1, figsize=(8, 2.4 * len(pick)), squeeze=False, sharex=True)
-    for ax, i in zip(axes[:, 0], pick):
-        x = points[i][0]
-        _, grad = blockwise(A, net, A.const(np.full(len(ys), x, dtype=np.uint64)), A.const(ys))
-        got = [float(fmt.to_fraction(int(b))) if fmt.is_finite(int(b)) else float("nan")
-               for b in np.ravel(A.to_bits(grad))]
-        want = [float(piece_value(fmt, pieces[i], fmt.to_fraction(int(b)))) for b in ys]
-        ax.plot(yv, want, "-", color="0.6", lw=3, label="target g*(x, y) (pieces)")
-        ax.plot(yv, got, ".", ms=4, color="C3", label="reverse-mode AD of the network")
-        ax.set_xscale("log")
-        ax.set_yscale("symlog", linthresh=float(fmt.min_normal))
-        ax.set_title(f"x = {fmt.show(x)}", fontsize=9)
-        ax.set_ylabel("D(y)")
-        ax.legend(loc="upper left", fontsize=8)
-    axes[-1, 0].set_xlabel("upstream gradient y > 0 at the checked y (breakpoints, neighbours, random)")
-    fig.suptitle(f"fpsmt construct (Theorem 3.2, pieces): {len(points)} points in {fmt.name}", fontsize=10)
-    fig.tight_layout()
-    return save_figure(fig, args.plot)
+    ys = sample_ys(fmt, pieces)
+    return _draw(args, fmt, points, net, ys,
+                 lambda i, num: [float(piece_value(fmt, pieces[i], fmt.to_fraction(b))) for b in ys],
+                 "target g*(x, y) (pieces)", 4,
+                 "upstream gradient y > 0 at the checked y (breakpoints, neighbours, random)",
+                 f"fpsmt construct (Theorem 3.2, pieces): {len(points)} points in {fmt.name}", n_x)

@@ -202,7 +202,7 @@ def load_pieces(path, fmt: Format):
     "const" (g = c·sign(y) from |y| = t) or "linear" (g = y ⊗ c), t positive and
     increasing; g = 0 below the first t.  Returns (points [(x, f*)], pieces per point
     [theorem32.Piece]).  Refused with one line naming x and the piece."""
-    from fpsmt.constructions.theorem32 import Piece
+    from fpsmt.constructions.theorem32 import Piece, overflowing_piece
     from fpsmt.userfiles import user_code
     p = Path(path)
     mod = _module(p)
@@ -244,7 +244,6 @@ def load_pieces(path, fmt: Format):
                 raise InputError(f"{where}: t = {fmt.show(tb)} does not increase (breakpoints in increasing |y|)")
             last = t
             pcs.append(Piece(t, kind, fmt.to_fraction(cb)))
-        from fpsmt.constructions.theorem32 import overflowing_piece
         over = overflowing_piece(fmt, pcs)
         if over is not None:
             i, top = over

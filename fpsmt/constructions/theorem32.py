@@ -387,6 +387,12 @@ def check_domain(fmt: Format, xs) -> None:
 
 
 # ------------------------------------------------------------------ verification
+def meets(fmt: Format, got, want) -> np.ndarray:
+    """Per pair, whether the pattern ``got`` meets the target ``want``: the same bits, or
+    either zero where the target is a zero (the array form of commands.targets.meets)."""
+    return np.where(canon(fmt, want) == 0, canon(fmt, got) == 0, got == want)
+
+
 def verify(fmt, net, points, tables, progress=None):
     """Run ``net`` by the executor at every (x, y): x of ``points`` = [(x, f*, …)], y
     every finite value (:func:`all_ys`); ``tables[i]`` holds g*(x_i, y) in that order.
@@ -398,13 +404,12 @@ def verify(fmt, net, points, tables, progress=None):
     fmt = parse_format(fmt)
     A = concrete(fmt)
     ys = all_ys(fmt)
-    zero_ok = lambda got, w: np.where(canon(fmt, w) == 0, canon(fmt, got) == 0, got == w)  # noqa: E731
     bad, failing = [], 0
     for i, ((x, v, *_), want) in enumerate(zip(points, tables)):
         out, grad = blockwise(A, net, A.const(np.full(len(ys), x, dtype=np.uint64)), A.const(ys))
         ob, gb = np.ravel(A.to_bits(out)), np.ravel(A.to_bits(grad))
-        f_bad = np.flatnonzero(~zero_ok(ob, np.full(len(ys), v, dtype=np.uint64)))
-        g_bad = np.flatnonzero(~zero_ok(gb, np.asarray(want, dtype=np.uint64)))
+        f_bad = np.flatnonzero(~meets(fmt, ob, np.full(len(ys), v, dtype=np.uint64)))
+        g_bad = np.flatnonzero(~meets(fmt, gb, np.asarray(want, dtype=np.uint64)))
         bad += [(int(x), int(ys[j]), "f(x)", int(ob[j]), int(v)) for j in f_bad[:20]]
         bad += [(int(x), int(ys[j]), "D(y)", int(gb[j]), int(want[j])) for j in g_bad[:20]]
         failing += len(np.union1d(f_bad, g_bad))
