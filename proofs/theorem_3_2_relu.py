@@ -388,6 +388,41 @@ def point_root(fmt, pieces, name, statement_doc=""):
 
 
 # ------------------------------------------------------------------ the chain: network layers = program steps
+def killed_nodes(fmt, z, net, others, tag="chain"):
+    """One claim per x of ``others`` (domain points other than z; ±0 both for 0): the
+    gated network of z at x, for every finite y — the output layer and the last hidden
+    layer's backward pass (ReLU' at their forward pre-activations at x, the executor's run
+    of the whole network: a ground computation) give a zero on every input column of the
+    last hidden layer.  Below it every upstream is a zero, and a zero times a finite
+    weight, ReLU' and sums of zeros stay zeros (boxplus_neutrality's ``times``), so
+    D^AD(x, y) is a zero."""
+    import numpy as np
+
+    from fpsmt.semantics.arith.concrete import concrete
+    from fpsmt.semantics.network import Network, run
+    A = concrete(fmt)
+    top = Network(fmt, net.layers[-2:])
+    zb = fmt.round(Fraction(z))
+    nodes = []
+    for x in others:
+        xb = fmt.round(Fraction(x)) if not isinstance(x, int) else x
+        xs = [xb] if fmt.to_fraction(xb) != 0 else [0, fmt.sign_bit]
+        for xv in xs:
+            if fmt.to_fraction(xv) == fmt.to_fraction(zb):
+                raise InputError(f"x = {fmt.hex(xv)} is the gated network's own point")
+            tr = run(A, net, A.const(np.asarray([[xv]], dtype=np.uint64)))
+            inputs = [fmt.hex(int(b)) for b in np.ravel(A.to_bits(tr.post[len(net.layers) - 3]))]
+
+            def goal(s, inputs=inputs):
+                _, grad = s.run(top, [s.const(b) for b in inputs], [s.y])
+                return [g.is_zero() for g in grad]
+            c = forall(f"{tag}.killed.x{fmt.hex(xv)}", {"y": V}, goal=goal,
+                       doc=f"the gated network of z = {fmt.hex(zb)} at x = {fmt.hex(xv)}, every finite y: its last two "
+                           "layers send a zero to every column below (their chain neurons and N are killed)")
+            nodes.append(Node("stage", c.name, c, doc=c.doc))
+    return nodes
+
+
 def chain_nodes(fmt, z, steps, tag="chain"):
     """One claim per layer of the gated network of ``steps`` at z after the gate
     (threshold.gated_program and its ``layout``): for every finite upstream gradient on
@@ -463,12 +498,15 @@ def applies(fmt):
     return None
 
 
-def chain_root(fmt, z, pieces, name):
+def chain_root(fmt, z, pieces, name, others=()):
     """The claims that the point's gated network (threshold.gated_program, as
-    theorem32.point_network builds it) computes its program at x = z (:func:`chain_nodes`)."""
+    theorem32.point_network builds it) computes its program at x = z (:func:`chain_nodes`)
+    and sends a zero at every x of ``others`` (:func:`killed_nodes`)."""
     steps = M.binary_sums(M.tree_sum(M.piece_programs(fmt, pieces)))
-    nodes, _, _ = chain_nodes(fmt, z, steps)
-    return Node("lemma", name, None, nodes, doc="the gated network's layers at x = z compute the program")
+    nodes, net, _ = chain_nodes(fmt, z, steps)
+    nodes += killed_nodes(fmt, z, net, others)
+    return Node("lemma", name, None, nodes,
+                doc="the gated network's layers at x = z compute the program; at the other points x its D is a zero")
 
 
 def repaired(fmt):
@@ -485,16 +523,24 @@ def repaired(fmt):
     return root, statement
 
 
+def row_others(fmt):
+    """The row's other points of X, where the gated network of 0 must send a zero: ±ω
+    (nearest to 0), 1 and the least value of X, −2^(e_max−2)."""
+    fmt = parse_format(fmt)
+    return [fmt.omega, -fmt.omega, Fraction(1), -pow2(fmt.e_max - 2)]
+
+
 def network_row(fmt):
     """The row theorem_3_2_relu_network: the built-in g's gated network at x = ±0 computes
     its program, layer by layer, and the gate passes R's gradient to x."""
-    root = chain_root(fmt, 0, builtin_pieces(), "theorem_3_2_relu_network")
+    root = chain_root(fmt, 0, builtin_pieces(), "theorem_3_2_relu_network", row_others(fmt))
     statement = ("for the built-in g of theorem_3_2_relu: the point's gated network (before ⊞) at x = ±0, every "
                  "finite upstream gradient on each layer: each layer's backward pass gives the program's step on "
                  "the chain's columns (numerically: a zero met by either zero) and finite gradients on the others, "
                  "and the gate's layers pass R's gradient to x; with the program's values finite (theorem_3_2_relu) "
-                 "D^AD(±0, y) is the program's value for every finite y.  The ⊞ with the value network and the "
-                 "other points is checked by the executor, not stated here")
+                 "D^AD(±0, y) is the program's value for every finite y.  At x = ±ω, 1 and −2^(e_max−2) its D^AD "
+                 "is a zero for every finite y (its top layers send zeros; below, zeros stay zeros).  The ⊞ with "
+                 "the value network and the other points' networks is checked by the executor, not stated here")
     return root, statement
 
 

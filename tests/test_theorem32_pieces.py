@@ -266,7 +266,8 @@ def test_bad_pieces_one_line_exit_2(tmp_path, case):
 @pytest.mark.parametrize("extra,what", [(["--max-pieces", "1"], "gives 2 pieces"),
                                         (["--format", "float8_e3m4"], "cannot be built in float8_e3m4"),
                                         (["--store", "bad.sqlite"], "bad.sqlite"),
-                                        (["--certify", "--store", "s.sqlite"], "the gate from the network to it is not")])
+                                        (["--certify", "--store", "s.sqlite"], "with the value network is not"),
+                                        (["--prove-network", "--no-prove"], "cannot be combined with --no-prove")])
 def test_pieces_refusals_one_line_exit_2(tmp_path, extra, what):
     (tmp_path / "t.py").write_text(_pieces_file("float8_e3m4" if "--format" in extra else "e4m2"))
     (tmp_path / "bad.sqlite").write_text("not a database")
@@ -274,6 +275,29 @@ def test_pieces_refusals_one_line_exit_2(tmp_path, extra, what):
     r = _fpsmt("construct", "--targets", "t.py", *fmt, "--out", "net.json", *extra, cwd=tmp_path)
     assert r.returncode == 2 and what in r.stderr and len(r.stderr.strip().splitlines()) == 1, r.stderr
     assert not (tmp_path / "net.json").exists()
+
+
+def test_prove_network_refused_for_g_star_targets(tmp_path):
+    (tmp_path / "t.py").write_text(HEAD + "def g_star(x, y):\n    return 0\n")
+    r = _fpsmt("construct", "--targets", "t.py", "--format", "e4m2", "--out", "net.json", "--prove-network",
+               cwd=tmp_path)
+    assert r.returncode == 2 and "given as pieces" in r.stderr and len(r.stderr.strip().splitlines()) == 1, r.stderr
+    assert not (tmp_path / "net.json").exists()
+
+
+@pytest.mark.slow
+def test_construct_pieces_network_claims_in_float16(tmp_path):
+    """``--prove-network`` in float16: each point with a program has its program's claims
+    and its gated network's (every layer at x, a zero D at the other two points) PROVED;
+    the JSON says so per point."""
+    (tmp_path / "t.py").write_text(_pieces_file("float16"))
+    r = _fpsmt("construct", "--targets", "t.py", "--format", "float16", "--out", "n.json", "--prove-network",
+               "--store", "s.sqlite", "--json", cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    rep = json.loads(r.stdout)
+    assert [c["status"] for c in rep["claims"]] == ["PROVED", "NO PROGRAM", "PROVED"], rep["claims"]
+    nets = [c.get("network") for c in rep["claims"]]
+    assert nets[1] is None and all(n["status"] == "PROVED" and n["stages"] > 100 for n in (nets[0], nets[2])), nets
 
 
 def test_torch_autograd_meets_the_pieces_in_float32():
@@ -368,4 +392,26 @@ def test_chain_claims_fail_on_a_network_with_one_wrong_weight(monkeypatch):
     monkeypatch.setattr(T, "gated_program", wrong)
     nodes2, _, _ = PT.chain_nodes(fmt, 3, steps)
     r = _one(fmt, nodes2[1 + i])
+    assert r.status == "REFUTED" and r.witness, r.reason
+
+
+def test_killed_claims_fail_where_a_chain_neuron_stays_alive():
+    """At another domain point the gated network's D must be a zero for every finite y:
+    PROVED for the network as built, REFUTED (replayed) once the last hidden layer's first
+    chain neuron gets a bias of 4, which the killers (1 at x ≠ z) no longer cancel."""
+    import dataclasses
+
+    from fpsmt.semantics.network import Network
+    fmt = parse_format("float8_e5m2")
+    steps = M.binary_sums(M.tree_sum(M.piece_programs(fmt, PT.builtin_pieces())))
+    _, net, _ = PT.chain_nodes(fmt, 3, steps)
+    good, = PT.killed_nodes(fmt, 3, net, [Fraction(1)])
+    assert good.name.endswith(f"killed.x{fmt.hex(fmt.round(Fraction(1)))}")
+    assert _one(fmt, good).status == "PROVED"
+    hidden = net.layers[-2]
+    bias = list(hidden.bias)
+    bias[0] = fmt.round(Fraction(4))
+    wrong = Network(fmt, net.layers[:-2] + [dataclasses.replace(hidden, bias=bias), net.layers[-1]])
+    bad, = PT.killed_nodes(fmt, 3, wrong, [Fraction(1)])
+    r = _one(fmt, bad)
     assert r.status == "REFUTED" and r.witness, r.reason

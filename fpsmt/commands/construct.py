@@ -265,6 +265,10 @@ def register(sub):
     s.add_argument("--prove", action=argparse.BooleanOptionalAction, default=True,
                    help="Theorem 3.2 targets given as pieces (g_pieces): decide each point's ∀y claims "
                         "(default on; --no-prove leaves the executor's checks only)")
+    s.add_argument("--prove-network", action="store_true",
+                   help="Theorem 3.2 targets given as pieces, with --prove: also decide each point's network claims "
+                        "(one per layer of its gated network at x, and a zero D at every other domain point); about "
+                        "a second per layer in 16-bit formats, several hundred layers per point")
     s.add_argument("--max-pieces", type=int, default=64, metavar="N",
                    help="Theorem 3.2 targets: the most pieces (constant or linear runs over |y|) per domain point "
                         "(default 64)")

@@ -36,9 +36,12 @@ def check_options(args, construction):
                          f"not {construction.activation}")
     if args.max_pieces < 1:
         raise InputError(f"--max-pieces must be at least 1, got {args.max_pieces}")
+    if args.prove_network and not args.prove:
+        raise InputError("--prove-network decides claims with --prove; it cannot be combined with --no-prove")
     if args.certify:
         raise InputError("--certify is not available for Theorem 3.2 targets yet (g_star(x, y) or g_pieces(x)): "
-                         "each point's backward program is proved (g_pieces), the gate from the network to it is not")
+                         "each point's program and gated network are proved (g_pieces, --prove-network), their ⊞ "
+                         "with the value network is not")
 
 
 def construct(args, fmt, construction, path, out_path):
@@ -48,6 +51,9 @@ def construct(args, fmt, construction, path, out_path):
     check_options(args, construction)
     if targets.given_pieces(path):
         return construct_pieces(args, fmt, construction, path, out_path)
+    if args.prove_network:
+        raise InputError("--prove-network is for targets given as pieces (g_pieces(x)); a g_star(x, y) network is "
+                         "checked by the executor at every (x, y)")
     t0 = time.perf_counter()
     points, tables = targets.load_targets32(path, fmt, progress=ticker("g*(x, y) at every finite y, points"))
     pieces, programs = _pieces(fmt, points, tables, args.max_pieces)
@@ -265,8 +271,32 @@ def _prove_points(args, fmt, points, pieces):
                 statement = (f"the backward program of a point with these {len(PT.segments(pcs))} nonzero pieces "
                              "gives g*(x, y) for every finite y (decided once for every point that has them)")
                 by[key] = decide_tree(eng, f"theorem_3_2.x{n + 1}", root, statement, fmt, progress=_quiet_progress())
-            rows.append(by[key])
+            row = dict(by[key])
+            if args.prove_network and row["status"] == "PROVED":
+                row["network"] = _prove_network(eng, fmt, points, n, pcs)
+            rows.append(row)
     return rows
+
+
+def _prove_network(eng, fmt, points, n, pcs):
+    """The point's gated network: at x = z its layers compute the program, at every other
+    domain point its D is a zero, for every finite y (proofs/theorem_3_2_relu.py
+    ``chain_nodes``, ``killed_nodes``)."""
+    from fpsmt.proof.lemmas import decide_tree
+    from fpsmt.proofs import theorem_3_2_relu as PT
+    x = points[n][0]
+    err(f"fpsmt: the network claims of x = {fmt.show(x)} ({n + 1}/{len(points)}) ...")
+    others = [p for i, (p, _) in enumerate(points) if i != n]
+    root = PT.chain_root(fmt, fmt.to_fraction(x), pcs, f"theorem_3_2.net.x{n + 1}", others)
+    statement = (f"the gated network of x = {fmt.hex(x)}: at x its layers compute the program (every finite "
+                 f"upstream per layer) and the gate passes it to x; at the {len(others)} other domain points its "
+                 "D^AD is a zero for every finite y")
+    return decide_tree(eng, f"theorem_3_2.net.x{n + 1}", root, statement, fmt, progress=_quiet_progress())
+
+
+def _claims_json(r):
+    return {"stages": len(r["keys"]), "seconds": r["seconds"], "confirmed": r["confirmed"],
+            "counterexample": r["counterexample"], "reason": r.get("reason"), "statement": r["statement"]}
 
 
 def _quiet_progress():
@@ -326,7 +356,9 @@ def construct_pieces(args, fmt, construction, path, out_path):
         if args.prove and not bad:
             proofs = _prove_points(args, fmt, points, pieces)
         proved_s = time.perf_counter() - t2
-        refuted = [r for r in (proofs or []) if r is not None and r["status"] in ("REFUTED", "VACUOUS")]
+        decided = [r for r in (proofs or []) if r is not None] + [r["network"] for r in (proofs or [])
+                                                                   if r is not None and "network" in r]
+        refuted = [r for r in decided if r["status"] in ("REFUTED", "VACUOUS")]
         if bad or refuted:
             pending.discard()
     failed = bool(bad or refuted)
@@ -342,9 +374,8 @@ def construct_pieces(args, fmt, construction, path, out_path):
                               for x, y, w, g, t in bad],
                "claims": None if proofs is None else [
                    {"x": fmt.hex(x), "status": "NO PROGRAM" if r is None else r["status"],
-                    **({} if r is None else {"stages": len(r["keys"]), "seconds": r["seconds"],
-                                             "confirmed": r["confirmed"], "counterexample": r["counterexample"],
-                                             "reason": r.get("reason"), "statement": r["statement"]})}
+                    **({} if r is None else _claims_json(r)),
+                    **({"network": _claims_json(r["network"])} if r is not None and "network" in r else {})}
                    for (x, _), r in zip(points, proofs)],
                "seconds": {"build": round(built, 3), "executor": round(checked, 3), "claims": round(proved_s, 3)}}
     err(f"  depth {net.depth} (the paper: L >= {summary['paper_depth']}), max width {summary['max_width']}, "
@@ -356,10 +387,15 @@ def construct_pieces(args, fmt, construction, path, out_path):
         err("  ∀y claims per point (the point's backward program at every finite y): "
             + ", ".join(f"{n} {'without a program (g = 0)' if s is None else s}" for s, n in tally.items())
             + f" ({proved_s:.1f} s)")
+        nets = [r["network"]["status"] for r in proofs if r is not None and "network" in r]
+        if args.prove_network:
+            err("  network claims per point (at x its layers compute the program; at the other points D is a zero): "
+                + (", ".join(f"{nets.count(s)} {s}" for s in dict.fromkeys(nets)) or "none decided"))
         for (x, _), r in zip(points, proofs):
-            if r is not None and r["status"] != "PROVED":
-                err(f"  x = {fmt.show(x)}: {r['status']}: {r['statement']}"
-                    + (f"; counterexample {r['counterexample']}" if r["counterexample"] else ""))
+            for what in ([r] + ([r["network"]] if "network" in r else [])) if r is not None else []:
+                if what["status"] != "PROVED":
+                    err(f"  x = {fmt.show(x)}: {what['status']}: {what['statement']}"
+                        + (f"; counterexample {what['counterexample']}" if what["counterexample"] else ""))
     elif not bad:
         err("  ∀y claims not decided (--no-prove): the network is checked by the executor only")
     if failed:

@@ -586,7 +586,13 @@ def gated_program(fmt: Format, z: Fraction, steps: list, layout: list | None = N
     S = _row_sum(fmt, out_terms, h) or Fraction(0)
     nbias = abs(S) if S != 0 else fmt.omega
     nw = (-1 if S > 0 else 1) if S != 0 else Fraction(0)
-    layers[-1].append(("N", [("G1", -1), ("G2", -1)], nbias))
+    # N is killed as the chain neurons are: by the least weight that still kills its bias
+    # (weight −1 would send G1, G2 the output's upstream gradient whole, and with the chain's
+    # share the sum can overflow for |y| near Ω)
+    nkw = max(kill, pow2(floor_log2(nbias) + 1 - fmt.e_max))
+    if not nbias < nkw * 2 ** fmt.e_max:
+        raise InputError(f"the output's killer bias {float(nbias):g} would not be killed at x ≠ z in {fmt.name}")
+    layers[-1].append(("N", [("G1", -nkw), ("G2", -nkw)], nbias))
     layers.append([("out", out_terms + [("N", nw)], R.NEG0)])
     if layout is not None:
         layout.append(("step", 0))
