@@ -9,7 +9,10 @@ confirmed UNSAT answers, and the Theorem 3.2 network's depth beside the paper's
 2^(E+1) + 2M + 9.
 
     python benchmarks/theorem32_claims.py [--formats e4m2,float8_e5m2,float16,bfloat16,float32]
-                                          [--timeout 300] [--no-claims]
+                                          [--timeout 300] [--no-claims] [--lemma theorem_3_2_relu_network]
+
+``--lemma theorem_3_2_relu_network``: the same table for the network row (depth not
+stated by that row: "-").
 
 Second table (``--pieces``, default float32,float64): ``fpsmt construct`` on the example
 clipping_pieces_<format>.py (4 points, g* = k(x)·clamp(y, −1, 1) as pieces) with
@@ -29,10 +32,9 @@ import json, resource, sys, time
 from fpsmt.proof.engine import Engine
 from fpsmt.proof.lemmas import run
 from fpsmt.proof.store import Store
-fmt, timeout, store = sys.argv[1], float(sys.argv[2]), sys.argv[3]
+fmt, timeout, store, lemma = sys.argv[1], float(sys.argv[2]), sys.argv[3], sys.argv[4]
 t0 = time.perf_counter()
-row, = run(Engine(solver="portfolio", timeout=timeout, confirm=True, store=Store(store)), ["theorem_3_2_relu"],
-           ["repaired"], [fmt])
+row, = run(Engine(solver="portfolio", timeout=timeout, confirm=True, store=Store(store)), [lemma], ["repaired"], [fmt])
 wall = time.perf_counter() - t0
 keys = row.get("keys", [])
 c = row.get("confirmed") or {"stages": 0, "unconfirmed": []}
@@ -46,9 +48,9 @@ print(json.dumps({"status": row["status"], "claims": len(keys), "solver_s": row[
 """
 
 
-def claims(name, timeout):
+def claims(name, timeout, lemma):
     with tempfile.TemporaryDirectory() as d:
-        r = subprocess.run([sys.executable, "-c", CHILD, name, str(timeout), f"{d}/store.sqlite"],
+        r = subprocess.run([sys.executable, "-c", CHILD, name, str(timeout), f"{d}/store.sqlite", lemma],
                            capture_output=True, text=True)
     if r.returncode != 0:
         raise SystemExit(f"{name}: {r.stderr.strip().splitlines()[-1] if r.stderr.strip() else r.returncode}")
@@ -80,6 +82,9 @@ def main():
     ap.add_argument("--formats", default="e4m2,float8_e5m2,float16,bfloat16,float32")
     ap.add_argument("--timeout", type=float, default=300.0, help="seconds per claim")
     ap.add_argument("--no-claims", action="store_true", help="skip the claims table")
+    ap.add_argument("--lemma", default="theorem_3_2_relu",
+                    help="the row of the claims table: theorem_3_2_relu (the program) or theorem_3_2_relu_network "
+                         "(the gated network's layers at x = ±0, and a zero D at four other points)")
     ap.add_argument("--pieces", default="float32,float64", help="formats of the pieces networks ('' skips them)")
     a = ap.parse_args()
     if not a.no_claims:
@@ -87,8 +92,9 @@ def main():
               "ratio | peak MB |")
         print("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
         for name in [f for f in a.formats.split(",") if f]:
-            r = claims(name, a.timeout)
+            r = claims(name, a.timeout, a.lemma)
             ratio = f"{r['depth'] / r['paper']:.2f}" if r["depth"] and r["paper"] else "-"
+            r["depth"], r["paper"] = r["depth"] or "-", r["paper"] or "-"
             print(f"| {name} | {r['status']} | {r['claims']} | {r['stored']} | {r['solver_s']:.1f} | {r['wall']:.1f} | "
                   f"{r['confirmed']} | {r['depth']} | {r['paper']} | {ratio} | {r['peak_mb']:.0f} |", flush=True)
     if a.pieces:

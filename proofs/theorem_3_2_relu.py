@@ -39,11 +39,42 @@ numerically (a zero met by either zero), and finite gradients on the killers' co
 and one claim that the gate's layers pass R's gradient to x whatever the killers' finite
 upstreams.  Numerical equality is kept by ⊕ and ⊗ (their results depend on their
 operands' values only, up to the sign of a zero result), so from the output layer down
-the network's gradients are the program's values, and D^AD(z, y) = g(y).  Not stated:
-the ⊞ with the value network and the other points' networks (a zero at x = z) — checked
-by the executor (every (x, y) in formats of at most 16 bits; every breakpoint and its
-neighbours above), not proved; and ``fpsmt construct`` decides only the program's tree
-per point so far.
+the network's gradients are the program's values, and D^AD(z, y) = g(y).  At every other
+domain point x (:func:`killed_nodes`): the gated network's last two layers send a zero to
+every column below, for every finite y; below, every upstream is a zero, and a zero times
+a finite weight (ReLU' included) and a sum of zeros are zeros (boxplus_neutrality's
+``times`` and its ``gradient`` induction with no nonzero term), so D^AD(x, y) is a zero.
+
+The whole network (``fpsmt construct --certify``, targets given as pieces) is the ⊞ of
+the points' gated networks and the zero-gradient atoms (theorem32.network), as Theorem
+3.1's is the ⊞ of gradient and zero-gradient atoms; its argument is
+proofs/theorem_3_1_relu.py's, with each gated network in the place of a gradient atom:
+
+1. Alone, at a domain point x: the gated network of x gives D^AD = g(x, y) (the program
+   tree and the network claims above), every other point's gives a zero (the killed
+   claims), every zero-gradient atom a zero for every finite upstream (zero_gradient_atom).
+   The gate is the gradient atom's own (relu.gate_plan with the step parameters of z):
+   gradient_atom's gate stages, proved for every z of X and every finite upstream on
+   (R, G1, G2), state that it passes R's upstream to T and from T to x, and that the
+   indicators' gradients are finite; the network claims' gate claim states D^AD = u_R
+   for the gate of this z.
+2. Beside each other: every part computes in the ⊞ what it computes alone, up to the
+   signs of zeros (theorem_3_1_relu's approx.congruence, for any row length, relu and
+   identity layers), given that each part's values and gradients are finite: values
+   at every domain point by a ground run of each gated network alone (construct's
+   certification), gradients by the program's finiteness side conditions, the chain
+   claims' finite killer columns, gradient_atom's gate stages, and zeros elsewhere.
+3. Layer 1's gradient w.r.t. x is the left-to-right sum over every part's first-layer
+   terms: g(x, y) at the gated network of x's T neuron, a zero at every other
+   (a zero at T too where g(x, y) is one): boxplus_neutrality's ``gradient`` induction
+   gives D^AD(x, y) = g(x, y), a zero target met by either zero.
+4. The value f(x) = f*(x) does not depend on y: the executor's run at every domain
+   point is a ground computation of it, bit for bit.
+
+What is argued, not a node: these joins, as in Theorem 3.1; that numerical equality is
+kept by ⊕ and ⊗ from the output layer down; and that the layers the claims run are the
+network's (the claims run the very layers theorem32.point_network builds, and the
+executor's forward values at x).
 """
 
 from __future__ import annotations

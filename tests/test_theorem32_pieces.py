@@ -266,7 +266,7 @@ def test_bad_pieces_one_line_exit_2(tmp_path, case):
 @pytest.mark.parametrize("extra,what", [(["--max-pieces", "1"], "gives 2 pieces"),
                                         (["--format", "float8_e3m4"], "cannot be built in float8_e3m4"),
                                         (["--store", "bad.sqlite"], "bad.sqlite"),
-                                        (["--certify", "--store", "s.sqlite"], "with the value network is not"),
+                                        (["--certify", "--no-prove"], "cannot be combined with --no-prove"),
                                         (["--prove-network", "--no-prove"], "cannot be combined with --no-prove")])
 def test_pieces_refusals_one_line_exit_2(tmp_path, extra, what):
     (tmp_path / "t.py").write_text(_pieces_file("float8_e3m4" if "--format" in extra else "e4m2"))
@@ -277,27 +277,37 @@ def test_pieces_refusals_one_line_exit_2(tmp_path, extra, what):
     assert not (tmp_path / "net.json").exists()
 
 
-def test_prove_network_refused_for_g_star_targets(tmp_path):
-    (tmp_path / "t.py").write_text(HEAD + "def g_star(x, y):\n    return 0\n")
-    r = _fpsmt("construct", "--targets", "t.py", "--format", "e4m2", "--out", "net.json", "--prove-network",
-               cwd=tmp_path)
-    assert r.returncode == 2 and "given as pieces" in r.stderr and len(r.stderr.strip().splitlines()) == 1, r.stderr
-    assert not (tmp_path / "net.json").exists()
-
-
 @pytest.mark.slow
-def test_construct_pieces_network_claims_in_float16(tmp_path):
-    """``--prove-network`` in float16: each point with a program has its program's claims
-    and its gated network's (every layer at x, a zero D at the other two points) PROVED;
-    the JSON says so per point."""
+def test_construct_pieces_certified_in_float16(tmp_path):
+    """``--certify`` in float16: each point with a program has its program's claims and its
+    gated network's (every layer at x, a zero D at the other two points) PROVED, Theorem
+    3.1's lemmas are linked, every UNSAT answer confirmed: certified; the JSON says so per
+    point.  (About 10 minutes on 2 cores from an empty store.)"""
     (tmp_path / "t.py").write_text(_pieces_file("float16"))
-    r = _fpsmt("construct", "--targets", "t.py", "--format", "float16", "--out", "n.json", "--prove-network",
+    r = _fpsmt("construct", "--targets", "t.py", "--format", "float16", "--out", "n.json", "--certify",
                "--store", "s.sqlite", "--json", cwd=tmp_path)
     assert r.returncode == 0, r.stderr
     rep = json.loads(r.stdout)
     assert [c["status"] for c in rep["claims"]] == ["PROVED", "NO PROGRAM", "PROVED"], rep["claims"]
     nets = [c.get("network") for c in rep["claims"]]
     assert nets[1] is None and all(n["status"] == "PROVED" and n["stages"] > 100 for n in (nets[0], nets[2])), nets
+    assert rep["certified"] is True and {c["lemma"] for c in rep["certificates"]} >= {
+        "zero_gradient_atom", "gradient_atom", "boxplus_neutrality", "theorem_3_1_relu"}
+
+
+@pytest.mark.slow
+def test_construct_g_star_network_claims_in_float16(tmp_path):
+    """A g_star(x, y) target with ``--prove-network``: the pieces fpsmt found get the same
+    program and network claims, PROVED, after the executor's check at every (x, y)."""
+    (tmp_path / "t.py").write_text("def domain():\n    return [0.5, -1]\n\ndef f_star(x):\n    return 1\n\n"
+                                   "def g_star(x, y):\n    return (2 if y > 0 else -2) if x == 0.5 and abs(y) >= 1 "
+                                   "else 0\n")
+    r = _fpsmt("construct", "--targets", "t.py", "--format", "float16", "--out", "n.json", "--prove-network",
+               "--store", "s.sqlite", "--json", cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    rep = json.loads(r.stdout)
+    assert rep["mismatches"] == [] and [c["status"] for c in rep["claims"]] == ["PROVED", "NO PROGRAM"], rep["claims"]
+    assert rep["claims"][0]["network"]["status"] == "PROVED"
 
 
 def test_torch_autograd_meets_the_pieces_in_float32():
@@ -415,3 +425,54 @@ def test_killed_claims_fail_where_a_chain_neuron_stays_alive():
     bad, = PT.killed_nodes(fmt, 3, wrong, [Fraction(1)])
     r = _one(fmt, bad)
     assert r.status == "REFUTED" and r.witness, r.reason
+
+
+# ------------------------------------------------------------------ --certify
+def test_forward_finiteness_ground_check_fails_on_an_overflowing_network(monkeypatch):
+    """The certification's ground fact (each gated network alone has finite values at every
+    domain point) holds for the networks as built, and names the point, the network and
+    the layer when a first-layer weight is made large enough to overflow."""
+    import dataclasses
+
+    from fpsmt.semantics.network import Network
+    fmt = parse_format("float16")
+    pts = [(fmt.round(Fraction(1, 2)), fmt.round(Fraction(1))), (fmt.round(Fraction(-1)), fmt.round(Fraction(0)))]
+    pcs = [[M.Piece(Fraction(1), "const", Fraction(2))], []]
+    assert construct32._forward_not_finite(fmt, pts, pcs) == []
+    real = M.point_network
+
+    def wrong(fmt_, z, programs):
+        net = real(fmt_, z, programs)
+        if net is None:
+            return None
+        first = net.layers[0]
+        big = fmt.round(Fraction(60000))
+        return Network(fmt_, [dataclasses.replace(first, weights=[big] * len(first.weights))] + net.layers[1:])
+    monkeypatch.setattr(M, "point_network", wrong)
+    bad = construct32._forward_not_finite(fmt, pts, pcs)
+    assert bad and {(z, x) for z, x, _ in bad} <= {(pts[0][0], x) for x, _ in pts}, bad
+
+
+def test_certify_needs_every_point_proved_and_confirmed(monkeypatch):
+    """construct32._certify: certified only when Theorem 3.1's lemmas are and every point
+    with a program has PROVED program and network claims with every UNSAT confirmed; each
+    failing part is named."""
+    from types import SimpleNamespace
+
+    from fpsmt.commands import construct as C31
+    fmt = parse_format("float16")
+    pts = [(fmt.round(Fraction(1, 2)), fmt.round(Fraction(1))), (fmt.round(Fraction(-1)), fmt.round(Fraction(0)))]
+    pcs = [[M.Piece(Fraction(1), "const", Fraction(2))], []]
+    monkeypatch.setattr(C31, "_certify", lambda *a: ([], True))
+    args = SimpleNamespace(confirm=True)
+    ok = {"status": "PROVED", "confirmed": {"unconfirmed": []}}
+
+    def row(net):
+        return {**ok, **({"network": net} if net is not None else {})}
+    assert construct32._certify(args, fmt, None, pts, pcs, [row(ok), None])[1] is True
+    assert construct32._certify(args, fmt, None, pts, pcs, [row(None), None])[1] is False
+    assert construct32._certify(args, fmt, None, pts, pcs, [row({**ok, "status": "UNKNOWN"}), None])[1] is False
+    assert construct32._certify(args, fmt, None, pts, pcs,
+                                [row({**ok, "confirmed": {"unconfirmed": ["a"]}}), None])[1] is False
+    monkeypatch.setattr(C31, "_certify", lambda *a: ([], False))
+    assert construct32._certify(args, fmt, None, pts, pcs, [row(ok), None])[1] is False

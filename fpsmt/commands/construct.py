@@ -255,7 +255,8 @@ def register(sub):
                         "order with torch.autograd, and as a plain nn.Linear stack; compare with the targets")
     s.add_argument("--certify", action="store_true",
                    help="also link the certificates of the lemmas the network rests on (fpsmt reproduce's repaired "
-                        "rows) from the results store, proving them first where missing")
+                        "rows) from the results store, proving them first where missing; Theorem 3.2 targets given "
+                        "as pieces: also every point's program and network claims (--prove-network)")
     s.add_argument("--confirm", action=argparse.BooleanOptionalAction, default=True,
                    help="with --certify: confirm every UNSAT answer with a second back end or by enumeration "
                         "(default on; --no-confirm skips it, and the network is then certified only if the "

@@ -36,24 +36,20 @@ def check_options(args, construction):
                          f"not {construction.activation}")
     if args.max_pieces < 1:
         raise InputError(f"--max-pieces must be at least 1, got {args.max_pieces}")
-    if args.prove_network and not args.prove:
-        raise InputError("--prove-network decides claims with --prove; it cannot be combined with --no-prove")
-    if args.certify:
-        raise InputError("--certify is not available for Theorem 3.2 targets yet (g_star(x, y) or g_pieces(x)): "
-                         "each point's program and gated network are proved (g_pieces, --prove-network), their ⊞ "
-                         "with the value network is not")
+    for flag, on in (("--prove-network", args.prove_network), ("--certify", args.certify)):
+        if on and not args.prove:
+            raise InputError(f"{flag} decides each point's claims (--prove); it cannot be combined with --no-prove")
 
 
 def construct(args, fmt, construction, path, out_path):
     from fpsmt.commands import netio, targets
-    from fpsmt.commands.options import atomic_output
+    from fpsmt.commands.options import atomic_output, check_store
     from fpsmt.constructions import theorem32 as M
     check_options(args, construction)
     if targets.given_pieces(path):
         return construct_pieces(args, fmt, construction, path, out_path)
-    if args.prove_network:
-        raise InputError("--prove-network is for targets given as pieces (g_pieces(x)); a g_star(x, y) network is "
-                         "checked by the executor at every (x, y)")
+    if args.certify or args.prove_network:
+        check_store(args.store)
     t0 = time.perf_counter()
     points, tables = targets.load_targets32(path, fmt, progress=ticker("g*(x, y) at every finite y, points"))
     pieces, programs = _pieces(fmt, points, tables, args.max_pieces)
@@ -73,8 +69,16 @@ def construct(args, fmt, construction, path, out_path):
         bad, pairs, failing = M.verify(fmt, written, [(x, v) for x, v in points], tables,
                               progress=lambda i, n, nbad: tick(i, n, f", {nbad} mismatches at the last" if nbad else ""))
         checked = time.perf_counter() - t2
-        if bad:
+        # the executor has checked every (x, y); the claims (--prove-network, --certify) add
+        # each point's proof for every y, on the pieces found
+        proofs, t3 = None, time.perf_counter()
+        if not bad and (args.certify or args.prove_network):
+            proofs = _prove_points(args, fmt, points, pieces)
+        proved_s = time.perf_counter() - t3
+        refuted = _refuted(proofs)
+        if bad or refuted:
             pending.discard()
+    failed = bool(bad or refuted)
     from fpsmt.constructions.relu import constants
     paper = constants(fmt).depth_3_2[0]
     summary = {"theorem": "3.2", "format": fmt.name, "activation": construction.activation, "points": len(points),
@@ -82,26 +86,32 @@ def construct(args, fmt, construction, path, out_path):
                "pieces": {fmt.hex(x): [{"from": fmt.hex(fmt.round(p.t)), "kind": p.kind, "c": fmt.hex(fmt.round(p.c))}
                                        for p in pcs] for (x, _), pcs in zip(points, pieces)},
                "depth": net.depth, "paper_depth": paper, "max_width": max(L.n_out for L in net.layers),
-               "parameters": net.n_parameters(), "bytes": size, "out": None if bad else str(out_path),
+               "parameters": net.n_parameters(), "bytes": size, "out": None if failed else str(out_path),
                "mismatches": [{"x": fmt.hex(x), "y": fmt.hex(y), "what": w, "got": fmt.hex(g), "want": fmt.hex(t)}
                               for x, y, w, g, t in bad],
-               "seconds": {"targets": round(tabulated, 3), "build": round(built, 3), "verify": round(checked, 3)}}
+               "claims": _claims_summary(fmt, points, proofs),
+               "seconds": {"targets": round(tabulated, 3), "build": round(built, 3), "verify": round(checked, 3),
+                           "claims": round(proved_s, 3)}}
     err(f"  depth {net.depth} (the paper: L >= {paper}), max width {summary['max_width']}, {summary['parameters']} "
-        f"parameters, {size} bytes" + ("" if bad else f" -> {out_path}"))
+        f"parameters, {size} bytes" + ("" if failed else f" -> {out_path}"))
     err(f"  verified in the executor: f(x) and D^AD(y) at {pairs} (x, y) pairs (every x of the domain, every finite y "
         f"of both signs): {pairs - failing} bit-exact, {failing} mismatched (a zero target met by either zero); "
         f"build {built:.1f} s, verify {checked:.1f} s")
     for x, y, w, g, t in bad[:10]:
         err(f"  MISMATCH at x = {fmt.show(x)}, y = {fmt.show(y)}: {w} = {fmt.show(g)}, target {fmt.show(t)}")
-    if bad:
-        err(f"fpsmt: internal error: the network does not meet its targets; nothing written to {out_path}")
-    if args.plot and not bad:
+    if proofs is not None:
+        _report_claims(args, fmt, points, proofs, proved_s)
+    if failed:
+        _failure(bad, out_path)
+    if args.plot and not failed:
         summary["plot"] = _plot(args, fmt, points, tables, written)
-    if args.torch and not bad:
+    if args.torch and not failed:
         summary["torch"] = torch_check(fmt, written, points, tables, pieces)
+    if args.certify and not failed:
+        summary["certificates"], summary["certified"] = _certify(args, fmt, construction, points, pieces, proofs)
     if args.json:
         out(json.dumps(summary))
-    return 1 if bad else 0
+    return 1 if failed else 0
 
 
 def torch_pairs(fmt, points, tables, pieces, per_x=64, seed=0):
@@ -272,7 +282,7 @@ def _prove_points(args, fmt, points, pieces):
                              "gives g*(x, y) for every finite y (decided once for every point that has them)")
                 by[key] = decide_tree(eng, f"theorem_3_2.x{n + 1}", root, statement, fmt, progress=_quiet_progress())
             row = dict(by[key])
-            if args.prove_network and row["status"] == "PROVED":
+            if (args.prove_network or args.certify) and row["status"] == "PROVED":
                 row["network"] = _prove_network(eng, fmt, points, n, pcs)
             rows.append(row)
     return rows
@@ -292,6 +302,98 @@ def _prove_network(eng, fmt, points, n, pcs):
                  f"upstream per layer) and the gate passes it to x; at the {len(others)} other domain points its "
                  "D^AD is a zero for every finite y")
     return decide_tree(eng, f"theorem_3_2.net.x{n + 1}", root, statement, fmt, progress=_quiet_progress())
+
+
+def _forward_not_finite(fmt, points, pieces):
+    """Ground facts the ⊞ argument needs (approx.congruence: an absent term is a zero where
+    the value is finite): each point's gated network, run alone at every domain point,
+    has finite values in every layer.  Returns (z, x, layer) where one is not."""
+    import numpy as np
+
+    from fpsmt.constructions import theorem32 as M
+    from fpsmt.semantics.arith.concrete import concrete
+    from fpsmt.semantics.network import run
+    A = concrete(fmt)
+    xs = np.asarray([[x] for x, _ in points], dtype=np.uint64)
+    bad = []
+    for (z, _), pcs in zip(points, pieces):
+        net = M.point_network(fmt, fmt.to_fraction(z), M.piece_programs(fmt, pcs))
+        if net is None:
+            continue
+        tr = run(A, net, A.const(xs))
+        for k, post in enumerate(tr.post):
+            bits = np.asarray(A.to_bits(post), dtype=np.uint64).reshape(len(points), -1)
+            inf_or_nan = (bits >> np.uint64(fmt.M)) & np.uint64(fmt.exp_all_ones) == np.uint64(fmt.exp_all_ones)
+            for i in np.flatnonzero(inf_or_nan.any(axis=1)):
+                bad.append((z, points[i][0], k))
+    return bad
+
+
+def _certify(args, fmt, construction, points, pieces, proofs):
+    """The Theorem 3.1 lemmas the network's value atoms, gate and ⊞ rest on (construct's
+    --certify rows: zero_gradient_atom, gradient_atom's gate stages, boxplus_neutrality,
+    theorem_3_1_relu's approx.congruence), then each point's program and network trees
+    (decided above): certified when every one is PROVED with every UNSAT answer confirmed."""
+    from fpsmt.commands import construct as C31
+    certs, ok = C31._certify(args, fmt, construction)
+    why = [f"the gated network of x = {fmt.hex(z)} has a value that is not finite at x = {fmt.hex(x)} (layer {k})"
+           for z, x, k in _forward_not_finite(fmt, points, pieces)]
+    for (x, _), r in zip(points, proofs):
+        for what, row in (("program", r), ("network", None if r is None else r.get("network"))):
+            if r is None:
+                break  # g = 0 at x: the zero-gradient atom's D, in the lemmas above
+            if row is None:
+                why.append(f"x = {fmt.hex(x)}: its {what} claims were not decided")
+            elif row["status"] != "PROVED":
+                why.append(f"x = {fmt.hex(x)}: its {what} claims are {row['status']}")
+            elif row["confirmed"]["unconfirmed"]:
+                why.append(f"x = {fmt.hex(x)}: its {what} claims have UNSAT answers no second back end confirmed"
+                           + ("" if args.confirm else " (--no-confirm)"))
+    for w in why:
+        err(f"  NOT certified: {w}")
+    if ok and not why:
+        err("  certified: the value atoms, the gate and ⊞ (Theorem 3.1's lemmas, for all their parameters) and every "
+            "point's program and gated network are PROVED, every UNSAT answer confirmed")
+    return certs, ok and not why
+
+
+def _failure(bad, out_path):
+    err(f"fpsmt: internal error: {'the network does not meet its targets' if bad else 'a claim above is REFUTED'}; "
+        f"nothing written to {out_path}")
+
+
+def _refuted(proofs) -> bool:
+    """Whether a point's program or network claims were REFUTED (or VACUOUS)."""
+    rows = [r for r in (proofs or []) if r is not None]
+    rows += [r["network"] for r in rows if "network" in r]
+    return any(r["status"] in ("REFUTED", "VACUOUS") for r in rows)
+
+
+def _claims_summary(fmt, points, proofs):
+    """The JSON report's per-point claims (None when none were decided)."""
+    if proofs is None:
+        return None
+    return [{"x": fmt.hex(x), "status": "NO PROGRAM" if r is None else r["status"],
+             **({} if r is None else _claims_json(r)),
+             **({"network": _claims_json(r["network"])} if r is not None and "network" in r else {})}
+            for (x, _), r in zip(points, proofs)]
+
+
+def _report_claims(args, fmt, points, proofs, seconds):
+    """The per-point claims on stderr: tallies, then every point not PROVED with its reason."""
+    statuses = [None if r is None else r["status"] for r in proofs]
+    err("  ∀y claims per point (the point's backward program at every finite y): "
+        + ", ".join(f"{statuses.count(s)} {'without a program (g = 0)' if s is None else s}"
+                    for s in dict.fromkeys(statuses)) + f" ({seconds:.1f} s)")
+    nets = [r["network"]["status"] for r in proofs if r is not None and "network" in r]
+    if args.prove_network or args.certify:
+        err("  network claims per point (at x its layers compute the program; at the other points D is a zero): "
+            + (", ".join(f"{nets.count(s)} {s}" for s in dict.fromkeys(nets)) or "none decided"))
+    for (x, _), r in zip(points, proofs):
+        for what in ([r] + ([r["network"]] if "network" in r else [])) if r is not None else []:
+            if what["status"] != "PROVED":
+                err(f"  x = {fmt.show(x)}: {what['status']}: {what['statement']}"
+                    + (f"; counterexample {what['counterexample']}" if what["counterexample"] else ""))
 
 
 def _claims_json(r):
@@ -356,13 +458,10 @@ def construct_pieces(args, fmt, construction, path, out_path):
         if args.prove and not bad:
             proofs = _prove_points(args, fmt, points, pieces)
         proved_s = time.perf_counter() - t2
-        decided = [r for r in (proofs or []) if r is not None] + [r["network"] for r in (proofs or [])
-                                                                   if r is not None and "network" in r]
-        refuted = [r for r in decided if r["status"] in ("REFUTED", "VACUOUS")]
+        refuted = _refuted(proofs)
         if bad or refuted:
             pending.discard()
     failed = bool(bad or refuted)
-    statuses = [None if r is None else r["status"] for r in (proofs or [])]
     summary = {"theorem": "3.2", "format": fmt.name, "activation": construction.activation, "points": len(points),
                "given": "pieces", "pairs": pairs, "executor": "every finite y" if every_y else "breakpoints",
                "pieces": {fmt.hex(x): [{"from": fmt.hex(fmt.round(p.t)), "kind": p.kind, "c": fmt.hex(fmt.round(p.c))}
@@ -372,38 +471,24 @@ def construct_pieces(args, fmt, construction, path, out_path):
                "out": None if failed else str(out_path),
                "mismatches": [{"x": fmt.hex(x), "y": fmt.hex(y), "what": w, "got": fmt.hex(g), "want": fmt.hex(t)}
                               for x, y, w, g, t in bad],
-               "claims": None if proofs is None else [
-                   {"x": fmt.hex(x), "status": "NO PROGRAM" if r is None else r["status"],
-                    **({} if r is None else _claims_json(r)),
-                    **({"network": _claims_json(r["network"])} if r is not None and "network" in r else {})}
-                   for (x, _), r in zip(points, proofs)],
+               "claims": _claims_summary(fmt, points, proofs),
                "seconds": {"build": round(built, 3), "executor": round(checked, 3), "claims": round(proved_s, 3)}}
     err(f"  depth {net.depth} (the paper: L >= {summary['paper_depth']}), max width {summary['max_width']}, "
         f"{summary['parameters']} parameters, {size} bytes" + ("" if failed else f" -> {out_path}"))
     for x, y, w, g, t in bad[:10]:
         err(f"  MISMATCH at x = {fmt.show(x)}, y = {fmt.show(y)}: {w} = {fmt.show(g)}, target {fmt.show(t)}")
     if proofs is not None:
-        tally = {s: statuses.count(s) for s in dict.fromkeys(statuses)}
-        err("  ∀y claims per point (the point's backward program at every finite y): "
-            + ", ".join(f"{n} {'without a program (g = 0)' if s is None else s}" for s, n in tally.items())
-            + f" ({proved_s:.1f} s)")
-        nets = [r["network"]["status"] for r in proofs if r is not None and "network" in r]
-        if args.prove_network:
-            err("  network claims per point (at x its layers compute the program; at the other points D is a zero): "
-                + (", ".join(f"{nets.count(s)} {s}" for s in dict.fromkeys(nets)) or "none decided"))
-        for (x, _), r in zip(points, proofs):
-            for what in ([r] + ([r["network"]] if "network" in r else [])) if r is not None else []:
-                if what["status"] != "PROVED":
-                    err(f"  x = {fmt.show(x)}: {what['status']}: {what['statement']}"
-                        + (f"; counterexample {what['counterexample']}" if what["counterexample"] else ""))
+        _report_claims(args, fmt, points, proofs, proved_s)
     elif not bad:
         err("  ∀y claims not decided (--no-prove): the network is checked by the executor only")
     if failed:
-        err(f"fpsmt: internal error: the network does not meet its targets; nothing written to {out_path}")
+        _failure(bad, out_path)
     if args.torch and not failed:
         summary["torch"] = _torch_pieces(fmt, written, points, pieces)
     if args.plot and not failed:
         summary["plot"] = _plot_pieces(args, fmt, points, pieces, written)
+    if args.certify and not failed:
+        summary["certificates"], summary["certified"] = _certify(args, fmt, construction, points, pieces, proofs)
     if args.json:
         out(json.dumps(summary))
     return 1 if failed else 0
