@@ -20,6 +20,14 @@ met by either zero):
 * the pairwise sums, level by level as tree_sum groups them, each a zero outside its
   pieces.
 
+Runs of staircase stages of one form are one induction each (:func:`stair_runs`,
+:func:`_stair_induction`): where each stage halves the bound (P = s = the bound after, the
+bound before 2P), the stage programs differ only in weights 2^(E_j + d_j·i) (d_j in
+{−1, 0, 1}) — checked exactly for every stage of the run when the tree is built — and the
+step runs that program at a symbolic stage index i (symbolic powers of two), from the
+invariant with the bound 2^(m + 1 − i) to the one with 2^(m − i).  float64's staircase of
+4 (1,023 stages) is then two inductions and 54 single stages.
+
 Each stage computes exactly the program's operations (threshold.stage_steps,
 final_steps, each product and sum rounded once).  The program also multiplies values by 1
 where it pads a shorter part or carries a term (threshold.parallel, theorem32.binary_sums);
@@ -125,10 +133,10 @@ class _Seen(_Sym):
         return self.seen[-1]
 
 
-def _finite(s, compute):
+def _finite(s, compute, seen=None):
     """Every value ``compute(ops)`` computes is finite (a side condition: the network's
     backward pass at x = z runs the same operations, and its killers need them finite)."""
-    o = _Seen(s)
+    o = (seen or _Seen)(s)
     compute(o)
     return [v.is_finite() for v in o.seen]
 
@@ -235,13 +243,137 @@ def _stairs(fmt, tag, t, stages):
                     doc=f"u = y for |y| < {_show(t)}; {_show(t)} <= |u| <= {_show(b)} above, u not of y's opposite sign")
     invs = [inv(k, b) for k, b in enumerate(bounds)]
     items = [stage(f"{tag}.start", {"y": Y}, invs[0], lambda s: {"u": s.y}, doc="u = y")]
-    for k, (P, sh, after) in enumerate(stages):
+    runs = {a: run for a, run in ((run[0], run) for run in stair_runs(fmt, stages, bounds))}
+    k = 0
+    while k < len(stages):
+        if k in runs:
+            a, b, template = runs[k]
+            items.append(_stair_induction(fmt, tag, t, stages, bounds, invs, a, b, template))
+            k = b + 1
+            continue
+        P, sh, after = stages[k]
         steps = T.stage_steps(fmt, P, sh)
         items.append(stage(f"{tag}.stage{k + 1}", {}, invs[k + 1],
                            (lambda st: lambda s: {"u": _steps(_Sym(s), st, s.u)})(steps), hypothesis=invs[k],
                            side=(lambda st: lambda s: _finite(s, lambda o: _steps(o, st, s.u)))(steps),
                            doc=f"u ← u ⊕ (−{float(sh):g})·1[u > {float(P):g}]: |u| <= {float(after):g} after"))
+        k += 1
     return items, invs, bounds[-1]
+
+
+#: the fewest consecutive stages of one form that are proved by induction, not one by one
+MIN_RUN = 4
+
+
+def _log2(q: Fraction) -> int:
+    return q.numerator.bit_length() - 1 if q >= 1 else -(q.denominator.bit_length() - 1)
+
+
+def _weights(steps):
+    """The weights of a stage program (threshold.stage_steps) that its form varies: the
+    second unit's weight of every step but the last, in order."""
+    return [step[1][0][1] for step in steps[:-1]]
+
+
+def stair_runs(fmt, stages, bounds) -> list:
+    """Runs (a, b, template) of consecutive staircase stages a..b (0-based) that one
+    induction proves: each halves the bound (P = s = after, the bound before it 2P), and
+    their programs (threshold.stage_steps) differ only in weights 2^(E_j + d_j·i) at stage
+    a + i, d_j in {−1, 0, 1} — the template (E, d).  Checked here for every stage of the
+    run, exactly: the induction's step runs the template at a symbolic i."""
+    def halving(k):
+        P, sh, after = stages[k]
+        return P == sh == after and bounds[k] == 2 * P
+
+    def form(k):
+        steps = T.stage_steps(fmt, stages[k][0], stages[k][1])
+        return steps, [_log2(abs(w)) for w in _weights(steps)]
+
+    def fits(k, a, E, d):
+        steps, e = form(k)
+        base, _ = form(a)
+        i = k - a
+        want = [Fraction(2) ** (ej + dj * i) for ej, dj in zip(E, d)]
+        return (len(e) == len(E) and _weights(steps) == want
+                and _strip(steps) == _strip(base))
+    runs, k = [], 0
+    while k < len(stages) - 1:
+        if not (halving(k) and halving(k + 1)):
+            k += 1
+            continue
+        (_, E), (_, E1) = form(k), form(k + 1)
+        d = [e1 - e0 for e0, e1 in zip(E, E1)] if len(E1) == len(E) else None
+        if d is None or any(x not in (-1, 0, 1) for x in d):
+            k += 1
+            continue
+        b = k + 1
+        while b + 1 < len(stages) and halving(b + 1) and fits(b + 1, k, E, d):
+            b += 1
+        if b - k + 1 >= MIN_RUN and fits(k, k, E, d) and fits(k + 1, k, E, d):
+            runs.append((k, b, (E, d)))
+            k = b + 1
+        else:
+            k += 1
+    return runs
+
+
+def _strip(steps):
+    """A stage program with its varying weights blanked (the rest must agree in a run)."""
+    return [[[(src, None if (j < len(steps) - 1 and r == 1) else w) for src, w in unit] for r, unit in enumerate(step)]
+            for j, step in enumerate(steps)]
+
+
+class _SymW(_Sym):
+    """:class:`_Sym` whose constants may be terms already (a template's symbolic weights)."""
+
+    def const(self, q):
+        return q if not isinstance(q, (int, Fraction)) else self.s.const(q)
+
+
+class _SeenW(_Seen):
+    def const(self, q):
+        return q if not isinstance(q, (int, Fraction)) else self.s.const(q)
+
+
+def _template_steps(s, base_steps, E, d, i):
+    """The stage program of the template at a symbolic stage index i: the base stage's
+    program with weight j replaced by 2^(E_j + d_j·i) (a symbolic power of two)."""
+    out = [[list(unit) for unit in step] for step in base_steps]
+    for j, (ej, dj) in enumerate(zip(E, d)):
+        w = (i + ej if dj == 1 else ej - i).pow2() if dj else s.const(Fraction(2) ** ej)
+        (src, _), = out[j][1]
+        out[j][1] = [(src, w)]
+    return out
+
+
+def _stair_induction(fmt, tag, t, stages, bounds, invs, a, b, template):
+    """Stages a..b of the staircase (one template, :func:`stair_runs`) as an induction
+    over i = 0 … n (n = b − a + 1): I(i) is the invariant with the bound 2^(m + 1 − i),
+    P_a = 2^m; the step runs the template's stage program at i."""
+    from fpsmt.proof.claims import Int
+    from fpsmt.proof.tree import induction
+    E, d = template
+    n = b - a + 1
+    m = _log2(stages[a][0])
+    base_steps = T.stage_steps(fmt, stages[a][0], stages[a][1])
+    name = f"{tag}.stages{a + 1}to{b + 1}"
+
+    def fn(s):
+        below = abs(s.y) < s.const(t)
+        return ([below.implies(s.u.eq(s.y)),
+                 (~below).implies((abs(s.u) >= s.const(t)) & (abs(s.u) <= (m + 1 - s.i).pow2()))]
+                + [(s.y > 0).implies(~(s.u < 0)), (s.y < 0).implies(~(s.u > 0))])
+    run = Pred(f"{name}.I", {"y": Y, "u": V, "i": Int(0, n)}, fn,
+               doc=f"u = y for |y| < {_show(t)}; {_show(t)} <= |u| <= 2^({m + 1} − i) above, u not of y's opposite sign")
+    base = stage(f"{name}.base", {}, run, lambda s: {"u": s.u, "i": 0}, hypothesis=invs[a],
+                 doc=f"the bound {_show(bounds[a])} is 2^{m + 1}")
+    return induction(name, run, "i", 0, n, base,
+                     lambda s: {"u": _steps(_SymW(s), _template_steps(s, base_steps, E, d, s.i), s.u)},
+                     invs[b + 1],
+                     step_side=lambda s: _finite(s, lambda o: _steps(o, _template_steps(s, base_steps, E, d, s.i), s.u),
+                                                 seen=_SeenW),
+                     doc=f"stages {a + 1}–{b + 1} (P = 2^{m} down to 2^{m - n + 1}, each u ← u ⊕ (−P)·1[u > P]) by "
+                         f"induction: one stage program with weights 2^(E_j ± i)")
 
 
 def _stair_model(fmt, stages):

@@ -476,3 +476,50 @@ def test_certify_needs_every_point_proved_and_confirmed(monkeypatch):
                                 [row({**ok, "confirmed": {"unconfirmed": ["a"]}}), None])[1] is False
     monkeypatch.setattr(C31, "_certify", lambda *a: ([], False))
     assert construct32._certify(args, fmt, None, pts, pcs, [row(ok), None])[1] is False
+
+
+# ------------------------------------------------------------------ the staircase by induction
+def test_stair_runs_are_the_program_stage_for_stage():
+    """Every run that an induction proves is a run of halving stages whose programs are the
+    template's at each index, weight for weight (an independent reading: 2^(E_j + d_j·i)
+    against threshold.stage_steps); float64's staircase of 4 is 1,023 stages, nearly all
+    in runs."""
+    fmt = parse_format("float64")
+    st = T.staircase(fmt, Fraction(4))
+    bounds = [fmt.Omega] + [after for _, _, after in st]
+    runs = PT.stair_runs(fmt, st, bounds)
+    assert len(st) == 1023 and sum(b - a + 1 for a, b, _ in runs) > 950
+    for a, b, (E, d) in runs:
+        for k in range(a, b + 1):
+            P, s, after = st[k]
+            assert P == s == after and bounds[k] == 2 * P
+            steps = T.stage_steps(fmt, P, s)
+            got = [step[1][0][1] for step in steps[:-1]]
+            assert got == [Fraction(2) ** (e + dj * (k - a)) for e, dj in zip(E, d)]
+
+
+def test_stair_induction_step_fails_on_a_wrong_template(monkeypatch):
+    """The induction's step over float32's longest run of the staircase of 4 is PROVED; with
+    the template's first varying weight one power of two too large it is REFUTED, with a
+    replayed counterexample."""
+    fmt = parse_format("float32")
+    st = T.staircase(fmt, Fraction(4))
+    bounds = [fmt.Omega] + [after for _, _, after in st]
+    a, b, tpl = max(PT.stair_runs(fmt, st, bounds), key=lambda r: r[1] - r[0])
+    items, invs, _ = PT._stairs(fmt, "t", Fraction(4), st)
+
+    def step_of(nodes):
+        found = [n for n in nodes if n.kind == "induction" and n.name == f"t.stages{a + 1}to{b + 1}"]
+        step, = [c for c in found[0].children if c.kind == "step"]
+        return step
+    step = step_of(items)
+    assert _one(fmt, step).status == "PROVED"
+    real = PT._template_steps
+
+    def wrong(s, base, E, d, i):
+        j = next(j for j, dj in enumerate(d) if dj)
+        return real(s, base, [e + (1 if n == j else 0) for n, e in enumerate(E)], d, i)
+    monkeypatch.setattr(PT, "_template_steps", wrong)
+    items2, _, _ = PT._stairs(fmt, "t", Fraction(4), st)
+    r = _one(fmt, step_of(items2))
+    assert r.status == "REFUTED" and r.witness, r.reason
