@@ -459,11 +459,11 @@ def test_certify_needs_every_point_proved_and_confirmed(monkeypatch):
     failing part is named."""
     from types import SimpleNamespace
 
-    from fpsmt.commands import construct as C31
+    from fpsmt.commands import certify
     fmt = parse_format("float16")
     pts = [(fmt.round(Fraction(1, 2)), fmt.round(Fraction(1))), (fmt.round(Fraction(-1)), fmt.round(Fraction(0)))]
     pcs = [[M.Piece(Fraction(1), "const", Fraction(2))], []]
-    monkeypatch.setattr(C31, "_certify", lambda *a: ([], True))
+    monkeypatch.setattr(certify, "link_lemmas", lambda *a: ([], True))
     args = SimpleNamespace(confirm=True)
     ok = {"status": "PROVED", "confirmed": {"unconfirmed": []}}
 
@@ -474,7 +474,7 @@ def test_certify_needs_every_point_proved_and_confirmed(monkeypatch):
     assert construct32._certify(args, fmt, None, pts, pcs, [row({**ok, "status": "UNKNOWN"}), None])[1] is False
     assert construct32._certify(args, fmt, None, pts, pcs,
                                 [row({**ok, "confirmed": {"unconfirmed": ["a"]}}), None])[1] is False
-    monkeypatch.setattr(C31, "_certify", lambda *a: ([], False))
+    monkeypatch.setattr(certify, "link_lemmas", lambda *a: ([], False))
     assert construct32._certify(args, fmt, None, pts, pcs, [row(ok), None])[1] is False
 
 

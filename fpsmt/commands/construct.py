@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 import json
 
+from fpsmt.commands import certify
 from fpsmt.commands.options import engine_session, err, out, pyplot, save_figure, solver_options
 from fpsmt.errors import InputError
 
@@ -84,35 +85,6 @@ def _plot(args, fmt, points, f_got, g_got, depth, n_bad):
                  fontsize=10)
     fig.tight_layout()
     return save_figure(fig, args.plot)
-
-
-def _certify(args, fmt, construction):
-    """The repaired lemmas the construction rests on, from the results store (proved now
-    where missing): per lemma its status and the store keys of its claims."""
-    from fpsmt.proof import lemmas as reproduce
-    names = reproduce.construction_lemmas(construction.family)
-    err(f"  certificates: the repaired lemmas of {', '.join(names)} for {construction.activation} in {fmt.name} "
-        f"(from the store {args.store or 'default'}, proved where missing) ...")
-    with engine_session(args, confirm=args.confirm) as eng:
-        rows = reproduce.run(eng, names, ["repaired"], [fmt.name], progress=err, construction=construction)
-    certs = [{k: r.get(k) for k in ("lemma", "status", "statement", "seconds", "reason", "keys", "confirmed")}
-             for r in rows]
-    why = []  # what keeps the network from being certified
-    for c in certs:
-        left = c["confirmed"]["unconfirmed"]
-        err(f"    {c['lemma']}: {c['status']}" + (f" ({c['reason']})" if c["status"] != "PROVED" else "")
-            + f", {len(c['keys'] or [])} store entries, {c['confirmed']['stages'] - len(left)}/"
-              f"{c['confirmed']['stages']} UNSAT answers confirmed"
-            + (f" by {', '.join(c['confirmed']['by'])}" if c["confirmed"]["by"] else ""))
-        if c["status"] != "PROVED":
-            why.append(f"{c['lemma']} is {c['status']}")
-        elif left:
-            why.append(f"{c['lemma']} has UNSAT answers no second back end or enumeration confirmed "
-                       f"({', '.join(left)})" + ("" if args.confirm else "; --no-confirm skipped confirmation"))
-    ok = not why
-    err("  certified: every lemma the network rests on is PROVED for all its parameters, every UNSAT answer "
-        "confirmed by a second back end or by enumeration" if ok else "  NOT certified: " + "; ".join(why))
-    return certs, ok
 
 
 def _runs(values):
@@ -231,7 +203,7 @@ def cmd_construct(args):
     if args.torch and not bad:
         summary["torch"] = _torch_check(fmt, written, points)
     if args.certify and not bad:
-        summary["certificates"], summary["certified"] = _certify(args, fmt, construction)
+        summary["certificates"], summary["certified"] = certify.link_lemmas(args, fmt, construction)
     if args.json:
         out(json.dumps(summary))
     return 1 if bad else 0

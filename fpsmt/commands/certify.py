@@ -1,0 +1,35 @@
+"""``fpsmt construct --certify``: the repaired lemmas a constructed network rests on, linked
+from the results store (proved where missing), shared by Theorem 3.1's and 3.2's paths."""
+
+from __future__ import annotations
+
+from fpsmt.commands.options import engine_session, err
+
+
+def link_lemmas(args, fmt, construction):
+    """The repaired lemmas the construction rests on, from the results store (proved now
+    where missing): per lemma its status and the store keys of its claims."""
+    from fpsmt.proof import lemmas as reproduce
+    names = reproduce.construction_lemmas(construction.family)
+    err(f"  certificates: the repaired lemmas of {', '.join(names)} for {construction.activation} in {fmt.name} "
+        f"(from the store {args.store or 'default'}, proved where missing) ...")
+    with engine_session(args, confirm=args.confirm) as eng:
+        rows = reproduce.run(eng, names, ["repaired"], [fmt.name], progress=err, construction=construction)
+    certs = [{k: r.get(k) for k in ("lemma", "status", "statement", "seconds", "reason", "keys", "confirmed")}
+             for r in rows]
+    why = []  # what keeps the network from being certified
+    for c in certs:
+        left = c["confirmed"]["unconfirmed"]
+        err(f"    {c['lemma']}: {c['status']}" + (f" ({c['reason']})" if c["status"] != "PROVED" else "")
+            + f", {len(c['keys'] or [])} store entries, {c['confirmed']['stages'] - len(left)}/"
+              f"{c['confirmed']['stages']} UNSAT answers confirmed"
+            + (f" by {', '.join(c['confirmed']['by'])}" if c["confirmed"]["by"] else ""))
+        if c["status"] != "PROVED":
+            why.append(f"{c['lemma']} is {c['status']}")
+        elif left:
+            why.append(f"{c['lemma']} has UNSAT answers no second back end or enumeration confirmed "
+                       f"({', '.join(left)})" + ("" if args.confirm else "; --no-confirm skipped confirmation"))
+    ok = not why
+    err("  certified: every lemma the network rests on is PROVED for all its parameters, every UNSAT answer "
+        "confirmed by a second back end or by enumeration" if ok else "  NOT certified: " + "; ".join(why))
+    return certs, ok
