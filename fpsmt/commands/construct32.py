@@ -375,7 +375,8 @@ def _claims_summary(fmt, points, proofs):
         return None
     return [{"x": fmt.hex(x), "status": "NO PROGRAM" if r is None else r["status"],
              **({} if r is None else _claims_json(r)),
-             **({"network": _claims_json(r["network"])} if r is not None and "network" in r else {})}
+             **({"network": {"status": r["network"]["status"], **_claims_json(r["network"])}}
+                if r is not None and "network" in r else {})}
             for (x, _), r in zip(points, proofs)]
 
 
