@@ -552,7 +552,8 @@ def point_root(fmt, pieces, name, statement_doc=""):
 
 # ------------------------------------------------------------------ the chain: network layers = program steps
 def killed_nodes(fmt, z, net, others, tag="chain"):
-    """One claim per x of ``others`` (domain points other than z; ±0 both for 0): the
+    """One claim per x of ``others`` (bit patterns of domain points other than z; ±0 both
+    for 0): the
     gated network of z at x, for every finite y — the output layer and the last hidden
     layer's backward pass (ReLU' at their forward pre-activations at x, the executor's run
     of the whole network: a ground computation) give a zero on every input column of the
@@ -567,8 +568,7 @@ def killed_nodes(fmt, z, net, others, tag="chain"):
     top = Network(fmt, net.layers[-2:])
     zb = fmt.round(Fraction(z))
     nodes = []
-    for x in others:
-        xb = fmt.round(Fraction(x)) if not isinstance(x, int) else x
+    for xb in others:
         xs = [xb] if fmt.to_fraction(xb) != 0 else [0, fmt.sign_bit]
         for xv in xs:
             if fmt.to_fraction(xv) == fmt.to_fraction(zb):
@@ -664,7 +664,7 @@ def applies(fmt):
 def chain_root(fmt, z, pieces, name, others=()):
     """The claims that the point's gated network (threshold.gated_program, as
     theorem32.point_network builds it) computes its program at x = z (:func:`chain_nodes`)
-    and sends a zero at every x of ``others`` (:func:`killed_nodes`)."""
+    and sends a zero at every x of ``others`` (patterns: :func:`killed_nodes`)."""
     steps = M.binary_sums(M.tree_sum(M.piece_programs(fmt, pieces)))
     nodes, net, _ = chain_nodes(fmt, z, steps)
     nodes += killed_nodes(fmt, z, net, others)
@@ -687,10 +687,10 @@ def repaired(fmt):
 
 
 def row_others(fmt):
-    """The row's other points of X, where the gated network of 0 must send a zero: ±ω
-    (nearest to 0), 1 and the least value of X, −2^(e_max−2)."""
+    """The row's other points of X (patterns), where the gated network of 0 must send a
+    zero: ±ω (nearest to 0), 1 and the least value of X, −2^(e_max−2)."""
     fmt = parse_format(fmt)
-    return [fmt.omega, -fmt.omega, Fraction(1), -pow2(fmt.e_max - 2)]
+    return [fmt.round(q) for q in (fmt.omega, -fmt.omega, Fraction(1), -pow2(fmt.e_max - 2))]
 
 
 def network_row(fmt):

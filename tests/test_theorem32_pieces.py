@@ -415,14 +415,15 @@ def test_killed_claims_fail_where_a_chain_neuron_stays_alive():
     fmt = parse_format("float8_e5m2")
     steps = M.binary_sums(M.tree_sum(M.piece_programs(fmt, PT.builtin_pieces())))
     _, net, _ = PT.chain_nodes(fmt, 3, steps)
-    good, = PT.killed_nodes(fmt, 3, net, [Fraction(1)])
-    assert good.name.endswith(f"killed.x{fmt.hex(fmt.round(Fraction(1)))}")
+    one = fmt.round(Fraction(1))
+    good, = PT.killed_nodes(fmt, 3, net, [one])
+    assert good.name.endswith(f"killed.x{fmt.hex(one)}")
     assert _one(fmt, good).status == "PROVED"
     hidden = net.layers[-2]
     bias = list(hidden.bias)
     bias[0] = fmt.round(Fraction(4))
     wrong = Network(fmt, net.layers[:-2] + [dataclasses.replace(hidden, bias=bias), net.layers[-1]])
-    bad, = PT.killed_nodes(fmt, 3, wrong, [Fraction(1)])
+    bad, = PT.killed_nodes(fmt, 3, wrong, [one])
     r = _one(fmt, bad)
     assert r.status == "REFUTED" and r.witness, r.reason
 
