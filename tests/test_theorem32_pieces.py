@@ -464,7 +464,7 @@ def test_certify_needs_every_point_proved_and_confirmed(monkeypatch):
     fmt = parse_format("float16")
     pts = [(fmt.round(Fraction(1, 2)), fmt.round(Fraction(1))), (fmt.round(Fraction(-1)), fmt.round(Fraction(0)))]
     pcs = [[M.Piece(Fraction(1), "const", Fraction(2))], []]
-    monkeypatch.setattr(certify, "link_lemmas", lambda *a: ([], True))
+    monkeypatch.setattr(certify, "link_lemmas", lambda *a, **k: ([], True))
     args = SimpleNamespace(confirm=True)
     ok = {"status": "PROVED", "confirmed": {"unconfirmed": []}}
 
@@ -475,7 +475,7 @@ def test_certify_needs_every_point_proved_and_confirmed(monkeypatch):
     assert construct32._certify(args, fmt, None, pts, pcs, [row({**ok, "status": "UNKNOWN"}), None])[1] is False
     assert construct32._certify(args, fmt, None, pts, pcs,
                                 [row({**ok, "confirmed": {"unconfirmed": ["a"]}}), None])[1] is False
-    monkeypatch.setattr(certify, "link_lemmas", lambda *a: ([], False))
+    monkeypatch.setattr(certify, "link_lemmas", lambda *a, **k: ([], False))
     assert construct32._certify(args, fmt, None, pts, pcs, [row(ok), None])[1] is False
 
 

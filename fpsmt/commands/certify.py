@@ -6,9 +6,11 @@ from __future__ import annotations
 from fpsmt.commands.options import engine_session, err
 
 
-def link_lemmas(args, fmt, construction):
+def link_lemmas(args, fmt, construction, last=True):
     """The repaired lemmas the construction rests on, from the results store (proved now
-    where missing): per lemma its status and the store keys of its claims."""
+    where missing): per lemma its status and the store keys of its claims.  ``last``: the
+    lemmas are all the network rests on (the verdict line says "certified"); otherwise
+    the caller adds its own parts and says the verdict."""
     from fpsmt.proof import lemmas as reproduce
     names = reproduce.construction_lemmas(construction.family)
     err(f"  certificates: the repaired lemmas of {', '.join(names)} for {construction.activation} in {fmt.name} "
@@ -30,6 +32,11 @@ def link_lemmas(args, fmt, construction):
             why.append(f"{c['lemma']} has UNSAT answers no second back end or enumeration confirmed "
                        f"({', '.join(left)})" + ("" if args.confirm else "; --no-confirm skipped confirmation"))
     ok = not why
-    err("  certified: every lemma the network rests on is PROVED for all its parameters, every UNSAT answer "
-        "confirmed by a second back end or by enumeration" if ok else "  NOT certified: " + "; ".join(why))
+    if not ok:
+        err("  NOT certified: " + "; ".join(why))
+    elif last:
+        err("  certified: every lemma the network rests on is PROVED for all its parameters, every UNSAT answer "
+            "confirmed by a second back end or by enumeration")
+    else:
+        err("  the lemmas: every one PROVED for all its parameters, every UNSAT answer confirmed")
     return certs, ok

@@ -335,7 +335,7 @@ def _certify(args, fmt, construction, points, pieces, proofs):
     theorem_3_1_relu's approx.congruence), then each point's program and network trees
     (decided above): certified when every one is PROVED with every UNSAT answer confirmed."""
     from fpsmt.commands import certify
-    certs, ok = certify.link_lemmas(args, fmt, construction)
+    certs, ok = certify.link_lemmas(args, fmt, construction, last=False)
     why = [f"the gated network of x = {fmt.hex(z)} has a value that is not finite at x = {fmt.hex(x)} (layer {k})"
            for z, x, k in _forward_not_finite(fmt, points, pieces)]
     for (x, _), r in zip(points, proofs):
