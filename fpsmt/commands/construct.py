@@ -230,7 +230,8 @@ def register(sub):
                         "rows) from the results store, proving them first where missing; Theorem 3.2 targets given "
                         "as pieces: also every point's program and network claims (--prove-network)")
     s.add_argument("--confirm", action=argparse.BooleanOptionalAction, default=True,
-                   help="with --certify: confirm every UNSAT answer with a second back end or by enumeration "
+                   help="with --certify, and for Theorem 3.2's per-point claims: confirm every UNSAT answer with a "
+                        "second back end or by enumeration "
                         "(default on; --no-confirm skips it, and the network is then certified only if the "
                         "store's answers were confirmed when found)")
     s.add_argument("--force", action="store_true",
