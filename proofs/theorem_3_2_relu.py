@@ -243,7 +243,7 @@ def _stairs(fmt, tag, t, stages):
                     doc=f"u = y for |y| < {_show(t)}; {_show(t)} <= |u| <= {_show(b)} above, u not of y's opposite sign")
     invs = [inv(k, b) for k, b in enumerate(bounds)]
     items = [stage(f"{tag}.start", {"y": Y}, invs[0], lambda s: {"u": s.y}, doc="u = y")]
-    runs = {a: run for a, run in ((run[0], run) for run in stair_runs(fmt, stages, bounds))}
+    runs = {run[0]: run for run in stair_runs(fmt, stages, bounds)}
     k = 0
     while k < len(stages):
         if k in runs:
@@ -323,16 +323,20 @@ def _strip(steps):
             for j, step in enumerate(steps)]
 
 
-class _SymW(_Sym):
-    """:class:`_Sym` whose constants may be terms already (a template's symbolic weights)."""
+def _const_or_term(self, q):
+    """A weight: a number lifted to a constant, or a term already (a template's symbolic
+    power of two)."""
+    return q if not isinstance(q, (int, Fraction)) else self.s.const(q)
 
-    def const(self, q):
-        return q if not isinstance(q, (int, Fraction)) else self.s.const(q)
+
+class _SymW(_Sym):
+    """:class:`_Sym` whose weights may be terms already."""
+    const = _const_or_term
 
 
 class _SeenW(_Seen):
-    def const(self, q):
-        return q if not isinstance(q, (int, Fraction)) else self.s.const(q)
+    """:class:`_Seen` whose weights may be terms already."""
+    const = _const_or_term
 
 
 def _template_steps(s, base_steps, E, d, i):

@@ -191,15 +191,21 @@ def staircase(fmt, t, limit=100_000) -> list:
     most 4t or no longer shrinks (for every float y, u = y where |y| < t, and t <= |u| <= the last U
     with u's sign where |y| >= t): the linear pieces of fpsmt.constructions.theorem32 use
     it.  Not the final map's plan (:func:`plan` stops as soon as the final map applies)."""
-    fmt = parse_format(fmt)
-    t = Fraction(t)
+    return list(_staircase(parse_format(fmt).name, Fraction(t), limit))
+
+
+@functools.lru_cache(maxsize=4096)
+def _staircase(name: str, t: Fraction, limit: int) -> tuple:
+    """:func:`staircase`'s stages, remembered (as :func:`_search`'s plans): a network's
+    proof asks for the staircase of one threshold several times."""
+    fmt = parse_format(name)
     stages, U = [], fmt.Omega
     for _ in range(limit):
         if U <= 4 * t:  # near t a stage shrinks U by a few ulps only
-            return stages
+            return tuple(stages)
         best = _best_stage(fmt, t, U)
         if best is None or best[2] >= U:
-            return stages
+            return tuple(stages)
         stages.append(best)
         U = best[2]
     raise NoPlan(f"the staircase for t = {float(t):g} in {fmt.name} did not settle within {limit} stages")
@@ -539,6 +545,15 @@ def gated_program(fmt: Format, z: Fraction, steps: list, layout: list | None = N
     h = {"R": zq - next_down(fmt, zq), "G1": Fraction(0), "G2": Fraction(0)}
     prev = ["R"]
 
+    def kill_weight(B, what):
+        """The killers' weight for a neuron of bias B: 2^-e_max·G is 1 at x ≠ z, and a
+        larger bias needs a larger one (the least power of two that still kills it: a
+        weight near 1 would send G1, G2 large gradient sums, which can overflow)."""
+        kw = max(kill, pow2(floor_log2(B) + 1 - fmt.e_max)) if B > 0 else kill
+        if not B < kw * 2 ** fmt.e_max:
+            raise InputError(f"{what} {float(B):g} would not be killed at x ≠ z in {fmt.name}")
+        return kw
+
     def too_big(rows):
         return any(sum(abs(w) * h[src] for src, w in ins) >= cap for ins in rows)
 
@@ -549,10 +564,7 @@ def gated_program(fmt: Format, z: Fraction, steps: list, layout: list | None = N
         for r, ins in enumerate(rows):
             S = _row_sum(fmt, ins, h)
             B = _gap_bias(fmt, S)
-            # the killers' weight: 2^-e_max·G is 1 at x ≠ z; a larger bias needs a larger one
-            kw = max(kill, pow2(floor_log2(B) + 1 - fmt.e_max)) if B > 0 else kill
-            if not B < kw * 2 ** fmt.e_max:
-                raise InputError(f"a chain bias {float(B):g} would not be killed at x ≠ z in {fmt.name}")
+            kw = kill_weight(B, "a chain bias")
             name = f"{tag}{i}_{r}"
             neurons.append((name, ins + [("G1", -kw), ("G2", -kw)], B))
             post[name] = rn(fmt, (S or 0) + B)  # the killers add ±0 at x = z
@@ -586,12 +598,9 @@ def gated_program(fmt: Format, z: Fraction, steps: list, layout: list | None = N
     S = _row_sum(fmt, out_terms, h) or Fraction(0)
     nbias = abs(S) if S != 0 else fmt.omega
     nw = (-1 if S > 0 else 1) if S != 0 else Fraction(0)
-    # N is killed as the chain neurons are: by the least weight that still kills its bias
-    # (weight −1 would send G1, G2 the output's upstream gradient whole, and with the chain's
-    # share the sum can overflow for |y| near Ω)
-    nkw = max(kill, pow2(floor_log2(nbias) + 1 - fmt.e_max))
-    if not nbias < nkw * 2 ** fmt.e_max:
-        raise InputError(f"the output's killer bias {float(nbias):g} would not be killed at x ≠ z in {fmt.name}")
+    # N is killed as the chain neurons are (weight −1 would send G1, G2 the output's upstream
+    # gradient whole, and with the chain's share the sum can overflow for |y| near Ω)
+    nkw = kill_weight(nbias, "the output's killer bias")
     layers[-1].append(("N", [("G1", -nkw), ("G2", -nkw)], nbias))
     layers.append([("out", out_terms + [("N", nw)], R.NEG0)])
     if layout is not None:
