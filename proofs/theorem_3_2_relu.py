@@ -47,7 +47,15 @@ numerically (a zero met by either zero), and finite gradients on the killers' co
 and one claim that the gate's layers pass R's gradient to x whatever the killers' finite
 upstreams.  Numerical equality is kept by ⊕ and ⊗ (their results depend on their
 operands' values only, up to the sign of a zero result), so from the output layer down
-the network's gradients are the program's values, and D^AD(z, y) = g(y).  At every other
+the network's gradients are the program's values, and D^AD(z, y) = g(y).  Runs of layers that repeat with a period p (the staircase's stages
+run side by side, the identity layers) take one claim per layer of the period
+(:func:`layer_runs`, :func:`_run_claim`): at a symbolic index i, the layer's moving weights
+are ±2^(E + d·i) and the program step's too (checked exactly for every layer of the run
+when the claims are built), the chain rows' pre-activations are any positive float (each
+is positive at x = z in every layer of the run, the executor's run) and the other rows'
+the run's own bits — the backward pass reads the forward pass only through them
+(fpsmt.semantics.network.run's ``given_pre``).  bfloat16's 813 layers after the gate are
+then 99 claims per zero sign, float64's 6,198 are 329.  At every other
 domain point x (:func:`killed_nodes`): the gated network's last two layers send a zero to
 every column below, for every finite y; below, every upstream is a zero, and a zero times
 a finite weight (ReLU' included) and a sum of zeros are zeros (boxplus_neutrality's
@@ -557,8 +565,7 @@ def point_root(fmt, pieces, name, statement_doc=""):
 # ------------------------------------------------------------------ the chain: network layers = program steps
 def killed_nodes(fmt, z, net, others, tag="chain"):
     """One claim per x of ``others`` (bit patterns of domain points other than z; ±0 both
-    for 0): the
-    gated network of z at x, for every finite y — the output layer and the last hidden
+    for 0): the gated network of z at x, for every finite y — the output layer and the last hidden
     layer's backward pass (ReLU' at their forward pre-activations at x, the executor's run
     of the whole network: a ground computation) give a zero on every input column of the
     last hidden layer.  Below it every upstream is a zero, and a zero times a finite
@@ -572,22 +579,166 @@ def killed_nodes(fmt, z, net, others, tag="chain"):
     top = Network(fmt, net.layers[-2:])
     zb = fmt.round(Fraction(z))
     nodes = []
-    for xb in others:
-        xs = [xb] if fmt.to_fraction(xb) != 0 else [0, fmt.sign_bit]
-        for xv in xs:
-            if fmt.to_fraction(xv) == fmt.to_fraction(zb):
-                raise InputError(f"x = {fmt.hex(xv)} is the gated network's own point")
-            tr = run(A, net, A.const(np.asarray([[xv]], dtype=np.uint64)))
-            inputs = [fmt.hex(int(b)) for b in np.ravel(A.to_bits(tr.post[len(net.layers) - 3]))]
+    xs = [xv for xb in others for xv in ([xb] if fmt.to_fraction(xb) != 0 else [0, fmt.sign_bit])]
+    for xv in xs:
+        if fmt.to_fraction(xv) == fmt.to_fraction(zb):
+            raise InputError(f"x = {fmt.hex(xv)} is the gated network's own point")
+    if not xs:
+        return nodes
+    # one run of the whole network at every x (a ground computation): the top layers' inputs
+    tr = run(A, net, A.const(np.asarray(xs, dtype=np.uint64).reshape(-1, 1)))
+    below = A.to_bits(tr.post[len(net.layers) - 3])
+    for row, xv in enumerate(xs):
+        inputs = [fmt.hex(int(b)) for b in np.ravel(below[row])]
 
-            def goal(s, inputs=inputs):
-                _, grad = s.run(top, [s.const(b) for b in inputs], [s.y])
-                return [g.is_zero() for g in grad]
-            c = forall(f"{tag}.killed.x{fmt.hex(xv)}", {"y": V}, goal=goal,
-                       doc=f"the gated network of z = {fmt.hex(zb)} at x = {fmt.hex(xv)}, every finite y: its last two "
-                           "layers send a zero to every column below (their chain neurons and N are killed)")
-            nodes.append(Node("stage", c.name, c, doc=c.doc))
+        def goal(s, inputs=inputs):
+            _, grad = s.run(top, [s.const(b) for b in inputs], [s.y])
+            return [g.is_zero() for g in grad]
+        c = forall(f"{tag}.killed.x{fmt.hex(xv)}", {"y": V}, goal=goal,
+                   doc=f"the gated network of z = {fmt.hex(zb)} at x = {fmt.hex(xv)}, every finite y: its last two "
+                       "layers send a zero to every column below (their chain neurons and N are killed)")
+        nodes.append(Node("stage", c.name, c, doc=c.doc))
     return nodes
+
+
+#: the longest period (in layers) of a run of network layers that one claim covers
+MAX_PERIOD = 24
+
+
+def _form(fmt, layer, kind, k, steps, widths, pre):
+    """(signature, exponents) of one network layer after the gate: what must agree within
+    a run of layers (structure, the weights' signs and significands, the program step's,
+    the pre-activations' classes at x = z: positive, or these very bits) and the weights'
+    exponents (the layer's, then the program step's; None for a zero weight), which may
+    move by d·i in a run."""
+    def split(q):
+        if q == 0:
+            return 0, None
+        e = _log2(abs(q))
+        return (q > 0, abs(q) / Fraction(2) ** e), e
+    lw = [split(fmt.to_fraction(int(w))) for w in layer.weights]
+    pw = [split(w) for unit in steps[k] for _, w in unit] if kind == "step" else []
+    n_rows, n_cols = (widths[k], len(steps[k])) if kind == "step" else (len(steps[k]), len(steps[k]))
+    cls = tuple("+" if fmt.is_finite(b) and fmt.to_fraction(b) > 0 else b for b in pre)
+    shape = [[src for src, _ in unit] for unit in steps[k]] if kind == "step" else None
+    sig = (kind, n_rows, n_cols, layer.n_in, layer.n_out, layer.activation, tuple(layer.rows.tolist()),
+           tuple(layer.cols.tolist()), tuple(a for a, _ in lw), repr(shape), tuple(a for a, _ in pw), cls)
+    return sig, [e for _, e in lw] + [e for _, e in pw]
+
+
+def layer_runs(forms) -> list:
+    """Runs (a, p, n, d) of consecutive layers a … a + p·n − 1 (indices into ``forms``, a
+    list of :func:`_form`) that repeat with period p: layer a + r + p·i has layer a + r's
+    signature and exponents E + d_r·i (d in {−1, 0, 1} per weight; a weight that moves
+    is ±2^e), n >= MIN_RUN periods.  Checked here exactly for every layer of the run."""
+    L = len(forms)
+
+    def deltas(p, a):
+        ds = []
+        for r in range(p):
+            (s0, e0), (s1, e1) = forms[a + r], forms[a + r + p]
+            if s0 != s1:
+                return None
+            d = [0 if x is None else y - x for x, y in zip(e0, e1)]
+            if any(x not in (-1, 0, 1) for x in d):
+                return None
+            ws = [w for w in s0[8] + s0[10]]
+            if any(dj and w[1] != 1 for dj, w in zip(d, ws)):
+                return None  # a moving weight with a significand: not a power of two
+            ds.append(d)
+        return ds
+
+    def periods(p, a, ds):
+        n = 2
+        while a + (n + 1) * p <= L:
+            for r in range(p):
+                (s0, e0), (s, e) = forms[a + r], forms[a + r + n * p]
+                if s != s0 or any((x is None) != (y is None) or (x is not None and y != x + dj * n)
+                                  for x, y, dj in zip(e0, e, ds[r])):
+                    return n
+            n += 1
+        return n
+    runs, a = [], 0
+    while a < L:
+        best = None
+        for p in range(1, MAX_PERIOD + 1):
+            if a + 2 * p > L:
+                break
+            ds = deltas(p, a)
+            if ds is None:
+                continue
+            n = periods(p, a, ds)
+            if n >= MIN_RUN and (best is None or n * p > best[1] * best[0]):
+                best = (p, n, ds)
+        if best is None:
+            a += 1
+            continue
+        p, n, ds = best
+        runs.append((a, p, n, ds))
+        a += p * n
+    return runs
+
+
+def _moving(s, e, d, i):
+    """The float ±2^(e + d·i) at a symbolic i (sign from the run's signature)."""
+    return (i + e if d == 1 else e - i).pow2()
+
+
+def _run_claim(fmt, at, net, li, p, n, d, kind, k, steps, form):
+    """One claim for the layers li + p·i, i = 0 … n − 1, of a run (:func:`layer_runs`):
+    at a symbolic i, the layer with its moving weights ±2^(E + d·i), the chain rows'
+    pre-activations any positive float (each is positive at x = z in every layer of the
+    run: the executor's run), the other rows' the run's own bits; for every finite
+    upstream its backward pass gives the program's step at i on the chain's columns,
+    finite gradients on the others."""
+    import dataclasses
+
+    from fpsmt.proof.claims import Int
+    from fpsmt.semantics.network import Network, Param
+    layer = net.layers[li]
+    sig, E = form
+    nl = len(layer.weights)
+    lsig, psig = sig[8], sig[10]
+    weights = [Param(f"w{j}") if d[j] else w for j, w in enumerate(layer.weights)]
+    one = Network(fmt, [dataclasses.replace(layer, weights=weights)])
+    n_rows, n_cols = sig[1], sig[2]
+    names = [f"g{r}" for r in range(layer.n_out)]
+    pos = [r for r, c in enumerate(sig[11]) if c == "+"]
+    variables = {nm: V for nm in names}
+    variables.update({f"p{r}": Float(finite=True, sign="+", nonzero=True) for r in pos})
+    variables["i"] = Int(0, n - 1)
+
+    def weight(s, j, q_sig):
+        t = _moving(s, E[j], d[j], s.i)
+        return t if q_sig[0] else -t
+
+    def goal(s):
+        params = {f"w{j}": weight(s, j, lsig[j]) for j in range(nl) if d[j]}
+        pres = [s[f"p{r}"] if c == "+" else s.const(fmt.hex(c)) for r, c in enumerate(sig[11])]
+        _, grad = s.run(one, [s.const(0)] * layer.n_in, [s[nm] for nm in names], params=params,
+                        given_pre={0: pres})
+        v = [s[nm] for nm in names[:n_rows]]
+        if kind == "step":
+            j, prog = nl, []
+            for unit in steps[k]:
+                row = []
+                for src, w in unit:
+                    row.append((src, weight(s, j, psig[j - nl]) if d[j] else w))
+                    j += 1
+                prog.append(row)
+            want = _steps_all(_SymW(s), [prog], v)
+        else:
+            want = v
+        return [grad[c].eq(want[c]) for c in range(n_cols)] + [g.is_finite() for g in grad[n_cols:]]
+    last = li + p * (n - 1)
+    what = "program steps" if kind == "step" else "identity layers"
+    moving = sum(1 for x in d if x)
+    c = forall(f"{at}.layers{li}to{last}by{p}", variables, goal=goal,
+               doc=f"network layers {li}, {li + p}, …, {last} ({what}) at x = {at.rsplit('.x', 1)[-1]}: at a symbolic i < {n}, "
+                   f"{moving} weights ±2^(E ± i) (checked exactly for each layer), the chain rows' pre-activations any "
+                   "positive float; every finite upstream: the chain's columns are the program's step, the others "
+                   "finite")
+    return Node("stage", c.name, c, doc=c.doc)
 
 
 def chain_nodes(fmt, z, steps, tag="chain"):
@@ -597,7 +748,9 @@ def chain_nodes(fmt, z, steps, tag="chain"):
     at x = z, then the sums over its rows, as the network computes them — gives on the
     chain's columns exactly (bits) what the program's step gives on the chain's rows (a
     damp layer: the same values).  The layer's inputs are its forward values at x = z
-    (the executor's run of the whole network: a ground computation)."""
+    (the executor's run of the whole network: a ground computation).  A run of layers
+    that repeats (:func:`layer_runs`) is one claim per layer of its period over a
+    symbolic index (:func:`_run_claim`)."""
     import numpy as np
 
     from fpsmt.semantics.arith.concrete import concrete
@@ -614,6 +767,7 @@ def chain_nodes(fmt, z, steps, tag="chain"):
     for xb in xs:
         tr = run(A, net, A.const(np.asarray([[xb]], dtype=np.uint64)))
         posts = [[int(b) for b in np.ravel(A.to_bits(p))] for p in tr.post]
+        tr_pre = [[int(b) for b in np.ravel(A.to_bits(p))] for p in tr.pre]
         at = f"{tag}.x{fmt.hex(xb)}"
         gate = Network(fmt, net.layers[:first])
 
@@ -624,8 +778,21 @@ def chain_nodes(fmt, z, steps, tag="chain"):
                    doc=f"the gate's layers at x = {fmt.hex(xb)}: D^AD is R's upstream gradient, the killers' finite "
                        "upstreams add a zero")
         nodes.append(Node("stage", c.name, c, doc=c.doc))
-        for i, (kind, k) in enumerate(layout):
-            li = first + i
+        forms = [_form(fmt, net.layers[first + i], kind, k, steps, widths, tr_pre[first + i])
+                 for i, (kind, k) in enumerate(layout)]
+        runs = {a: (p, n, d) for a, p, n, d in layer_runs(forms)}
+        i = 0
+        while i < len(layout):
+            if i in runs:
+                p, n, d = runs[i]
+                for r in range(p):
+                    kind, k = layout[i + r]
+                    nodes.append(_run_claim(fmt, at, net, first + i + r, p, n, d[r], kind, k, steps, forms[i + r]))
+                i += p * n
+                continue
+            kind, k = layout[i]
+            i += 1
+            li = first + i - 1
             layer = net.layers[li]
             one = Network(fmt, [layer])
             inputs = [fmt.hex(b) for b in posts[li - 1]]

@@ -524,3 +524,98 @@ def test_stair_induction_step_fails_on_a_wrong_template(monkeypatch):
     items2, _, _ = PT._stairs(fmt, "t", Fraction(4), st)
     r = _one(fmt, step_of(items2))
     assert r.status == "REFUTED" and r.witness, r.reason
+
+
+# ------------------------------------------------------------------ the network's layers by runs
+def _chain(fmt):
+    steps = M.binary_sums(M.tree_sum(M.piece_programs(fmt, PT.builtin_pieces())))
+    return steps, PT.chain_nodes(fmt, 0, steps)
+
+
+def test_layer_runs_are_the_network_layer_for_layer():
+    """Every run of layers one claim covers repeats its first period weight for weight: an
+    independent reading of the built network (its weights as rationals, and the program
+    steps they compute) against 2^(d·i) times the first period's; bfloat16's 813 layers
+    after the gate take 99 claims per x instead."""
+    fmt = parse_format("bfloat16")
+    steps, (nodes, net, layout) = _chain(fmt)
+    first = len(net.layers) - len(layout)
+    seen = 0
+    for node in nodes:
+        if ".layers" not in node.name:
+            continue
+        li, rest = node.name.split(".layers")[1].split("to")
+        last, p = (int(v) for v in rest.split("by"))
+        li = int(li)
+        base = [fmt.to_fraction(int(w)) for w in net.layers[li].weights]
+        kind, k0 = layout[li - first]
+        prog0 = [w for u in steps[k0] for _, w in u] if kind == "step" else []
+        for i, lj in enumerate(range(li + p, last + 1, p), start=1):
+            got = [fmt.to_fraction(int(w)) for w in net.layers[lj].weights]
+            assert len(got) == len(base) and layout[lj - first][0] == kind
+            ratios = {g / b for g, b in zip(got, base) if b} | ({1} if not any(base) else set())
+            assert ratios <= {Fraction(2) ** i, Fraction(1), Fraction(2) ** -i}, (node.name, lj)
+            assert all((g == 0) == (b == 0) for g, b in zip(got, base))
+            if kind == "step":
+                prog = [w for u in steps[layout[lj - first][1]] for _, w in u]
+                assert {g / b for g, b in zip(prog, prog0) if b} <= {Fraction(2) ** i, Fraction(1), Fraction(2) ** -i}
+            seen += 1
+    assert seen > 650
+    assert len([n for n in nodes if n.name.startswith("chain.x0x0000.")]) < 120
+
+
+def test_layer_run_claim_fails_on_a_wrong_template(monkeypatch):
+    """A run's claim over a symbolic i (float8_e5m2) is PROVED; with the layer's moving
+    weights read one power of two too large (the program's as they are) it is REFUTED,
+    with a replayed counterexample."""
+    fmt = parse_format("float8_e5m2")
+    _, (nodes, _, _) = _chain(fmt)
+    node = next(n for n in nodes if ".layers" in n.name and n.name.startswith("chain.x0x00.") and " 0 weights" not in n.doc)
+    assert _one(fmt, node).status == "PROVED"
+    real = PT._form
+
+    def shifted(fmt_, layer, *rest):
+        sig, e = real(fmt_, layer, *rest)
+        n = len(layer.weights)
+        return sig, [x + 1 if x is not None and j < n else x for j, x in enumerate(e)]
+    monkeypatch.setattr(PT, "_form", shifted)
+    _, (nodes2, _, _) = _chain(fmt)
+    bad = next(n for n in nodes2 if n.name == node.name)
+    r = _one(fmt, bad)
+    assert r.status == "REFUTED" and r.witness, r.reason
+
+
+def test_a_wrong_weight_inside_a_run_is_refuted(monkeypatch):
+    """One weight doubled in a layer in the middle of a run (float8_e5m2): the run no
+    longer covers that layer as it is, and the claim that covers it is REFUTED."""
+    fmt = parse_format("float8_e5m2")
+    steps, (nodes, net, layout) = _chain(fmt)
+    first = len(net.layers) - len(layout)
+    node = next(n for n in nodes if ".layers" in n.name and n.name.startswith("chain.x0x00."))
+    li, rest = node.name.split(".layers")[1].split("to")
+    last, p = (int(v) for v in rest.split("by"))
+    mid = int(li) + p * ((last - int(li)) // p // 2)
+    kind, k = layout[mid - first]
+    assert kind == "step" and any(w != 1 for u in steps[k] for _, w in u)
+    real = T.gated_program
+
+    def wrong(fmt_, z, steps_, layout_=None):
+        bad = [list(map(list, st)) for st in steps_]
+        u = next(j for j, unit in enumerate(bad[k]) if any(w != 1 for _, w in unit))
+        bad[k][u] = [(src, w * 2 if w != 1 else w) for src, w in bad[k][u]]
+        return real(fmt_, z, bad, layout_)
+    monkeypatch.setattr(T, "gated_program", wrong)
+    nodes2, _, _ = PT.chain_nodes(fmt, 0, steps)
+
+    def covers(name):
+        if name.endswith(f".layer{mid}"):
+            return True
+        if ".layers" not in name:
+            return False
+        a, rest = name.split(".layers")[1].split("to")
+        b, q = (int(v) for v in rest.split("by"))
+        return int(a) <= mid <= b and (mid - int(a)) % q == 0
+    cover = [n for n in nodes2 if n.name.startswith("chain.x0x00.") and covers(n.name)]
+    assert len(cover) == 1 and cover[0].name != node.name
+    r = _one(fmt, cover[0])
+    assert r.status == "REFUTED" and r.witness, r.reason
