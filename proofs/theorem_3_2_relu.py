@@ -95,6 +95,7 @@ executor's forward values at x).
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from fractions import Fraction
 
 from fpsmt.constructions import theorem32 as M
@@ -605,12 +606,26 @@ def killed_nodes(fmt, z, net, others, tag="chain"):
 MAX_PERIOD = 24
 
 
-def _form(fmt, layer, kind, k, steps, widths, pre):
-    """(signature, exponents) of one network layer after the gate: what must agree within
-    a run of layers (structure, the weights' signs and significands, the program step's,
-    the pre-activations' classes at x = z: positive, or these very bits) and the weights'
-    exponents (the layer's, then the program step's; None for a zero weight), which may
-    move by d·i in a run."""
+@dataclass(frozen=True)
+class _Form:
+    """One network layer after the gate, as a run of layers compares it: ``sig`` must agree
+    within a run (the structure, the weights' signs and significands — ``lw`` the layer's,
+    ``pw`` its program step's, each (positive, significand) or 0 for a zero weight — and
+    ``cls``, the pre-activations at x = z: "+" where positive, else their bits); ``exps``
+    (the layer's weights' exponents, then the program step's; None for a zero) may move by
+    d·i in a run."""
+
+    kind: str
+    n_rows: int
+    n_cols: int
+    lw: tuple
+    pw: tuple
+    cls: tuple
+    sig: tuple
+    exps: list
+
+
+def _form(fmt, layer, kind, k, steps, widths, pre) -> _Form:
     def split(q):
         if q == 0:
             return 0, None
@@ -621,9 +636,10 @@ def _form(fmt, layer, kind, k, steps, widths, pre):
     n_rows, n_cols = (widths[k], len(steps[k])) if kind == "step" else (len(steps[k]), len(steps[k]))
     cls = tuple("+" if fmt.is_finite(b) and fmt.to_fraction(b) > 0 else b for b in pre)
     shape = [[src for src, _ in unit] for unit in steps[k]] if kind == "step" else None
+    lsig, psig = tuple(a for a, _ in lw), tuple(a for a, _ in pw)
     sig = (kind, n_rows, n_cols, layer.n_in, layer.n_out, layer.activation, tuple(layer.rows.tolist()),
-           tuple(layer.cols.tolist()), tuple(a for a, _ in lw), repr(shape), tuple(a for a, _ in pw), cls)
-    return sig, [e for _, e in lw] + [e for _, e in pw]
+           tuple(layer.cols.tolist()), lsig, repr(shape), psig, cls)
+    return _Form(kind, n_rows, n_cols, lsig, psig, cls, sig, [e for _, e in lw] + [e for _, e in pw])
 
 
 def layer_runs(forms) -> list:
@@ -636,14 +652,13 @@ def layer_runs(forms) -> list:
     def deltas(p, a):
         ds = []
         for r in range(p):
-            (s0, e0), (s1, e1) = forms[a + r], forms[a + r + p]
-            if s0 != s1:
+            f0, f1 = forms[a + r], forms[a + r + p]
+            if f0.sig != f1.sig:
                 return None
-            d = [0 if x is None else y - x for x, y in zip(e0, e1)]
+            d = [0 if x is None else y - x for x, y in zip(f0.exps, f1.exps)]
             if any(x not in (-1, 0, 1) for x in d):
                 return None
-            ws = [w for w in s0[8] + s0[10]]
-            if any(dj and w[1] != 1 for dj, w in zip(d, ws)):
+            if any(dj and w[1] != 1 for dj, w in zip(d, f0.lw + f0.pw)):
                 return None  # a moving weight with a significand: not a power of two
             ds.append(d)
         return ds
@@ -652,9 +667,9 @@ def layer_runs(forms) -> list:
         n = 2
         while a + (n + 1) * p <= L:
             for r in range(p):
-                (s0, e0), (s, e) = forms[a + r], forms[a + r + n * p]
-                if s != s0 or any((x is None) != (y is None) or (x is not None and y != x + dj * n)
-                                  for x, y, dj in zip(e0, e, ds[r])):
+                f0, f = forms[a + r], forms[a + r + n * p]
+                if f.sig != f0.sig or any((x is None) != (y is None) or (x is not None and y != x + dj * n)
+                                          for x, y, dj in zip(f0.exps, f.exps, ds[r])):
                     return n
             n += 1
         return n
@@ -696,14 +711,13 @@ def _run_claim(fmt, at, net, li, p, n, d, kind, k, steps, form):
     from fpsmt.proof.claims import Int
     from fpsmt.semantics.network import Network, Param
     layer = net.layers[li]
-    sig, E = form
+    E = form.exps
     nl = len(layer.weights)
-    lsig, psig = sig[8], sig[10]
     weights = [Param(f"w{j}") if d[j] else w for j, w in enumerate(layer.weights)]
     one = Network(fmt, [dataclasses.replace(layer, weights=weights)])
-    n_rows, n_cols = sig[1], sig[2]
+    n_rows, n_cols = form.n_rows, form.n_cols
     names = [f"g{r}" for r in range(layer.n_out)]
-    pos = [r for r, c in enumerate(sig[11]) if c == "+"]
+    pos = [r for r, c in enumerate(form.cls) if c == "+"]
     variables = {nm: V for nm in names}
     variables.update({f"p{r}": Float(finite=True, sign="+", nonzero=True) for r in pos})
     variables["i"] = Int(0, n - 1)
@@ -713,8 +727,8 @@ def _run_claim(fmt, at, net, li, p, n, d, kind, k, steps, form):
         return t if q_sig[0] else -t
 
     def goal(s):
-        params = {f"w{j}": weight(s, j, lsig[j]) for j in range(nl) if d[j]}
-        pres = [s[f"p{r}"] if c == "+" else s.const(fmt.hex(c)) for r, c in enumerate(sig[11])]
+        params = {f"w{j}": weight(s, j, form.lw[j]) for j in range(nl) if d[j]}
+        pres = [s[f"p{r}"] if c == "+" else s.const(fmt.hex(c)) for r, c in enumerate(form.cls)]
         _, grad = s.run(one, [s.const(0)] * layer.n_in, [s[nm] for nm in names], params=params,
                         given_pre={0: pres})
         v = [s[nm] for nm in names[:n_rows]]
@@ -723,7 +737,7 @@ def _run_claim(fmt, at, net, li, p, n, d, kind, k, steps, form):
             for unit in steps[k]:
                 row = []
                 for src, w in unit:
-                    row.append((src, weight(s, j, psig[j - nl]) if d[j] else w))
+                    row.append((src, weight(s, j, form.pw[j - nl]) if d[j] else w))
                     j += 1
                 prog.append(row)
             want = _steps_all(_SymW(s), [prog], v)

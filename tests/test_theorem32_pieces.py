@@ -568,6 +568,7 @@ def test_layer_run_claim_fails_on_a_wrong_template(monkeypatch):
     """A run's claim over a symbolic i (float8_e5m2) is PROVED; with the layer's moving
     weights read one power of two too large (the program's as they are) it is REFUTED,
     with a replayed counterexample."""
+    import dataclasses
     fmt = parse_format("float8_e5m2")
     _, (nodes, _, _) = _chain(fmt)
     node = next(n for n in nodes if ".layers" in n.name and n.name.startswith("chain.x0x00.") and " 0 weights" not in n.doc)
@@ -575,9 +576,9 @@ def test_layer_run_claim_fails_on_a_wrong_template(monkeypatch):
     real = PT._form
 
     def shifted(fmt_, layer, *rest):
-        sig, e = real(fmt_, layer, *rest)
+        form = real(fmt_, layer, *rest)
         n = len(layer.weights)
-        return sig, [x + 1 if x is not None and j < n else x for j, x in enumerate(e)]
+        return dataclasses.replace(form, exps=[x + 1 if x is not None and j < n else x for j, x in enumerate(form.exps)])
     monkeypatch.setattr(PT, "_form", shifted)
     _, (nodes2, _, _) = _chain(fmt)
     bad = next(n for n in nodes2 if n.name == node.name)
