@@ -47,8 +47,9 @@ numerically (a zero met by either zero), and finite gradients on the killers' co
 and one claim that the gate's layers pass R's gradient to x whatever the killers' finite
 upstreams.  Numerical equality is kept by ⊕ and ⊗ (their results depend on their
 operands' values only, up to the sign of a zero result), so from the output layer down
-the network's gradients are the program's values, and D^AD(z, y) = g(y).  Runs of layers that repeat with a period p (the staircase's stages
-run side by side, the identity layers) take one claim per layer of the period
+the network's gradients are the program's values, and D^AD(z, y) = g(y).  Runs of
+layers that repeat with a period p (the staircase's stages run side by side, the
+identity layers) take one claim per layer of the period
 (:func:`layer_runs`, :func:`_run_claim`): at a symbolic index i, the layer's moving weights
 are ±2^(E + d·i) and the program step's too (checked exactly for every layer of the run
 when the claims are built), the chain rows' pre-activations are any positive float (each
@@ -810,7 +811,7 @@ def chain_nodes(fmt, z, steps, tag="chain"):
             layer = net.layers[li]
             one = Network(fmt, [layer])
             inputs = [fmt.hex(b) for b in posts[li - 1]]
-            n_rows, n_cols = (widths[k], len(steps[k])) if kind == "step" else (len(steps[k]), len(steps[k]))
+            n_rows, n_cols = forms[i - 1].n_rows, forms[i - 1].n_cols
             names = [f"g{r}" for r in range(layer.n_out)]
 
             def goal(s, one=one, inputs=inputs, names=names, kind=kind, k=k, n_rows=n_rows, n_cols=n_cols):

@@ -378,6 +378,19 @@ def _one(fmt, node):
     return Engine(solver="portfolio", timeout=300, confirm=False).prove(node.claim, fmt, {node.claim.name: node.claim})
 
 
+def _double_a_weight(monkeypatch, k):
+    """Networks built from now on get, in program step k, its first unit with a weight
+    other than 1 with those weights doubled."""
+    real = T.gated_program
+
+    def wrong(fmt_, z, steps_, layout_=None):
+        bad = [list(map(list, st)) for st in steps_]
+        u = next(j for j, unit in enumerate(bad[k]) if any(w != 1 for _, w in unit))
+        bad[k][u] = [(src, w * 2 if w != 1 else w) for src, w in bad[k][u]]
+        return real(fmt_, z, bad, layout_)
+    monkeypatch.setattr(T, "gated_program", wrong)
+
+
 def test_chain_claims_fail_on_a_network_with_one_wrong_weight(monkeypatch):
     """The layer claims compare the network as built with the program: a network built
     from a program whose step k has one weight doubled is REFUTED at that layer (with a
@@ -392,14 +405,7 @@ def test_chain_claims_fail_on_a_network_with_one_wrong_weight(monkeypatch):
     assert name.endswith(f"layer{len(net.layers) - len(layout) + i}")
     assert _one(fmt, nodes[0]).status == "PROVED"  # the gate
     assert _one(fmt, nodes[1 + i]).status == "PROVED"
-    real = T.gated_program
-
-    def wrong(fmt_, z, steps_, layout_=None):
-        bad = [list(map(list, st)) for st in steps_]
-        u = next(j for j, unit in enumerate(bad[k]) if any(w != 1 for _, w in unit))
-        bad[k][u] = [(src, w * 2 if w != 1 else w) for src, w in bad[k][u]]
-        return real(fmt_, z, bad, layout_)
-    monkeypatch.setattr(T, "gated_program", wrong)
+    _double_a_weight(monkeypatch, k)
     nodes2, _, _ = PT.chain_nodes(fmt, 3, steps)
     r = _one(fmt, nodes2[1 + i])
     assert r.status == "REFUTED" and r.witness, r.reason
@@ -527,6 +533,13 @@ def test_stair_induction_step_fails_on_a_wrong_template(monkeypatch):
 
 
 # ------------------------------------------------------------------ the network's layers by runs
+def _span(name):
+    """(first, last, period) of a run claim's layers, from its name (…layersAtoBbyP)."""
+    a, rest = name.split(".layers")[1].split("to")
+    b, p = rest.split("by")
+    return int(a), int(b), int(p)
+
+
 def _chain(fmt):
     steps = M.binary_sums(M.tree_sum(M.piece_programs(fmt, PT.builtin_pieces())))
     return steps, PT.chain_nodes(fmt, 0, steps)
@@ -544,9 +557,7 @@ def test_layer_runs_are_the_network_layer_for_layer():
     for node in nodes:
         if ".layers" not in node.name:
             continue
-        li, rest = node.name.split(".layers")[1].split("to")
-        last, p = (int(v) for v in rest.split("by"))
-        li = int(li)
+        li, last, p = _span(node.name)
         base = [fmt.to_fraction(int(w)) for w in net.layers[li].weights]
         kind, k0 = layout[li - first]
         prog0 = [w for u in steps[k0] for _, w in u] if kind == "step" else []
@@ -593,19 +604,11 @@ def test_a_wrong_weight_inside_a_run_is_refuted(monkeypatch):
     steps, (nodes, net, layout) = _chain(fmt)
     first = len(net.layers) - len(layout)
     node = next(n for n in nodes if ".layers" in n.name and n.name.startswith("chain.x0x00."))
-    li, rest = node.name.split(".layers")[1].split("to")
-    last, p = (int(v) for v in rest.split("by"))
-    mid = int(li) + p * ((last - int(li)) // p // 2)
+    li, last, p = _span(node.name)
+    mid = li + p * ((last - li) // p // 2)
     kind, k = layout[mid - first]
     assert kind == "step" and any(w != 1 for u in steps[k] for _, w in u)
-    real = T.gated_program
-
-    def wrong(fmt_, z, steps_, layout_=None):
-        bad = [list(map(list, st)) for st in steps_]
-        u = next(j for j, unit in enumerate(bad[k]) if any(w != 1 for _, w in unit))
-        bad[k][u] = [(src, w * 2 if w != 1 else w) for src, w in bad[k][u]]
-        return real(fmt_, z, bad, layout_)
-    monkeypatch.setattr(T, "gated_program", wrong)
+    _double_a_weight(monkeypatch, k)
     nodes2, _, _ = PT.chain_nodes(fmt, 0, steps)
 
     def covers(name):
@@ -613,9 +616,8 @@ def test_a_wrong_weight_inside_a_run_is_refuted(monkeypatch):
             return True
         if ".layers" not in name:
             return False
-        a, rest = name.split(".layers")[1].split("to")
-        b, q = (int(v) for v in rest.split("by"))
-        return int(a) <= mid <= b and (mid - int(a)) % q == 0
+        a, b, q = _span(name)
+        return a <= mid <= b and (mid - a) % q == 0
     cover = [n for n in nodes2 if n.name.startswith("chain.x0x00.") and covers(n.name)]
     assert len(cover) == 1 and cover[0].name != node.name
     r = _one(fmt, cover[0])
