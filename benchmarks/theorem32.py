@@ -15,7 +15,10 @@ on N points (default 16), built and verified at every (x, y) (every finite y, bo
 about 2·10^6 pairs in bfloat16), in a fresh process: seconds to tabulate g*, to build and to
 verify, peak memory, depth beside the paper's, parameters, file size.
 
-    python benchmarks/theorem32.py --network bfloat16 --points 16 --no-lemma
+    python benchmarks/theorem32.py --network bfloat16 --points 16 --no-lemma [--activation relu,elu]
+
+One row per activation (default ReLU and ELU, each in a fresh process), with ELU's depth,
+parameters and verification time as ratios to ReLU's, measured in the same run.
 """
 
 import argparse
@@ -63,7 +66,7 @@ import contextlib, io, json, resource, sys, types
 from fpsmt.commands import construct32
 from fpsmt.constructions.registry import get_construction
 from fpsmt.semantics.formats import parse_format
-fmt, n, d = parse_format(sys.argv[1]), int(sys.argv[2]), sys.argv[3]
+fmt, n, d, act = parse_format(sys.argv[1]), int(sys.argv[2]), sys.argv[3], sys.argv[4]
 with open(f"{d}/targets.py", "w") as fh:
     fh.write("\n".join([
         "from fractions import Fraction",
@@ -76,10 +79,11 @@ with open(f"{d}/targets.py", "w") as fh:
         "    if a < Fraction(1, 16):",
         "        return 0",
         "    return k * Fraction(y) if a < 4 else 2 * k * (1 if y > 0 else -1)", ""]))
-args = types.SimpleNamespace(max_pieces=64, certify=False, torch=False, plot=None, json=True)
+args = types.SimpleNamespace(max_pieces=64, certify=False, prove_network=False, prove=True, torch=False, plot=None,
+                             json=True, solver="portfolio", timeout=600.0, recheck=False, store=f"{d}/store.sqlite")
 buf = io.StringIO()
 with contextlib.redirect_stdout(buf):
-    rc = construct32.construct(args, fmt, get_construction("relu"), f"{d}/targets.py", f"{d}/net.json")
+    rc = construct32.construct(args, fmt, get_construction(act), f"{d}/targets.py", f"{d}/net.json")
 rep = json.loads(buf.getvalue())
 rep["rc"] = rc
 rep["peak_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
@@ -88,20 +92,32 @@ print(json.dumps(rep))
 """
 
 
-def network(name, points):
-    with tempfile.TemporaryDirectory() as d:
-        r = subprocess.run([sys.executable, "-c", NETWORK, name, str(points), d], capture_output=True, text=True)
-    if r.returncode not in (0, 1) or not r.stdout.strip():
-        print(f"network in {name}: failed: {r.stderr.strip().splitlines()[-1] if r.stderr.strip() else r.returncode}")
+def network(name, points, activations):
+    """The network per activation, each in a fresh process, one table; the ratios are to the
+    first activation's row, measured in the same run."""
+    rows = []
+    for act in activations:
+        with tempfile.TemporaryDirectory() as d:
+            r = subprocess.run([sys.executable, "-c", NETWORK, name, str(points), d, act], capture_output=True, text=True)
+        if r.returncode not in (0, 1) or not r.stdout.strip():
+            print(f"network in {name} ({act}): failed: "
+                  f"{r.stderr.strip().splitlines()[-1] if r.stderr.strip() else r.returncode}")
+            continue
+        rows.append((act, json.loads(r.stdout.strip().splitlines()[-1])))
+    if not rows:
         return
-    m = json.loads(r.stdout.strip().splitlines()[-1])
-    s = m["seconds"]
-    print("| format | points | (x, y) pairs | mismatches | depth | paper | parameters | file bytes | "
-          "tabulate g* s | build s | verify s | s per point | peak MB |")
-    print("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
-    print(f"| {name} | {m['points']} | {m['pairs']} | {len(m['mismatches'])} | {m['depth']} | {m['paper_depth']} | "
-          f"{m['parameters']} | {m['bytes']} | {s['targets']:.1f} | {s['build']:.1f} | {s['verify']:.1f} | "
-          f"{s['verify'] / m['points']:.1f} | {m['peak_mb']:.0f} |", flush=True)
+    base = rows[0][1]
+    print("| activation | format | points | (x, y) pairs | mismatches | depth | paper | parameters | file bytes | "
+          "tabulate g* s | build s | verify s | s per point | peak MB | depth, parameters, verify s "
+          f"÷ {rows[0][0]}'s |")
+    print("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
+    for act, m in rows:
+        s = m["seconds"]
+        ratio = (f"{m['depth'] / base['depth']:.2f}, {m['parameters'] / base['parameters']:.2f}, "
+                 f"{s['verify'] / base['seconds']['verify']:.2f}")
+        print(f"| {act} | {name} | {m['points']} | {m['pairs']} | {len(m['mismatches'])} | {m['depth']} | "
+              f"{m['paper_depth']} | {m['parameters']} | {m['bytes']} | {s['targets']:.1f} | {s['build']:.1f} | "
+              f"{s['verify']:.1f} | {s['verify'] / m['points']:.1f} | {m['peak_mb']:.0f} | {ratio} |", flush=True)
     print()
 
 
@@ -116,10 +132,11 @@ def main():
     ap.add_argument("--no-proof", action="store_true", help="build and verify only")
     ap.add_argument("--network", default="bfloat16", help="the format of the Theorem 3.2 network ('' skips it)")
     ap.add_argument("--points", type=int, default=16, help="domain points of the Theorem 3.2 network")
+    ap.add_argument("--activation", default="relu,elu", help="the network's activations, side by side (ratios to the first)")
     ap.add_argument("--no-lemma", action="store_true", help="skip the per-format lemma table")
     args = ap.parse_args()
     if args.network:
-        network(args.network, args.points)
+        network(args.network, args.points, [a for a in args.activation.split(",") if a])
     if args.no_lemma:
         return
     print("| format | stages (t = 1, 1⁺) | depth | paper 2^(E+1)+2M+9 | ratio | parameters | build s | "

@@ -81,7 +81,7 @@ def test_elu_blocks_without_their_cancellation_miss_the_targets(part, monkeypatc
     if part == "C":
         monkeypatch.setattr(RC, "gated", lambda c: RC.GATED)
     else:
-        real = RC._plan
+        real = RC.block_plan
 
         def plan(f):
             P = real(f)
@@ -89,7 +89,7 @@ def test_elu_blocks_without_their_cancellation_miss_the_targets(part, monkeypatc
             P.add = lambda neurons: add([(n, [(src, 0 if (n, src) == ("K", "K") else w) for src, w in ins], b)
                                          for n, ins, b in neurons])
             return P
-        monkeypatch.setattr(RC, "_plan", plan)
+        monkeypatch.setattr(RC, "block_plan", plan)
     assert _exact_check(fmt, _network(fmt, pts, "elu"), pts) != []
 
 

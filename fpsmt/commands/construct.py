@@ -7,7 +7,7 @@ import argparse
 import json
 
 from fpsmt.commands import certify
-from fpsmt.commands.options import engine_session, err, out, pyplot, save_figure, solver_options
+from fpsmt.commands.options import check_requirements, err, out, pyplot, save_figure, solver_options
 from fpsmt.errors import InputError
 
 
@@ -153,12 +153,7 @@ def cmd_construct(args):
     if have is not None and need > have and not args.force:
         raise InputError(f"{len(points)} points need about {need / 2**30:.1f} GiB and {secs / 60:.0f} min by the "
                          f"estimate; {have / 2**30:.1f} GiB are available (--force builds anyway)")
-    from fpsmt.constructions import requirements
-    if construction.family in requirements.families():
-        with engine_session(args) as eng:
-            req = requirements.check(eng, construction, fmt)
-        err(f"fpsmt: the {construction.family} construction's requirements for {construction.activation} in "
-            f"{fmt.name}: {', '.join(r['condition'] for r in req)} PROVED")
+    check_requirements(args, fmt, construction)
     err(f"fpsmt: building the {construction.activation} network for {len(points)} points in {fmt.name} (estimate: at most "
         f"{need / 2**20:.0f} MiB, verification about {secs:.0f} s) ...")
     t0 = time.perf_counter()
@@ -217,7 +212,7 @@ def register(sub):
                                    "with domain(), f_star(x), h_star(x), g_star(x).  The network is f2 ⊞ f1 of "
                                    "the repaired blocks (fpsmt reproduce proves their lemmas).  A Python file "
                                    "whose g_star(x, y) takes two parameters selects Theorem 3.2: D^AD(y) = "
-                                   "g*(x, y) for every finite y (ReLU, formats of at most 16 bits).")
+                                   "g*(x, y) for every finite y (ReLU and ELU, formats of at most 16 bits).")
     s.add_argument("--targets", required=True, help="CSV (x,f,h,g) or Python file")
     s.add_argument("--format", required=True, help="the floating-point format")
     s.add_argument("--activation", default="relu", help="an activation with a construction (default relu)")

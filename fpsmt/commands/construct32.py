@@ -28,12 +28,29 @@ def _pieces(fmt, points, tables, max_pieces):
     return found, programs
 
 
+def _network(fmt, construction, points, programs, progress):
+    """The Theorem 3.2 network: ReLU's (:func:`theorem32.network`) or, for an activation of
+    the rectifying family, :func:`gated_rect.theorem_network` (ELU's kind; refused with one
+    line for the others)."""
+    from fpsmt.constructions import theorem32 as M
+    if construction.activation == "relu":
+        return M.network(fmt, points, progress=progress, programs=programs)
+    from fpsmt.constructions import gated_rect
+    with construction.active():
+        return gated_rect.theorem_network(fmt, points, programs, progress=progress)
+
+
 def check_options(args, construction):
     """What the Theorem 3.2 path does not offer yet, refused before any work (``--torch``'s
     format and PyTorch itself are checked by cmd_construct, as for Theorem 3.1)."""
     if construction.activation != "relu":
-        raise InputError(f"Theorem 3.2 networks (a g_star(x, y) of two parameters) are built for relu only so far, "
-                         f"not {construction.activation}")
+        if construction.family != "rectifying":
+            raise InputError(f"Theorem 3.2 networks (a g_star(x, y) of two parameters) are built for relu and elu's "
+                             f"kind only so far, not {construction.activation}")
+        for flag, on in (("--prove-network", args.prove_network), ("--certify", args.certify)):
+            if on:
+                raise InputError(f"{flag}: the claims of Theorem 3.2's networks are stated for relu only so far, not "
+                                 f"{construction.activation} (its network is checked by the executor at every (x, y))")
     if args.max_pieces < 1:
         raise InputError(f"--max-pieces must be at least 1, got {args.max_pieces}")
     for flag, on in (("--prove-network", args.prove_network), ("--certify", args.certify)):
@@ -48,6 +65,12 @@ def construct(args, fmt, construction, path, out_path):
     check_options(args, construction)
     if targets.given_pieces(path):
         return construct_pieces(args, fmt, construction, path, out_path)
+    if construction.activation != "relu":
+        from fpsmt.commands.options import check_requirements
+        from fpsmt.constructions import gated_rect
+        with construction.active():
+            gated_rect.check_format(fmt)  # the blocks exist in the format: one line before any work
+        check_requirements(args, fmt, construction)
     if args.certify or args.prove_network:
         check_store(args.store)
     t0 = time.perf_counter()
@@ -58,8 +81,8 @@ def construct(args, fmt, construction, path, out_path):
     err(f"fpsmt: Theorem 3.2 network for {len(points)} points in {fmt.name}: g* tabulated at {len(tables[0])} finite y "
         f"per point ({tabulated:.1f} s); nonzero pieces per point: {_summary(n_pieces)}")
     t1 = time.perf_counter()
-    net = M.network(fmt, [(x, v, pcs) for (x, v), pcs in zip(points, pieces)],
-                    progress=ticker("building, points"), programs=programs)
+    net = _network(fmt, construction, [(x, v, pcs) for (x, v), pcs in zip(points, pieces)], programs,
+                   ticker("building, points"))
     built = time.perf_counter() - t1
     with atomic_output(out_path) as pending:
         size = netio.write_network(net, pending.path)
@@ -420,6 +443,9 @@ def construct_pieces(args, fmt, construction, path, out_path):
     formats of at most 16 bits), and each point's ∀y claims decided (``--prove``)."""
     from fpsmt.commands import netio, targets
     from fpsmt.commands.options import atomic_output, check_store
+    if construction.activation != "relu":
+        raise InputError(f"Theorem 3.2 targets given as pieces (g_pieces) are built for relu only so far, not "
+                         f"{construction.activation}: give g_star(x, y) in a format of at most 16 bits")
     from fpsmt.constructions import theorem32 as M
     from fpsmt.constructions.relu import constants
     if args.prove:

@@ -98,6 +98,17 @@ def engine_session(args, **options):
         eng.store.close()
 
 
+def check_requirements(args, fmt, construction):
+    """A construction family's requirements for σ in ``fmt``, decided (from the store where
+    it has them); refused with one line naming the first that is not PROVED."""
+    from fpsmt.constructions import requirements
+    if construction.family in requirements.families():
+        with engine_session(args) as eng:
+            req = requirements.check(eng, construction, fmt)
+        err(f"fpsmt: the {construction.family} construction's requirements for {construction.activation} in "
+            f"{fmt.name}: {', '.join(r['condition'] for r in req)} PROVED")
+
+
 def solver_options(parser, default_solver, what, default_timeout):
     """The options every solving subcommand shares."""
     parser.add_argument("--solver", default=default_solver,

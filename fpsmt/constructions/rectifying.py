@@ -271,7 +271,7 @@ def uncapped_bound(fmt) -> Fraction:
 
 
 # ------------------------------------------------------------------ blocks
-def _plan(fmt):
+def block_plan(fmt):
     return R.Plan(fmt, activation=hidden())
 
 
@@ -298,10 +298,10 @@ def step_neurons(fmt, kind, tag=None, carries=0):
 
 def step(s, z, kind):
     """The step indicator alone: output u (I where the step holds, ±0 elsewhere)."""
-    return R.block_alone(_plan(s.fmt), step_neurons(s.fmt, kind), 1, NEG0), {f"{kind}_b": first_bias(s, z, kind)}
+    return R.block_alone(block_plan(s.fmt), step_neurons(s.fmt, kind), 1, NEG0), {f"{kind}_b": first_bias(s, z, kind)}
 
 
-def _steps_and_killers(fmt, P, carries=0, side=None):
+def steps_and_killers(fmt, P, carries=0, side=None):
     """The two step indicators side by side, then the killers G1, G2.  ``side(k)`` adds
     neurons beside layer k (k = 0 … the killers' layer)."""
     c = block_constants(fmt)
@@ -373,10 +373,10 @@ def value_params(s, v):
 def _value_plan(fmt, depth=None):
     c = block_constants(fmt)
     depth = R.atom_depth(depth, c.value_depth, "value atom")
-    P = _plan(fmt)
+    P = block_plan(fmt)
     carries = depth - c.value_depth
     if not c.dead:
-        _steps_and_killers(fmt, P, carries=carries)
+        steps_and_killers(fmt, P, carries=carries)
         P.add([("N1", GATED, Param("n1")), ("N2", GATED, Param("n2"))])
         P.add([("out", [("N1", Param("w1")), ("N2", Param("w2"))], NEG0)])
     else:
@@ -388,7 +388,7 @@ def _value_plan(fmt, depth=None):
 
         def side(k):
             return [constant(f"ge{last}"), ("K", [(f"ge{last}", half), (f"le{last}", half)], 1)] if k == kill else []
-        _steps_and_killers(fmt, P, carries=carries, side=side)
+        steps_and_killers(fmt, P, carries=carries, side=side)
         P.add([("N1", gated(c), Param("n1")), ("N2", gated(c), Param("n2")), ("K", [("K", 1)], NEG0)])
         P.add([("M1", [("N1", 1), ("K", 1)], NEG0), ("M2", [("N2", 1), ("K", 1)], NEG0)])
         P.add([("out", [("M1", Param("w1")), ("M2", Param("w2"))], NEG0)])
@@ -465,8 +465,8 @@ def _gradient_plan(fmt, depth=None):
             first = [constant(f"ge{last}")] if c.dead else []
             return first + [("r", [("r", 1)], NEG0), carry_u(c, f"ge{last}", "uge"), carry_u(c, f"le{last}", "ule")]
         return [("r", [("r", 1)], NEG0)]
-    P = _plan(fmt)
-    _steps_and_killers(fmt, P, carries=last + 1 - c.step_depth, side=side)
+    P = block_plan(fmt)
+    steps_and_killers(fmt, P, carries=last + 1 - c.step_depth, side=side)
     # fresh killers beside the gate and the chain, from the step indicators' u carried
     # (exact: I or a zero): dead at x = z, where a carried zero would be alive (σ'(0) ≠ 0) and
     # pile up the chain's gradients until they overflow

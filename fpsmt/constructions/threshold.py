@@ -338,7 +338,7 @@ def simulate(p: Plan, y: Fraction) -> Fraction:
 
 
 # ------------------------------------------------------------------ the network
-def _rows(step: list, n: int) -> list:
+def step_rows(step: list, n: int) -> list:
     """A step as the forward layer's rows: for each of its ``n`` source units, the (new
     unit, weight) pairs reading it, in column order (the forward fold's)."""
     rows = [[] for _ in range(n)]
@@ -348,7 +348,7 @@ def _rows(step: list, n: int) -> list:
     return [sorted(r) for r in rows]
 
 
-def _row_sum(fmt: Format, terms, h) -> Fraction | None:
+def row_sum(fmt: Format, terms, h) -> Fraction | None:
     """The forward fold of (source, weight) terms at the values ``h`` (each product and
     partial sum rounded once); None for no term.  Overflow is refused (NoPlan)."""
     S = None
@@ -393,11 +393,11 @@ def _program_network(fmt: Format, steps: list) -> Network:
     for li in range(L):  # forward layer li is backward step k = L-1-li: rows = its source units
         k = L - 1 - li
         last = li == L - 1
-        rows = _rows(steps[k], widths[k])
+        rows = step_rows(steps[k], widths[k])
         bias, post = [], []
         for r, terms in enumerate(rows):
-            S = _row_sum(fmt, terms, h)
-            b = (-S if S else Fraction(0)) if last else _gap_bias(fmt, S)
+            S = row_sum(fmt, terms, h)
+            b = (-S if S else Fraction(0)) if last else gap_bias(fmt, S)
             z = rn(fmt, (S or 0) + b)
             if z is None or (not last and z <= 0):
                 raise InputError(f"neuron {r} of layer {li}: pre-activation {z} at x = 0")
@@ -489,7 +489,7 @@ def domain(fmt) -> list:
 
 
 # ------------------------------------------------------------------ gated to one point of X
-def _gap_bias(fmt: Format, S):
+def gap_bias(fmt: Format, S):
     """The bias making a row's pre-activation the gap between its sum S and the
     neighbouring float (exact by Sterbenz, > 0), or ω where S is a zero."""
     if S is None or S == 0:
@@ -562,8 +562,8 @@ def gated_program(fmt: Format, z: Fraction, steps: list, layout: list | None = N
         i = len(layers)
         neurons, post = [], {}
         for r, ins in enumerate(rows):
-            S = _row_sum(fmt, ins, h)
-            B = _gap_bias(fmt, S)
+            S = row_sum(fmt, ins, h)
+            B = gap_bias(fmt, S)
             kw = kill_weight(B, "a chain bias")
             name = f"{tag}{i}_{r}"
             neurons.append((name, ins + [("G1", -kw), ("G2", -kw)], B))
@@ -586,7 +586,7 @@ def gated_program(fmt: Format, z: Fraction, steps: list, layout: list | None = N
         raise NoPlan(f"the gated network's forward values at z = {float(zq):g} do not shrink in {fmt.name}")
 
     for k in range(L - 1, 0, -1):  # hidden chain layers: backward step k, its source units
-        rows_of = lambda k=k: [[(prev[c], w) for c, w in terms] for terms in _rows(steps[k], widths[k])]  # noqa: E731
+        rows_of = lambda k=k: [[(prev[c], w) for c, w in terms] for terms in step_rows(steps[k], widths[k])]  # noqa: E731
         damp(rows_of, k)
         add(rows_of(), "n")
         if layout is not None:
@@ -595,7 +595,7 @@ def gated_program(fmt: Format, z: Fraction, steps: list, layout: list | None = N
     damp(out_of, 0)
     # the output row: backward step 0 (its units are the last hidden layer's), then ⊕ (−sgn)·N
     out_terms, = out_of()
-    S = _row_sum(fmt, out_terms, h) or Fraction(0)
+    S = row_sum(fmt, out_terms, h) or Fraction(0)
     nbias = abs(S) if S != 0 else fmt.omega
     nw = (-1 if S > 0 else 1) if S != 0 else Fraction(0)
     # N is killed as the chain neurons are (weight −1 would send G1, G2 the output's upstream

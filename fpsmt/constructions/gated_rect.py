@@ -1,0 +1,256 @@
+"""Theorem 3.2's gated network for an activation that is the identity on (0, ∞) and dead
+at −1 on its far left (ELU): the backward program of :mod:`fpsmt.constructions.threshold`
+run by the chain of the rectifying family's gradient atom (:mod:`fpsmt.constructions.rectifying`).
+
+What ReLU's gated network (:func:`threshold.gated_program`) uses and ELU lacks, and what
+stands in its place here:
+
+* **a dead neuron is −1, not 0.**  At x ≠ z every chain neuron is dead, so the next row
+  sees −1 from each source: its sum there is a constant (the same at every x ≠ z), and
+  the killers must take it, plus the neuron's bias, to at most −D (σ and σ' dead there,
+  R.dead).  Each gated neuron's killer weight kw is the least power of two that does
+  (both killer orders, x < z and x > z, are folded exactly here, and a sum that overflows
+  is refused).
+* **the gate**: the rectifying gradient atom's (step indicators u_ge, u_le, the path r,
+  killers G1 = σ(G ⊖ W ⊗ u_ge), G2 likewise, C = 2 beside them, R = σ(−G1 − G2 ⊕ δ ⊗ C ⊕ r)
+  = I at x = z and dead elsewhere).  D(z) = δ_R: the path r has σ' = 1 at every layer
+  (σ'(±0) = 1, R.zero with k0 = 0) and weight 1 on x.
+* **fresh killers per layer.**  At x = z the killers are dead (σ' = 0) and a chain
+  neuron sends its killers kw·δ for its own backward value δ, which can be near Ω: a killer
+  shared by chain neurons whose kw sum past 1 could receive ∞ and give ∞ ⊗ 0 = NaN.  So
+  each chain layer has its own triples (G1, G2, C) in the layer before, one per group of
+  neurons whose kw sum to at most 1 (kw is about 2^−121 for most rows in bfloat16: one
+  triple a layer), from u_ge, u_le carried beside the chain, listed first so that their
+  terms come first in the fold: at x = z, −kw·G1 ⊕ −kw·G2
+  ⊕ −kw·C = kw ⊕ kw ⊕ (−2kw) = +0, then the neuron's own terms, exactly as ReLU's chain
+  (its gap biases, :func:`threshold.gap_bias`: pre-activations positive and tiny, where σ
+  is the identity and σ' = 1).
+* **f = +0 at every x.**  The output row pairs each top chain neuron h_j (weight w_j,
+  the program's first step) with a twin N_j = σ(−kw·(G1, G2, C) ⊕ h_j(z)) of weight −w_j:
+  at x = z both are h_j(z), at x ≠ z both are −1, so each pair sums to an exact zero in
+  the fold (w_j ⊗ h ⊕ (−w_j) ⊗ h = +0) and the output row is a zero on X.
+
+Nothing here is assumed: the executor checks the network at every (x, y)
+(:func:`fpsmt.constructions.theorem32.verify`); the construction refuses (NoPlan) a row it
+cannot kill or whose fold overflows.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+from fpsmt.constructions import relu as R
+from fpsmt.constructions import rectifying as RC
+from fpsmt.constructions.threshold import NoPlan, gap_bias, row_sum, step_rows, rn
+from fpsmt.errors import InputError
+from fpsmt.semantics.formats import Format, floor_log2, pow2
+from fpsmt.semantics.network import Param
+
+NEG0 = R.NEG0
+
+
+def _kill_weight(fmt: Format, c, own_x: list, bias: Fraction, what: str) -> Fraction:
+    """The least power of two kw in [2^s, 1] for which the row (−kw·G1, −kw·G2, −kw·C, then
+    the neuron's own terms ``own_x`` at x ≠ z (products, exact), then ``bias``) folds to at
+    most −D at every x ≠ z: x < z (G1 = G, G2 = δ) and x > z (G1 = δ, G2 = G), without
+    overflow; each candidate is folded exactly.  s = ⌊log2(need/G)⌋ − 2, need what the row
+    adds at most plus D: a smaller kw only makes the killers' gradients smaller still, and
+    searching from the smallest float took most of the build time."""
+    G, D, dead = fmt.to_fraction(c.G), pow2(c.b), Fraction(c.dead)
+    need = sum(t for t in own_x if t > 0) + max(bias, Fraction(0)) + D
+    start = max(fmt.e_min - fmt.M, floor_log2(need / G) - 2)
+    for k in range(start, 1):
+        kw = pow2(k)
+        worst = None
+        for g1, g2 in ((G, dead), (dead, G)):
+            S = None
+            for t in [-kw * g1, -kw * g2, -kw * 2] + own_x + [bias]:
+                S = rn(fmt, t if S is None else S + t)
+                if S is None:
+                    break
+            if S is None:
+                worst = None
+                break
+            worst = S if worst is None else max(worst, S)
+        if worst is not None and worst <= -D:
+            return kw
+    raise NoPlan(f"{what}: no killer weight up to 1 kills it at x ≠ z in {fmt.name} without overflow")
+
+
+def gated_program(fmt: Format, z: Fraction, steps: list, depth: int | None = None, chain: list | None = None):
+    """The gated network for the backward program ``steps`` (see
+    :func:`threshold.gated_program`) with an ELU-like σ: D(y) at x = z is the program's
+    value on y, a zero at every other x of X; f = +0 on X.  ``depth``: that many layers,
+    by carries in the step indicators (refused below the least, :func:`least_depth`);
+    ``chain``: :func:`chain_layers`' result, where the caller has it."""
+    c = check_format(fmt)
+    zq = Fraction(z)
+    chain = chain_layers(fmt, zq, steps) if chain is None else chain
+    least = c.step_depth + 1 + len(chain)  # the step indicators, the killers' layer, then the chain's
+    depth = least if depth is None else depth
+    if depth < least:
+        raise InputError(f"the gated network needs {least} layers, not {depth}")
+
+    def builder(s, zv):
+        P = _gate_plan(fmt, c, depth - least)
+        for layer in chain:
+            P.add(layer)
+        return P.network(), {**RC.step_biases(s, zv), "wx": s.const(1), "zb": -zv}
+    with RC.hidden_activation(c.activation):
+        return R.concrete(builder, fmt, fmt.round(zq))
+
+
+def least_depth(fmt: Format, chain: list) -> int:
+    """The depth of a gated network whose layers after the killers' are ``chain``."""
+    return check_format(fmt).step_depth + 1 + len(chain)
+
+
+def check_format(fmt: Format):
+    """The block constants of the active rectifying activation in ``fmt``, refused (one
+    line) where they do not exist or are not ELU's kind (δ = −1, σ'(±0) = 1)."""
+    c = RC.block_constants(fmt)
+    if c.dead != -1 or c.k0 != 0:
+        raise InputError(f"{c.activation}: Theorem 3.2's gated chain is built for a dead value −1 and σ'(0) = 1 "
+                         f"(ELU's kind) so far, not δ = {c.dead_text}, σ'(0) = 2^{c.k0}")
+    return c
+
+
+def _gate_plan(fmt: Format, c, carries: int):
+    """The rectifying gradient atom's layers up to its killers (:func:`rectifying._gradient_plan`):
+    the step indicators (``carries`` carries each) with the path r beside them, then G1,
+    G2, C, r, u_ge, u_le."""
+    P = RC.block_plan(fmt)
+    last = c.step_depth - 1 + carries  # the step indicators' last layer
+
+    def side(k):
+        if k == 0:
+            return [("r", [("x", Param("wx"))], Param("zb"))]
+        if k == 1:
+            return [("r", [("r", 1)], c.I)]
+        if k == last + 1:
+            return [RC.constant(f"ge{last}"), ("r", [("r", 1)], NEG0), RC.carry_u(c, f"ge{last}", "uge"),
+                    RC.carry_u(c, f"le{last}", "ule")]
+        return [("r", [("r", 1)], NEG0)]
+    RC.steps_and_killers(fmt, P, carries=carries, side=side)
+    return P
+
+
+def chain_layers(fmt: Format, z: Fraction, steps: list) -> list:
+    """The layers after the killers' (Plan neurons): the gate R, the chain, the output.
+    Every gated neuron's triple sits first in the layer before it."""
+    c = check_format(fmt)
+    L = len(steps)
+    widths = [1] + [len(step) for step in steps]
+    cap = pow2(fmt.e_max - 1)
+    h = {"R": c.I}  # the chain's forward values at x = z
+    prev = ["R"]
+    chain = []  # per chain layer: [(name, own terms, bias, kw)]
+    kills = {}  # (own weights, bias): kw
+
+    def add(rows, tag, twins=False):
+        nonlocal h, prev
+        i = len(chain)
+        neurons, post = [], {}
+        for r, ins in enumerate(rows):
+            S = row_sum(fmt, ins, h)
+            B = gap_bias(fmt, S)
+            name = f"{tag}{i}_{r}"
+            key = (tuple(w for _, w in ins), B)
+            if key not in kills:
+                kills[key] = _kill_weight(fmt, c, [-w for _, w in ins], B, f"chain layer {i}, neuron {r}")
+            kw = kills[key]
+            post[name] = rn(fmt, (S or 0) + B)
+            if post[name] is None or post[name] <= 0:
+                raise NoPlan(f"chain layer {i} of the gated network at z = {float(z):g} in {fmt.name}: the forward "
+                             f"pre-activation is {'not finite' if post[name] is None else 'not positive'}")
+            neurons.append((name, ins, B, kw))
+            if twins:  # N_j = h_j(z) at x = z, dead elsewhere: the output's cancelling term
+                neurons.append(("t" + name, [], post[name],
+                                _kill_weight(fmt, c, [], post[name], f"the twin of top neuron {r}")))
+        h, prev = post, list(post)
+        chain.append(neurons)
+
+    def too_big(rows):
+        return any(sum(abs(w) * h[src] for src, w in ins) >= cap for ins in rows)
+
+    def damp(rows_of):
+        for _ in range(10 * (fmt.e_max - fmt.e_min + fmt.M)):
+            if not too_big(rows_of()):
+                return
+            add([[(u, Fraction(1))] for u in prev], "d")
+        raise NoPlan(f"the gated network's forward values at z = {float(z):g} do not shrink in {fmt.name}")
+
+    for k in range(L - 1, 0, -1):  # forward chain layer: backward step k's source units
+        rows_of = lambda k=k: [[(prev[col], w) for col, w in terms] for terms in step_rows(steps[k], widths[k])]  # noqa: E731
+        damp(rows_of)
+        add(rows_of(), "n", twins=k == 1)
+    if L == 1:  # the output reads R: a ×1 layer first, so that R's value has a twin
+        damp(lambda: [[(prev[0], Fraction(1))]])
+        add([[(prev[0], Fraction(1))]], "n", twins=True)
+    out = [(prev[j], w) for j, unit in enumerate(steps[0]) for _, w in unit]
+    return _plan_layers(fmt, c, chain, out)
+
+
+def _plan_layers(fmt: Format, c, chain: list, out: list) -> list:
+    """Plan layers from the gate on: the gate R (the killers' layer holds its G1, G2, C),
+    the chain layers (u_ge, u_le carried last in each but the top; each layer's killer
+    triples first in the layer before), the output row: each top neuron then its twin,
+    weights w_j and −w_j.  Neurons share a triple while their killer weights sum to at most
+    1 (:func:`_groups`)."""
+    W, Gb = -fmt.to_fraction(c.W), fmt.to_fraction(c.Gb)
+
+    def triple(j):
+        return [(f"g1_{j}", [("uge", W)], Gb), (f"g2_{j}", [("ule", W)], Gb), (f"c_{j}", [("uge", 0)], 2)]
+    carry = [RC.carry_u(c, "uge", "uge"), RC.carry_u(c, "ule", "ule")]
+    plan = [[("R", RC.gated(c) + [("r", 1)], NEG0)] + carry]
+    for li, neurons in enumerate(chain):
+        groups = _groups([kw for *_, kw in neurons])
+        plan[-1] = [t for g in sorted(set(groups)) for t in triple(f"{li}_{g}")] + plan[-1]
+        own = [(name, [(f"g1_{li}_{g}", -kw), (f"g2_{li}_{g}", -kw), (f"c_{li}_{g}", -kw)] + list(ins), B)
+               for (name, ins, B, kw), g in zip(neurons, groups)]
+        plan.append(own + (carry if li < len(chain) - 1 else []))
+    row = [t for n, w in out for t in ((n, w), ("t" + n, -w))]
+    plan.append([("out", row, NEG0)])
+    return plan
+
+
+def _groups(kws: list) -> list:
+    """Each neuron's killer triple, in order: a triple's killers are dead at x = z and
+    receive Σ kw·δ over the neurons that share it, every |δ| <= Ω; with Σ kw <= 1 that sum is
+    finite (a zero-derivative neuron given ∞ would give ∞ ⊗ 0 = NaN)."""
+    out, g, total = [], 0, Fraction(0)
+    for kw in kws:
+        if total + kw > 1:
+            g, total = g + 1, Fraction(0)
+        total += kw
+        out.append(g)
+    return out
+
+
+def theorem_network(fmt: Format, points: list, programs: list, progress=None):
+    """The Theorem 3.2 network for ``points`` = [(x, f*, pieces)] with each point's piece
+    programs (:func:`theorem32.piece_programs`): the gated network of every point with a
+    program, then the rectifying family's value atoms (v·1[x = z], D^AD = ±0 for every
+    finite upstream) of the pieces of each nonzero f*, all at one depth (the gated
+    networks and the value atoms by carries in their step indicators), one output row, gated
+    terms first (each pair sums to an exact zero at every x)."""
+    import functools
+
+    from fpsmt.constructions.saturating import pieces
+    from fpsmt.constructions.theorem32 import binary_sums, tree_sum
+    c = RC.block_constants(fmt)
+    with RC.hidden_activation(c.activation):
+        gated = []
+        for n, ((z, _, _), progs) in enumerate(zip(points, programs)):
+            if progs:
+                zq = fmt.to_fraction(z)
+                gated.append((zq, steps := binary_sums(tree_sum(progs)), chain_layers(fmt, zq, steps)))
+            if progress is not None:
+                progress(n + 1, len(points))
+        depth = max([least_depth(fmt, ch) for *_, ch in gated] + [c.value_depth])
+        kinds = [R.one_copy(gated_program(fmt, z, steps, depth, ch), depth) for z, steps, ch in gated]
+        V = RC.piece_bound(fmt)
+        va = [(z, a) for z, v, _ in points if not fmt.is_zero(v) for a in pieces(fmt, v, V)] or [(points[0][0], 0)]
+        kinds.append(R.block_copies(functools.partial(RC.value_atom, depth=depth), fmt,
+                                    [list(t) for t in zip(*va)], depth))
+        return R.boxplus_copies(fmt, kinds)

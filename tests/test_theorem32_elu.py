@@ -1,0 +1,154 @@
+"""Theorem 3.2 for ELU (fpsmt.constructions.gated_rect): the gated network of a backward
+program, checked by the executor at every x of X and every finite y; the checks failing on
+a wrong network; ``fpsmt construct --activation elu`` with a two-parameter g_star, checked
+again here by the whole-network executor against targets computed from the file; and the
+refusals, one line with exit 2 and nothing written."""
+
+import json
+from fractions import Fraction
+
+import pytest
+
+from fpsmt.constructions import gated_rect as GR
+from fpsmt.constructions import rectifying as RC
+from fpsmt.constructions import threshold as T
+from fpsmt.semantics.formats import parse_format
+from fpsmt.semantics.network import Layer, Network
+
+
+def _fpsmt(*args, cwd):
+    from conftest import fpsmt
+    return fpsmt(*args, cwd=cwd)
+
+
+def _smallest(fmt):
+    """BRIEF §9's smallest case: D(y) = ±1 exactly at y = ±1, a zero for every other y."""
+    blocks = [(1, 1), (fmt.to_fraction(fmt.next_up(fmt.one_bits)), -1)]
+    plans = [T.plan(fmt, t, c) for t, c in blocks]
+    return blocks, T.parallel([T.block_program(p) for p in plans])
+
+
+def _all_x(fmt):
+    top = Fraction(2) ** (fmt.e_max - 2)
+    return [b for b in T.finite_values(fmt) if abs(fmt.to_fraction(b)) <= top]
+
+
+def _some_x(fmt, z):
+    """z, its neighbours, both zeros and X's ends."""
+    top = fmt.round(Fraction(2) ** (fmt.e_max - 2))
+    zb = fmt.round(Fraction(z))
+    return sorted({zb, fmt.next_up(zb), fmt.next_down(zb), fmt.zero_bits(), fmt.sign_bit, top, top | fmt.sign_bit})
+
+
+@pytest.mark.parametrize("name,z", [("e4m2", 0), ("e4m2", Fraction(-3, 2)), ("e4m2", 32),
+                                    pytest.param("float8_e4m3", Fraction(5, 8), marks=pytest.mark.slow)])
+def test_gated_network_every_x_every_y(name, z):
+    """At x = z, D(y) is the program's value for every finite y; at every other x of X a
+    zero; f = +0 everywhere; every hidden layer is ELU."""
+    fmt = parse_format(name)
+    blocks, steps = _smallest(fmt)
+    with RC.hidden_activation("elu"):
+        net = GR.gated_program(fmt, Fraction(z), steps)
+    assert {L.activation for L in net.layers[:-1]} == {"elu"} and net.layers[-1].activation == "identity"
+    assert T.mismatches(fmt, net, blocks, xs=_all_x(fmt), z=Fraction(z)) == []
+
+
+def _with_weight(net, k, i, factor):
+    """``net`` with weight i of layer k multiplied by ``factor`` (rounded once)."""
+    fmt = net.fmt
+    L = net.layers[k]
+    w = list(L.weights)
+    w[i] = fmt.round(factor * fmt.to_fraction(w[i]))
+    layers = list(net.layers)
+    layers[k] = Layer(L.n_out, L.n_in, L.rows, L.cols, w, L.bias, L.activation)
+    return Network(fmt, layers)
+
+
+def test_check_fails_on_a_wrong_network():
+    """The same check finds a twin's output weight doubled (f is no longer +0), a killer
+    weight halved to almost nothing (the chain lives at x ≠ z), and the network run with
+    ReLU instead of ELU."""
+    fmt = parse_format("e4m2")
+    blocks, steps = _smallest(fmt)
+    with RC.hidden_activation("elu"):
+        net = GR.gated_program(fmt, Fraction(0), steps)
+    xs = _some_x(fmt, 0)
+    twin = _with_weight(net, net.depth - 1, 1, 2)
+    bad = T.mismatches(fmt, twin, blocks, xs=xs)
+    assert any(w == "f(x)" for _, _, w, _, _ in bad)
+    # the first chain layer's first neuron: its killer weights (its row's first three terms)
+    k = RC.block_constants(fmt).step_depth + 2
+    weak = net
+    for i in range(3):
+        weak = _with_weight(weak, k, i, Fraction(1, 64))
+    assert any(w == "D(y)" and x != fmt.zero_bits() for x, _, w, _, _ in T.mismatches(fmt, weak, blocks, xs=xs))
+    relu = Network(fmt, [Layer(L.n_out, L.n_in, L.rows, L.cols, L.weights, L.bias,
+                               "relu" if L.activation == "elu" else L.activation) for L in net.layers])
+    assert T.mismatches(fmt, relu, blocks, xs=xs)
+
+
+def test_padding_keeps_the_network_exact():
+    """The gated network at a larger depth (carries in the step indicators) meets the
+    program at every (x, y); below its least depth it is refused."""
+    fmt = parse_format("e4m2")
+    blocks, steps = _smallest(fmt)
+    with RC.hidden_activation("elu"):
+        least = GR.gated_program(fmt, Fraction(1), steps).depth
+        net = GR.gated_program(fmt, Fraction(1), steps, depth=least + 3)
+        with pytest.raises(Exception, match="needs"):
+            GR.gated_program(fmt, Fraction(1), steps, depth=least - 1)
+    assert net.depth == least + 3
+    assert T.mismatches(fmt, net, blocks, xs=_some_x(fmt, 1), z=Fraction(1)) == []
+
+
+def test_a_row_no_killer_can_take_is_refused():
+    """A row that adds more at x ≠ z than the killers can take away is refused (NoPlan)."""
+    fmt = parse_format("e4m2")
+    with RC.hidden_activation("elu"):
+        c = RC.block_constants(fmt)
+        big = fmt.Omega
+        with pytest.raises(T.NoPlan, match="no killer weight"):
+            GR._kill_weight(fmt, c, [big, big], Fraction(0), "a test row")
+        assert GR._kill_weight(fmt, c, [Fraction(1)], Fraction(0), "a test row") <= 1
+
+
+@pytest.mark.parametrize("example,name", [("dead_zone", "float8_e4m3"),
+                                          pytest.param("gradient_clipping", "e4m2", marks=pytest.mark.slow)])
+def test_construct_elu_every_x_every_y(tmp_path, example, name):
+    from test_theorem32 import _independent_check
+
+    from fpsmt.commands import netio
+    from fpsmt.resources import resolve
+    r = _fpsmt("construct", "--targets", f"example:{example}.py", "--format", name, "--activation", "elu",
+               "--out", "net.json", "--json", cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    rep = json.loads(r.stdout)
+    assert rep["activation"] == "elu" and rep["mismatches"] == [] and rep["verified"] == rep["pairs"] > 0
+    net = netio.load_network(tmp_path / "net.json")
+    assert {L.activation for L in net.layers[:-1]} == {"elu"}
+    assert _independent_check(parse_format(name), tmp_path / "net.json", resolve(f"example:{example}.py")) == 0
+
+
+@pytest.mark.parametrize("extra,what", [(["--activation", "tanh"], "relu and elu's kind only"),
+                                        (["--activation", "gelu"], "ELU's kind"),
+                                        (["--activation", "elu", "--format", "float8_e5m2"], "float8_e5m2"),
+                                        (["--activation", "elu", "--prove-network"], "stated for relu only"),
+                                        (["--activation", "elu", "--certify"], "stated for relu only")])
+def test_elu_refusals_one_line_exit_2(tmp_path, extra, what):
+    fmt = ["--format", "e4m2"] if "--format" not in extra else []
+    r = _fpsmt("construct", "--targets", "example:gradient_clipping.py", *fmt, "--out", "net.json", *extra,
+               cwd=tmp_path)
+    assert r.returncode == 2 and what in r.stderr and len(r.stderr.strip().splitlines()) == 1, r.stderr
+    assert not (tmp_path / "net.json").exists()
+
+
+def test_elu_pieces_refused(tmp_path):
+    r = _fpsmt("construct", "--targets", "example:clipping_pieces_float32.py", "--format", "float32",
+               "--activation", "elu", "--out", "net.json", cwd=tmp_path)
+    assert r.returncode == 2 and "relu only so far" in r.stderr and len(r.stderr.strip().splitlines()) == 1, r.stderr
+    assert not (tmp_path / "net.json").exists()
+
+
+def test_triples_shared_while_killer_weights_sum_to_one():
+    assert GR._groups([Fraction(1, 2), Fraction(1, 2), Fraction(1, 2), Fraction(1, 4)]) == [0, 0, 1, 1]
+    assert GR._groups([Fraction(1)] * 3) == [0, 1, 2]
