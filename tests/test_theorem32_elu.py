@@ -152,3 +152,12 @@ def test_elu_pieces_refused(tmp_path):
 def test_triples_shared_while_killer_weights_sum_to_one():
     assert GR._groups([Fraction(1, 2), Fraction(1, 2), Fraction(1, 2), Fraction(1, 4)]) == [0, 0, 1, 1]
     assert GR._groups([Fraction(1)] * 3) == [0, 1, 2]
+
+
+def test_small_identity_checked_at_every_t():
+    """The chain's gap pre-activations need σ(t) = t and σ'(t) = 1 on (0, I): ELU has it in
+    every format it is built in; GELU (σ'(t) = 1/2 near 0) is named at the first t."""
+    for name in ("e4m2", "float8_e4m3", "bfloat16"):
+        assert GR.small_identity("elu", name) is None
+    assert GR.small_identity("gelu", "e4m2") == "at t = 0x01 (0.00390625): σ(t) = 0x01 (0.00390625), σ'(t) = 0x18 (0.5)"
+    assert "at most 16 bits" in GR.small_identity("elu", "float32")

@@ -37,6 +37,7 @@ cannot kill or whose fold overflows.
 
 from __future__ import annotations
 
+import functools
 from fractions import Fraction
 
 from fpsmt.constructions import relu as R
@@ -107,12 +108,46 @@ def least_depth(fmt: Format, chain: list) -> int:
 
 def check_format(fmt: Format):
     """The block constants of the active rectifying activation in ``fmt``, refused (one
-    line) where they do not exist or are not ELU's kind (δ = −1, σ'(±0) = 1)."""
+    line) where they do not exist, are not ELU's kind (δ = −1, σ'(±0) = 1), or where σ is
+    not the identity with σ' = 1 on (0, I) (:func:`small_identity`)."""
     c = RC.block_constants(fmt)
     if c.dead != -1 or c.k0 != 0:
         raise InputError(f"{c.activation}: Theorem 3.2's gated chain is built for a dead value −1 and σ'(0) = 1 "
                          f"(ELU's kind) so far, not δ = {c.dead_text}, σ'(0) = 2^{c.k0}")
+    bad = small_identity(c.activation, fmt.name)
+    if bad is not None:
+        raise InputError(f"{c.activation} in {fmt.name}: the gated chain needs σ(t) = t and σ'(t) = 1 for every "
+                         f"t in (0, {c.I}) (its pre-activations are small positive gaps); {bad}")
     return c
+
+
+@functools.lru_cache(maxsize=None)
+def small_identity(activation: str, fmt_name: str) -> str | None:
+    """Where σ(t) ≠ t or σ'(t) ≠ 1 for a finite t in (0, I) — what the rectifying
+    requirements do not state and the chain's gap pre-activations need — as one phrase
+    naming t, or None.  Decided at every such t by the executor, so formats of at most 16
+    bits only (others are refused: the Theorem 3.2 networks are checked at every (x, y)
+    there too)."""
+    import numpy as np
+
+    from fpsmt.semantics.activations import get_activation
+    from fpsmt.semantics.arith.concrete import concrete
+    from fpsmt.semantics.formats import parse_format
+    fmt = parse_format(fmt_name)
+    if fmt.nbits > 16:
+        return f"it is checked at every t in formats of at most 16 bits only, not {fmt.name}"
+    with RC.hidden_activation(activation):
+        top = fmt.round(RC.block_constants(fmt).I)
+    ts = np.arange(1, top, dtype=np.uint64)  # the positive patterns below I, increasing
+    A = concrete(fmt)
+    act = get_activation(activation)
+    v = np.ravel(A.to_bits(act.value(A, A.const(ts)))).astype(np.uint64)
+    d = np.ravel(A.to_bits(act.derivative(A, A.const(ts)))).astype(np.uint64)
+    wrong = np.flatnonzero((v != ts) | (d != fmt.one_bits))
+    if not len(wrong):
+        return None
+    t = int(ts[wrong[0]])
+    return f"at t = {fmt.show(t)}: σ(t) = {fmt.show(int(v[wrong[0]]))}, σ'(t) = {fmt.show(int(d[wrong[0]]))}"
 
 
 def _gate_plan(fmt: Format, c, carries: int):
@@ -234,8 +269,6 @@ def theorem_network(fmt: Format, points: list, programs: list, progress=None):
     finite upstream) of the pieces of each nonzero f*, all at one depth (the gated
     networks and the value atoms by carries in their step indicators), one output row, gated
     terms first (each pair sums to an exact zero at every x)."""
-    import functools
-
     from fpsmt.constructions.saturating import pieces
     from fpsmt.constructions.theorem32 import binary_sums, tree_sum
     c = RC.block_constants(fmt)
