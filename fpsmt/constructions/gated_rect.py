@@ -42,7 +42,7 @@ from fractions import Fraction
 
 from fpsmt.constructions import relu as R
 from fpsmt.constructions import rectifying as RC
-from fpsmt.constructions.threshold import NoPlan, gap_bias, row_sum, step_rows, rn
+from fpsmt.constructions.threshold import NoPlan, gap_neuron, rn, step_rows
 from fpsmt.errors import InputError
 from fpsmt.semantics.formats import Format, floor_log2, pow2
 from fpsmt.semantics.network import Param
@@ -187,17 +187,12 @@ def chain_layers(fmt: Format, z: Fraction, steps: list) -> list:
         i = len(chain)
         neurons, post = [], {}
         for r, ins in enumerate(rows):
-            S = row_sum(fmt, ins, h)
-            B = gap_bias(fmt, S)
             name = f"{tag}{i}_{r}"
+            B, post[name] = gap_neuron(fmt, ins, h, f"chain layer {i} of the gated network at z = {float(z):g}")
             key = (tuple(w for _, w in ins), B)
             if key not in kills:
                 kills[key] = _kill_weight(fmt, c, [-w for _, w in ins], B, f"chain layer {i}, neuron {r}")
             kw = kills[key]
-            post[name] = rn(fmt, (S or 0) + B)
-            if post[name] is None or post[name] <= 0:
-                raise NoPlan(f"chain layer {i} of the gated network at z = {float(z):g} in {fmt.name}: the forward "
-                             f"pre-activation is {'not finite' if post[name] is None else 'not positive'}")
             neurons.append((name, ins, B, kw))
             if twins:  # N_j = h_j(z) at x = z, dead elsewhere: the output's cancelling term
                 neurons.append(("t" + name, [], post[name],

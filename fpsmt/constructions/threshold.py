@@ -502,6 +502,19 @@ def gap_bias(fmt: Format, S):
     return b
 
 
+def gap_neuron(fmt: Format, ins, h, where: str) -> tuple:
+    """(B, value): a chain neuron's gap bias (:func:`gap_bias`) and its value at x = z for
+    the (source, weight) terms ``ins`` at the values ``h``; refused (NoPlan, naming
+    ``where``) where the pre-activation is not finite and positive."""
+    S = row_sum(fmt, ins, h)
+    B = gap_bias(fmt, S)
+    post = rn(fmt, (S or 0) + B)
+    if post is None or post <= 0:
+        raise NoPlan(f"{where} in {fmt.name}: the forward pre-activation is "
+                     f"{'not finite' if post is None else 'not positive'}")
+    return B, post
+
+
 def gated_network(fmt, z, blocks) -> tuple:
     """(network, plans): the blocks [(t, c), …] gated to the point ``z`` of ReLU's X: the
     Theorem 3.1 gradient atom's gate (relu.gate_plan: layers 1–7, R = d = z − z⁻ at x = z and
@@ -562,15 +575,11 @@ def gated_program(fmt: Format, z: Fraction, steps: list, layout: list | None = N
         i = len(layers)
         neurons, post = [], {}
         for r, ins in enumerate(rows):
-            S = row_sum(fmt, ins, h)
-            B = gap_bias(fmt, S)
-            kw = kill_weight(B, "a chain bias")
             name = f"{tag}{i}_{r}"
+            # the killers add ±0 at x = z
+            B, post[name] = gap_neuron(fmt, ins, h, f"chain layer {i} of the gated network at z = {float(zq):g}")
+            kw = kill_weight(B, "a chain bias")
             neurons.append((name, ins + [("G1", -kw), ("G2", -kw)], B))
-            post[name] = rn(fmt, (S or 0) + B)  # the killers add ±0 at x = z
-            if post[name] is None or post[name] <= 0:
-                raise NoPlan(f"chain layer {i} of the gated network at z = {float(zq):g} in {fmt.name}: the forward "
-                             f"pre-activation is {'not finite' if post[name] is None else 'not positive'}")
         neurons += R.carried(["G1", "G2"])
         h = {**post, "G1": Fraction(0), "G2": Fraction(0)}
         prev = [n for n, _, _ in neurons if n not in ("G1", "G2")]
