@@ -288,7 +288,7 @@ def test_torch_autograd_meets_g_star(monkeypatch):
 
 def test_domain_checked_before_g_star_is_called(tmp_path):
     """x outside X (or twice) is refused before g* is tabulated: g_star here would raise."""
-    for dom, what in (("[0, 64]", "is not in ReLU's X"), ("[0.5, 0.5]", "appears twice")):
+    for dom, what in (("[0, 64]", "is not in ReLU's and ELU's X"), ("[0.5, 0.5]", "appears twice")):
         (tmp_path / "t.py").write_text(f"def domain():\n    return {dom}\n\ndef f_star(x):\n    return x\n\n"
                                        "def g_star(x, y):\n    raise RuntimeError('called')\n")
         r = _fpsmt("construct", "--targets", "t.py", "--format", "e4m2", "--out", "net.json", cwd=tmp_path)

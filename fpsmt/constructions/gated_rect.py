@@ -266,7 +266,7 @@ def theorem_network(fmt: Format, points: list, programs: list, progress=None):
     terms first (each pair sums to an exact zero at every x)."""
     from fpsmt.constructions.saturating import pieces
     from fpsmt.constructions.theorem32 import binary_sums, tree_sum
-    c = RC.block_constants(fmt)
+    c = check_format(fmt)
     with RC.hidden_activation(c.activation):
         gated = []
         for n, ((z, _, _), progs) in enumerate(zip(points, programs)):

@@ -371,7 +371,7 @@ def network(fmt, points, progress=None, programs=None):
 
 
 def check_domain(fmt: Format, xs) -> None:
-    """Distinct finite x in ReLU's X (one line naming x)."""
+    """Distinct finite x in X (ReLU's and ELU's: the same interval; one line naming x)."""
     if not len(xs):
         raise InputError("the domain is empty")
     top = R.constants(fmt).M_sigma
@@ -379,8 +379,8 @@ def check_domain(fmt: Format, xs) -> None:
     for x in xs:
         q = fmt.to_fraction(x) if fmt.is_finite(x) else None
         if q is None or abs(q) > top:
-            raise InputError(f"at x = {fmt.show(x)}: x is not in ReLU's X = [-2^{fmt.e_max - 2}, 2^{fmt.e_max - 2}] "
-                             f"of {fmt.name}")
+            raise InputError(f"at x = {fmt.show(x)}: x is not in ReLU's and ELU's X = [-2^{fmt.e_max - 2}, "
+                             f"2^{fmt.e_max - 2}] of {fmt.name}")
         if q in seen:
             raise InputError(f"at x = {fmt.show(x)}: x appears twice (+0 and -0 are one point)")
         seen.add(q)
