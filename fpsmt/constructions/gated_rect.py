@@ -42,7 +42,7 @@ from fractions import Fraction
 
 from fpsmt.constructions import relu as R
 from fpsmt.constructions import rectifying as RC
-from fpsmt.constructions.threshold import NoPlan, gap_neuron, rn, step_rows
+from fpsmt.constructions.threshold import NoPlan, gap_neuron, rn, shrink_chain, step_rows
 from fpsmt.errors import InputError
 from fpsmt.semantics.formats import Format, floor_log2, pow2
 from fpsmt.semantics.network import Param
@@ -87,7 +87,7 @@ def gated_program(fmt: Format, z: Fraction, steps: list, depth: int | None = Non
     c = check_format(fmt)
     zq = Fraction(z)
     chain = chain_layers(fmt, zq, steps) if chain is None else chain
-    least = c.step_depth + 1 + len(chain)  # the step indicators, the killers' layer, then the chain's
+    least = least_depth(fmt, chain)
     depth = least if depth is None else depth
     if depth < least:
         raise InputError(f"the gated network needs {least} layers, not {depth}")
@@ -102,7 +102,8 @@ def gated_program(fmt: Format, z: Fraction, steps: list, depth: int | None = Non
 
 
 def least_depth(fmt: Format, chain: list) -> int:
-    """The depth of a gated network whose layers after the killers' are ``chain``."""
+    """The depth of a gated network whose layers after the killers' are ``chain``: the step
+    indicators, the killers' layer, then the chain's."""
     return check_format(fmt).step_depth + 1 + len(chain)
 
 
@@ -176,7 +177,6 @@ def chain_layers(fmt: Format, z: Fraction, steps: list) -> list:
     c = check_format(fmt)
     L = len(steps)
     widths = [1] + [len(step) for step in steps]
-    cap = pow2(fmt.e_max - 1)
     h = {"R": c.I}  # the chain's forward values at x = z
     prev = ["R"]
     chain = []  # per chain layer: [(name, own terms, bias, kw)]
@@ -200,15 +200,8 @@ def chain_layers(fmt: Format, z: Fraction, steps: list) -> list:
         h, prev = post, list(post)
         chain.append(neurons)
 
-    def too_big(rows):
-        return any(sum(abs(w) * h[src] for src, w in ins) >= cap for ins in rows)
-
     def damp(rows_of):
-        for _ in range(10 * (fmt.e_max - fmt.e_min + fmt.M)):
-            if not too_big(rows_of()):
-                return
-            add([[(u, Fraction(1))] for u in prev], "d")
-        raise NoPlan(f"the gated network's forward values at z = {float(z):g} do not shrink in {fmt.name}")
+        shrink_chain(fmt, z, rows_of, lambda: h, lambda: add([[(u, Fraction(1))] for u in prev], "d"))
 
     for k in range(L - 1, 0, -1):  # forward chain layer: backward step k's source units
         rows_of = lambda k=k: [[(prev[col], w) for col, w in terms] for terms in step_rows(steps[k], widths[k])]  # noqa: E731

@@ -515,6 +515,21 @@ def gap_neuron(fmt: Format, ins, h, where: str) -> tuple:
     return B, post
 
 
+def shrink_chain(fmt: Format, z: Fraction, rows_of, values, identity) -> None:
+    """Where the next layer's rows ``rows_of()`` at the chain's forward values ``values()``
+    (x = z) would take a row past 2^(e_max−1) (the chain's ups to c, 2^e_max and more), add
+    identity layers (``identity()``: one ×1 step of the program, exact backward; each gap
+    bias leaves about S·2^-M of a row sum S) until none does, towards ω; NoPlan where they
+    do not shrink."""
+    cap = pow2(fmt.e_max - 1)
+    for _ in range(10 * (fmt.e_max - fmt.e_min + fmt.M)):
+        h = values()
+        if not any(sum(abs(w) * h[src] for src, w in ins) >= cap for ins in rows_of()):
+            return
+        identity()
+    raise NoPlan(f"the gated network's forward values at z = {float(z):g} do not shrink in {fmt.name}")
+
+
 def gated_network(fmt, z, blocks) -> tuple:
     """(network, plans): the blocks [(t, c), …] gated to the point ``z`` of ReLU's X: the
     Theorem 3.1 gradient atom's gate (relu.gate_plan: layers 1–7, R = d = z − z⁻ at x = z and
@@ -550,10 +565,7 @@ def gated_program(fmt: Format, z: Fraction, steps: list, layout: list | None = N
     # sums of large gradients, which can overflow, and ∞ ⊗ ReLU'(0) is NaN)
     kill = Fraction(2) ** -fmt.e_max
     # forward, the chain starts from R = d = z − z⁻ at x = z, and each gap bias leaves about
-    # S·2^-M of a row sum S; where the next layer's weights would take a row past 2^(e_max−1)
-    # (the chain's ups to c, 2^e_max and more), identity layers (×1 steps of the program, exact
-    # backward) first shrink the values, towards ω
-    cap = pow2(fmt.e_max - 1)
+    # S·2^-M of a row sum S; identity layers shrink the values where needed (shrink_chain)
     layers = []
     h = {"R": zq - next_down(fmt, zq), "G1": Fraction(0), "G2": Fraction(0)}
     prev = ["R"]
@@ -566,9 +578,6 @@ def gated_program(fmt: Format, z: Fraction, steps: list, layout: list | None = N
         if not B < kw * 2 ** fmt.e_max:
             raise InputError(f"{what} {float(B):g} would not be killed at x ≠ z in {fmt.name}")
         return kw
-
-    def too_big(rows):
-        return any(sum(abs(w) * h[src] for src, w in ins) >= cap for ins in rows)
 
     def add(rows, tag):
         nonlocal h, prev
@@ -586,13 +595,11 @@ def gated_program(fmt: Format, z: Fraction, steps: list, layout: list | None = N
         layers.append(neurons)
 
     def damp(rows_of, k):
-        for _ in range(10 * (fmt.e_max - fmt.e_min + fmt.M)):
-            if not too_big(rows_of()):
-                return
+        def identity():
             add([[(u, Fraction(1))] for u in prev], "d")
             if layout is not None:
                 layout.append(("damp", k))
-        raise NoPlan(f"the gated network's forward values at z = {float(zq):g} do not shrink in {fmt.name}")
+        shrink_chain(fmt, zq, rows_of, lambda: h, identity)
 
     for k in range(L - 1, 0, -1):  # hidden chain layers: backward step k, its source units
         rows_of = lambda k=k: [[(prev[c], w) for c, w in terms] for terms in step_rows(steps[k], widths[k])]  # noqa: E731
