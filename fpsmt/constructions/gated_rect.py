@@ -220,16 +220,14 @@ def _plan_layers(fmt: Format, c, chain: list, out: list) -> list:
     triples first in the layer before), the output row: each top neuron then its twin,
     weights w_j and −w_j.  Neurons share a triple while their killer weights sum to at most
     1 (:func:`_groups`)."""
-    W, Gb = -fmt.to_fraction(c.W), fmt.to_fraction(c.Gb)
-
     def triple(j):
-        return [(f"g1_{j}", [("uge", W)], Gb), (f"g2_{j}", [("ule", W)], Gb), (f"c_{j}", [("uge", 0)], 2)]
+        return RC.killers(fmt, c, "uge", "ule", f"_{j}") + [RC.constant("uge", f"C_{j}")]
     carry = [RC.carry_u(c, "uge", "uge"), RC.carry_u(c, "ule", "ule")]
     plan = [[("R", RC.gated(c) + [("r", 1)], NEG0)] + carry]
     for li, neurons in enumerate(chain):
         groups = _groups([kw for *_, kw in neurons])
         plan[-1] = [t for g in sorted(set(groups)) for t in triple(f"{li}_{g}")] + plan[-1]
-        own = [(name, [(f"g1_{li}_{g}", -kw), (f"g2_{li}_{g}", -kw), (f"c_{li}_{g}", -kw)] + list(ins), B)
+        own = [(name, [(f"G1_{li}_{g}", -kw), (f"G2_{li}_{g}", -kw), (f"C_{li}_{g}", -kw)] + list(ins), B)
                for (name, ins, B, kw), g in zip(neurons, groups)]
         plan.append(own + (carry if li < len(chain) - 1 else []))
     row = [t for n, w in out for t in ((n, w), ("t" + n, -w))]

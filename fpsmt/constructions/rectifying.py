@@ -307,21 +307,27 @@ def steps_and_killers(fmt, P, carries=0, side=None):
     c = block_constants(fmt)
     ge, le = step_neurons(fmt, "ge", carries=carries), step_neurons(fmt, "le", carries=carries)
     layers = [ge[k] + le[k] for k in range(len(ge))]
-    W, Gb = -fmt.to_fraction(c.W), fmt.to_fraction(c.Gb)
-    layers.append([("G1", [(ge[-1][0][0], W)], Gb), ("G2", [(le[-1][0][0], W)], Gb)])
+    layers.append(killers(fmt, c, ge[-1][0][0], le[-1][0][0]))
     for k, layer in enumerate(layers):
         P.add(layer + (side(k) if side else []))
     return len(layers)
 
 
+def killers(fmt, c, ge, le, tag=""):
+    """The killers ``G1{tag}`` = σ(Gb ⊖ W ⊗ u_ge) and ``G2{tag}`` (from u_le), ``ge`` and ``le``
+    the names of u_ge, u_le: G where their step fails (x ≠ z, one side each), dead at x = z."""
+    W, Gb = -fmt.to_fraction(c.W), fmt.to_fraction(c.Gb)
+    return [(f"G1{tag}", [(ge, W)], Gb), (f"G2{tag}", [(le, W)], Gb)]
+
+
 GATED = [("G1", -1), ("G2", -1)]
 
 
-def constant(src):
+def constant(src, name="C"):
     """δ ≠ 0: the neuron C = σ(+0 ⊗ src ⊕ 2) = 2 (I = 1) beside every pair of killers.  Its one
     weight is +0, as every absent entry of its row is (src finite: +0 ⊗ src is a zero); it
     ties C to its block, so that the block-wise evaluator keeps the blocks apart."""
-    return ("C", [(src, 0)], 2)
+    return (name, [(src, 0)], 2)
 
 
 def gated(c):
@@ -470,8 +476,7 @@ def _gradient_plan(fmt, depth=None):
     # fresh killers beside the gate and the chain, from the step indicators' u carried
     # (exact: I or a zero): dead at x = z, where a carried zero would be alive (σ'(0) ≠ 0) and
     # pile up the chain's gradients until they overflow
-    W, Gb = -fmt.to_fraction(c.W), fmt.to_fraction(c.Gb)
-    carry = [("G1", [("uge", W)], Gb), ("G2", [("ule", W)], Gb)] + ([constant("uge")] if c.dead else []) \
+    carry = killers(fmt, c, "uge", "ule") + ([constant("uge")] if c.dead else []) \
         + [carry_u(c, "uge", "uge"), carry_u(c, "ule", "ule")]
     GT = gated(c)
 
