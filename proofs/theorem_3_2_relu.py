@@ -109,6 +109,7 @@ from fpsmt.semantics.formats import parse_format, pow2
 
 Y = Float(finite=True)
 V = Float(finite=True)
+Z = Float(magnitude=(0, 0))  # a zero of either sign
 
 
 class _Sym:
@@ -571,8 +572,8 @@ def killed_nodes(fmt, z, net, others, tag="chain"):
     layer's backward pass (ReLU' at their forward pre-activations at x, the executor's run
     of the whole network: a ground computation) give a zero on every input column of the
     last hidden layer.  Below it every upstream is a zero, and a zero times a finite
-    weight, ReLU' and sums of zeros stay zeros (boxplus_neutrality's ``times``), so
-    D^AD(x, y) is a zero."""
+    weight, σ' (finite: every pre-activation at x is, checked on the run) and sums of zeros
+    stay zeros (boxplus_neutrality's ``times``), so D^AD(x, y) is a zero."""
     import numpy as np
 
     from fpsmt.semantics.arith.concrete import concrete
@@ -589,6 +590,12 @@ def killed_nodes(fmt, z, net, others, tag="chain"):
         return nodes
     # one run of the whole network at every x (a ground computation): the top layers' inputs
     tr = run(A, net, A.const(np.asarray(xs, dtype=np.uint64).reshape(-1, 1)))
+    for k, pre in enumerate(tr.pre[:-2]):  # below the top two, zeros stay zeros only through finite σ' and weights
+        bits = np.asarray(A.to_bits(pre), dtype=np.uint64).reshape(len(xs), -1)
+        for row in range(len(xs)):
+            if not all(fmt.is_finite(int(b)) for b in bits[row]):
+                raise InputError(f"the gated network of z = {fmt.hex(zb)} has a pre-activation that is not finite "
+                                 f"at x = {fmt.hex(xs[row])} (layer {k}): its zero gradient there is not argued")
     below = A.to_bits(tr.post[len(net.layers) - 3])
     for row, xv in enumerate(xs):
         inputs = [fmt.hex(int(b)) for b in np.ravel(below[row])]
@@ -614,11 +621,16 @@ class _Form:
     ``pw`` its program step's, each (positive, significand) or 0 for a zero weight — and
     ``cls``, the pre-activations at x = z: "+" where positive, else their bits); ``exps``
     (the layer's weights' exponents, then the program step's; None for a zero) may move by
-    d·i in a run."""
+    d·i in a run.  ``rows``: the layer's neurons that are the step's source units (their
+    upstream is the program's input), ``cols``: its inputs that are the step's new units;
+    ``zrows``: neurons whose upstream is a zero, ``zcols``: inputs whose gradient must be
+    one (carried indicators, which only dead killers and +0 weights read at x = z)."""
 
     kind: str
-    n_rows: int
-    n_cols: int
+    rows: tuple
+    cols: tuple
+    zrows: tuple
+    zcols: tuple
     lw: tuple
     pw: tuple
     cls: tuple
@@ -626,7 +638,7 @@ class _Form:
     exps: list
 
 
-def _form(fmt, layer, kind, k, steps, widths, pre) -> _Form:
+def _form(fmt, layer, kind, k, steps, rows, cols, pre, zrows=(), zcols=()) -> _Form:
     def split(q):
         if q == 0:
             return 0, None
@@ -634,13 +646,12 @@ def _form(fmt, layer, kind, k, steps, widths, pre) -> _Form:
         return (q > 0, abs(q) / Fraction(2) ** e), e
     lw = [split(fmt.to_fraction(int(w))) for w in layer.weights]
     pw = [split(w) for unit in steps[k] for _, w in unit] if kind == "step" else []
-    n_rows, n_cols = (widths[k], len(steps[k])) if kind == "step" else (len(steps[k]), len(steps[k]))
     cls = tuple("+" if fmt.is_finite(b) and fmt.to_fraction(b) > 0 else b for b in pre)
     shape = [[src for src, _ in unit] for unit in steps[k]] if kind == "step" else None
     lsig, psig = tuple(a for a, _ in lw), tuple(a for a, _ in pw)
-    sig = (kind, n_rows, n_cols, layer.n_in, layer.n_out, layer.activation, tuple(layer.rows.tolist()),
+    sig = (kind, tuple(rows), tuple(cols), tuple(zrows), tuple(zcols), layer.n_in, layer.n_out, layer.activation, tuple(layer.rows.tolist()),
            tuple(layer.cols.tolist()), lsig, repr(shape), psig, cls)
-    return _Form(kind, n_rows, n_cols, lsig, psig, cls, sig, [e for _, e in lw] + [e for _, e in pw])
+    return _Form(kind, tuple(rows), tuple(cols), tuple(zrows), tuple(zcols), lsig, psig, cls, sig, [e for _, e in lw] + [e for _, e in pw])
 
 
 def layer_runs(forms) -> list:
@@ -716,10 +727,9 @@ def _run_claim(fmt, at, net, li, p, n, d, kind, k, steps, form):
     nl = len(layer.weights)
     weights = [Param(f"w{j}") if d[j] else w for j, w in enumerate(layer.weights)]
     one = Network(fmt, [dataclasses.replace(layer, weights=weights)])
-    n_rows, n_cols = form.n_rows, form.n_cols
     names = [f"g{r}" for r in range(layer.n_out)]
     pos = [r for r, c in enumerate(form.cls) if c == "+"]
-    variables = {nm: V for nm in names}
+    variables = {nm: Z if r in form.zrows else V for r, nm in enumerate(names)}
     variables.update({f"p{r}": Float(finite=True, sign="+", nonzero=True) for r in pos})
     variables["i"] = Int(0, n - 1)
 
@@ -732,7 +742,7 @@ def _run_claim(fmt, at, net, li, p, n, d, kind, k, steps, form):
         pres = [s[f"p{r}"] if c == "+" else s.const(fmt.hex(c)) for r, c in enumerate(form.cls)]
         _, grad = s.run(one, [s.const(0)] * layer.n_in, [s[nm] for nm in names], params=params,
                         given_pre={0: pres})
-        v = [s[nm] for nm in names[:n_rows]]
+        v = [s[names[r]] for r in form.rows]
         if kind == "step":
             j, prog = nl, []
             for unit in steps[k]:
@@ -744,7 +754,7 @@ def _run_claim(fmt, at, net, li, p, n, d, kind, k, steps, form):
             want = _steps_all(_SymW(s), [prog], v)
         else:
             want = v
-        return [grad[c].eq(want[c]) for c in range(n_cols)] + [g.is_finite() for g in grad[n_cols:]]
+        return _layer_goal(grad, form.cols, want, form.zcols)
     last = li + p * (n - 1)
     what = "program steps" if kind == "step" else "identity layers"
     moving = sum(1 for x in d if x)
@@ -756,28 +766,54 @@ def _run_claim(fmt, at, net, li, p, n, d, kind, k, steps, form):
     return Node("stage", c.name, c, doc=c.doc)
 
 
+def _layer_goal(grad, cols, want, zcols=()) -> list:
+    """A layer claim's conclusion: the gradient on each of the step's new units (``cols``,
+    inputs of the layer) is the program's value, on each of ``zcols`` a zero, on every
+    other input finite."""
+    on = set(cols) | set(zcols)
+    return ([grad[c].eq(w) for c, w in zip(cols, want)] + [grad[c].is_zero() for c in zcols]
+            + [g.is_finite() for j, g in enumerate(grad) if j not in on])
+
+
 def chain_nodes(fmt, z, steps, tag="chain"):
-    """One claim per layer of the gated network of ``steps`` at z after the gate
-    (threshold.gated_program and its ``layout``): for every finite upstream gradient on
-    the layer's neurons, its backward pass — ReLU' at the layer's forward pre-activations
-    at x = z, then the sums over its rows, as the network computes them — gives on the
-    chain's columns exactly (bits) what the program's step gives on the chain's rows (a
-    damp layer: the same values).  The layer's inputs are its forward values at x = z
-    (the executor's run of the whole network: a ground computation).  A run of layers
-    that repeats (:func:`layer_runs`) is one claim per layer of its period over a
-    symbolic index (:func:`_run_claim`)."""
+    """One claim per layer of ReLU's gated network of ``steps`` at z after the gate
+    (threshold.gated_program and its ``layout``: each layer's first rows are its step's
+    source units, its inputs' first columns the step's new units), and one for the gate
+    (its outputs R, G1, G2): :func:`network_nodes`.  Returns (nodes, net, layout)."""
+    fmt = parse_format(fmt)
+    layout = []
+    net = T.gated_program(fmt, Fraction(z), steps, layout)
+    widths = [1] + [len(step) for step in steps]
+    entries = [(kind, k, range(widths[k] if kind == "step" else len(steps[k])), range(len(steps[k])))
+               for kind, k in layout]
+    nodes = network_nodes(fmt, z, steps, net, entries, ("R", "G1", "G2"), tag)
+    return nodes, net, layout
+
+
+def network_nodes(fmt, z, steps, net, entries, gate_outputs, tag="chain", gate_zero=()):
+    """One claim per layer of a gated network ``net`` of ``steps`` at z after the gate,
+    ``entries`` = [(kind, k, rows, cols[, zrows, zcols])] for its last ``len(entries)``
+    layers, and one for the gate (the layers before them, whose last layer's neurons are
+    ``gate_outputs``, R among them; those named in ``gate_zero`` get a zero upstream).
+    Per layer: for every finite upstream gradient on the layer's neurons (a zero on
+    ``zrows``), its backward pass — σ' at the layer's forward pre-activations at x = z, then the sums
+    over its rows, as the network computes them — gives on the inputs ``cols`` exactly
+    (bits) what the program's step k ("step") gives from the upstreams on the neurons
+    ``rows`` (a "damp" layer: the same values), a zero on the inputs ``zcols``, and finite
+    gradients on every other input.
+    The layer's inputs are its forward values at x = z (the executor's run of the whole
+    network: a ground computation).  A run of layers that repeats (:func:`layer_runs`) is
+    one claim per layer of its period over a symbolic index (:func:`_run_claim`).  The
+    gate: for every finite upstream on its outputs, D^AD is R's."""
     import numpy as np
 
     from fpsmt.semantics.arith.concrete import concrete
     from fpsmt.semantics.network import Network, run
-    fmt = parse_format(fmt)
-    layout = []
-    net = T.gated_program(fmt, Fraction(z), steps, layout)
-    first = len(net.layers) - len(layout)
+    first = len(net.layers) - len(entries)
     A = concrete(fmt)
     zb = fmt.round(Fraction(z))
     xs = [zb] if zb != 0 else [0, fmt.sign_bit]  # x = ±0 are one point of X: both are run
-    widths = [1] + [len(step) for step in steps]
+    ups = [f"u{n}" for n in gate_outputs]
     nodes = []
     for xb in xs:
         tr = run(A, net, A.const(np.asarray([[xb]], dtype=np.uint64)))
@@ -787,45 +823,49 @@ def chain_nodes(fmt, z, steps, tag="chain"):
         gate = Network(fmt, net.layers[:first])
 
         def gate_goal(s, gate=gate, xb=xb):
-            _, grad = s.run(gate, [s.const(fmt.hex(xb))], [s.uR, s.uG1, s.uG2])
+            _, grad = s.run(gate, [s.const(fmt.hex(xb))], [s[u] for u in ups])
             return [grad[0].eq(s.uR)]
-        c = forall(f"{at}.gate", {"uR": V, "uG1": V, "uG2": V}, goal=gate_goal,
-                   doc=f"the gate's layers at x = {fmt.hex(xb)}: D^AD is R's upstream gradient, the killers' finite "
-                       "upstreams add a zero")
+        others = "the killers' finite upstreams add a zero" if not gate_zero else \
+            f"the finite upstreams on {', '.join(n for n in gate_outputs if n != 'R' and n not in gate_zero)} and " \
+            f"zeros on {', '.join(gate_zero)} add a zero"
+        c = forall(f"{at}.gate", {u: Z if n in gate_zero else V for n, u in zip(gate_outputs, ups)}, goal=gate_goal,
+                   doc=f"the gate's layers at x = {fmt.hex(xb)}: D^AD is R's upstream gradient, {others}")
         nodes.append(Node("stage", c.name, c, doc=c.doc))
-        forms = [_form(fmt, net.layers[first + i], kind, k, steps, widths, tr_pre[first + i])
-                 for i, (kind, k) in enumerate(layout)]
+        forms = [_form(fmt, net.layers[first + i], kind, k, steps, rows, cols, tr_pre[first + i], *zeros)
+                 for i, (kind, k, rows, cols, *zeros) in enumerate(entries)]
         runs = {a: (p, n, d) for a, p, n, d in layer_runs(forms)}
         i = 0
-        while i < len(layout):
+        while i < len(entries):
             if i in runs:
                 p, n, d = runs[i]
                 for r in range(p):
-                    kind, k = layout[i + r]
+                    kind, k = entries[i + r][:2]
                     nodes.append(_run_claim(fmt, at, net, first + i + r, p, n, d[r], kind, k, steps, forms[i + r]))
                 i += p * n
                 continue
-            kind, k = layout[i]
+            kind, k = entries[i][:2]
+            form = forms[i]
             i += 1
             li = first + i - 1
             layer = net.layers[li]
             one = Network(fmt, [layer])
             inputs = [fmt.hex(b) for b in posts[li - 1]]
-            n_rows, n_cols = forms[i - 1].n_rows, forms[i - 1].n_cols
             names = [f"g{r}" for r in range(layer.n_out)]
 
-            def goal(s, one=one, inputs=inputs, names=names, kind=kind, k=k, n_rows=n_rows, n_cols=n_cols):
+            def goal(s, one=one, inputs=inputs, names=names, kind=kind, k=k, form=form):
                 _, grad = s.run(one, [s.const(b) for b in inputs], [s[n] for n in names])
-                v = [s[n] for n in names[:n_rows]]
+                v = [s[names[r]] for r in form.rows]
                 want = _steps_all(_Sym(s), [steps[k]], v) if kind == "step" else v
-                # the program's columns, then every other column (the killers') finite
-                return [grad[c].eq(want[c]) for c in range(n_cols)] + [g.is_finite() for g in grad[n_cols:]]
+                # the program's columns, then every other column (the killers', carries') finite
+                return _layer_goal(grad, form.cols, want, form.zcols)
             what = f"step {k}" if kind == "step" else f"an identity layer before step {k}"
-            c = forall(f"{at}.layer{li}", {n: V for n in names}, goal=goal,
-                       doc=f"network layer {li} ({what}) at x = {fmt.hex(xb)}, every finite upstream: the chain's "
-                           f"columns are the program's {what}, the others finite")
+            zeros = f" (a zero on rows {list(form.zrows)})" if form.zrows else ""
+            zc = f", a zero on columns {list(form.zcols)}" if form.zcols else ""
+            c = forall(f"{at}.layer{li}", {n: Z if r in form.zrows else V for r, n in enumerate(names)}, goal=goal,
+                       doc=f"network layer {li} ({what}) at x = {fmt.hex(xb)}, every finite upstream{zeros}: the "
+                           f"chain's columns are the program's {what}{zc}, the others finite")
             nodes.append(Node("stage", c.name, c, doc=c.doc))
-    return nodes, net, layout
+    return nodes
 
 
 def _steps_all(o, steps, units):

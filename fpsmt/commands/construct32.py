@@ -47,10 +47,10 @@ def check_options(args, construction):
         if construction.family != "rectifying":
             raise InputError(f"Theorem 3.2 networks (a g_star(x, y) of two parameters) are built for relu and elu's "
                              f"kind only so far, not {construction.activation}")
-        for flag, on in (("--prove-network", args.prove_network), ("--certify", args.certify)):
-            if on:
-                raise InputError(f"{flag}: the claims of Theorem 3.2's networks are stated for relu only so far, not "
-                                 f"{construction.activation} (its network is checked by the executor at every (x, y))")
+        if args.certify:
+            raise InputError(f"--certify: the ⊞ argument of Theorem 3.2's network is certified for relu only so far, "
+                             f"not {construction.activation} (--prove-network decides each point's program and "
+                             "network claims; the whole network is checked by the executor at every (x, y))")
     if args.max_pieces < 1:
         raise InputError(f"--max-pieces must be at least 1, got {args.max_pieces}")
     for flag, on in (("--prove-network", args.prove_network), ("--certify", args.certify)):
@@ -96,7 +96,7 @@ def construct(args, fmt, construction, path, out_path):
         # each point's proof for every y, on the pieces found
         proofs, t3 = None, time.perf_counter()
         if not bad and (args.certify or args.prove_network):
-            proofs = _prove_points(args, fmt, points, pieces)
+            proofs = _prove_points(args, fmt, points, pieces, construction)
         proved_s = time.perf_counter() - t3
         refuted = _refuted(proofs)
         if bad or refuted:
@@ -285,9 +285,11 @@ def check_points_at(fmt, net, pairs):
     return bad
 
 
-def _prove_points(args, fmt, points, pieces):
+def _prove_points(args, fmt, points, pieces, construction=None):
     """Each distinct point's ∀y claims (proofs/theorem_3_2_relu.py: the point's backward
-    program gives g(y) at every finite y), decided once per distinct list of pieces."""
+    program gives g(y) at every finite y), decided once per distinct list of pieces; with
+    --prove-network, each point's network claims (the gated network of ``construction``'s
+    activation, ReLU's by default)."""
     from fpsmt.commands.options import engine_session
     from fpsmt.proof.lemmas import decide_tree
     from fpsmt.proofs import theorem_3_2_relu as PT
@@ -303,28 +305,39 @@ def _prove_points(args, fmt, points, pieces):
                 root, _ = PT.point_root(fmt, pcs, f"theorem_3_2.x{n + 1}")
                 statement = (f"the backward program of a point with these {len(PT.segments(pcs))} nonzero pieces "
                              "gives g*(x, y) for every finite y (decided once for every point that has them)")
-                by[key] = decide_tree(eng, f"theorem_3_2.x{n + 1}", root, statement, fmt, progress=_quiet_progress())
+                by[key] = decide_tree(eng, f"theorem_3_2.x{n + 1}", root, statement, fmt, progress=_quiet_progress(),
+                                      activation=construction.activation if construction else "relu")
             row = dict(by[key])
             if (args.prove_network or args.certify) and row["status"] == "PROVED":
-                row["network"] = _prove_network(eng, fmt, points, n, pcs)
+                row["network"] = _prove_network(eng, fmt, points, n, pcs, construction)
             rows.append(row)
     return rows
 
 
-def _prove_network(eng, fmt, points, n, pcs):
+def _prove_network(eng, fmt, points, n, pcs, construction=None):
     """The point's gated network: at x = z its layers compute the program, at every other
     domain point its D is a zero, for every finite y (proofs/theorem_3_2_relu.py
-    ``chain_nodes``, ``killed_nodes``)."""
+    ``chain_nodes``, ``killed_nodes``; for ELU's kind proofs/theorem_3_2_elu.py
+    ``chain_root``, built while its construction is active)."""
     from fpsmt.proof.lemmas import decide_tree
     from fpsmt.proofs import theorem_3_2_relu as PT
     x = points[n][0]
     err(f"fpsmt: the network claims of x = {fmt.show(x)} ({n + 1}/{len(points)}) ...")
     others = [p for i, (p, _) in enumerate(points) if i != n]
-    root = PT.chain_root(fmt, fmt.to_fraction(x), pcs, f"theorem_3_2.net.x{n + 1}", others)
+    name = f"theorem_3_2.net.x{n + 1}"
+    if construction is None or construction.activation == "relu":
+        root = PT.chain_root(fmt, fmt.to_fraction(x), pcs, name, others)
+    else:
+        from fpsmt.proofs import theorem_3_2_elu as PE
+        with construction.active():
+            root, _ = PE.chain_root(fmt, fmt.to_fraction(x), pcs, name, others)
+    zeros = "" if construction is None or construction.activation == "relu" else \
+        ", a zero on the carried step indicators"
     statement = (f"the gated network of x = {fmt.hex(x)}: at x its layers compute the program (every finite "
-                 f"upstream per layer) and the gate passes it to x; at the {len(others)} other domain points its "
+                 f"upstream per layer{zeros}) and the gate passes it to x; at the {len(others)} other domain points its "
                  "D^AD is a zero for every finite y")
-    return decide_tree(eng, f"theorem_3_2.net.x{n + 1}", root, statement, fmt, progress=_quiet_progress())
+    return decide_tree(eng, name, root, statement, fmt, progress=_quiet_progress(),
+                       activation=construction.activation if construction else "relu")
 
 
 def _forward_not_finite(fmt, points, pieces):

@@ -214,6 +214,41 @@ def chain_layers(fmt: Format, z: Fraction, steps: list) -> list:
     return _plan_layers(fmt, c, chain, out)
 
 
+CARRIED = ("uge", "ule")
+
+
+def layout(chain: list, steps: list) -> tuple:
+    """Where the program sits in a gated network whose layers from the gate's R on are
+    ``chain`` (:func:`chain_layers`): (the R layer's neuron names — the gate's outputs —,
+    one entry (kind, k, rows, cols) per later layer, as proofs/theorem_3_2_relu.py's
+    ``network_nodes`` reads them).  A layer of chain neurons ``n…`` runs backward step k
+    ("step": its chain neurons are the step's source units, in order, ``rows`` their
+    positions; ``cols`` the positions of the step's new units among its inputs); one of
+    identity neurons ``d…`` ("damp", k) copies the new units of the step above it; the
+    output row is step 0.  With a one-step program the ×1 layer under the output is a
+    damp of step 0.  Twins, killer triples and carries are in neither list; the carried
+    indicators u_ge, u_le are each entry's last two (their rows' upstream is a zero at
+    x = z, their columns' gradient must be one: only dead killers, C's +0 weight and the
+    next carries read them)."""
+    L = len(steps)
+
+    def carried(layer):
+        return [j for j, n in enumerate(layer) if n in CARRIED]
+    names = [[n for n, _, _ in layer] for layer in chain]
+    units = ["R"]
+    entries, done = [], 0  # done: the "n" layers below
+    for li in range(1, len(chain) - 1):
+        mine = [n for n in names[li] if n[0] in "dn"]
+        k = L - 1 - done
+        kind = "damp" if mine[0][0] == "d" or L == 1 else "step"
+        done += mine[0][0] == "n"
+        entries.append((kind, max(k, 0), [names[li].index(n) for n in mine], [names[li - 1].index(u) for u in units],
+                        carried(names[li]), carried(names[li - 1])))
+        units = mine
+    entries.append(("step", 0, [0], [names[-2].index(u) for u in units], [], carried(names[-2])))
+    return names[0], entries
+
+
 def _plan_layers(fmt: Format, c, chain: list, out: list) -> list:
     """Plan layers from the gate on: the gate R (the killers' layer holds its G1, G2, C),
     the chain layers (u_ge, u_le carried last in each but the top; each layer's killer

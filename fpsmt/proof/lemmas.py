@@ -33,7 +33,7 @@ class Lemma:
     name: str
     paper: str  # where the paper states it
     variants: dict = field(default_factory=dict)  # variant -> fmt -> (claims, statement)
-    formats: Callable | None = None  # fmt -> why it does not apply, or None
+    formats: Callable | None = None  # fmt -> why it does not apply (then it has no row there), or None
     extra: Callable | None = None  # fmt -> [(variant, claims, statement)]: more rows of this lemma
     order: int = 1000  # where its rows stand in a report (lemmas a lemma builds on come first)
     #: the construction family whose blocks it proves (:mod:`fpsmt.constructions.registry`);
@@ -113,6 +113,11 @@ def run(engine, lemmas, variants, formats, progress=None, construction=None):
                 continue
             for variant in (v for v in variants if v in stated and (not lemma.only or v in lemma.only)):
                 for fmt in fmts:
+                    why = lemma.formats(fmt) if lemma.formats else None
+                    if why is not None:  # not stated for this σ in this format: no row, and a line saying why
+                        if progress:
+                            progress(f"{name} ({variant}, {activation}) in {fmt.name}: not stated here: {why}")
+                        continue
                     rows.append(_row(engine, name, lemma, variant, fmt, progress, activation=activation))
                     for v, claims, statement in (lemma.extra(fmt) if lemma.extra else []):
                         if v == variant:
@@ -174,11 +179,11 @@ def _row(engine, name, lemma, variant, fmt: Format, progress, built=None, activa
     return row
 
 
-def decide_tree(engine, name, root: Node, statement, fmt: Format, progress=None) -> dict:
+def decide_tree(engine, name, root: Node, statement, fmt: Format, progress=None, activation="relu") -> dict:
     """A row like reproduce's for a proof tree built elsewhere (one domain point's ∀y
     claims of ``fpsmt construct``): status, the stage that decided it, the tree and its
-    results."""
-    return _row(engine, name, None, "repaired", fmt, progress, built=(root, statement))
+    results; ``activation`` names the network's σ in the row."""
+    return _row(engine, name, None, "repaired", fmt, progress, built=(root, statement), activation=activation)
 
 
 def tree_node(name, claims) -> Node:
