@@ -10,9 +10,11 @@ confirmed UNSAT answers, and the Theorem 3.2 network's depth beside the paper's
 
     python benchmarks/theorem32_claims.py [--formats e4m2,float8_e5m2,float16,bfloat16,float32]
                                           [--timeout 300] [--no-claims] [--lemma theorem_3_2_relu_network]
+                                          [--activation elu]
 
 ``--lemma theorem_3_2_relu_network``: the same table for the network row (depth not
-stated by that row: "-").
+stated by that row: "-").  ``--activation elu --lemma theorem_3_2_elu`` (or
+``theorem_3_2_elu_network``): ELU's rows (proofs/theorem_3_2_elu.py).
 
 Second table (``--pieces``, default float32,float64): ``fpsmt construct`` on the example
 clipping_pieces_<format>.py (4 points, g* = k(x)·clamp(y, −1, 1) as pieces) with
@@ -32,9 +34,11 @@ import json, resource, sys, time
 from fpsmt.proof.engine import Engine
 from fpsmt.proof.lemmas import run
 from fpsmt.proof.store import Store
-fmt, timeout, store, lemma = sys.argv[1], float(sys.argv[2]), sys.argv[3], sys.argv[4]
+from fpsmt.constructions.registry import get_construction
+fmt, timeout, store, lemma, act = sys.argv[1], float(sys.argv[2]), sys.argv[3], sys.argv[4], sys.argv[5]
 t0 = time.perf_counter()
-row, = run(Engine(solver="portfolio", timeout=timeout, confirm=True, store=Store(store)), [lemma], ["repaired"], [fmt])
+row, = run(Engine(solver="portfolio", timeout=timeout, confirm=True, store=Store(store)), [lemma], ["repaired"], [fmt],
+           construction=get_construction(act))
 wall = time.perf_counter() - t0
 keys = row.get("keys", [])
 c = row.get("confirmed") or {"stages": 0, "unconfirmed": []}
@@ -48,9 +52,9 @@ print(json.dumps({"status": row["status"], "claims": len(keys), "solver_s": row[
 """
 
 
-def claims(name, timeout, lemma):
+def claims(name, timeout, lemma, activation="relu"):
     with tempfile.TemporaryDirectory() as d:
-        r = subprocess.run([sys.executable, "-c", CHILD, name, str(timeout), f"{d}/store.sqlite", lemma],
+        r = subprocess.run([sys.executable, "-c", CHILD, name, str(timeout), f"{d}/store.sqlite", lemma, activation],
                            capture_output=True, text=True)
     if r.returncode != 0:
         raise SystemExit(f"{name}: {r.stderr.strip().splitlines()[-1] if r.stderr.strip() else r.returncode}")
@@ -84,7 +88,9 @@ def main():
     ap.add_argument("--no-claims", action="store_true", help="skip the claims table")
     ap.add_argument("--lemma", default="theorem_3_2_relu",
                     help="the row of the claims table: theorem_3_2_relu (the program) or theorem_3_2_relu_network "
-                         "(the gated network's layers at x = ±0, and a zero D at four other points)")
+                         "(the gated network's layers at x = ±0, and a zero D at four other points); for ELU "
+                         "theorem_3_2_elu or theorem_3_2_elu_network with --activation elu")
+    ap.add_argument("--activation", default="relu", help="the activation the claims row is decided for")
     ap.add_argument("--pieces", default="float32,float64", help="formats of the pieces networks ('' skips them)")
     a = ap.parse_args()
     if not a.no_claims:
@@ -92,7 +98,7 @@ def main():
               "ratio | peak MB |")
         print("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
         for name in [f for f in a.formats.split(",") if f]:
-            r = claims(name, a.timeout, a.lemma)
+            r = claims(name, a.timeout, a.lemma, a.activation)
             ratio = f"{r['depth'] / r['paper']:.2f}" if r["depth"] and r["paper"] else "-"
             r["depth"], r["paper"] = r["depth"] or "-", r["paper"] or "-"
             print(f"| {name} | {r['status']} | {r['claims']} | {r['stored']} | {r['solver_s']:.1f} | {r['wall']:.1f} | "

@@ -59,10 +59,13 @@ def applies(fmt):
     if why is not None:
         return why
     try:
-        GR.check_format(parse_format(fmt))
+        c = GR.check_format(parse_format(fmt))
         M.piece_programs(parse_format(fmt), PT.builtin_pieces())
     except InputError as e:
         return str(e)
+    if not GR.gap_mode(c):
+        return (f"{c.activation}: the ∀y claims of Theorem 3.2's gated network are stated for ELU's kind (δ = −1, "
+                f"σ'(0) = 1: a chain of small positive gaps) so far, not δ = {c.dead_text}, σ'(0) = 2^{c.k0}")
     return None
 
 

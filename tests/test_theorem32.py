@@ -232,7 +232,7 @@ def test_first_non_odd_point_named(tmp_path):
 
 @pytest.mark.parametrize("extra,what", [(["--max-pieces", "1"], "has 2 pieces"),
                                         (["--format", "float32"], "at most 16 bits"),
-                                        (["--activation", "tanh"], "relu and elu's kind only"),
+                                        (["--activation", "tanh"], "relu and the rectifying family"),
                                         (["--torch"], "PyTorch has no IEEE arithmetic for E4M2"),
                                         (["--max-pieces", "0"], "--max-pieces"),
                                         (["--format", "float8_e3m4"], "cannot be built in float8_e3m4")])

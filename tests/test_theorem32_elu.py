@@ -129,8 +129,8 @@ def test_construct_elu_every_x_every_y(tmp_path, example, name):
     assert _independent_check(parse_format(name), tmp_path / "net.json", resolve(f"example:{example}.py")) == 0
 
 
-@pytest.mark.parametrize("extra,what", [(["--activation", "tanh"], "relu and elu's kind only"),
-                                        (["--activation", "gelu"], "ELU's kind"),
+@pytest.mark.parametrize("extra,what", [(["--activation", "tanh"], "relu and the rectifying family"),
+                                        (["--activation", "gelu"], "too few significand bits"),
                                         (["--activation", "elu", "--format", "float8_e5m2"], "float8_e5m2"),
                                         (["--activation", "elu", "--certify"], "certified for relu only")])
 def test_elu_refusals_one_line_exit_2(tmp_path, extra, what):
@@ -160,3 +160,84 @@ def test_small_identity_checked_at_every_t():
         assert GR.small_identity("elu", name) is None
     assert GR.small_identity("gelu", "e4m2") == "at t = 0x01 (0.00390625): σ(t) = 0x01 (0.00390625), σ'(t) = 0x18 (0.5)"
     assert "at most 16 bits" in GR.small_identity("elu", "float32")
+
+
+# ------------------------------------------------------------------ offset mode (GELU, Swish)
+def _exact_program(fmt, steps, y):
+    from fpsmt.proofs.theorem_3_2_relu import Exact
+    o = Exact(fmt)
+    try:
+        return T.eval_steps(steps, [fmt.to_fraction(y)], o.mul, o.add, o.const)
+    except OverflowError:
+        return None
+
+
+def test_capped_program_computes_the_same_values():
+    """cap_weights: every weight at most the cap, and at every finite y of float8_e5m2 the
+    capped program gives the original's values (exact rationals, each operation rounded
+    once); a cap the splitting ignored would show as a different value."""
+    fmt = parse_format("float8_e5m2")
+    _, steps = _smallest(fmt)
+    cap = Fraction(4)
+    capped = GR.cap_weights(steps, cap)
+    assert len(capped) > len(steps)
+    assert max(abs(w) for st in capped for u in st for _, w in u) <= cap < max(abs(w) for st in steps for u in st
+                                                                              for _, w in u)
+    for y in T.finite_values(fmt):
+        assert _exact_program(fmt, capped, y) == _exact_program(fmt, steps, y), fmt.hex(y)
+
+
+@pytest.mark.parametrize("act", ["gelu", "swish"])
+def test_offset_mode_gated_network(act):
+    """GELU and Swish (σ'(0) = 1/2) in float16: the chain's pre-activations at x = z are at
+    least I (checked on the executor's run), every hidden layer is σ, and D(y) is the
+    program's value at x = z and a zero at other x, at the thresholds' neighbours and 2,000
+    other finite y (the whole network at every (x, y) is construct's check, run by the
+    slow test below)."""
+    import random
+
+    import numpy as np
+
+    from fpsmt.semantics.arith.concrete import concrete
+    from fpsmt.semantics.network import run
+    fmt = parse_format("float16")
+    blocks, steps = _smallest(fmt)
+    with RC.hidden_activation(act):
+        c = RC.block_constants(fmt)
+        assert not GR.gap_mode(c)
+        chain = GR.chain_layers(fmt, Fraction(0), steps)
+        net = GR.gated_program(fmt, Fraction(0), steps, chain=chain)
+    assert {L.activation for L in net.layers[:-1]} == {act}
+    A = concrete(fmt)
+    tr = run(A, net, A.const(np.asarray([[0]], dtype=np.uint64)))
+    names = [[n for n, _, _ in layer] for layer in chain]
+    first = len(net.layers) - len(chain)
+    for i, layer in enumerate(names[1:-1], start=1):  # the chain neurons' pre-activations at z
+        pre = np.ravel(A.to_bits(tr.pre[first + i]))
+        for j, n in enumerate(layer):
+            if n[0] in "dnt":
+                assert fmt.to_fraction(int(pre[j])) >= c.I, (i, n)
+    ys = T.finite_values(fmt)
+    near = [b for t, _ in blocks for q in (t, -t) for b in (fmt.round(q), fmt.next_up(fmt.round(q)),
+                                                            fmt.next_down(fmt.round(q)))]
+    sample = sorted(set(near) | set(random.Random(0).sample(ys, 2000)))
+    xs = [0, fmt.sign_bit, fmt.round(Fraction(1)), fmt.next_up(0)]
+    bad = [m for x in xs for m in T.mismatches(fmt, net, blocks, ys=sample, xs=[x], z=0)]
+    assert bad == []
+
+
+def test_offset_mode_check_fails_on_a_wrong_network():
+    """The same check finds, in GELU's network, a twin's output weight doubled (f is no
+    longer +0) and a top chain neuron's output weight doubled (the program's first step:
+    D(y) wrong at x = z)."""
+    fmt = parse_format("float16")
+    blocks, steps = _smallest(fmt)
+    with RC.hidden_activation("gelu"):
+        net = GR.gated_program(fmt, Fraction(0), steps)
+    ys = [fmt.round(q) for q in (1, -1, 2, Fraction(1, 2))] + [fmt.next_up(fmt.one_bits)]
+    xs = [0, fmt.round(Fraction(1)), fmt.round(Fraction(-1))]
+    assert T.mismatches(fmt, net, blocks, ys=ys, xs=xs) == []
+    twin = _with_weight(net, net.depth - 1, 1, 2)
+    assert any(w == "f(x)" for _, _, w, _, _ in T.mismatches(fmt, twin, blocks, ys=ys, xs=xs))
+    top = _with_weight(net, net.depth - 1, 0, 2)
+    assert any(w == "D(y)" and x == 0 for x, _, w, _, _ in T.mismatches(fmt, top, blocks, ys=ys, xs=xs))

@@ -45,8 +45,8 @@ def check_options(args, construction):
     format and PyTorch itself are checked by cmd_construct, as for Theorem 3.1)."""
     if construction.activation != "relu":
         if construction.family != "rectifying":
-            raise InputError(f"Theorem 3.2 networks (a g_star(x, y) of two parameters) are built for relu and elu's "
-                             f"kind only so far, not {construction.activation}")
+            raise InputError(f"Theorem 3.2 networks (a g_star(x, y) of two parameters) are built for relu and the "
+                             f"rectifying family (ELU, GELU, Swish) only so far, not {construction.activation}")
         if args.certify:
             raise InputError(f"--certify: the ⊞ argument of Theorem 3.2's network is certified for relu only so far, "
                              f"not {construction.activation} (--prove-network decides each point's program and "
@@ -69,7 +69,11 @@ def construct(args, fmt, construction, path, out_path):
         from fpsmt.commands.options import check_requirements
         from fpsmt.constructions import gated_rect
         with construction.active():
-            gated_rect.check_format(fmt)  # the blocks exist in the format: one line before any work
+            c = gated_rect.check_format(fmt)  # the blocks exist in the format: one line before any work
+        if args.prove_network and not gated_rect.gap_mode(c):
+            raise InputError(f"--prove-network: the claims of Theorem 3.2's gated network are stated for ELU's kind "
+                             f"so far, not {construction.activation} (its network is checked by the executor at every "
+                             "(x, y))")
         check_requirements(args, fmt, construction)
     if args.certify or args.prove_network:
         check_store(args.store)

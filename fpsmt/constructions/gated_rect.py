@@ -1,5 +1,6 @@
-"""Theorem 3.2's gated network for an activation that is the identity on (0, ∞) and dead
-at −1 on its far left (ELU): the backward program of :mod:`fpsmt.constructions.threshold`
+"""Theorem 3.2's gated network for a rectifying activation — in gap mode one that is the
+identity on (0, ∞) and dead at −1 on its far left (ELU), in offset mode GELU and Swish
+(below): the backward program of :mod:`fpsmt.constructions.threshold`
 run by the chain of the rectifying family's gradient atom (:mod:`fpsmt.constructions.rectifying`).
 
 What ReLU's gated network (:func:`threshold.gated_program`) uses and ELU lacks, and what
@@ -30,6 +31,23 @@ stands in its place here:
   at x = z both are h_j(z), at x ≠ z both are −1, so each pair sums to an exact zero in
   the fold (w_j ⊗ h ⊕ (−w_j) ⊗ h = +0) and the output row is a zero on X.
 
+**Offset mode** (every other rectifying σ: GELU and Swish, σ'(±0) = 1/2, δ a zero;
+:func:`gap_mode` says which).  A tiny positive pre-activation has σ' = 1/2 there, and
+a gradient halved at every layer loses its last bit wherever it is subnormal — exactly
+where the program's thresholds live — so the chain's pre-activations at x = z are at least
+I instead, where σ(t) = t and σ' = 1 (the family's requirement R.identity):
+
+* the path's first bias is the least float B0 >= I − z (:func:`path_bias`): z ⊕ B0 >= I;
+* each chain neuron's bias takes its row sum S to [I, I + ulp(S)] (:func:`offset_neuron`);
+* a value near I times a program weight near 2^e_max would overflow, and S must stay below
+  2^(M+1)·I for ulp(S) <= I: every weight above 2^(M−1−⌈log2 n⌉) (:func:`weight_cap`, n
+  the widest step) is split, its source scaled up first by extra ×2^k steps
+  (:func:`cap_weights`: the same values, since scaling up is exact until it overflows);
+* no constant C beside the killers (δ is a zero: a dead source adds nothing).
+
+Formats with fewer than 4 significand bits are refused (the cap would be below 2).  The
+∀y claims (proofs/theorem_3_2_elu.py) are stated for gap mode only so far.
+
 Nothing here is assumed: the executor checks the network at every (x, y)
 (:func:`fpsmt.constructions.theorem32.verify`); the construction refuses (NoPlan) a row it
 cannot kill or whose fold overflows.
@@ -42,7 +60,7 @@ from fractions import Fraction
 
 from fpsmt.constructions import relu as R
 from fpsmt.constructions import rectifying as RC
-from fpsmt.constructions.threshold import NoPlan, gap_neuron, rn, shrink_chain, step_rows
+from fpsmt.constructions.threshold import NoPlan, gap_neuron, row_sum, rn, shrink_chain, step_rows
 from fpsmt.errors import InputError
 from fpsmt.semantics.formats import Format, floor_log2, pow2
 from fpsmt.semantics.network import Param
@@ -59,13 +77,14 @@ def _kill_weight(fmt: Format, c, own_x: list, bias: Fraction, what: str) -> Frac
     searching from the smallest float took most of the build time."""
     G, D, dead = fmt.to_fraction(c.G), pow2(c.b), Fraction(c.dead)
     need = sum(t for t in own_x if t > 0) + max(bias, Fraction(0)) + D
+    consts = [-2] if c.dead else []  # C = 2, read with −kw, beside the killers for δ = −1
     start = max(fmt.e_min - fmt.M, floor_log2(need / G) - 2)
     for k in range(start, 1):
         kw = pow2(k)
         worst = None
         for g1, g2 in ((G, dead), (dead, G)):
             S = None
-            for t in [-kw * g1, -kw * g2, -kw * 2] + own_x + [bias]:
+            for t in [-kw * g1, -kw * g2] + [kw * k for k in consts] + own_x + [bias]:
                 S = rn(fmt, t if S is None else S + t)
                 if S is None:
                     break
@@ -92,11 +111,13 @@ def gated_program(fmt: Format, z: Fraction, steps: list, depth: int | None = Non
     if depth < least:
         raise InputError(f"the gated network needs {least} layers, not {depth}")
 
+    zb = path_bias(fmt, c, zq)
+
     def builder(s, zv):
         P = _gate_plan(fmt, c, depth - least)
         for layer in chain:
             P.add(layer)
-        return P.network(), {**RC.step_biases(s, zv), "wx": s.const(1), "zb": -zv}
+        return P.network(), {**RC.step_biases(s, zv), "wx": s.const(1), "zb": -zv if zb is None else s.const(zb)}
     with RC.hidden_activation(c.activation):
         return R.concrete(builder, fmt, fmt.round(zq))
 
@@ -107,14 +128,113 @@ def least_depth(fmt: Format, chain: list) -> int:
     return check_format(fmt).step_depth + 1 + len(chain)
 
 
+def gap_mode(c) -> bool:
+    """Whether the chain runs on small positive gaps (ELU's kind: δ = −1, σ'(±0) = 1) rather
+    than on pre-activations of at least I (every other rectifying σ: GELU, Swish)."""
+    return c.dead == -1 and c.k0 == 0
+
+
+def path_bias(fmt: Format, c, z: Fraction):
+    """The path's first bias: −z (pre-activation +0 at x = z, σ'(±0) = 1) in gap mode; else
+    the least float B >= I − z, so that z ⊕ B >= I at x = z (rounding is monotone and I a
+    float), where σ' = 1 whatever σ'(±0) is.  None for −z (the builder's own)."""
+    if gap_mode(c):
+        return None
+    return at_least(fmt, c.I - z, "the gate path's bias")
+
+
+def at_least(fmt: Format, q: Fraction, what: str) -> Fraction:
+    """The least float >= q (refused where it overflows)."""
+    r = rn(fmt, q)
+    if r is not None and r < q:
+        b = fmt.next_up(fmt.round(r))
+        r = fmt.to_fraction(b) if fmt.is_finite(b) else None
+    if r is None:
+        raise NoPlan(f"{what} {float(q):g} overflows {fmt.name}")
+    return r
+
+
+def offset_neuron(fmt: Format, c, ins, h, where: str) -> tuple:
+    """(B, value): a chain neuron whose pre-activation at x = z is at least I and close to
+    it, for the (source, weight) terms ``ins`` at the values ``h`` (their exact fold S):
+    for S >= 2I, B = −(the largest float <= S − I), so S ⊕ B is exact (Sterbenz: S − I >=
+    S/2) and in [I, I + ulp(S)]; else B = the least float >= I − S, so S ⊕ B >= I (rounding
+    is monotone).  σ is the identity with σ' = 1 there (the family's requirements), so the
+    value is the pre-activation and the chain stays near I: no row sum grows from layer to
+    layer.  Refused (NoPlan) where it is not finite."""
+    I = Fraction(c.I)
+    S = row_sum(fmt, ins, h) or Fraction(0)
+    if S >= 2 * I:
+        r = rn(fmt, S - I)
+        if r > S - I:
+            r = fmt.to_fraction(fmt.next_down(fmt.round(r)))
+        B = -r
+    else:
+        B = at_least(fmt, I - S, f"{where}: a bias")
+    pre = rn(fmt, S + B)
+    if pre is None or pre < I:
+        raise NoPlan(f"{where} in {fmt.name}: the forward pre-activation is "
+                     f"{'not finite' if pre is None else 'below I'}")
+    return B, pre
+
+
+def weight_cap(fmt: Format, steps: list) -> Fraction:
+    """Offset mode's largest program weight: a forward row sums at most w·h over the units
+    reading its source, each h in [I, 3I], and its pre-activation stays in [I, 2I] only
+    while the sum is below 2^(M+1)·I (then ulp(S) <= I): 2^(M−1) over the widest step,
+    rounded down to a power of two."""
+    n = max(len(step) for step in steps)
+    k = fmt.M - 1 - (n - 1).bit_length()
+    if k < 1:
+        raise NoPlan(f"{fmt.name} has too few significand bits for a chain of pre-activations at least I: its "
+                     f"program's weights would have to be at most 2^{k} (a step {n} units wide)")
+    return pow2(k)
+
+
+def cap_weights(steps: list, cap: Fraction) -> list:
+    """The program with every weight of magnitude above ``cap`` split: before its step, the
+    source it multiplies is scaled up by powers of two of at most ``cap`` (×1 steps carry
+    every source beside), and the weight divided by their product.  The same values: a
+    scaling up by 2^a is exact unless it overflows, and then the original product
+    overflows too (|src·w| >= |src·2^a|); (src·2^a) ⊗ (w/2^a) is rn(src·w)."""
+    out = []
+    for step in steps:
+        width = len(out[-1]) if out else 1
+        need = {}
+        for unit in step:
+            for src, w in unit:
+                if abs(w) > cap:
+                    a = floor_log2(abs(w) / cap) + (abs(w) / cap != pow2(floor_log2(abs(w) / cap)))
+                    need[src] = max(need.get(src, 0), a)
+        if not need:
+            out.append(step)
+            continue
+        lk = floor_log2(cap)
+        left = dict(need)
+        pos = {src: src for src in need}  # where src's scaled copy is, in the last inserted step
+        while any(left.values()):
+            new = [[(i, Fraction(1))] for i in range(width)]
+            for src in sorted(need):
+                k = min(left[src], lk)
+                new.append([(pos[src], pow2(k))])
+                pos[src] = len(new) - 1
+                left[src] -= k
+            out.append(new)
+        out.append([[(pos[src], w / pow2(need[src])) if abs(w) > cap else (src, w) for src, w in unit]
+                    for unit in step])
+    return out
+
+
 def check_format(fmt: Format):
     """The block constants of the active rectifying activation in ``fmt``, refused (one
-    line) where they do not exist, are not ELU's kind (δ = −1, σ'(±0) = 1), or where σ is
-    not the identity with σ' = 1 on (0, I) (:func:`small_identity`)."""
+    line) where they do not exist or, in gap mode (ELU's kind, :func:`gap_mode`), where σ
+    is not the identity with σ' = 1 on (0, I) (:func:`small_identity`)."""
     c = RC.block_constants(fmt)
-    if c.dead != -1 or c.k0 != 0:
-        raise InputError(f"{c.activation}: Theorem 3.2's gated chain is built for a dead value −1 and σ'(0) = 1 "
-                         f"(ELU's kind) so far, not δ = {c.dead_text}, σ'(0) = 2^{c.k0}")
+    if not gap_mode(c):
+        if fmt.M < 4:  # weight_cap's 2^(M−1−⌈log2 n⌉) >= 2 for a step of n >= 2 units
+            raise InputError(f"{c.activation} in {fmt.name}: too few significand bits for Theorem 3.2's chain of "
+                             f"pre-activations at least I (σ'(0) = 2^{c.k0}, not 1): it needs M >= 4, not {fmt.M}")
+        return c
     bad = small_identity(c.activation, fmt.name)
     if bad is not None:
         raise InputError(f"{c.activation} in {fmt.name}: the gated chain needs σ(t) = t and σ'(t) = 1 for every "
@@ -164,8 +284,8 @@ def _gate_plan(fmt: Format, c, carries: int):
         if k == 1:
             return [("r", [("r", 1)], c.I)]
         if k == last + 1:
-            return [RC.constant(f"ge{last}"), ("r", [("r", 1)], NEG0), RC.carry_u(c, f"ge{last}", "uge"),
-                    RC.carry_u(c, f"le{last}", "ule")]
+            return [RC.constant(f"ge{last}")] * bool(c.dead) + [
+                ("r", [("r", 1)], NEG0), RC.carry_u(c, f"ge{last}", "uge"), RC.carry_u(c, f"le{last}", "ule")]
         return [("r", [("r", 1)], NEG0)]
     RC.steps_and_killers(fmt, P, carries=carries, side=side)
     return P
@@ -175,9 +295,16 @@ def chain_layers(fmt: Format, z: Fraction, steps: list) -> list:
     """The layers after the killers' (Plan neurons): the gate R, the chain, the output.
     Every gated neuron's triple sits first in the layer before it."""
     c = check_format(fmt)
+    if not gap_mode(c):  # values near I: no weight may take a row sum past 2^(M+1)·I
+        steps = cap_weights(steps, weight_cap(fmt, steps))
     L = len(steps)
     widths = [1] + [len(step) for step in steps]
-    h = {"R": c.I}  # the chain's forward values at x = z
+    if gap_mode(c):
+        h = {"R": Fraction(c.I)}  # the chain's forward values at x = z
+        neuron = functools.partial(gap_neuron, fmt)
+    else:  # R = r1 = σ((z ⊕ B0) ⊕ I) at x = z, at least I
+        h = {"R": rn(fmt, rn(fmt, z + path_bias(fmt, c, z)) + c.I)}
+        neuron = functools.partial(offset_neuron, fmt, c)
     prev = ["R"]
     chain = []  # per chain layer: [(name, own terms, bias, kw)]
     kills = {}  # (own weights, bias): kw
@@ -188,10 +315,10 @@ def chain_layers(fmt: Format, z: Fraction, steps: list) -> list:
         neurons, post = [], {}
         for r, ins in enumerate(rows):
             name = f"{tag}{i}_{r}"
-            B, post[name] = gap_neuron(fmt, ins, h, f"chain layer {i} of the gated network at z = {float(z):g}")
+            B, post[name] = neuron(ins, h, f"chain layer {i} of the gated network at z = {float(z):g}")
             key = (tuple(w for _, w in ins), B)
-            if key not in kills:
-                kills[key] = _kill_weight(fmt, c, [-w for _, w in ins], B, f"chain layer {i}, neuron {r}")
+            if key not in kills:  # at x ≠ z each source is dead: δ
+                kills[key] = _kill_weight(fmt, c, [c.dead * w for _, w in ins], B, f"chain layer {i}, neuron {r}")
             kw = kills[key]
             neurons.append((name, ins, B, kw))
             if twins:  # N_j = h_j(z) at x = z, dead elsewhere: the output's cancelling term
@@ -256,14 +383,14 @@ def _plan_layers(fmt: Format, c, chain: list, out: list) -> list:
     weights w_j and −w_j.  Neurons share a triple while their killer weights sum to at most
     1 (:func:`_groups`)."""
     def triple(j):
-        return RC.killers(fmt, c, "uge", "ule", f"_{j}") + [RC.constant("uge", f"C_{j}")]
+        return RC.killers(fmt, c, "uge", "ule", f"_{j}") + [RC.constant("uge", f"C_{j}")] * bool(c.dead)
     carry = [RC.carry_u(c, "uge", "uge"), RC.carry_u(c, "ule", "ule")]
     plan = [[("R", RC.gated(c) + [("r", 1)], NEG0)] + carry]
     for li, neurons in enumerate(chain):
         groups = _groups([kw for *_, kw in neurons])
         plan[-1] = [t for g in sorted(set(groups)) for t in triple(f"{li}_{g}")] + plan[-1]
-        own = [(name, [(f"G1_{li}_{g}", -kw), (f"G2_{li}_{g}", -kw), (f"C_{li}_{g}", -kw)] + list(ins), B)
-               for (name, ins, B, kw), g in zip(neurons, groups)]
+        own = [(name, [(f"G1_{li}_{g}", -kw), (f"G2_{li}_{g}", -kw)] + [(f"C_{li}_{g}", -kw)] * bool(c.dead)
+                + list(ins), B) for (name, ins, B, kw), g in zip(neurons, groups)]
         plan.append(own + (carry if li < len(chain) - 1 else []))
     row = [t for n, w in out for t in ((n, w), ("t" + n, -w))]
     plan.append([("out", row, NEG0)])
