@@ -112,20 +112,21 @@ def test_a_row_no_killer_can_take_is_refused():
         assert GR._kill_weight(fmt, c, [Fraction(1)], Fraction(0), "a test row") <= 1
 
 
-@pytest.mark.parametrize("example,name", [("dead_zone", "float8_e4m3"),
-                                          pytest.param("gradient_clipping", "e4m2", marks=pytest.mark.slow)])
-def test_construct_elu_every_x_every_y(tmp_path, example, name):
+@pytest.mark.parametrize("example,name,act", [("dead_zone", "float8_e4m3", "elu"),
+                                              pytest.param("gradient_clipping", "e4m2", "elu", marks=pytest.mark.slow),
+                                              pytest.param("sign_gradient", "float16", "gelu", marks=pytest.mark.slow)])
+def test_construct_elu_every_x_every_y(tmp_path, example, name, act):
     from test_theorem32 import _independent_check
 
     from fpsmt.commands import netio
     from fpsmt.resources import resolve
-    r = _fpsmt("construct", "--targets", f"example:{example}.py", "--format", name, "--activation", "elu",
+    r = _fpsmt("construct", "--targets", f"example:{example}.py", "--format", name, "--activation", act,
                "--out", "net.json", "--json", cwd=tmp_path)
     assert r.returncode == 0, r.stderr
     rep = json.loads(r.stdout)
-    assert rep["activation"] == "elu" and rep["mismatches"] == [] and rep["verified"] == rep["pairs"] > 0
+    assert rep["activation"] == act and rep["mismatches"] == [] and rep["verified"] == rep["pairs"] > 0
     net = netio.load_network(tmp_path / "net.json")
-    assert {L.activation for L in net.layers[:-1]} == {"elu"}
+    assert {L.activation for L in net.layers[:-1]} == {act}
     assert _independent_check(parse_format(name), tmp_path / "net.json", resolve(f"example:{example}.py")) == 0
 
 

@@ -84,7 +84,7 @@ def _kill_weight(fmt: Format, c, own_x: list, bias: Fraction, what: str) -> Frac
         worst = None
         for g1, g2 in ((G, dead), (dead, G)):
             S = None
-            for t in [-kw * g1, -kw * g2] + [kw * k for k in consts] + own_x + [bias]:
+            for t in [-kw * g1, -kw * g2] + [kw * q for q in consts] + own_x + [bias]:
                 S = rn(fmt, t if S is None else S + t)
                 if S is None:
                     break
