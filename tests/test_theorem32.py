@@ -145,13 +145,15 @@ def _independent_check(fmt, net_path, targets_mod):
     for x in mod.domain():
         xb = fmt.round(Fraction(x))
         xf = float(fmt.to_fraction(xb))
-        tr = run(A, net, A.const(np.full((len(ys), 1), xb, dtype=np.uint64)), A.const(ys.reshape(-1, 1)))
-        f_got = M.canon(fmt, A.to_bits(tr.out).ravel())
-        g_got = M.canon(fmt, A.to_bits(tr.grad).ravel())
         f_want = M.canon(fmt, [fmt.round(Fraction(mod.f_star(xf)))])
-        g_want = M.canon(fmt, [fmt.round(Fraction(mod.g_star(xf, float(fmt.to_fraction(int(y))))))
-                               for y in ys])
-        bad += int((f_got != f_want[0]).sum()) + int((g_got != g_want).sum())
+        for lo in range(0, len(ys), 8192):  # the whole trace of a deep network at every y would not fit in memory
+            part = ys[lo:lo + 8192]
+            tr = run(A, net, A.const(np.full((len(part), 1), xb, dtype=np.uint64)), A.const(part.reshape(-1, 1)))
+            f_got = M.canon(fmt, A.to_bits(tr.out).ravel())
+            g_got = M.canon(fmt, A.to_bits(tr.grad).ravel())
+            g_want = M.canon(fmt, [fmt.round(Fraction(mod.g_star(xf, float(fmt.to_fraction(int(y))))))
+                                   for y in part])
+            bad += int((f_got != f_want[0]).sum()) + int((g_got != g_want).sum())
     return bad
 
 
