@@ -95,19 +95,10 @@ def row_others(fmt):
 
 def repaired(fmt):
     from fpsmt.constructions import gated_rect as GR
-    from fpsmt.constructions.relu import constants
     fmt = parse_format(fmt)
-    pieces = PT.builtin_pieces()
-    root, _ = PT.point_root(fmt, pieces, "theorem_3_2_elu", "one point's backward program, every finite y")
-    zero = fmt.round(0)
+    pieces, zero = PT.builtin_pieces(), fmt.round(0)
     net = GR.theorem_network(fmt, [(zero, zero, pieces)], [M.piece_programs(fmt, pieces)])
-    paper = constants(fmt).depth_3_2[0]
-    statement = (f"for g(y) = 0 for |y| < 1/16, y ⊗ 3 for 1/16 <= |y| < 4, ±2 from 4 on: the backward program of "
-                 f"one domain point (the pieces' programs, summed pairwise) gives g(y) for every finite y, every "
-                 f"value it computes finite; the Theorem 3.2 network of {FAMILY.activation()} at x = 0 built on it "
-                 f"(gated_rect) has depth {net.depth} (the paper's 2^(E+1) + 2M + 9 = {paper}); that the network "
-                 f"computes the program is the row theorem_3_2_elu_network")
-    return root, statement
+    return PT.program_row(fmt, "theorem_3_2_elu", net, f"of {FAMILY.activation()} at x = 0 built on it (gated_rect)")
 
 
 def network_row(fmt):

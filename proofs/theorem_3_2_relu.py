@@ -898,18 +898,24 @@ def chain_root(fmt, z, pieces, name, others=()):
                 doc="the gated network's layers at x = z compute the program; at the other points x its D is a zero")
 
 
-def repaired(fmt):
+def program_row(fmt, name, network, built_on):
+    """A Theorem 3.2 program row (theorem_3_2_relu, theorem_3_2_elu): the built-in g's
+    program tree, its statement naming the depth of ``network`` (the Theorem 3.2 network
+    at x = 0 for that g, described by ``built_on``) beside the paper's."""
     from fpsmt.constructions.relu import constants
-    pieces = builtin_pieces()
-    root, _ = point_root(fmt, pieces, "theorem_3_2_relu", "one point's backward program, every finite y")
-    net = M.network(fmt, [(fmt.round(0), fmt.round(0), pieces)])
+    root, _ = point_root(fmt, builtin_pieces(), name, "one point's backward program, every finite y")
     paper = constants(fmt).depth_3_2[0]
     statement = (f"for g(y) = 0 for |y| < 1/16, y ⊗ 3 for 1/16 <= |y| < 4, ±2 from 4 on: the backward program of "
                  f"one domain point (the pieces' programs, summed pairwise) gives g(y) for every finite y, every "
-                 f"value it computes finite; the Theorem 3.2 network at x = 0 built on it has depth {net.depth} (the "
+                 f"value it computes finite; the Theorem 3.2 network {built_on} has depth {network.depth} (the "
                  f"paper's 2^(E+1) + 2M + 9 = {paper}); that the network computes the program is the row "
-                 f"theorem_3_2_relu_network")
+                 f"{name}_network")
     return root, statement
+
+
+def repaired(fmt):
+    return program_row(fmt, "theorem_3_2_relu", M.network(fmt, [(fmt.round(0), fmt.round(0), builtin_pieces())]),
+                       "at x = 0 built on it")
 
 
 def row_others(fmt):
