@@ -10,16 +10,18 @@ confirmed UNSAT answers, and the Theorem 3.2 network's depth beside the paper's
 
     python benchmarks/theorem32_claims.py [--formats e4m2,float8_e5m2,float16,bfloat16,float32]
                                           [--timeout 300] [--no-claims] [--lemma theorem_3_2_relu_network]
-                                          [--activation elu]
+                                          [--activation elu] [--pieces-activations relu,elu,gelu,swish]
 
 ``--lemma theorem_3_2_relu_network``: the same table for the network row (depth not
-stated by that row: "-").  ``--activation elu --lemma theorem_3_2_elu`` (or
-``theorem_3_2_elu_network``): ELU's rows (proofs/theorem_3_2_elu.py).
+stated by that row: "-").  ``--activation elu --lemma rect_theorem_3_2`` (or
+``rect_theorem_3_2_network``): the rectifying family's rows (proofs/rect_theorem_3_2.py;
+``--activation gelu`` or ``swish`` for offset mode).
 
 Second table (``--pieces``, default float32,float64): ``fpsmt construct`` on the example
 clipping_pieces_<format>.py (4 points, g* = k(x)·clamp(y, −1, 1) as pieces) with
-``--no-prove``: build and executor seconds, the (x, y) pairs checked, mismatches, depth,
-parameters, file size, peak memory — each in a fresh process.
+``--no-prove``, per activation of ``--pieces-activations`` (default relu; elu, gelu, swish
+build the rectifying family's gated network): build and executor seconds, the (x, y) pairs
+checked, mismatches, depth, parameters, file size, peak memory — each in a fresh process.
 """
 
 import argparse
@@ -61,18 +63,18 @@ def claims(name, timeout, lemma, activation="relu"):
     return json.loads(r.stdout.strip().splitlines()[-1])
 
 
-def pieces(name):
+def pieces(name, activation="relu"):
     from pathlib import Path
     with tempfile.TemporaryDirectory() as d:
         t0 = time.perf_counter()
         cmd = [sys.executable, "-c", "import resource, sys; from fpsmt.commands.cli import main; rc = main(sys.argv[1:]); "
                "sys.stderr.write('PEAK %d\\n' % resource.getrusage(resource.RUSAGE_SELF).ru_maxrss); sys.exit(rc)",
                "construct", "--targets", f"example:clipping_pieces_{name}.py", "--format", name, "--out",
-               f"{d}/n.json", "--no-prove", "--json"]
+               f"{d}/n.json", "--activation", activation, "--no-prove", "--json"]
         r = subprocess.run(cmd, capture_output=True, text=True, cwd=d)
         wall = time.perf_counter() - t0
         if r.returncode != 0:
-            raise SystemExit(f"{name}: {r.stderr.strip()}")
+            raise SystemExit(f"{name}, {activation}: {r.stderr.strip()}")
         rep = json.loads(r.stdout)
         peak = [int(line.split()[1]) for line in r.stderr.splitlines() if line.startswith("PEAK ")]
         rep["peak_mb"] = peak[0] / 1024 if peak else None
@@ -88,10 +90,12 @@ def main():
     ap.add_argument("--no-claims", action="store_true", help="skip the claims table")
     ap.add_argument("--lemma", default="theorem_3_2_relu",
                     help="the row of the claims table: theorem_3_2_relu (the program) or theorem_3_2_relu_network "
-                         "(the gated network's layers at x = ±0, and a zero D at four other points); for ELU "
-                         "theorem_3_2_elu or theorem_3_2_elu_network with --activation elu")
+                         "(the gated network's layers at x = ±0, and a zero D at four other points); for ELU, GELU, Swish "
+                         "rect_theorem_3_2 or rect_theorem_3_2_network with --activation elu, gelu or swish")
     ap.add_argument("--activation", default="relu", help="the activation the claims row is decided for")
     ap.add_argument("--pieces", default="float32,float64", help="formats of the pieces networks ('' skips them)")
+    ap.add_argument("--pieces-activations", default="relu",
+                    help="activations of the pieces networks, comma-separated (relu, elu, gelu, swish)")
     a = ap.parse_args()
     if not a.no_claims:
         print("| format | status | claims | answered again (shared) | solver s | wall s | confirmed | depth | paper's | "
@@ -105,12 +109,12 @@ def main():
                   f"{r['confirmed']} | {r['depth']} | {r['paper']} | {ratio} | {r['peak_mb']:.0f} |", flush=True)
     if a.pieces:
         print()
-        print("| format | points | (x, y) pairs | mismatches | depth | paper's | parameters | file MB | build s | "
-              "executor s | wall s | peak MB |")
-        print("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
-        for name in [f for f in a.pieces.split(",") if f]:
-            r = pieces(name)
-            print(f"| {name} | {r['points']} | {r['pairs']} | {len(r['mismatches'])} | {r['depth']} | "
+        print("| format | activation | points | (x, y) pairs | mismatches | depth | paper's | parameters | file MB | "
+              "build s | executor s | wall s | peak MB |")
+        print("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
+        for name, act in [(f, x) for f in a.pieces.split(",") if f for x in a.pieces_activations.split(",") if x]:
+            r = pieces(name, act)
+            print(f"| {name} | {act} | {r['points']} | {r['pairs']} | {len(r['mismatches'])} | {r['depth']} | "
                   f"{r['paper_depth']} | {r['parameters']:,} | {r['file'] / 2**20:.1f} | {r['seconds']['build']:.1f} | "
                   f"{r['seconds']['executor']:.1f} | {r['wall']:.1f} | {r['peak_mb']:.0f} |", flush=True)
 

@@ -638,7 +638,7 @@ class _Form:
     exps: list
 
 
-def _form(fmt, layer, kind, k, steps, rows, cols, pre, zrows=(), zcols=()) -> _Form:
+def _form(fmt, layer, kind, k, steps, rows, cols, pre, zrows=(), zcols=(), floor=None) -> _Form:
     def split(q):
         if q == 0:
             return 0, None
@@ -646,7 +646,8 @@ def _form(fmt, layer, kind, k, steps, rows, cols, pre, zrows=(), zcols=()) -> _F
         return (q > 0, abs(q) / Fraction(2) ** e), e
     lw = [split(fmt.to_fraction(int(w))) for w in layer.weights]
     pw = [split(w) for unit in steps[k] for _, w in unit] if kind == "step" else []
-    cls = tuple("+" if fmt.is_finite(b) and fmt.to_fraction(b) > 0 else b for b in pre)
+    cls = tuple("+" if fmt.is_finite(b) and (fmt.to_fraction(b) > 0 if floor is None else fmt.to_fraction(b) >= floor)
+                else b for b in pre)
     shape = [[src for src, _ in unit] for unit in steps[k]] if kind == "step" else None
     lsig, psig = tuple(a for a, _ in lw), tuple(a for a, _ in pw)
     sig = (kind, tuple(rows), tuple(cols), tuple(zrows), tuple(zcols), layer.n_in, layer.n_out, layer.activation, tuple(layer.rows.tolist()),
@@ -711,13 +712,14 @@ def _moving(s, e, d, i):
     return (i + e if d == 1 else e - i).pow2()
 
 
-def _run_claim(fmt, at, net, li, p, n, d, kind, k, steps, form):
+def _run_claim(fmt, at, net, li, p, n, d, kind, k, steps, form, floor=None):
     """One claim for the layers li + p·i, i = 0 … n − 1, of a run (:func:`layer_runs`):
     at a symbolic i, the layer with its moving weights ±2^(E + d·i), the chain rows'
     pre-activations any positive float (each is positive at x = z in every layer of the
-    run: the executor's run), the other rows' the run's own bits; for every finite
-    upstream its backward pass gives the program's step at i on the chain's columns,
-    finite gradients on the others."""
+    run: the executor's run; with ``floor``, any finite float of at least ``floor`` —
+    offset mode's I, where σ' = 1 — each of them being that at x = z), the other rows' the
+    run's own bits; for every finite upstream its backward pass gives the program's step at
+    i on the chain's columns, finite gradients on the others."""
     import dataclasses
 
     from fpsmt.proof.claims import Int
@@ -730,7 +732,8 @@ def _run_claim(fmt, at, net, li, p, n, d, kind, k, steps, form):
     names = [f"g{r}" for r in range(layer.n_out)]
     pos = [r for r, c in enumerate(form.cls) if c == "+"]
     variables = {nm: Z if r in form.zrows else V for r, nm in enumerate(names)}
-    variables.update({f"p{r}": Float(finite=True, sign="+", nonzero=True) for r in pos})
+    pre = Float(finite=True, sign="+", nonzero=True) if floor is None else Float(finite=True, range=(fmt.hex(fmt.round(floor)), None))
+    variables.update({f"p{r}": pre for r in pos})
     variables["i"] = Int(0, n - 1)
 
     def weight(s, j, q_sig):
@@ -761,8 +764,8 @@ def _run_claim(fmt, at, net, li, p, n, d, kind, k, steps, form):
     c = forall(f"{at}.layers{li}to{last}by{p}", variables, goal=goal,
                doc=f"network layers {li}, {li + p}, …, {last} ({what}) at x = {at.rsplit('.x', 1)[-1]}: at a symbolic i < {n}, "
                    f"{moving} weights ±2^(E ± i) (checked exactly for each layer), the chain rows' pre-activations any "
-                   "positive float; every finite upstream: the chain's columns are the program's step, the others "
-                   "finite")
+                   + ("positive float" if floor is None else f"float >= {fmt.hex(fmt.round(floor))}")
+                   + "; every finite upstream: the chain's columns are the program's step, the others finite")
     return Node("stage", c.name, c, doc=c.doc)
 
 
@@ -790,7 +793,7 @@ def chain_nodes(fmt, z, steps, tag="chain"):
     return nodes, net, layout
 
 
-def network_nodes(fmt, z, steps, net, entries, gate_outputs, tag="chain", gate_zero=()):
+def network_nodes(fmt, z, steps, net, entries, gate_outputs, tag="chain", gate_zero=(), pre_floor=None):
     """One claim per layer of a gated network ``net`` of ``steps`` at z after the gate,
     ``entries`` = [(kind, k, rows, cols[, zrows, zcols])] for its last ``len(entries)``
     layers, and one for the gate (the layers before them, whose last layer's neurons are
@@ -804,7 +807,9 @@ def network_nodes(fmt, z, steps, net, entries, gate_outputs, tag="chain", gate_z
     The layer's inputs are its forward values at x = z (the executor's run of the whole
     network: a ground computation).  A run of layers that repeats (:func:`layer_runs`) is
     one claim per layer of its period over a symbolic index (:func:`_run_claim`).  The
-    gate: for every finite upstream on its outputs, D^AD is R's."""
+    gate: for every finite upstream on its outputs, D^AD is R's.  ``pre_floor``: a run's
+    chain rows' pre-activations are any float of at least it (offset mode's I) rather than
+    any positive float."""
     import numpy as np
 
     from fpsmt.semantics.arith.concrete import concrete
@@ -831,7 +836,8 @@ def network_nodes(fmt, z, steps, net, entries, gate_outputs, tag="chain", gate_z
         c = forall(f"{at}.gate", {u: Z if n in gate_zero else V for n, u in zip(gate_outputs, ups)}, goal=gate_goal,
                    doc=f"the gate's layers at x = {fmt.hex(xb)}: D^AD is R's upstream gradient, {others}")
         nodes.append(Node("stage", c.name, c, doc=c.doc))
-        forms = [_form(fmt, net.layers[first + i], kind, k, steps, rows, cols, tr_pre[first + i], *zeros)
+        forms = [_form(fmt, net.layers[first + i], kind, k, steps, rows, cols, tr_pre[first + i], *zeros,
+                       floor=pre_floor)
                  for i, (kind, k, rows, cols, *zeros) in enumerate(entries)]
         runs = {a: (p, n, d) for a, p, n, d in layer_runs(forms)}
         i = 0
@@ -840,7 +846,8 @@ def network_nodes(fmt, z, steps, net, entries, gate_outputs, tag="chain", gate_z
                 p, n, d = runs[i]
                 for r in range(p):
                     kind, k = entries[i + r][:2]
-                    nodes.append(_run_claim(fmt, at, net, first + i + r, p, n, d[r], kind, k, steps, forms[i + r]))
+                    nodes.append(_run_claim(fmt, at, net, first + i + r, p, n, d[r], kind, k, steps, forms[i + r],
+                                            pre_floor))
                 i += p * n
                 continue
             kind, k = entries[i][:2]
@@ -899,7 +906,7 @@ def chain_root(fmt, z, pieces, name, others=()):
 
 
 def program_row(fmt, name, network, built_on):
-    """A Theorem 3.2 program row (theorem_3_2_relu, theorem_3_2_elu): the built-in g's
+    """A Theorem 3.2 program row (theorem_3_2_relu, rect_theorem_3_2): the built-in g's
     program tree, its statement naming the depth of ``network`` (the Theorem 3.2 network
     at x = 0 for that g, described by ``built_on``) beside the paper's."""
     from fpsmt.constructions.relu import constants

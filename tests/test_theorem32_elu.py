@@ -141,10 +141,11 @@ def test_elu_refusals_one_line_exit_2(tmp_path, extra, what):
     assert not (tmp_path / "net.json").exists()
 
 
-def test_elu_pieces_refused(tmp_path):
+def test_tanh_pieces_refused(tmp_path):
     r = _fpsmt("construct", "--targets", "example:clipping_pieces_float32.py", "--format", "float32",
-               "--activation", "elu", "--out", "net.json", cwd=tmp_path)
-    assert r.returncode == 2 and "relu only so far" in r.stderr and len(r.stderr.strip().splitlines()) == 1, r.stderr
+               "--activation", "tanh", "--out", "net.json", cwd=tmp_path)
+    assert r.returncode == 2 and "relu and the rectifying family" in r.stderr, r.stderr
+    assert len(r.stderr.strip().splitlines()) == 1, r.stderr
     assert not (tmp_path / "net.json").exists()
 
 
@@ -155,11 +156,12 @@ def test_triples_shared_while_killer_weights_sum_to_one():
 
 def test_small_identity_checked_at_every_t():
     """The chain's gap pre-activations need σ(t) = t and σ'(t) = 1 on (0, I): ELU has it in
-    every format it is built in; GELU (σ'(t) = 1/2 near 0) is named at the first t."""
-    for name in ("e4m2", "float8_e4m3", "bfloat16"):
+    every format it is built in (at every t up to 16 bits, by enclosures above); GELU
+    (σ'(t) = 1/2 near 0) is named at the first t, or at the binade the enclosures stop at."""
+    for name in ("e4m2", "float8_e4m3", "bfloat16", "float32", "float64"):
         assert GR.small_identity("elu", name) is None
     assert GR.small_identity("gelu", "e4m2") == "at t = 0x01 (0.00390625): σ(t) = 0x01 (0.00390625), σ'(t) = 0x18 (0.5)"
-    assert "at most 16 bits" in GR.small_identity("elu", "float32")
+    assert GR.small_identity("gelu", "float32") == "the enclosures of σ and σ' do not show it on [4, 8] in float32"
 
 
 # ------------------------------------------------------------------ offset mode (GELU, Swish)

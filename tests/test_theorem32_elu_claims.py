@@ -1,4 +1,4 @@
-"""Theorem 3.2 for ELU, the ∀y claims (proofs/theorem_3_2_elu.py): where the program sits in
+"""Theorem 3.2 for ELU, the ∀y claims (proofs/rect_theorem_3_2.py): where the program sits in
 the gated network (gated_rect.layout) read independently off the built weights; the layer,
 gate and killed claims PROVED on the network as built and REFUTED, with a replayed
 counterexample, on a wrong one; the gate claim REFUTED without the zero upstream on the
@@ -12,7 +12,7 @@ import pytest
 from fpsmt.constructions import gated_rect as GR
 from fpsmt.constructions import theorem32 as M
 from fpsmt.constructions.registry import get_construction
-from fpsmt.proofs import theorem_3_2_elu as PE
+from fpsmt.proofs import rect_theorem_3_2 as PE
 from fpsmt.proofs import theorem_3_2_relu as PT
 from fpsmt.semantics.formats import parse_format
 
@@ -127,23 +127,23 @@ def test_killed_claim_fails_where_a_top_neuron_stays_alive():
 
 
 def test_rows_in_reproduce(tmp_path):
-    """theorem_3_2_elu is a row of ELU's (PROVED: the program tree, with ELU's depth in its
+    """rect_theorem_3_2 is a row of ELU's (PROVED: the program tree, with ELU's depth in its
     statement); GELU gets no row and one line saying why (in float8_e4m3: too few significand bits for
     its chain)."""
     from conftest import fpsmt
-    r = fpsmt("reproduce", "--activation", "elu,gelu", "--lemma", "theorem_3_2_elu", "--format", "float8_e4m3",
+    r = fpsmt("reproduce", "--activation", "elu,gelu", "--lemma", "rect_theorem_3_2", "--format", "float8_e4m3",
               "--store", "s.db", "--report", "r.md", "--json", cwd=tmp_path)
     assert r.returncode == 0, r.stderr
     rows = json.loads(r.stdout)
-    assert [(x["lemma"], x["activation"], x["status"]) for x in rows] == [("theorem_3_2_elu", "elu", "PROVED")]
+    assert [(x["lemma"], x["activation"], x["status"]) for x in rows] == [("rect_theorem_3_2", "elu", "PROVED")]
     assert "has depth 91" in rows[0]["statement"]
-    assert "theorem_3_2_elu (repaired, gelu) in float8_e4m3: not stated here: gelu in float8_e4m3: too few" in r.stderr
+    assert "rect_theorem_3_2 (repaired, gelu) in float8_e4m3: not stated here: gelu in float8_e4m3: too few" in r.stderr
 
 
 @pytest.mark.slow
 def test_network_row_proved_float8_e4m3(tmp_path):
     from conftest import fpsmt
-    r = fpsmt("reproduce", "--activation", "elu", "--lemma", "theorem_3_2_elu_network", "--format", "float8_e4m3",
+    r = fpsmt("reproduce", "--activation", "elu", "--lemma", "rect_theorem_3_2_network", "--format", "float8_e4m3",
               "--store", "s.db", "--report", "r.md", "--json", cwd=tmp_path)
     assert r.returncode == 0, r.stderr
     row, = json.loads(r.stdout)

@@ -30,8 +30,8 @@ def _pieces(fmt, points, tables, max_pieces):
 
 def _network(fmt, construction, points, programs, progress):
     """The Theorem 3.2 network: ReLU's (:func:`theorem32.network`) or, for an activation of
-    the rectifying family, :func:`gated_rect.theorem_network` (ELU's kind; refused with one
-    line for the others)."""
+    the rectifying family, :func:`gated_rect.theorem_network` (gap mode for ELU's kind,
+    offset mode for GELU and Swish)."""
     from fpsmt.constructions import theorem32 as M
     if construction.activation == "relu":
         return M.network(fmt, points, progress=progress, programs=programs)
@@ -58,6 +58,17 @@ def check_options(args, construction):
             raise InputError(f"{flag} decides each point's claims (--prove); it cannot be combined with --no-prove")
 
 
+def _check_gated(args, fmt, construction):
+    """The rectifying family's gated network exists in ``fmt`` (its blocks, and in gap mode
+    σ's identity on (0, I)) and the activation's requirements are PROVED there: one line
+    before any work where not."""
+    from fpsmt.commands.options import check_requirements
+    from fpsmt.constructions import gated_rect
+    with construction.active():
+        gated_rect.check_format(fmt)
+    check_requirements(args, fmt, construction)
+
+
 def construct(args, fmt, construction, path, out_path):
     from fpsmt.commands import netio, targets
     from fpsmt.commands.options import atomic_output, check_store
@@ -66,15 +77,7 @@ def construct(args, fmt, construction, path, out_path):
     if targets.given_pieces(path):
         return construct_pieces(args, fmt, construction, path, out_path)
     if construction.activation != "relu":
-        from fpsmt.commands.options import check_requirements
-        from fpsmt.constructions import gated_rect
-        with construction.active():
-            c = gated_rect.check_format(fmt)  # the blocks exist in the format: one line before any work
-        if args.prove_network and not gated_rect.gap_mode(c):
-            raise InputError(f"--prove-network: the claims of Theorem 3.2's gated network are stated for ELU's kind "
-                             f"so far, not {construction.activation} (its network is checked by the executor at every "
-                             "(x, y))")
-        check_requirements(args, fmt, construction)
+        _check_gated(args, fmt, construction)
     if args.certify or args.prove_network:
         check_store(args.store)
     t0 = time.perf_counter()
@@ -321,7 +324,7 @@ def _prove_points(args, fmt, points, pieces, construction=None):
 def _prove_network(eng, fmt, points, n, pcs, construction=None):
     """The point's gated network: at x = z its layers compute the program, at every other
     domain point its D is a zero, for every finite y (proofs/theorem_3_2_relu.py
-    ``chain_nodes``, ``killed_nodes``; for ELU's kind proofs/theorem_3_2_elu.py
+    ``chain_nodes``, ``killed_nodes``; for the rectifying family proofs/rect_theorem_3_2.py
     ``chain_root``, built while its construction is active)."""
     from fpsmt.proof.lemmas import decide_tree
     from fpsmt.proofs import theorem_3_2_relu as PT
@@ -332,7 +335,7 @@ def _prove_network(eng, fmt, points, n, pcs, construction=None):
     if construction is None or construction.activation == "relu":
         root = PT.chain_root(fmt, fmt.to_fraction(x), pcs, name, others)
     else:
-        from fpsmt.proofs import theorem_3_2_elu as PE
+        from fpsmt.proofs import rect_theorem_3_2 as PE
         with construction.active():
             root, _ = PE.chain_root(fmt, fmt.to_fraction(x), pcs, name, others)
     zeros = "" if construction is None or construction.activation == "relu" else \
@@ -460,11 +463,10 @@ def construct_pieces(args, fmt, construction, path, out_path):
     formats of at most 16 bits), and each point's ∀y claims decided (``--prove``)."""
     from fpsmt.commands import netio, targets
     from fpsmt.commands.options import atomic_output, check_store
-    if construction.activation != "relu":
-        raise InputError(f"Theorem 3.2 targets given as pieces (g_pieces) are built for relu only so far, not "
-                         f"{construction.activation}: give g_star(x, y) in a format of at most 16 bits")
     from fpsmt.constructions import theorem32 as M
     from fpsmt.constructions.relu import constants
+    if construction.activation != "relu":
+        _check_gated(args, fmt, construction)
     if args.prove:
         check_store(args.store)
     t0 = time.perf_counter()
@@ -477,8 +479,8 @@ def construct_pieces(args, fmt, construction, path, out_path):
     n_pieces = [sum(1 for p in pcs if p.c != 0) for pcs in pieces]
     err(f"fpsmt: Theorem 3.2 network for {len(points)} points in {fmt.name}, g* given as pieces; nonzero pieces per "
         f"point: {_summary(n_pieces)}")
-    net = M.network(fmt, [(x, v, pcs) for (x, v), pcs in zip(points, pieces)], progress=ticker("building, points"),
-                    programs=programs)
+    net = _network(fmt, construction, [(x, v, pcs) for (x, v), pcs in zip(points, pieces)], programs,
+                   ticker("building, points"))
     built = time.perf_counter() - t0
     every_y = fmt.nbits <= 16
     proofs = None
@@ -500,7 +502,7 @@ def construct_pieces(args, fmt, construction, path, out_path):
             f"{'all bit-exact' if not bad else f'{len(bad)} mismatches'} ({checked:.1f} s)")
         t2 = time.perf_counter()
         if args.prove and not bad:
-            proofs = _prove_points(args, fmt, points, pieces)
+            proofs = _prove_points(args, fmt, points, pieces, construction)
         proved_s = time.perf_counter() - t2
         refuted = _refuted(proofs)
         if bad or refuted:

@@ -46,7 +46,8 @@ I instead, where σ(t) = t and σ' = 1 (the family's requirement R.identity):
 * no constant C beside the killers (δ is a zero: a dead source adds nothing).
 
 Formats with fewer than 4 significand bits are refused (the cap would be below 2).  The
-∀y claims (proofs/theorem_3_2_elu.py) are stated for gap mode only so far.
+∀y claims (proofs/rect_theorem_3_2.py) cover both modes (in offset mode on the capped
+program, with a fact per split weight).
 
 Nothing here is assumed: the executor checks the network at every (x, y)
 (:func:`fpsmt.constructions.theorem32.verify`); the construction refuses (NoPlan) a row it
@@ -209,20 +210,23 @@ def cap_weights(steps: list, cap: Fraction) -> list:
         if not need:
             out.append(step)
             continue
-        lk = floor_log2(cap)
-        left = dict(need)
+        chunks = {src: scale_chunks(a, floor_log2(cap)) for src, a in need.items()}
         pos = {src: src for src in need}  # where src's scaled copy is, in the last inserted step
-        while any(left.values()):
+        for n in range(max(map(len, chunks.values()))):
             new = [[(i, Fraction(1))] for i in range(width)]
             for src in sorted(need):
-                k = min(left[src], lk)
-                new.append([(pos[src], pow2(k))])
+                ks = chunks[src]
+                new.append([(pos[src], pow2(ks[n]) if n < len(ks) else Fraction(1))])
                 pos[src] = len(new) - 1
-                left[src] -= k
             out.append(new)
         out.append([[(pos[src], w / pow2(need[src])) if abs(w) > cap else (src, w) for src, w in unit]
                     for unit in step])
     return out
+
+
+def scale_chunks(a: int, lk: int) -> list:
+    """The exponents of the ×2^k steps that scale a source up by 2^a, each k <= lk."""
+    return [lk] * (a // lk) + [a % lk] * bool(a % lk)
 
 
 def check_format(fmt: Format):
@@ -246,19 +250,27 @@ def check_format(fmt: Format):
 def small_identity(activation: str, fmt_name: str) -> str | None:
     """Where σ(t) ≠ t or σ'(t) ≠ 1 for a finite t in (0, I) — what the rectifying
     requirements do not state and the chain's gap pre-activations need — as one phrase
-    naming t, or None.  Decided at every such t by the executor, so formats of at most 16
-    bits only (others are refused: the Theorem 3.2 networks are checked at every (x, y)
-    there too)."""
+    naming t, or None.  Decided at every such t by the executor in formats of at most 16
+    bits; in wider ones (targets given as pieces) binade by binade by interval enclosures
+    of σ and σ' (:func:`fpsmt.semantics.activations.rounding.identity_below`; an
+    activation without a real function is refused there)."""
     import numpy as np
 
     from fpsmt.semantics.activations import get_activation
     from fpsmt.semantics.arith.concrete import concrete
     from fpsmt.semantics.formats import parse_format
     fmt = parse_format(fmt_name)
-    if fmt.nbits > 16:
-        return f"it is checked at every t in formats of at most 16 bits only, not {fmt.name}"
     with RC.hidden_activation(activation):
         top = fmt.round(RC.block_constants(fmt).I)
+    if fmt.nbits > 16:
+        from fpsmt.semantics.activations.rounding import identity_below
+        real = getattr(get_activation(activation), "real", None)
+        if real is None:
+            return f"it is checked at every t in formats of at most 16 bits, or by enclosures of σ's real function, " \
+                   f"which {activation} does not give, not in {fmt.name}"
+        where = identity_below(real, fmt, fmt.to_fraction(top))
+        return None if where is None else (f"the enclosures of σ and σ' do not show it on [{float(where):g}, "
+                                           f"{float(2 * where):g}] in {fmt.name}")
     ts = np.arange(1, top, dtype=np.uint64)  # the positive patterns below I, increasing
     A = concrete(fmt)
     act = get_activation(activation)

@@ -395,6 +395,35 @@ def identity_tails(act, fmt: Format) -> list:
     return out
 
 
+def identity_below(act, fmt: Format, top: Fraction):
+    """None if σ_F(t) = t and σ'_F(t) = 1 for every float t in (0, top) (top a power of two
+    2^a), shown binade by binade as :func:`identity_tails` does: on [2^j, 2^(j+1)],
+    |σ(t) − t| <= |σ(2^j) − 2^j| + 2^j·max|σ' − 1| below a quarter of the binade's spacing
+    (2^(max(j, e_min)−M−2)), and max|σ' − 1| below 2^(−M−2) (a quarter of the spacing
+    below 1), for j from a − 1 down to the least subnormal's; else 2^j of the first binade
+    where the enclosure (mpmath's interval arithmetic) does not show it."""
+    from fpsmt.semantics.activations.realfun import IV
+    mpmath.iv.prec = fmt.M + 64
+    a = top.numerator.bit_length() - top.denominator.bit_length()
+    if Fraction(2) ** a != top:
+        raise ValueError(f"identity_below: {top} is not a power of two")
+    one = mpmath.mpf(1)
+    for j in range(a - 1, fmt.e_min - fmt.M - 1, -1):
+        lo, hi = mpmath.mpf(2) ** j, mpmath.mpf(2) ** (j + 1)
+        try:
+            p = mpmath.iv.mpf(lo)
+            e0 = mpmath.iv.mpf(act.f(p, IV)) - p
+            d = mpmath.iv.mpf(act.fprime(mpmath.iv.mpf([lo, hi]), IV)) - 1
+            dev = max(abs(mpmath.mpf(d.a)), abs(mpmath.mpf(d.b)))
+            bound = max(abs(mpmath.mpf(e0.a)), abs(mpmath.mpf(e0.b))) + lo * dev
+        except Exception:  # noqa: BLE001 — a σ that fails on intervals is not shown the identity here
+            return Fraction(2) ** j
+        if not (mpmath.isfinite(bound) and bound < mpmath.mpf(2) ** (max(j, fmt.e_min) - fmt.M - 2)
+                and dev < one / 2 ** (fmt.M + 2)):
+            return Fraction(2) ** j
+    return None
+
+
 def _monotone_tail(act, fmt, sign):
     """A (declared, inferred or located) monotone piece of σ holds the whole tail beyond
     ±1 on this side."""
