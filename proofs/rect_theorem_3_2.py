@@ -53,6 +53,25 @@ x = z are at least I, where σ(t) = t and σ' = 1.  Two things change:
 
 No C sits beside the killers (δ is a zero); the gate, layer and killed claims are the
 same functions, run on the network as built.
+
+**The whole network** (``fpsmt construct --activation A --certify``): the ⊞ of the points'
+gated networks and the family's value atoms (gated_rect.theorem_network), each gated
+network at the whole network's depth (carries in its step indicators), which is the
+network its claims are decided on.  The argument is proofs/family_theorem.py's, with each
+gated network in the place of a gradient atom, as proofs/theorem_3_2_relu.py's is
+theorem_3_1_relu's: at a domain point x, the gated network of x gives D^AD = g(x, y) (its
+program and network claims), every other point's a zero (its killed claims), every
+value atom a zero for every finite upstream (rect_value_atom); the output row's gated
+terms come first, in pairs (w_j ⊗ h_j, −w_j ⊗ h_j) whose two terms are equal at every x
+(h_j and its twin N_j: both h_j(z) at z, both δ elsewhere), so the running sum is a zero
+when the value atoms' terms begin (family_theorem's ``pieces``); beside each other every
+part computes what it computes alone up to the signs of zeros (``approx.congruence``,
+given each part's values finite at every domain point: a ground run of each gated
+network alone, construct's certification); layer 1's gradient is the left-to-right sum
+of every part's first-layer terms (``boxplus_neutrality.gradient``).  The rows linked
+are the family's Theorem 3.1 lemmas (rect_step_indicator_ge, rect_step_indicator_le,
+rect_value_atom, rect_gradient_atom, rect_theorem_3_1).  What is argued, not a node:
+these joins, as for ReLU.
 """
 
 from __future__ import annotations
@@ -165,9 +184,11 @@ def cap_nodes(fmt, steps, capped) -> list:
     return nodes
 
 
-def chain_root(fmt, z, pieces, name, others=()):
+def chain_root(fmt, z, pieces, name, others=(), depth=None):
     """The claims that the point's gated network (gated_rect.gated_program) computes its
-    program at x = z and sends a zero at every x of ``others`` (patterns); and the network.
+    program at x = z and sends a zero at every x of ``others`` (patterns); and the network
+    (``depth`` layers, by carries in its step indicators: its depth in a ⊞; the least by
+    default).
     Offset mode (GELU, Swish): the network runs the capped program (:func:`cap_nodes`), its
     chain's pre-activations at least I."""
     from fpsmt.constructions import gated_rect as GR
@@ -178,7 +199,7 @@ def chain_root(fmt, z, pieces, name, others=()):
     offset = not GR.gap_mode(c)
     run = GR.cap_weights(steps, GR.weight_cap(fmt, steps)) if offset else steps
     chain = GR.chain_layers(fmt, zq, steps)
-    net = GR.gated_program(fmt, zq, steps, chain=chain)
+    net = GR.gated_program(fmt, zq, steps, depth, chain=chain)
     gate, entries = GR.layout(chain, run)
     nodes = cap_nodes(fmt, steps, run) if offset else []
     nodes += PT.network_nodes(fmt, zq, run, net, entries, gate, gate_zero=GR.CARRIED,

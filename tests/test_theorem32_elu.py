@@ -132,7 +132,8 @@ def test_construct_elu_every_x_every_y(tmp_path, example, name, act):
 @pytest.mark.parametrize("extra,what", [(["--activation", "tanh"], "relu and the rectifying family"),
                                         (["--activation", "gelu"], "too few significand bits"),
                                         (["--activation", "elu", "--format", "float8_e5m2"], "float8_e5m2"),
-                                        (["--activation", "elu", "--certify"], "certified for relu only")])
+                                        (["--activation", "elu", "--certify", "--no-prove"],
+                                         "cannot be combined with --no-prove")])
 def test_elu_refusals_one_line_exit_2(tmp_path, extra, what):
     fmt = ["--format", "e4m2"] if "--format" not in extra else []
     r = _fpsmt("construct", "--targets", "example:gradient_clipping.py", *fmt, "--out", "net.json", *extra,

@@ -47,10 +47,6 @@ def check_options(args, construction):
         if construction.family != "rectifying":
             raise InputError(f"Theorem 3.2 networks (a g_star(x, y) of two parameters) are built for relu and the "
                              f"rectifying family (ELU, GELU, Swish) only so far, not {construction.activation}")
-        if args.certify:
-            raise InputError(f"--certify: the ⊞ argument of Theorem 3.2's network is certified for relu only so far, "
-                             f"not {construction.activation} (--prove-network decides each point's program and "
-                             "network claims; the whole network is checked by the executor at every (x, y))")
     if args.max_pieces < 1:
         raise InputError(f"--max-pieces must be at least 1, got {args.max_pieces}")
     for flag, on in (("--prove-network", args.prove_network), ("--certify", args.certify)):
@@ -103,7 +99,7 @@ def construct(args, fmt, construction, path, out_path):
         # each point's proof for every y, on the pieces found
         proofs, t3 = None, time.perf_counter()
         if not bad and (args.certify or args.prove_network):
-            proofs = _prove_points(args, fmt, points, pieces, construction)
+            proofs = _prove_points(args, fmt, points, pieces, construction, written.depth)
         proved_s = time.perf_counter() - t3
         refuted = _refuted(proofs)
         if bad or refuted:
@@ -138,7 +134,7 @@ def construct(args, fmt, construction, path, out_path):
     if args.torch and not failed:
         summary["torch"] = torch_check(fmt, written, points, tables, pieces)
     if args.certify and not failed:
-        summary["certificates"], summary["certified"] = _certify(args, fmt, construction, points, pieces, proofs)
+        summary["certificates"], summary["certified"] = _certify(args, fmt, construction, points, pieces, proofs, written.depth)
     if args.json:
         out(json.dumps(summary))
     return 1 if failed else 0
@@ -292,11 +288,12 @@ def check_points_at(fmt, net, pairs):
     return bad
 
 
-def _prove_points(args, fmt, points, pieces, construction=None):
+def _prove_points(args, fmt, points, pieces, construction=None, depth=None):
     """Each distinct point's ∀y claims (proofs/theorem_3_2_relu.py: the point's backward
     program gives g(y) at every finite y), decided once per distinct list of pieces; with
     --prove-network, each point's network claims (the gated network of ``construction``'s
-    activation, ReLU's by default)."""
+    activation, ReLU's by default; the rectifying family's at ``depth``, the whole
+    network's, as it sits in the ⊞)."""
     from fpsmt.commands.options import engine_session
     from fpsmt.proof.lemmas import decide_tree
     from fpsmt.proofs import theorem_3_2_relu as PT
@@ -316,12 +313,12 @@ def _prove_points(args, fmt, points, pieces, construction=None):
                                       activation=construction.activation if construction else "relu")
             row = dict(by[key])
             if (args.prove_network or args.certify) and row["status"] == "PROVED":
-                row["network"] = _prove_network(eng, fmt, points, n, pcs, construction)
+                row["network"] = _prove_network(eng, fmt, points, n, pcs, construction, depth)
             rows.append(row)
     return rows
 
 
-def _prove_network(eng, fmt, points, n, pcs, construction=None):
+def _prove_network(eng, fmt, points, n, pcs, construction=None, depth=None):
     """The point's gated network: at x = z its layers compute the program, at every other
     domain point its D is a zero, for every finite y (proofs/theorem_3_2_relu.py
     ``chain_nodes``, ``killed_nodes``; for the rectifying family proofs/rect_theorem_3_2.py
@@ -337,7 +334,7 @@ def _prove_network(eng, fmt, points, n, pcs, construction=None):
     else:
         from fpsmt.proofs import rect_theorem_3_2 as PE
         with construction.active():
-            root, _ = PE.chain_root(fmt, fmt.to_fraction(x), pcs, name, others)
+            root, _ = PE.chain_root(fmt, fmt.to_fraction(x), pcs, name, others, depth=depth)
     zeros = "" if construction is None or construction.activation == "relu" else \
         ", a zero on the carried step indicators"
     statement = (f"the gated network of x = {fmt.hex(x)}: at x its layers compute the program (every finite "
@@ -347,20 +344,33 @@ def _prove_network(eng, fmt, points, n, pcs, construction=None):
                        activation=construction.activation if construction else "relu")
 
 
-def _forward_not_finite(fmt, points, pieces):
+def _point_network(fmt, construction, z, pcs, depth=None):
+    """The gated network of the point z alone (ReLU's, or the rectifying family's at
+    ``depth``, as it sits in the ⊞), None where g = 0 there (no program)."""
+    from fpsmt.constructions import theorem32 as M
+    programs = M.piece_programs(fmt, pcs)
+    if construction is None or construction.activation == "relu":
+        return M.point_network(fmt, fmt.to_fraction(z), programs)
+    if not programs:
+        return None
+    from fpsmt.constructions import gated_rect
+    with construction.active():
+        return gated_rect.gated_program(fmt, fmt.to_fraction(z), M.binary_sums(M.tree_sum(programs)), depth)
+
+
+def _forward_not_finite(fmt, points, pieces, construction=None, depth=None):
     """Ground facts the ⊞ argument needs (approx.congruence: an absent term is a zero where
     the value is finite): each point's gated network, run alone at every domain point,
     has finite values in every layer.  Returns (z, x, layer) where one is not."""
     import numpy as np
 
-    from fpsmt.constructions import theorem32 as M
     from fpsmt.semantics.arith.concrete import concrete
     from fpsmt.semantics.network import run
     A = concrete(fmt)
     xs = np.asarray([[x] for x, _ in points], dtype=np.uint64)
     bad = []
     for (z, _), pcs in zip(points, pieces):
-        net = M.point_network(fmt, fmt.to_fraction(z), M.piece_programs(fmt, pcs))
+        net = _point_network(fmt, construction, z, pcs, depth)
         if net is None:
             continue
         tr = run(A, net, A.const(xs))
@@ -372,7 +382,7 @@ def _forward_not_finite(fmt, points, pieces):
     return bad
 
 
-def _certify(args, fmt, construction, points, pieces, proofs):
+def _certify(args, fmt, construction, points, pieces, proofs, depth=None):
     """The Theorem 3.1 lemmas the network's value atoms, gate and ⊞ rest on (construct's
     --certify rows: zero_gradient_atom, gradient_atom's gate stages, boxplus_neutrality,
     theorem_3_1_relu's approx.congruence), then each point's program and network trees
@@ -380,7 +390,7 @@ def _certify(args, fmt, construction, points, pieces, proofs):
     from fpsmt.commands import certify
     certs, ok = certify.link_lemmas(args, fmt, construction, last=False)
     why = [f"the gated network of x = {fmt.hex(z)} has a value that is not finite at x = {fmt.hex(x)} (layer {k})"
-           for z, x, k in _forward_not_finite(fmt, points, pieces)]
+           for z, x, k in _forward_not_finite(fmt, points, pieces, construction, depth)]
     for (x, _), r in zip(points, proofs):
         for what, row in (("program", r), ("network", None if r is None else r.get("network"))):
             if r is None:
@@ -502,7 +512,7 @@ def construct_pieces(args, fmt, construction, path, out_path):
             f"{'all bit-exact' if not bad else f'{len(bad)} mismatches'} ({checked:.1f} s)")
         t2 = time.perf_counter()
         if args.prove and not bad:
-            proofs = _prove_points(args, fmt, points, pieces, construction)
+            proofs = _prove_points(args, fmt, points, pieces, construction, written.depth)
         proved_s = time.perf_counter() - t2
         refuted = _refuted(proofs)
         if bad or refuted:
@@ -534,7 +544,7 @@ def construct_pieces(args, fmt, construction, path, out_path):
     if args.plot and not failed:
         summary["plot"] = _plot_pieces(args, fmt, points, pieces, written)
     if args.certify and not failed:
-        summary["certificates"], summary["certified"] = _certify(args, fmt, construction, points, pieces, proofs)
+        summary["certificates"], summary["certified"] = _certify(args, fmt, construction, points, pieces, proofs, written.depth)
     if args.json:
         out(json.dumps(summary))
     return 1 if failed else 0
