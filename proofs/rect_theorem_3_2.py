@@ -118,7 +118,8 @@ class _Terms:
     def __init__(self, fmt):
         self.fmt = fmt
         self.used, self.bases = set(), set()  # (ks, w', w); the terms u they were applied to
-        self.ids, self.chains = {}, {}  # chains: term -> ((u0, k1), (u1, k2), …), u_j = u_(j-1) ⊗ 2^kj, the term u_n ⊗ 2^k(n+1)
+        # chains: term -> ((u0, k1), (u1, k2), …), u_j = u_(j−1) ⊗ 2^kj, the term u_n ⊗ 2^k(n+1)
+        self.ids, self.chains = {}, {}
 
     def _id(self, key):
         return self.ids.setdefault(key, len(self.ids))
@@ -237,8 +238,15 @@ def network_row(fmt):
                  f"the program's value for every finite y.  At x = {pts} its D^AD is a zero for every finite y (its "
                  "top layers send zeros; below, zeros stay zeros).  The ⊞ with the value atoms and the other points' "
                  "networks is checked by the executor, not stated here")
+    from fpsmt.constructions import gated_rect as GR
+    if not GR.gap_mode(GR.check_format(parse_format(fmt))):
+        statement += (".  Offset mode: the layers run the capped program (pre-activations at least I), which gives the "
+                      "program's bits for every finite y by the facts pad and cap.split* (u ⊗ 1 = u; a scaled-up "
+                      "source read with the divided weight is the source read with the weight), the rewrite checked "
+                      "when the claims are built")
     return root, statement
 
 
-LEMMA = Lemma("rect_theorem_3_2", "Theorem 3.2 (BRIEF §3, §9) for the rectifying family (ELU, GELU, Swish): one point's backward program",
+LEMMA = Lemma("rect_theorem_3_2",
+              "Theorem 3.2 (BRIEF §3, §9) for the rectifying family (ELU, GELU, Swish): one point's backward program",
               {"repaired": repaired}, formats=applies, order=710, family="rectifying", only=("repaired",))

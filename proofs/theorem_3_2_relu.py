@@ -732,7 +732,8 @@ def _run_claim(fmt, at, net, li, p, n, d, kind, k, steps, form, floor=None):
     names = [f"g{r}" for r in range(layer.n_out)]
     pos = [r for r, c in enumerate(form.cls) if c == "+"]
     variables = {nm: Z if r in form.zrows else V for r, nm in enumerate(names)}
-    pre = Float(finite=True, sign="+", nonzero=True) if floor is None else Float(finite=True, range=(fmt.hex(fmt.round(floor)), None))
+    pre = (Float(finite=True, sign="+", nonzero=True) if floor is None
+           else Float(finite=True, range=(fmt.hex(fmt.round(floor)), None)))
     variables.update({f"p{r}": pre for r in pos})
     variables["i"] = Int(0, n - 1)
 

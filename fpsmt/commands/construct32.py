@@ -134,7 +134,8 @@ def construct(args, fmt, construction, path, out_path):
     if args.torch and not failed:
         summary["torch"] = torch_check(fmt, written, points, tables, pieces)
     if args.certify and not failed:
-        summary["certificates"], summary["certified"] = _certify(args, fmt, construction, points, pieces, proofs, written.depth)
+        summary["certificates"], summary["certified"] = _certify(args, fmt, construction, points, pieces, proofs,
+                                                                 written.depth)
     if args.json:
         out(json.dumps(summary))
     return 1 if failed else 0
@@ -544,7 +545,8 @@ def construct_pieces(args, fmt, construction, path, out_path):
     if args.plot and not failed:
         summary["plot"] = _plot_pieces(args, fmt, points, pieces, written)
     if args.certify and not failed:
-        summary["certificates"], summary["certified"] = _certify(args, fmt, construction, points, pieces, proofs, written.depth)
+        summary["certificates"], summary["certified"] = _certify(args, fmt, construction, points, pieces, proofs,
+                                                                 written.depth)
     if args.json:
         out(json.dumps(summary))
     return 1 if failed else 0
