@@ -586,8 +586,8 @@ def test_layer_run_claim_fails_on_a_wrong_template(monkeypatch):
     assert _one(fmt, node).status == "PROVED"
     real = PT._form
 
-    def shifted(fmt_, layer, *rest):
-        form = real(fmt_, layer, *rest)
+    def shifted(fmt_, layer, *rest, **kw):
+        form = real(fmt_, layer, *rest, **kw)
         n = len(layer.weights)
         return dataclasses.replace(form, exps=[x + 1 if x is not None and j < n else x for j, x in enumerate(form.exps)])
     monkeypatch.setattr(PT, "_form", shifted)
