@@ -55,3 +55,43 @@ def x_domain(fmt):
     top = Fraction(2) ** (fmt.e_max - 2)
     return np.asarray([b for b in range(1 << fmt.nbits) if fmt.is_finite(b) and abs(fmt.to_fraction(b)) <= top],
                       dtype=np.uint64)
+
+
+#: Theorem 3.2 targets of BRIEF §9's smallest case: D(y) = ±1 exactly at |y| >= 1 at x = 0,
+#: a zero at x = 1 (f* = 0)
+SIGN_AT_ONE = '''from fractions import Fraction
+def domain():
+    return [Fraction(0), Fraction(1)]
+def f_star(x):
+    return Fraction(0)
+def g_star(x, y):
+    if x != 0 or abs(y) < 1:
+        return Fraction(0)
+    return Fraction(1) if y > 0 else Fraction(-1)
+'''
+
+
+def construct_sign_at_one(tmp_path, fmt, activation, *flags):
+    """``fpsmt construct`` on :data:`SIGN_AT_ONE` in ``fmt`` with ``flags`` (a results store
+    in tmp_path, --json): exit 0, the network verified at every (x, y) and named as
+    ``activation``; returns (its JSON report, its stderr)."""
+    import json
+    (tmp_path / "t.py").write_text(SIGN_AT_ONE)
+    r = fpsmt("construct", "--targets", "t.py", "--format", fmt, "--activation", activation, "--out", "n.json",
+              *flags, "--store", "s.db", "--json", cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    d = json.loads(r.stdout)
+    assert d["activation"] == activation and d["verified"] == d["pairs"] > 0
+    return d, r.stderr
+
+
+def point_network_proved(d, stderr, activation, zero, one):
+    """The point x = ``zero``'s program and network claims PROVED with every UNSAT answer
+    confirmed, x = ``one`` without a program, the rows named as ``activation``'s; returns
+    the network claims' report."""
+    claims = {c["x"]: c for c in d["claims"]}
+    assert claims[one]["status"] == "NO PROGRAM"
+    net = claims[zero]["network"]
+    assert claims[zero]["status"] == net["status"] == "PROVED" and not net["confirmed"]["unconfirmed"]
+    assert f"(repaired, {activation})" in stderr
+    return net

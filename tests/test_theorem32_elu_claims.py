@@ -168,33 +168,12 @@ def test_killed_claims_refused_where_a_lower_value_is_not_finite():
         PT.killed_nodes(FMT, 0, wrong, [one])
 
 
-SIGN_AT_ONE = '''from fractions import Fraction
-def domain():
-    return [Fraction(0), Fraction(1)]
-def f_star(x):
-    return Fraction(0)
-def g_star(x, y):
-    if x != 0 or abs(y) < 1:
-        return Fraction(0)
-    return Fraction(1) if y > 0 else Fraction(-1)
-'''
-
-
 @pytest.mark.slow
 def test_construct_elu_prove_network(tmp_path):
     """``construct --activation elu --prove-network`` (E4M2, BRIEF §9's D(y) = ±1 exactly at
     |y| >= 1 at x = 0, a zero at x = 1): verified at every (x, y), the point's program and
     network claims PROVED with every UNSAT answer confirmed, named as ELU's."""
-    from conftest import fpsmt
-    (tmp_path / "t.py").write_text(SIGN_AT_ONE)
-    r = fpsmt("construct", "--targets", "t.py", "--format", "e4m2", "--activation", "elu", "--out", "n.json",
-              "--prove-network", "--store", "s.db", "--json", cwd=tmp_path)
-    assert r.returncode == 0, r.stderr
-    d = json.loads(r.stdout)
-    assert d["activation"] == "elu" and d["verified"] == d["pairs"] > 0
-    claims = {c["x"]: c for c in d["claims"]}
-    assert claims["0x1c"]["status"] == "NO PROGRAM"
-    net = claims["0x00"]["network"]
-    assert claims["0x00"]["status"] == net["status"] == "PROVED" and not net["confirmed"]["unconfirmed"]
+    from conftest import construct_sign_at_one, point_network_proved
+    d, stderr = construct_sign_at_one(tmp_path, "e4m2", "elu", "--prove-network")
+    net = point_network_proved(d, stderr, "elu", "0x00", "0x1c")
     assert "a zero on the carried step indicators" in net["statement"]
-    assert "(repaired, elu)" in r.stderr

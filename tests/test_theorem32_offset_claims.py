@@ -124,34 +124,13 @@ def test_rows_in_reproduce(tmp_path):
     assert "rect_theorem_3_2 (repaired, gelu) in float8_e4m3: not stated here: gelu in float8_e4m3: too few" in r.stderr
 
 
-SIGN_AT_ONE = '''from fractions import Fraction
-def domain():
-    return [Fraction(0), Fraction(1)]
-def f_star(x):
-    return Fraction(0)
-def g_star(x, y):
-    if x != 0 or abs(y) < 1:
-        return Fraction(0)
-    return Fraction(1) if y > 0 else Fraction(-1)
-'''
-
-
 def test_construct_gelu_prove_network(tmp_path):
     """``construct --activation gelu --prove-network`` in E4M4 (D(y) = ±1 exactly at |y| >= 1
     at x = 0, a zero at x = 1): verified at every (x, y); the point's program and network
     claims PROVED with every UNSAT answer confirmed, named as GELU's."""
-    from conftest import fpsmt
-    (tmp_path / "t.py").write_text(SIGN_AT_ONE)
-    r = fpsmt("construct", "--targets", "t.py", "--format", "e4m4", "--activation", "gelu", "--out", "n.json",
-              "--prove-network", "--store", "s.db", "--json", cwd=tmp_path)
-    assert r.returncode == 0, r.stderr
-    d = json.loads(r.stdout)
-    assert d["activation"] == "gelu" and d["verified"] == d["pairs"] > 0
-    claims = {c["x"]: c for c in d["claims"]}
-    net = claims["0x000"]["network"]
-    assert claims["0x000"]["status"] == net["status"] == "PROVED" and not net["confirmed"]["unconfirmed"]
-    assert claims["0x070"]["status"] == "NO PROGRAM"
-    assert "(repaired, gelu)" in r.stderr
+    from conftest import construct_sign_at_one, point_network_proved
+    d, stderr = construct_sign_at_one(tmp_path, "e4m4", "gelu", "--prove-network")
+    point_network_proved(d, stderr, "gelu", "0x000", "0x070")
 
 
 @pytest.mark.slow
@@ -187,12 +166,8 @@ def test_construct_gelu_certify(tmp_path):
     """``construct --activation gelu --certify`` (E4M4): the rectifying family's Theorem 3.1
     lemmas, the point's program and its gated network at the whole network's depth, all
     PROVED with every UNSAT answer confirmed: certified (about 4 minutes)."""
-    from conftest import fpsmt
-    (tmp_path / "t.py").write_text(SIGN_AT_ONE)
-    r = fpsmt("construct", "--targets", "t.py", "--format", "e4m4", "--activation", "gelu", "--out", "n.json",
-              "--certify", "--store", "s.db", "--json", cwd=tmp_path)
-    assert r.returncode == 0, r.stderr
-    d = json.loads(r.stdout)
+    from conftest import construct_sign_at_one
+    d, _ = construct_sign_at_one(tmp_path, "e4m4", "gelu", "--certify")
     assert d["certified"] is True
     assert [c["lemma"] for c in d["certificates"]] == ["rect_step_indicator_ge", "rect_step_indicator_le",
                                                          "rect_value_atom", "rect_gradient_atom", "rect_theorem_3_1"]
