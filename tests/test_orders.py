@@ -18,7 +18,7 @@ from fpsmt.semantics.network import Layer, Network, Semantics, run
 def reversed_order(monkeypatch):
     """A test-only order, registered in one function: right to left."""
     monkeypatch.setattr(N, "ORDERS", dict(N.ORDERS))
-    monkeypatch.setattr(N, "_SEQUENCES", {})
+    monkeypatch.setattr(N, "_DENSE", {})
     N.summation_order("test_reversed")(lambda n: range(n - 1, -1, -1))
     return Semantics(order="test_reversed")
 

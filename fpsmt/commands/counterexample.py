@@ -13,7 +13,8 @@ import importlib
 import json
 
 from fpsmt.commands.options import engine_session, err, out, solver_options
-from fpsmt.errors import FpsmtError
+from fpsmt.commands.hypothesis import register_options as hypothesis_options
+from fpsmt.errors import FpsmtError, InputError
 from fpsmt.proof.engine import PROVED
 from fpsmt.proof.replay import evaluate
 
@@ -59,15 +60,23 @@ def render(doc, fmt) -> str:
 
 
 def cmd_counterexample(args):
+    from fpsmt.commands import hypothesis
     from fpsmt.semantics.formats import parse_format
-    fmt = parse_format(args.format)
-    err(f"searching for a {args.kind} counterexample in {fmt.name} with {args.solver} ...")
-    with engine_session(args) as eng:
-        doc = run(eng, args.kind, fmt)
-    if args.json:
-        out(json.dumps(doc, ensure_ascii=False))
+    if args.kind == "hypothesis":
+        args.solver = args.solver or "portfolio"
+        doc, text = hypothesis.cmd_hypothesis(args)
     else:
-        out(render(doc, fmt))
+        args.solver = args.solver or "z3"
+        given = [o for o, v in (("--drop", args.drop), ("--semantics", args.semantics), ("--out", args.out))
+                 if v is not None]
+        if given:
+            raise InputError(f"{', '.join(given)}: options of counterexample hypothesis, not of {args.kind}")
+        fmt = parse_format(args.format)
+        err(f"searching for a {args.kind} counterexample in {fmt.name} with {args.solver} ...")
+        with engine_session(args) as eng:
+            doc = run(eng, args.kind, fmt)
+        text = lambda: render(doc, fmt)  # noqa: E731
+    out(json.dumps(doc, ensure_ascii=False) if args.json else text())
     return 0
 
 
@@ -76,8 +85,13 @@ def register(sub):
     s = sub.add_parser("counterexample", help="search, replay and print a counterexample",
                        description="associativity: a, b, c with (a⊗b)⊗c ≠ a⊗(b⊗c), all finite. "
                                    "proportionality: a 1-2-1 ReLU network, x, y1, y2 with "
-                                   "D(y2)·y1 ≠ D(y1)·y2 as exact rationals, all finite and nonzero.")
-    s.add_argument("kind", choices=sorted(searches()))
+                                   "D(y2)·y1 ≠ D(y1)·y2 as exact rationals, all finite and nonzero. "
+                                   "hypothesis --drop H: under each semantics profile that drops H, the construct "
+                                   "network run at every target point and two necessities of every network "
+                                   "(zero upstream, oddness) decided for symbolic weights; --json prints a list "
+                                   "of entries.")
+    s.add_argument("kind", choices=sorted(searches()) + ["hypothesis"])
     s.add_argument("--format", required=True, help="format name, alias or ExMy")
-    solver_options(s, "z3", "search", 300.0)
+    hypothesis_options(s)
+    solver_options(s, None, "search", 300.0, default_text="z3, portfolio for hypothesis")
     s.set_defaults(fn=cmd_counterexample)

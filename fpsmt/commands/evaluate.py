@@ -5,20 +5,27 @@ from __future__ import annotations
 import json
 import sys
 
-from fpsmt.commands.options import err
+from fpsmt.commands.options import err, semantics_of, semantics_option
 
 
 def cmd_eval(args):
     import numpy as np
     from fpsmt.semantics.arith import concrete
     from fpsmt.commands.netio import load_network, load_points
-    from fpsmt.semantics.network import Semantics, run
+    from dataclasses import replace
+    from fpsmt.errors import InputError
+    from fpsmt.semantics.network import run
     from fpsmt.resources import resolve
     net = load_network(resolve(args.network))
     fmt = net.fmt
     xs, ys = load_points(resolve(args.points), fmt, net.n_in, net.n_out)
+    sem = semantics_of(args, fmt, {L.activation for L in net.layers})
+    if args.fold_init != "first":
+        if sem.fold_init != "first" and sem.fold_init != args.fold_init:
+            raise InputError(f"--fold-init {args.fold_init} contradicts --semantics {args.semantics}")
+        sem = replace(sem, fold_init=args.fold_init)
     A = concrete(fmt)
-    t = run(A, net, A.const(xs), A.const(ys), sem=Semantics(fold_init=args.fold_init))
+    t = run(A, net, A.const(xs), A.const(ys), sem=sem)
     fb, gb = A.to_bits(t.out), A.to_bits(t.grad)
     lines = []
     for i in range(len(xs)):
@@ -26,7 +33,7 @@ def cmd_eval(args):
                                  "grad": [fmt.hex(int(v)) for v in np.ravel(gb[i])]}))
     sys.stdout.write("\n".join(lines) + "\n")
     err(f"evaluated {len(xs)} point(s) of a depth-{net.depth} {fmt.name} network "
-         f"({net.n_in} -> {net.n_out}) with the bit-exact executor ({type(A).__name__})")
+         f"({net.n_in} -> {net.n_out}) with the bit-exact executor ({type(A).__name__}), semantics {sem.spec}")
     return 0
 
 
@@ -39,5 +46,7 @@ def register(sub):
     s.add_argument("network", help="network JSON file (or example:NAME)")
     s.add_argument("--points", required=True, help="points CSV file (or example:NAME)")
     s.add_argument("--fold-init", choices=["first", "+0"], default="first",
-                   help="start of each row sum: the first product (the paper's, default) or +0")
+                   help="start of each row sum: the first product (the paper's, default) or +0 "
+                        "(the same as --semantics fold=+0)")
+    semantics_option(s, "the network")
     s.set_defaults(fn=cmd_eval)

@@ -109,17 +109,33 @@ def check_requirements(args, fmt, construction):
             f"{fmt.name}: {', '.join(r['condition'] for r in req)} PROVED")
 
 
-def solver_options(parser, default_solver, what, default_timeout):
+def solver_options(parser, default_solver, what, default_timeout, default_text=None):
     """The options every solving subcommand shares."""
     parser.add_argument("--solver", default=default_solver,
                         help=f"z3, cvc5, bitwuzla, bitwuzla-bv (fpsmt's own bit-vector encoding of the floats, any "
                              f"format), portfolio or exhaustive (enumeration, small formats); "
-                             f"default {default_solver}")
+                             f"default {default_text or default_solver}")
     parser.add_argument("--timeout", type=seconds, default=default_timeout,
                         help=f"wall-clock limit per {what}, seconds (default {default_timeout:g})")
     parser.add_argument("--store", type=nonempty, default=None, help="results store (SQLite); default in the user cache folder")
     parser.add_argument("--recheck", action="store_true", help="solve again even when the store has the answer")
     parser.add_argument("--json", action="store_true", help="print JSON only on stdout")
+
+
+def semantics_option(parser, what: str):
+    """``--semantics SPEC``: the floating-point meaning ``what`` runs under."""
+    parser.add_argument("--semantics", default=None, metavar="SPEC",
+                        help=f"the semantics profile {what} runs under: key=value parts joined by commas, "
+                             "order=left|reversed|pairwise|blocked:K|wide:FORMAT, backward=paper|torch|jax, "
+                             "activation=correct, fold=first|+0 (default: the paper's, "
+                             "order=left,backward=paper,activation=correct)")
+
+
+def semantics_of(args, fmt, activations=()):
+    """The profile of ``--semantics``, checked against the format and the activations it
+    will meet (InputError, one line, before any work)."""
+    from fpsmt.semantics.network import parse_semantics
+    return parse_semantics(getattr(args, "semantics", None)).check(fmt, activations)
 
 
 # ------------------------------------------------------------------ validators

@@ -124,17 +124,19 @@ def true_derivative(path, xs):
         return [float(fn(x)) for x in xs]
 
 
-def verify(fmt, net, points):
+def verify(fmt, net, points, sem=None):
     """Run the network at every domain point with upstream h*(x): ``(bad, f, grad)`` —
     the points where the value or D^AD differs from the targets (a zero target met by
     either zero), and the values and D^AD computed (bit patterns).  Block aware
-    (:func:`fpsmt.constructions.blockrun.blockwise`)."""
+    (:func:`fpsmt.constructions.blockrun.blockwise`); ``sem``: the semantics profile (default
+    the paper's)."""
     from fpsmt.semantics.arith import concrete
     from fpsmt.constructions.blockrun import blockwise
+    from fpsmt.semantics.network import PAPER
     A = concrete(fmt)
     xs = np.asarray([p[0] for p in points], dtype=np.uint64)
     ys = np.asarray([p[2] for p in points], dtype=np.uint64)
-    out, grad = blockwise(A, net, A.const(xs), A.const(ys))
+    out, grad = blockwise(A, net, A.const(xs), A.const(ys), sem=sem or PAPER)
     evaluated = (np.ravel(A.to_bits(out)), np.ravel(A.to_bits(grad)))
     bad = []
     for p, o, d in zip(points, *evaluated):

@@ -142,6 +142,9 @@ def scalar_network(net, sem=None, rounded=False):
     from fpsmt.semantics.network import PAPER
     torch = torch_module()
     sem = sem or PAPER
+    if sem.wide is not None:
+        raise InputError("the torch export computes each operation in the network's format: "
+                         f"order=wide:{sem.wide} is not exported")
 
     class ScalarNetwork(torch.nn.Module):
         """The network as scalar operations in the paper's order (module docstring)."""
@@ -163,20 +166,22 @@ def scalar_network(net, sem=None, rounded=False):
                 rows = [[] for _ in range(L.n_out)]
                 for e in order.tolist():
                     rows[int(L.rows[e])].append((int(L.cols[e]), e))
-                rows = [[r[i] for i in sem.sequence(len(r))] for r in rows]  # the fold sequence of each row
-                self.plan.append((rows, L.activation))
+                plans = [sem.row_plan(L.n_in, [c for c, _ in r]) for r in rows]  # each row's ⊕ steps
+                self.plan.append((rows, plans, L.activation))
 
         def forward(self, x):
             """x: (points,) → (points,) for a one-input, one-output network."""
             a = [x]
-            for k, (rows, act) in enumerate(self.plan):
+            for k, (rows, plans, act) in enumerate(self.plan):
                 w, b = list(getattr(self, f"w{k}").unbind()), list(getattr(self, f"b{k}").unbind())
                 out = []
-                for i, entries in enumerate(rows):
-                    S = None if sem.fold_init == "first" else torch.zeros_like(x)
-                    for c, e in entries:
-                        t = w[e] * a[c]
-                        S = t if S is None else S + t
+                for i, (entries, plan) in enumerate(zip(rows, plans)):
+                    slots = [w[e] * a[c] for c, e in entries]
+                    for dst, p, q in plan.ops:
+                        slots[dst] = slots[p] + slots[q]
+                    S = slots[plan.root] if slots else None
+                    if sem.fold_init != "first":
+                        S = torch.zeros_like(x) if S is None else torch.zeros_like(x) + S
                     S = b[i].expand_as(x) if S is None else S + b[i]
                     out.append(self.fns[k](S) if self.fns[k] is not None else S)
                 a = out

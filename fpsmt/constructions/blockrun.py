@@ -131,7 +131,8 @@ def blockwise(A, net, x, y, sem=PAPER):
     L = net.layers
     blocks = _blocks(net) if net.n_in == 1 and net.n_out == 1 and len(L) >= 2 else None
     parts = _block_networks(net, blocks, A.fmt.sign_bit) if blocks else None
-    if not parts or any(p is None for p in parts) or sem.fold_init != "first":
+    if not parts or any(p is None for p in parts) or sem.fold_init != "first" or sem.wide is not None \
+            or sem.order not in ("left", "reversed"):  # fold_terms folds the present terms as a dense row
         return _whole(A, net, x, y, sem)
     columns = [c for _, cols, _ in parts for c in cols]
     rows = [r for per in blocks for r in per[0]]
@@ -208,7 +209,7 @@ def _run_group(A, specs, x, y, sem, absent_cols):
     fwd = []
     for k, layer in enumerate(layers):
         W, b = A.const(Wb[k][block]), A.const(Bb[k][block])
-        z = A.add(fold(A, layer.pattern("forward", sem), W, h, lambda xs, ws: A.mul(ws, xs), sem), b)
+        z = fold(A, layer.pattern("forward", sem), W, h, lambda B, xs, ws: B.mul(ws, xs), sem, bias=b)
         a = layer.act.value(A, z)
         fwd.append((starts, block, z, a))
         keys = [A.to_bits(a)]
@@ -243,5 +244,5 @@ def _run_group(A, specs, x, y, sem, absent_cols):
             terms = A.mul(g, W0[:, order])
             return out, post, _expand(terms, u, total).reshape(G, n, -1)
         W = A.const(Wb[k][fblock[fi]])
-        g = fold(A, layer.pattern("backward", sem), W, g, lambda gs, ws: A.mul(gs, ws), sem)
+        g = fold(A, layer.pattern("backward", sem), W, g, lambda B, gs, ws: B.mul(gs, ws), sem)
         bstarts = u

@@ -374,6 +374,25 @@ def floor_log2(q: Fraction) -> int:
     return e
 
 
+def convert_bits(src: Format, dst: Format, bits: int) -> int:
+    """A value of ``src`` in ``dst``, rounded once (RNE, IEEE overflow) from its exact value:
+    NaN to NaN, ±inf and ±0 keep their sign."""
+    bits = int(bits)
+    if src.is_nan(bits):
+        return dst.nan_bits
+    neg = src.is_negative(bits)
+    if src.is_inf(bits):
+        return dst.inf_bits(neg)
+    if src.is_zero(bits):
+        return dst.zero_bits(neg)
+    return dst.round(src.to_fraction(bits), negative_zero=neg)
+
+
+def contains(wide: Format, fmt: Format) -> bool:
+    """Whether every value of ``fmt`` is a value of ``wide`` (subnormals included)."""
+    return wide.M >= fmt.M and wide.e_max >= fmt.e_max and wide.e_min - wide.M <= fmt.e_min - fmt.M
+
+
 def _show(bits) -> str:
     return hex(bits) if isinstance(bits, int) and bits >= 0 else repr(bits)
 

@@ -33,6 +33,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from fpsmt.semantics.activations import Activation, get_activation
+from fpsmt.semantics import backward as _framework_formulas
 from fpsmt.errors import InputError
 from fpsmt.semantics.formats import Format
 
@@ -53,19 +54,28 @@ def paper_backward(A, act: Activation, g, z, y):
 
 
 BACKWARD_FORMULAS = {"paper": paper_backward}
+_framework_formulas.register(BACKWARD_FORMULAS)  # torch, jax (fpsmt.semantics.backward)
 
-#: Summation orders by name: ``order(n)`` gives the sequence (a permutation of range(n))
-#: in which a row's n present terms, listed by column, are folded left to right; the
-#: bias comes last.  This is the one place an order is defined: the IR's rows, D^AD's
-#: sums over rows, the Z3 encoding (the same program), the block-aware evaluation
-#: (:func:`fold_terms`) and the PyTorch export all read it.
+#: Summation orders by name.  ``ORDERS[name] = (fn, takes_arg)``; ``fn(n)`` (or ``fn(n, k)``
+#: for an order written ``name:k``) gives the fold of a *dense* row of n terms (one per
+#: column): a *sequence* (a permutation of range(n), folded left to right) or a *tree*
+#: (nested pairs of column indices, each pair one ⊕ of its two sides' sums).  The bias
+#: comes last.  A sparse row is its dense row with +0 in the absent columns; its sum is the
+#: dense order *pruned* to the present columns (a node with one side absent is its other
+#: side), then ⊕ the absent products' order-free sum (:func:`fold`; the proof is in
+#: :func:`row_plan`).  An order may give ``fn.prune(n, cols)``, the pruned tree over the
+#: positions of the present columns ``cols`` (sorted), without walking the dense tree.
+#: This is the one place an order is defined: the IR's rows, D^AD's sums over rows, the Z3
+#: encoding (the same program), the block-aware evaluation (:func:`fold_terms`) and the
+#: PyTorch export all read it (through :func:`row_plan`).
 ORDERS: dict = {}
 
 
-def summation_order(name):
-    """Register a summation order under ``name`` (a decorator on ``order(n)``)."""
+def summation_order(name, takes_arg=False):
+    """Register a summation order under ``name`` (a decorator on ``order(n)``, or on
+    ``order(n, k)`` with ``takes_arg``: the order is then written ``name:k``, k >= 1)."""
     def register(fn):
-        ORDERS[name] = fn
+        ORDERS[name] = (fn, takes_arg)
         return fn
     return register
 
@@ -76,50 +86,323 @@ def left_to_right(n):
     return range(n)
 
 
+@summation_order("reversed")
+def right_to_left(n):
+    """``((t_n ⊕ t_(n−1)) ⊕ …) ⊕ t_1``: the paper's fold over the terms in reverse column order."""
+    return range(n - 1, -1, -1)
+
+
+@summation_order("pairwise")
+def pairwise(n):
+    """Recursive halving (Higham's pairwise summation) over the dense row: the sum of the
+    first ⌊n/2⌋ columns ⊕ the sum of the rest, each summed the same way."""
+    def tree(lo, hi):
+        if hi - lo == 1:
+            return lo
+        m = lo + (hi - lo) // 2
+        return (tree(lo, m), tree(m, hi))
+    return tree(0, n) if n else ()
+
+
+def _pairwise_pruned(n, cols):
+    import bisect
+
+    def tree(lo, hi, a, b):  # the present columns cols[a:b] lie in [lo, hi)
+        if b - a == 1:
+            return a
+        m = lo + (hi - lo) // 2
+        c = bisect.bisect_left(cols, m, a, b)
+        if c == a:
+            return tree(m, hi, a, b)
+        if c == b:
+            return tree(lo, m, a, b)
+        return (tree(lo, m, a, c), tree(m, hi, c, b))
+    return tree(0, n, 0, len(cols))
+
+
+pairwise.prune = _pairwise_pruned
+
+
+def _comb(items):
+    t = items[0]
+    for u in items[1:]:
+        t = (t, u)
+    return t
+
+
+@summation_order("blocked", takes_arg=True)
+def blocked(n, k):
+    """Blocks of k consecutive columns, each summed left to right; then the blocks' sums
+    left to right (a tiled BLAS kernel's order)."""
+    if not n:
+        return ()
+    return _comb([_comb(list(range(i, min(i + k, n)))) for i in range(0, n, k)])
+
+
+def _blocked_pruned(n, cols, k):
+    groups, last = [], None
+    for i, c in enumerate(cols):
+        if c // k != last:
+            groups.append([])
+            last = c // k
+        groups[-1].append(i)
+    return _Comb([_Comb(g) for g in groups])
+
+
+blocked.prune = _blocked_pruned
+
+
+class _Comb(list):
+    """A left fold of its items (leaves or subtrees): a pair chain without deep nesting."""
+
+
+@dataclass(frozen=True)
+class Plan:
+    """How one row's present terms (n of them, listed by column) are summed: ``ops`` is a
+    list of ⊕ steps ``(dst, a, b)`` over n slots (slot i holds term i at the start), each
+    setting ``slot[dst] = slot[a] ⊕ slot[b]``; the sum ends in slot ``root``.  ``seq``: for
+    an order that folds a sequence left to right, that sequence (None for a tree)."""
+
+    ops: tuple
+    root: int
+    seq: tuple | None
+
+
+def _dense(order: str, n: int):
+    """The order's fold of a dense row of n terms: ("seq", permutation) or ("tree", tree)."""
+    key = (order, n)
+    got = _DENSE.get(key)
+    if got is not None:
+        return got
+    name, _, arg = order.partition(":")
+    fn, takes = ORDERS[name]
+    t = fn(n, int(arg)) if takes else fn(n)
+    if isinstance(t, (tuple, int, np.integer)):
+        leaves = []
+        stack = [t] if n else []
+        while stack:
+            u = stack.pop()
+            if isinstance(u, tuple):
+                if len(u) != 2:
+                    raise InputError(f"summation order {order!r} gives a node of {len(u)} children for {n} terms")
+                stack.extend(u)
+            else:
+                leaves.append(int(u))
+        got = ("tree", t)
+    else:
+        leaves = [int(i) for i in t]
+        got = ("seq", np.asarray(leaves, dtype=np.int64))
+    if sorted(leaves) != list(range(n)):
+        raise InputError(f"summation order {order!r} gives {sorted(leaves)} for {n} terms: not a permutation")
+    _DENSE[key] = got
+    return got
+
+
+def _prune_tree(t, where):
+    """The dense tree ``t`` pruned to the present columns (``where``: column -> position)."""
+    if isinstance(t, tuple):
+        a, b = _prune_tree(t[0], where), _prune_tree(t[1], where)
+        return b if a is None else a if b is None else (a, b)
+    return where.get(int(t))
+
+
+def _compile(tree, n) -> Plan:
+    ops = []
+
+    def emit(t):
+        if isinstance(t, _Comb):
+            r = emit(t[0])
+            for u in t[1:]:
+                ops.append((r, r, emit(u)))
+            return r
+        if isinstance(t, tuple):
+            a, b = emit(t[0]), emit(t[1])
+            ops.append((a, a, b))
+            return a
+        return int(t)
+    root = emit(tree) if n else 0
+    seq = None
+    if all(op[1] == root for op in ops):  # every step adds one term to the running sum: a left fold
+        seq = (root,) + tuple(op[2] for op in ops)
+    return Plan(tuple(ops), root, seq)
+
+
+def row_plan(order: str, n: int, cols) -> Plan:
+    """How a row whose present columns are ``cols`` (sorted) among ``n`` is summed under
+    ``order``: the dense order pruned to the present columns, over their positions.
+
+    Why pruning is exact: the absent columns' products are ±0 (or NaN, when the column
+    holds ±inf/NaN).  With a NaN every bracketing gives NaN.  Otherwise, by induction on
+    the dense tree, each subtree's value equals its pruned value whenever the pruned value
+    is nonzero, and is a zero when it is a zero (x ⊕ ±0 = x for x ≠ 0; a zero ⊕ a zero is
+    a zero); and a sum of floats is −0 exactly when every term is −0 (a nonzero term
+    survives or cancels to +0, ⊕ never underflows to zero), in any bracketing.  So the dense
+    sum is the pruned sum ⊕ the absent products' sum, the order-free Z of :func:`fold`."""
+    cols = [int(c) for c in cols]
+    kind, dense = _dense(order, n)
+    k = len(cols)
+    if kind == "seq":
+        inv = np.empty(n, dtype=np.int64)
+        inv[dense] = np.arange(n)
+        seq = np.argsort(inv[np.asarray(cols, dtype=np.int64)], kind="stable") if k else []
+        ops = tuple((int(seq[0]), int(seq[0]), int(j)) for j in seq[1:]) if k else ()
+        return Plan(ops, int(seq[0]) if k else 0, tuple(int(j) for j in seq))
+    if not k:
+        return Plan((), 0, ())
+    name, _, arg = order.partition(":")
+    fn, takes = ORDERS[name]
+    prune = getattr(fn, "prune", None)
+    if prune is not None:
+        tree = prune(n, cols, int(arg)) if takes else prune(n, cols)
+    else:
+        tree = _prune_tree(dense, {c: i for i, c in enumerate(cols)})
+    return _compile(tree, k)
+
+
+_DENSE: dict = {}
+
+
 @dataclass(frozen=True)
 class Semantics:
     """The choices that fix a network's floating-point meaning.
 
     ``order``: the summation order of a matrix–vector product and of D^AD's sums over rows
-    (a name of :data:`ORDERS`; ``"left"``: left to right, the paper's).  ``fold_init``:
-    ``"first"`` (the paper's) or ``"+0"``.  ``backward``: name of the activation backward
-    formula per activation name, with ``"*"`` as the default (``"paper"``: g ⊗ σ'(z)).
+    (a name of :data:`ORDERS`, ``name:k`` for an order with an argument; ``"left"``: left to
+    right, the paper's).  ``wide``: None (every ⊕ and ⊗ of a row in the network's format,
+    the paper's) or a format name: each product of a row, each ⊕ and the bias computed in
+    that wider format, then one rounding to the network's format at the row's end (PyTorch's
+    bfloat16/float16 matmul accumulates in float32).  ``fold_init``: ``"first"`` (the
+    paper's) or ``"+0"``.  ``backward``: name of the activation backward formula per
+    activation name, with ``"*"`` as the default (``"paper"``: g ⊗ σ'(z)).
+    ``activation``: how σ is evaluated (``"correct"``: correctly rounded, the paper's).
     """
 
     order: str = "left"
     fold_init: str = "first"
     backward: tuple = (("*", "paper"),)
+    wide: str | None = None
+    activation: str = "correct"
 
     def __post_init__(self):
-        if self.order not in ORDERS:
-            raise InputError(f"unknown summation order {self.order!r} (known: {', '.join(ORDERS)})")
+        name, colon, arg = self.order.partition(":")
+        if name not in ORDERS:
+            raise InputError(f"unknown summation order {self.order!r} (known: {', '.join(_order_names())})")
+        takes = ORDERS[name][1]
+        if takes and not (colon and arg.isdigit() and int(arg) >= 1):
+            raise InputError(f"summation order {name!r} needs a block size: {name}:K with K >= 1, got {self.order!r}")
+        if not takes and colon:
+            raise InputError(f"summation order {name!r} takes no argument, got {self.order!r}")
         if self.fold_init not in ("first", "+0"):
             raise InputError(f"unknown fold start {self.fold_init!r} (known: first, +0)")
         for _, f in self.backward:
             if f not in BACKWARD_FORMULAS:
                 raise InputError(f"unknown backward formula {f!r} (known: {', '.join(BACKWARD_FORMULAS)})")
+        if self.wide is not None:
+            from fpsmt.semantics.formats import parse_format
+            parse_format(self.wide)
+        if self.activation != "correct":
+            raise InputError(f"unknown activation implementation {self.activation!r} (known: correct)")
 
     def backward_formula(self, act: Activation):
         d = dict(self.backward)
         return BACKWARD_FORMULAS[d.get(act.name, d.get("*", "paper"))]
 
+    def row_plan(self, n: int, cols) -> Plan:
+        """How a row with present columns ``cols`` (sorted) of ``n`` is summed (:func:`row_plan`)."""
+        return row_plan(self.order, int(n), cols)
+
+    def is_sequence(self, n: int) -> bool:
+        """Whether the order folds a dense row of n terms as a sequence (left to right)."""
+        return _dense(self.order, int(n))[0] == "seq"
+
     def sequence(self, n: int) -> np.ndarray:
-        """The order in which a row's n terms (listed by column) are folded."""
-        return _sequence(self.order, int(n))
+        """The order in which a dense row's n terms (listed by column) are folded, for an
+        order that folds a sequence; InputError for a tree order."""
+        kind, dense = _dense(self.order, int(n))
+        if kind != "seq":
+            raise InputError(f"summation order {self.order!r} sums {n} terms as a tree, not a sequence")
+        return dense
+
+    def wide_format(self):
+        from fpsmt.semantics.formats import parse_format
+        return None if self.wide is None else parse_format(self.wide)
+
+    def check(self, fmt, activations=()):
+        """Refuse (InputError, one line) a profile that cannot apply to networks of ``fmt``
+        with these activations — before any work."""
+        W = self.wide_format()
+        if W is not None:
+            from fpsmt.semantics.formats import contains
+            if not contains(W, fmt) or (W.E, W.M) == (fmt.E, fmt.M):
+                raise InputError(f"order=wide:{W.name} needs a format wider than {fmt.name} that holds its values")
+        for a in activations:
+            act = get_activation(a)
+            f = self.backward_formula(act)
+            supports = getattr(f, "supports", None)
+            if supports is not None and not act.is_identity and not supports(act, fmt):
+                raise InputError(f"backward={dict(self.backward).get(act.name, dict(self.backward).get('*'))} "
+                                 f"has no formula for {act.name}")
+        return self
+
+    @property
+    def spec(self) -> str:
+        """The profile as ``--semantics`` spells it (every part named)."""
+        b = dict(self.backward)
+        back = b.get("*", "paper") if len(b) == 1 else ";".join(f"{k}:{v}" for k, v in self.backward)
+        order = f"wide:{self.wide}" if self.wide is not None and self.order == "left" else self.order
+        parts = [f"order={order}"]
+        if self.wide is not None and self.order != "left":
+            parts.append(f"wide={self.wide}")
+        parts += [f"backward={back}", f"activation={self.activation}"]
+        if self.fold_init != "first":
+            parts.append(f"fold={self.fold_init}")
+        return ",".join(parts)
+
+    @property
+    def is_paper(self) -> bool:
+        return self == PAPER
 
 
-_SEQUENCES: dict = {}
+def _order_names():
+    return [f"{k}:K" if takes else k for k, (_, takes) in ORDERS.items()] + ["wide:FORMAT"]
 
 
-def _sequence(order, n):
-    key = (order, n)
-    seq = _SEQUENCES.get(key)
-    if seq is None:
-        seq = np.asarray(list(ORDERS[order](n)), dtype=np.int64)
-        if sorted(seq.tolist()) != list(range(n)):
-            raise InputError(f"summation order {order!r} gives {seq.tolist()} for {n} terms: not a permutation")
-        _SEQUENCES[key] = seq
-    return seq
+def parse_semantics(text) -> "Semantics":
+    """A profile from ``key=value`` parts joined by commas: ``order=`` (left, reversed,
+    pairwise, blocked:K, wide:FORMAT), ``backward=`` (paper, torch, jax), ``activation=``
+    (correct), ``fold=`` (first, +0).  Unnamed parts keep the paper's choice.  One clear
+    InputError for anything else."""
+    if isinstance(text, Semantics):
+        return text
+    if text is None or not str(text).strip():
+        return PAPER
+    kw = {}
+    for part in str(text).split(","):
+        key, eq, value = part.strip().partition("=")
+        key, value = key.strip().lower(), value.strip()
+        if not eq or not value:
+            raise InputError(f"semantics part {part.strip()!r} is not key=value (keys: order, backward, activation, fold)")
+        if key in kw or (key == "order" and "order" in kw):
+            raise InputError(f"semantics part {key!r} given twice in {text!r}")
+        if key == "order":
+            if value.lower().startswith("wide:"):
+                kw["order"], kw["wide"] = "left", value.split(":", 1)[1].strip()
+                from fpsmt.semantics.formats import parse_format
+                kw["wide"] = parse_format(kw["wide"]).name
+            else:
+                kw["order"] = value.lower()
+        elif key == "wide":
+            from fpsmt.semantics.formats import parse_format
+            kw["wide"] = parse_format(value).name
+        elif key == "backward":
+            kw["backward"] = (("*", value.lower()),)
+        elif key == "activation":
+            kw["activation"] = value.lower()
+        elif key == "fold":
+            kw["fold_init"] = value
+        else:
+            raise InputError(f"unknown semantics key {key!r} in {text!r} (keys: order, backward, activation, fold)")
+    return Semantics(**kw)
 
 
 PAPER = Semantics()
@@ -127,31 +410,41 @@ PAPER = Semantics()
 
 # ------------------------------------------------------------------------ IR
 class Pattern:
-    """A sparsity pattern prepared for the fold, by fold step.
+    """A sparsity pattern prepared for the fold.
 
+    For an order that folds a sequence (:attr:`Plan.seq`, e.g. the paper's), by fold step:
     ``positions[k] = (rows, cols, entry)``: the rows that have a k-th term in their fold
     sequence (the summation order applied to the row's entries listed by column), that
     entry's column and its index in the layer's entry list (``rows`` may be
     ``slice(None)`` for all rows, ``cols`` a one-column slice).  Step-major order lets
     one NumPy operation advance every row at once.
+
+    For a tree order, ``positions`` is None and ``groups`` lists, per row length n,
+    ``(rows, cols, entries, plan)``: the rows with n terms, their terms' columns and entry
+    indices (arrays of shape (rows, n), by column) and the order's :class:`Plan` for n —
+    one NumPy operation per ⊕ step advances every row of the group.
     """
 
     def __init__(self, n_rows, n_cols, rows, cols, sem: "Semantics" = None):
+        sem = sem or PAPER
         self.n_rows, self.n_cols = n_rows, n_cols
         rows = np.asarray(rows, dtype=np.int64)
         cols = np.asarray(cols, dtype=np.int64)
         order = np.lexsort((cols, rows))
         r, c = rows[order], cols[order]
         counts = np.bincount(r, minlength=n_rows)
+        self.absent_rows = np.nonzero(counts < n_cols)[0]
+        self.present = (r, c)  # the (row, column) of every entry, sorted by row then column
+        self.positions, self.groups = None, None
+        if not sem.is_sequence(n_cols):
+            self._tree_groups(sem, r, c, order, counts)
+            return
+        inv = np.empty(n_cols, dtype=np.int64)  # each column's step in the dense fold
+        inv[sem.sequence(n_cols)] = np.arange(n_cols)
+        by_step = np.lexsort((inv[c], r))  # entries by row, then by the dense fold's step
+        r, c, order = r[by_step], c[by_step], order[by_step]
         starts = np.concatenate([[0], np.cumsum(counts)[:-1]])
-        rank = np.arange(len(r)) - starts[r]  # position in column order
-        lengths = counts[r]
-        for n in np.unique(lengths):  # the fold step of each entry: where the order puts its position
-            seq = (sem or PAPER).sequence(int(n))
-            step = np.empty(len(seq), dtype=np.int64)
-            step[seq] = np.arange(len(seq))
-            sel = lengths == n
-            rank[sel] = step[rank[sel]]
+        rank = np.arange(len(r)) - starts[r]  # the fold step of each entry within its row
         self.positions = []
         for k in range(int(counts.max()) if len(r) else 0):
             sel = rank == k
@@ -160,8 +453,19 @@ class Pattern:
             rows_idx = slice(None) if len(rk) == n_rows else rk
             cols_idx = slice(int(ck[0]), int(ck[0]) + 1) if len(ck) and (ck == ck[0]).all() else ck
             self.positions.append((rows_idx, cols_idx, order[sel]))
-        self.absent_rows = np.nonzero(counts < n_cols)[0]
-        self.present = (r, c)  # the (row, column) of every entry, sorted by row then column
+
+    def _tree_groups(self, sem, r, c, order, counts):
+        """Rows grouped by their pruned plan (same term count, same ⊕ steps)."""
+        ends = np.cumsum(counts)
+        groups: dict = {}
+        for i in np.nonzero(counts)[0].tolist():
+            a, b = int(ends[i] - counts[i]), int(ends[i])
+            plan = sem.row_plan(self.n_cols, c[a:b].tolist())
+            groups.setdefault((b - a, plan.ops, plan.root), (plan, []))[1].append((i, a, b))
+        self.groups = []
+        for (n, _, _), (plan, members) in groups.items():
+            idx = np.asarray([np.arange(a, b) for _, a, b in members], dtype=np.int64).reshape(-1, n)
+            self.groups.append((np.asarray([i for i, _, _ in members], dtype=np.int64), c[idx], order[idx], plan))
 
     def absent_cols(self):
         """For each row with absent entries, the list of its absent columns."""
@@ -213,7 +517,7 @@ class Layer:
         (``direction="forward"``) or D^AD's fold over its columns (``"backward"``)."""
         sem = sem or PAPER
         cache = self.__dict__.setdefault("_patterns", {})
-        key = (direction, sem.order)
+        key = (direction, sem.order)  # the pattern depends on the order only
         if key not in cache:
             cache[key] = (Pattern(self.n_out, self.n_in, self.rows, self.cols, sem) if direction == "forward"
                           else Pattern(self.n_in, self.n_out, self.cols, self.rows, sem))
@@ -296,25 +600,50 @@ def _values(A, entries, params):
     return vals
 
 
-def fold(A, pattern: Pattern, W, v, product, sem: Semantics, zeros=None, zeros_after=False):
-    """Sum over each row of ``product(v[..., j], W[entry])`` in the semantics' order
+def fold(A, pattern: Pattern, W, v, product, sem: Semantics, zeros=None, zeros_after=False, bias=None):
+    """Sum over each row of ``product(B, v[..., j], W[entry])`` in the semantics' order
     (``pattern`` was prepared for it), then the absent entries' term, exactly; with
     ``zeros`` (one value per row), every row adds that value instead (see :class:`Zeros`),
-    or after its own absent term with ``zeros_after``."""
+    or after its own absent term with ``zeros_after``; then ``bias`` (one value per row)
+    when given.  ``B`` is ``A``, or with ``sem.wide`` its sibling in the wide format: the
+    inputs are converted to it (exactly: the wide format holds every value), every product
+    and ⊕ of the row is computed there, and the row's sum is rounded once to ``A``'s format
+    at the end."""
+    Wf = sem.wide_format()
+    B = A if Wf is None else A.sibling(Wf)
+    if B is not A:
+        W, v = B.convert(A, W), B.convert(A, v)
+        zeros = None if zeros is None else B.convert(A, zeros)
+        bias = None if bias is None else B.convert(A, bias)
     shape = np.broadcast_shapes(np.shape(v)[:-1], np.shape(W)[:-1]) + (pattern.n_rows,)  # per-sample W
-    start = A.fmt.zero_bits(sem.fold_init == "first")  # −0 is ⊕'s identity
-    S = np.array(A.full(shape, start), copy=True)
-    for k, (rows, cols, entry) in enumerate(pattern.positions):
-        prod = product(v[..., cols], W[..., entry])
-        if k == 0 and sem.fold_init == "first":
-            S[..., rows] = prod
-        else:
-            S[..., rows] = A.add(S[..., rows], prod)
+    start = B.fmt.zero_bits(sem.fold_init == "first")  # −0 is ⊕'s identity
+    S = np.array(B.full(shape, start), copy=True)
+    if pattern.positions is not None:
+        for k, (rows, cols, entry) in enumerate(pattern.positions):
+            prod = product(B, v[..., cols], W[..., entry])
+            if k == 0 and sem.fold_init == "first":
+                S[..., rows] = prod
+            else:
+                S[..., rows] = B.add(S[..., rows], prod)
+    else:
+        for rows, cols, entry, plan in pattern.groups:
+            T = product(B, v[..., cols], W[..., entry])  # (..., rows of the group, n), by column
+            slots = [T[..., i] for i in range(T.shape[-1])]
+            for dst, a, b in plan.ops:
+                slots[dst] = B.add(slots[a], slots[b])
+            r = slots[plan.root]
+            if sem.fold_init != "first":
+                r = B.add(B.full(np.shape(r), 0), r)
+            S[..., rows] = r
     if (zeros is None or zeros_after) and len(pattern.absent_rows):
-        Z = A.absent_zero_sum(v, pattern)
+        Z = B.absent_zero_sum(v, pattern)
         rows = pattern.absent_rows
-        S[..., rows] = A.add(S[..., rows], Z)
-    return S if zeros is None else A.add(S, zeros)
+        S[..., rows] = B.add(S[..., rows], Z)
+    if zeros is not None:
+        S = B.add(S, zeros)
+    if bias is not None:
+        S = B.add(S, bias)
+    return S if B is A else A.convert(B, S)
 
 
 @dataclass
@@ -355,7 +684,9 @@ def fold_terms(A, terms, sem: Semantics):
     the fold start are the IR's by construction."""
     n = len(terms)
     row = Pattern(1, n, np.zeros(n, dtype=np.int64), np.arange(n), sem)
-    return fold(A, row, np.arange(n), np.stack(terms, axis=-1), lambda ts, _: ts, sem)[..., 0]
+    if sem.wide is not None:
+        raise InputError("a row summed from terms already rounded cannot follow order=wide")
+    return fold(A, row, np.arange(n), np.stack(terms, axis=-1), lambda B, ts, _: ts, sem)[..., 0]
 
 
 def row_terms(A, layer: "Layer", params, v, direction: str, row: int = 0, sem: Semantics = PAPER) -> list:
@@ -366,6 +697,9 @@ def row_terms(A, layer: "Layer", params, v, direction: str, row: int = 0, sem: S
     (``params``: the values of the layer's symbolic parameters, as :func:`run` takes them)."""
     W = _values(A, layer.weights, params)
     pattern = layer.pattern(direction, sem)
+    if pattern.positions is None or sem.wide is not None:
+        raise InputError(f"a row's terms in fold order exist for orders that fold a sequence in the format, "
+                         f"not for {sem.spec}")
     out = []
     for rows, cols, entry in pattern.positions:
         if isinstance(rows, slice):
@@ -417,7 +751,7 @@ def run(A, net: Network, x, y=None, params=None, sem: Semantics = PAPER, zeros: 
         else:
             if keep_absent:
                 absent[k][0] = _absent_terms(A, layer.pattern("forward", sem), h)
-            z = A.add(fold(A, layer.pattern("forward", sem), W, h, lambda xs, ws: A.mul(ws, xs), sem, zf.get(k), after), b)
+            z = fold(A, layer.pattern("forward", sem), W, h, lambda B, xs, ws: B.mul(ws, xs), sem, zf.get(k), after, b)
         h = layer.act.value(A, z)
         pre.append(z)
         post.append(h)
@@ -432,6 +766,6 @@ def run(A, net: Network, x, y=None, params=None, sem: Semantics = PAPER, zeros: 
             g = sem.backward_formula(layer.act)(A, layer.act, g, z, a)
             if keep_absent:
                 absent[k][1] = _absent_terms(A, layer.pattern("backward", sem), g)
-            g = fold(A, layer.pattern("backward", sem), W, g, lambda gs, ws: A.mul(gs, ws), sem, zb.get(k), after)
+            g = fold(A, layer.pattern("backward", sem), W, g, lambda B, gs, ws: B.mul(gs, ws), sem, zb.get(k), after)
         grad = g
     return Trace(h, grad, pre, post, upstream, absent)

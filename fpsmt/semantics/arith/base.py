@@ -317,6 +317,21 @@ class Arith(ABC):
     def next_down(self, a):
         return self.neg(self.next_up(self.neg(a)))
 
+    # ------------------------------------------------ other formats (wide accumulation)
+    def sibling(self, fmt: Format) -> "Arith":
+        """The same interpretation in another format: where a semantics profile computes
+        in a wider format (``Semantics.wide``, a framework's float32 backward) before one
+        rounding to this one."""
+        from fpsmt.errors import InputError
+        raise InputError(f"{type(self).__name__} does not compute in a second format "
+                         f"({fmt.name}): this semantics profile is not available here")
+
+    def convert(self, src: "Arith", a):
+        """Values ``a`` of ``src`` (this interpretation's :meth:`sibling` in another format)
+        in this format, each rounded once (RNE, IEEE overflow) from its exact value."""
+        from fpsmt.errors import InputError
+        raise InputError(f"{type(self).__name__} cannot convert between formats")
+
     # ------------------------------------------------------- the semantics' helpers
     def absent_zero_sum(self, v, pattern):
         """The exact ⊕-sum of the products +0 ⊗ v[j] over the absent columns j of each

@@ -27,6 +27,13 @@ from fpsmt.semantics.arith.base import Arith, ConcreteOps
 from fpsmt.semantics.arith.exact import ExactArith
 
 
+def _convert_patterns(src: Format, dst: Format, bits):
+    from fpsmt.semantics.formats import convert_bits
+    arr = np.asarray(bits, dtype=object)
+    out = np.frompyfunc(lambda b: convert_bits(src, dst, b), 1, 1)(arr) if arr.size else arr
+    return np.asarray(out, dtype=object)
+
+
 def _errstate():
     return np.errstate(all="ignore")
 
@@ -148,6 +155,25 @@ class FloatArrayArith(ConcreteOps, Arith):
         r = np.where(b == np.uint64(f.inf_bits()), b, r)
         r = np.where(np.isnan(a), np.uint64(f.nan_bits), r)
         return self.const(r)
+
+    def sibling(self, fmt: Format) -> Arith:
+        cache = self.__dict__.setdefault("_siblings", {})
+        if (fmt.E, fmt.M) not in cache:
+            cache[fmt.E, fmt.M] = concrete(fmt)
+        return cache[fmt.E, fmt.M]
+
+    def convert(self, src: Arith, a):
+        """Host values convert exactly into a host type at least as wide, then round once
+        to the format (:meth:`_round`); a wider host type is rounded from directly."""
+        if not isinstance(src, FloatArrayArith):
+            return self.const(_convert_patterns(src.fmt, self.fmt, src.to_bits(a)))
+        x = np.asarray(a)
+        if x.dtype.itemsize <= self.dtype.itemsize:
+            return self._round(x.astype(self.dtype))
+        if isinstance(self, HostArith):  # narrowing from float64: one rounding, then an exact cast
+            return self._round_via(x, x.dtype).astype(self.dtype)
+        with _errstate():
+            return x.astype(self.dtype)  # float64 -> float32: one IEEE rounding
 
     def absent_zero_sum(self, v, pattern):
         """As :meth:`Arith.absent_zero_sum`, by counting: absent = all − present."""

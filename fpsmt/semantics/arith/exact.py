@@ -159,3 +159,15 @@ class ExactArith(ConcreteOps, Arith):
 
     def next_up(self, a):
         return np.asarray(self._next_up(a), dtype=object)
+
+    def sibling(self, fmt: Format) -> "ExactArith":
+        cache = self.__dict__.setdefault("_siblings", {})
+        if (fmt.E, fmt.M) not in cache:
+            cache[fmt.E, fmt.M] = ExactArith(fmt)
+        return cache[fmt.E, fmt.M]
+
+    def convert(self, src: Arith, a):
+        from fpsmt.semantics.formats import convert_bits
+        arr = np.asarray(src.to_bits(a), dtype=object)
+        conv = np.frompyfunc(lambda b: convert_bits(src.fmt, self.fmt, b), 1, 1)
+        return np.asarray(conv(arr), dtype=object) if arr.size else arr

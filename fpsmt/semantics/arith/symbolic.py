@@ -359,6 +359,9 @@ class Z3Arith(Arith):
         return self._div(a, b)
 
     def apply(self, fn, a):
+        if getattr(self, "_parent", None) is not None and self.fmt.nbits > symbolic_functions.TABLE_MAX_BITS:
+            raise InputError(f"{fn.key} in {self.fmt.name} inside a {self._parent.fmt.name} query: a function "
+                             "refined lazily is not encoded in a second format")
         if self._act is not None:  # uninterpreted (Claim.uninterpreted "act"): any function of the
             # argument's bit pattern, one per key (over bit-vectors, so that Ackermann's reduction
             # leaves a pure bit-vector query: fpsmt.proof.solve.backends.Z3_UF_TACTIC)
@@ -532,6 +535,22 @@ class Z3Arith(Arith):
 
     def next_up(self, a):
         return self._next_up(a)
+
+    # ------------------------------------------------ other formats (wide accumulation)
+    def sibling(self, fmt: Format) -> "Z3Arith":
+        """Terms of another sort in the same query: they share this interpretation's side
+        constraints and facts (a solver that asserts this one's asserts the sibling's)."""
+        cache = self.__dict__.setdefault("_siblings", {})
+        if (fmt.E, fmt.M) not in cache:
+            sib = Z3Arith(fmt, prefix=self._prefix)
+            sib.side, sib.facts = self.side, self.facts
+            sib._parent = self
+            cache[fmt.E, fmt.M] = sib
+        return cache[fmt.E, fmt.M]
+
+    def convert(self, src: Arith, a):
+        sort, rm = self.sort, self.rm
+        return _vec(lambda t: z3.fpToFP(rm, t, sort), 1)(_as_obj(a))
 
 
 def fold_bits(fmt: Format, t) -> int:

@@ -1,0 +1,331 @@
+"""``fpsmt counterexample hypothesis --drop H``: drop one hypothesis of the theorems and
+look for what breaks (BRIEF §7: "Generate counterexamples").
+
+For each semantics profile that alters the dropped hypothesis, two kinds of entry:
+
+* ``construct`` — the network of ``fpsmt construct`` for the activation and format, built
+  for the paper's semantics on built-in targets (``--targets`` for one's own) and verified
+  there bit for bit, then run under the profile at every domain point with upstream h*(x).
+  Every point is checked, so the entry is decided: REFUTED with the first point that
+  misses its targets — replayed in the exact reference (rationals rounded once per
+  operation), not only in the executor that found it — or PROVED (every point meets its
+  targets under the profile: the construct claim is finite and was checked everywhere).
+* ``necessity.zero_upstream`` and ``necessity.odd`` — properties every network has in the
+  paper's semantics (BRIEF §3): a zero upstream gives a zero gradient, and D(−y) = −D(y)
+  up to the sign of zero, for finite weights and a forward pass free of ∞ and NaN.  They
+  are ∀ claims over a network of the activation (``--shape``, default 1-2-1) with every
+  weight and bias symbolic, decided by the engine under the profile (store, solver, time limit, every
+  model replayed): PROVED, REFUTED with the network and point, or UNKNOWN.
+
+Hypotheses: ``order`` (reversed, pairwise, blocked:2, blocked:4, wide:float32 where the
+format fits in float32) and ``backward`` (torch, jax, where they have a formula for the
+activation).  ``activation``, ``exponent``, ``domain`` and ``gradient-bound`` are not
+available yet and are refused with one line.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import time
+from pathlib import Path
+
+import numpy as np
+
+from fpsmt.commands.options import engine_session, err
+from fpsmt.errors import FpsmtError, InputError
+
+HYPOTHESES = ("order", "backward", "activation", "exponent", "domain", "gradient-bound")
+AVAILABLE = ("order", "backward")
+ORDER_PROFILES = ("order=reversed", "order=pairwise", "order=blocked:2", "order=blocked:4", "order=wide:float32")
+BACKWARD_PROFILES = ("backward=torch", "backward=jax")
+DEFAULT_TARGETS = "example:sin_misleading.py"
+
+
+def profiles(drop, fmt, activation, given=None) -> list:
+    """The profiles that alter hypothesis ``drop`` (or the one given), checked for the
+    format and activation; InputError (one line) when none applies."""
+    from fpsmt.semantics.network import parse_semantics
+    if drop not in HYPOTHESES:
+        raise InputError(f"unknown hypothesis {drop!r} (known: {', '.join(HYPOTHESES)})")
+    if drop not in AVAILABLE:
+        raise InputError(f"--drop {drop} is not available yet (available: {', '.join(AVAILABLE)})")
+    if given is not None:
+        sem = parse_semantics(given)
+        altered = sem.order != "left" or sem.wide is not None if drop == "order" else \
+            dict(sem.backward).get("*") != "paper"
+        if not altered:
+            raise InputError(f"--semantics {given} does not drop the {drop} hypothesis (it keeps the paper's {drop})")
+        return [sem.check(fmt, [activation])]
+    out_ = []
+    for spec in (ORDER_PROFILES if drop == "order" else BACKWARD_PROFILES):
+        try:
+            out_.append(parse_semantics(spec).check(fmt, [activation]))
+        except InputError:
+            continue  # this profile does not apply here (a format too wide, no formula for σ)
+    if not out_:
+        raise InputError(f"no {drop} profile applies to {activation} in {fmt.name}")
+    return out_
+
+
+def targets_for(path, fmt, construction, n):
+    """Up to n targets of the file spread over its domain, those the construction takes."""
+    from fpsmt.commands import targets
+    from fpsmt.resources import resolve
+    pts = targets.load_targets(resolve(path), fmt)
+    ok, seen = [], set()
+    for p in pts:
+        key = p[0] & ~fmt.sign_bit if fmt.is_zero(p[0]) else p[0]
+        if key in seen:  # a target file for a wider format may round two x's to one
+            continue
+        try:
+            construction.check_points(fmt, [p])
+        except InputError:
+            continue
+        seen.add(key)
+        ok.append(p)
+    if not ok:
+        raise InputError(f"no target of {path} lies in the domain of the {construction.activation} construction "
+                         f"in {fmt.name}")
+    idx = np.unique(np.linspace(0, len(ok) - 1, min(n, len(ok))).round().astype(int))
+    return [ok[i] for i in idx]
+
+
+def _hexes(fmt, v):
+    return [fmt.hex(int(b)) for b in np.ravel(v)]
+
+
+def exact_replay(net, x, y, sem):
+    """Value and D^AD at one point in the exact reference (patterns)."""
+    from fpsmt.semantics.arith import ExactArith
+    from fpsmt.semantics.network import run
+    A = ExactArith(net.fmt)
+    t = run(A, net, A.const(np.asarray([[x]], dtype=object)), A.const(np.asarray([[y]], dtype=object)), sem=sem)
+    return int(np.ravel(A.to_bits(t.out))[0]), int(np.ravel(A.to_bits(t.grad))[0])
+
+
+def construct_entries(fmt, construction, points, sems, drop):
+    """One ``construct`` entry per profile (module docstring); also returns the network."""
+    from fpsmt.commands import targets
+    net = construction.network(fmt, points)
+    bad, f_paper, g_paper = targets.verify(fmt, net, points)
+    if bad:
+        raise FpsmtError(f"the {construction.activation} network misses its targets in the paper's semantics at "
+                         f"x = {bad[0]['x']}: a construction bug")
+    entries = []
+    for sem in sems:
+        t0 = time.perf_counter()
+        broken, f_got, g_got = targets.verify(fmt, net, points, sem)
+        e = {"hypothesis": drop, "semantics": sem.spec, "lemma": "construct", "status": "PROVED",
+             "counterexample": {}, "expected": None, "obtained": None, "replayed": False,
+             "method": f"executor at all {len(points)} domain points", "seconds": None}
+        if broken:
+            b = broken[0]
+            i = next(k for k, p in enumerate(points) if fmt.hex(p[0]) == b["x"])
+            x, f_t, h, g_t = points[i]
+            ef, eg = exact_replay(net, x, h, sem)
+            if (ef, eg) != (int(f_got[i]), int(g_got[i])):
+                raise FpsmtError(f"replay mismatch under {sem.spec} at x = {fmt.hex(x)}: the executor gives "
+                                 f"f = {fmt.hex(int(f_got[i]))}, D = {fmt.hex(int(g_got[i]))}; the exact reference "
+                                 f"f = {fmt.hex(ef)}, D = {fmt.hex(eg)}")
+            e.update(status="REFUTED", counterexample={"x": fmt.hex(x), "y": fmt.hex(h)},
+                     expected={"f": [fmt.hex(int(f_paper[i]))], "grad": [fmt.hex(int(g_paper[i]))]},
+                     targets={"f": [fmt.hex(f_t)], "grad": [fmt.hex(g_t)]},
+                     obtained={"f": [fmt.hex(ef)], "grad": [fmt.hex(eg)]}, replayed=True,
+                     broken_points=len(broken))
+            e["_point"] = i
+        e["seconds"] = round(time.perf_counter() - t0, 3)
+        entries.append(e)
+    return entries, net
+
+
+# ------------------------------------------------------------------ necessities
+def necessity_network(fmt, activation, shape=(1, 2, 1)):
+    """A network of the given widths (one input, one output), σ after every hidden layer,
+    every weight and bias a symbolic parameter ``w{layer}_{row}_{col}``, ``b{layer}_{row}``."""
+    from fpsmt.semantics.network import Layer, Network
+    from fpsmt.semantics.network import Param as P
+    layers = []
+    for k, (n_in, n_out) in enumerate(zip(shape, shape[1:]), start=1):
+        act = "identity" if k == len(shape) - 1 else activation
+        layers.append(Layer.dense([[P(f"w{k}_{i}_{j}") for j in range(n_in)] for i in range(n_out)],
+                                  [P(f"b{k}_{i}") for i in range(n_out)], act))
+    return Network(fmt, layers)
+
+
+def parse_shape(text) -> tuple:
+    try:
+        shape = tuple(int(t) for t in str(text).split("-"))
+    except ValueError:
+        shape = ()
+    if len(shape) < 2 or shape[0] != 1 or shape[-1] != 1 or any(w < 1 for w in shape) or sum(shape) > 12:
+        raise InputError(f"--shape {text}: widths joined by '-', one input and one output, at most 12 neurons "
+                         "in all (e.g. 1-2-1)")
+    return shape
+
+
+def necessity_claims(fmt, activation, sem, shape=(1, 2, 1)):
+    """The two necessity claims under ``sem`` (module docstring)."""
+    from fpsmt.proof.claims import Float, Param, forall
+    net = necessity_network(fmt, activation, shape)
+    WEIGHTS = net.params()
+    variables = {**{p: Param(finite=True) for p in WEIGHTS}, "x": Float(finite=True), "y": Float(finite=True)}
+
+    def clean(s, pre):
+        return s.all(*[v.is_finite() for layer in pre for v in layer])
+
+    def zero(s):
+        params = {p: s[p] for p in WEIGHTS}
+        _, _, (pre, _, _) = s.run(net, [s.x], [s.y], params=params, trace=True, sem=sem)
+        _, (d0,) = s.run(net, [s.x], [s.const(0)], params=params, sem=sem)
+        _, (dm,) = s.run(net, [s.x], [s.const(fmt.hex(fmt.sign_bit))], params=params, sem=sem)
+        s.let("D(+0)", d0)
+        s.let("D(-0)", dm)
+        return [clean(s, pre).implies(s.all(d0.is_zero(), dm.is_zero()))]
+
+    def odd(s):
+        params = {p: s[p] for p in WEIGHTS}
+        _, (dp,), (pre, _, _) = s.run(net, [s.x], [s.y], params=params, trace=True, sem=sem)
+        _, (dn,) = s.run(net, [s.x], [-s.y], params=params, sem=sem)
+        s.let("D(y)", dp)
+        s.let("D(-y)", dn)
+        same = (-dn).same(dp)
+        return [clean(s, pre).implies(s.any(same, s.all(dp.is_zero(), dn.is_zero())))]
+    tag = f"[{activation},{'-'.join(map(str, shape))},{sem.spec}]"
+    kind = "-".join(map(str, shape))
+    return [
+        ("necessity.zero_upstream", forall(f"necessity.zero_upstream{tag}", variables, goal=zero,
+                                           doc=f"{kind} {activation} net, every weight finite and symbolic: forward "
+                                               "free of ∞/NaN implies D(±0) = ±0")),
+        ("necessity.odd", forall(f"necessity.odd{tag}", variables, goal=odd,
+                                 doc=f"{kind} {activation} net, every weight finite and symbolic: forward free of "
+                                     "∞/NaN implies D(−y) = −D(y) (or both zero)")),
+    ]
+
+
+def necessity_entries(engine, fmt, activation, sems, drop, shape=(1, 2, 1)):
+    from fpsmt.proof.replay import evaluate
+    entries = []
+    for sem in sems:
+        for lemma, claim in necessity_claims(fmt, activation, sem, shape):
+            r = engine.prove(claim, fmt, {claim.name: claim})
+            e = {"hypothesis": drop, "semantics": sem.spec, "lemma": lemma, "status": r.status,
+                 "counterexample": {}, "expected": None, "obtained": None, "replayed": False,
+                 "method": f"solver {r.solver or '-'}" + (" (cached)" if r.cached else ""),
+                 "seconds": round(r.seconds, 3), "reason": r.reason or None}
+            if r.status == "REFUTED":
+                w = dict(r.witness)
+                conds, lets = evaluate(claim, fmt, {claim.name: claim}, w, part="counterexample")
+                if not all(conds.values()):  # in the domains, the hypotheses hold, the goal fails
+                    raise FpsmtError(f"{claim.name}: the solver's counterexample {r.witness_json()} does not break "
+                                     "the claim in the executor")
+                e.update(counterexample=r.witness_json(), replayed=True,
+                         obtained={k: fmt.hex(v) for k, v in lets.items()})
+                e["_witness"] = w
+            entries.append(e)
+    return entries
+
+
+# ------------------------------------------------------------------ output
+def write_break(out_dir: Path, n: int, entry, fmt, net, points):
+    """DIR/n.json (the network) and DIR/n.csv (its points, the break's first), atomically."""
+    from fpsmt.commands import netio
+    from fpsmt.commands.options import atomic_output
+    from fpsmt.semantics.network import Layer, Network, Param
+    if entry["lemma"] == "construct":
+        i = entry["_point"]
+        order = [i] + [k for k in range(len(points)) if k != i]
+        rows = [[fmt.hex(points[k][0]), fmt.hex(points[k][2])] for k in order]
+    else:
+        w = entry["_witness"]
+        net = Network(fmt, [Layer(L.n_out, L.n_in, L.rows, L.cols,
+                                  [w[p.name] if isinstance(p, Param) else p for p in L.weights],
+                                  [w[p.name] if isinstance(p, Param) else p for p in L.bias], L.activation)
+                            for L in net.layers])
+        rows = [[fmt.hex(w["x"]), fmt.hex(w["y"])]]
+        if entry["lemma"] == "necessity.zero_upstream":
+            rows = [[fmt.hex(w["x"]), fmt.hex(0)], [fmt.hex(w["x"]), fmt.hex(fmt.sign_bit)]]
+        else:
+            rows.append([fmt.hex(w["x"]), fmt.hex(w["y"] ^ fmt.sign_bit)])
+    with atomic_output(out_dir / f"{n}.json") as pj, atomic_output(out_dir / f"{n}.csv") as pc:
+        netio.write_network(net, pj.path)
+        with open(pc.path, "w", newline="", encoding="utf-8") as fh:
+            csv.writer(fh).writerows(rows)
+    return [str(out_dir / f"{n}.json"), str(out_dir / f"{n}.csv")]
+
+
+def render(entries, fmt) -> str:
+    lines = []
+    for e in entries:
+        head = f"{e['lemma']:<24} {e['semantics']:<52} {e['status']}"
+        if e["status"] == "REFUTED" and e["lemma"] == "construct":
+            c = e["counterexample"]
+            head += (f" at x = {c['x']} (y = {c['y']}): f = {e['obtained']['f'][0]} (paper's "
+                     f"{e['expected']['f'][0]}), D = {e['obtained']['grad'][0]} (paper's {e['expected']['grad'][0]}); "
+                     f"{e['broken_points']} point(s) broken, replayed in the exact reference")
+        elif e["status"] == "REFUTED":
+            head += f": {json.dumps(e['counterexample'])}, replayed"
+        elif e["status"] == "UNKNOWN":
+            head += f" ({e.get('reason')})"
+        else:
+            head += f" ({e['method']})"
+        lines.append(head)
+    return "\n".join(lines)
+
+
+def cmd_hypothesis(args):
+    """The entries (JSON-ready) and a function giving their text table."""
+    from fpsmt.commands.options import output_path
+    from fpsmt.constructions.registry import get_construction
+    from fpsmt.semantics.formats import parse_format
+    if args.drop is None:
+        raise InputError("counterexample hypothesis needs --drop H (one of: " + ", ".join(HYPOTHESES) + ")")
+    fmt = parse_format(args.format)
+    construction = get_construction(args.activation)
+    sems = profiles(args.drop, fmt, construction.activation, args.semantics)
+    out_dir = None
+    if args.out:
+        out_dir = Path(args.out)
+        if out_dir.exists() and not out_dir.is_dir():
+            raise InputError(f"--out {args.out} exists and is not a folder")
+        if out_dir.is_dir():
+            output_path(out_dir / "0.json", "--out")  # a writable folder
+        else:
+            output_path(out_dir, "--out")  # its parent exists and is writable
+    shape = parse_shape(args.shape)
+    points = targets_for(args.targets, fmt, construction, args.points)
+    err(f"fpsmt: dropping the {args.drop} hypothesis for {construction.activation} in {fmt.name}: "
+        f"{len(sems)} profile(s) ({', '.join(s.spec for s in sems)}); the construct network on {len(points)} "
+        f"target(s), and the necessities of a {args.shape} network with symbolic weights")
+    entries, net = construct_entries(fmt, construction, points, sems, args.drop)
+    with engine_session(args) as eng:
+        entries += necessity_entries(eng, fmt, construction.activation, sems, args.drop, shape)
+    if out_dir is not None:
+        out_dir.mkdir(exist_ok=True)
+        n = 0
+        for e in entries:
+            if e["status"] == "REFUTED":
+                e["files"] = write_break(out_dir, n, e, fmt, net, points)
+                n += 1
+    for e in entries:
+        e.pop("_point", None)
+        e.pop("_witness", None)
+    return entries, lambda: render(entries, fmt)
+
+
+def register_options(s):
+    s.add_argument("--drop", default=None, choices=HYPOTHESES,
+                   help="hypothesis: the hypothesis to drop (order, backward; activation, exponent, domain and "
+                        "gradient-bound are not available yet)")
+    s.add_argument("--activation", default="relu", help="hypothesis: an activation with a construction (default relu)")
+    s.add_argument("--targets", default=DEFAULT_TARGETS,
+                   help=f"hypothesis: targets of the construct network (default {DEFAULT_TARGETS})")
+    s.add_argument("--points", type=int, default=16,
+                   help="hypothesis: how many of the targets, spread over the domain (default 16)")
+    s.add_argument("--shape", default="1-2-1",
+                   help="hypothesis: the widths of the network whose necessities are decided (default 1-2-1)")
+    s.add_argument("--semantics", default=None, metavar="SPEC",
+                   help="hypothesis: one profile to try instead of every profile of the dropped hypothesis")
+    s.add_argument("--out", default=None, metavar="DIR",
+                   help="hypothesis: write the n-th REFUTED entry's network and points as DIR/n.json and DIR/n.csv "
+                        "(DIR is created if absent; its parent must exist)")
