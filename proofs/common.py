@@ -146,7 +146,6 @@ class Beside:
         finite, for every finite upstream.  Fact nodes (the layer chain assumes them)."""
         from fpsmt.proof.claims import forall
         from fpsmt.proof.tree import fact
-        from fpsmt.semantics.network import PAPER
         L = len(self.net(fmt).layers)
         base = {"z": X_DOM, "x": X_DOM}
         out = []
@@ -165,7 +164,7 @@ class Beside:
             def grad(s, k=k):
                 net, (_, _, (pre, post, up)) = self._run(s, range(1, L), range(k + 1, L), [s[self.up]])
                 act = net.layers[k].act
-                g = PAPER.backward_formula(act)(s.A, act, up[k][0].v, pre[k][0].v, post[k][0].v)
+                g = s.sem.backward_formula(act)(s.A, s.sem.act_of(act), up[k][0].v, pre[k][0].v, post[k][0].v)
                 return type(up[k][0])(s, g).is_finite()
             out.append(fact(forall(f"{self.prefix}.grad{k}", {**base, self.up: FINITE, **zs}, goal=grad,
                                    doc=f"{self.prefix}: its gradient into layer {k} is finite for every finite "

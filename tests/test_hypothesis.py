@@ -40,6 +40,18 @@ def test_a_reversed_order_breaks_the_relu_network_and_the_files_replay(tmp_path)
         assert json.loads(e.stdout.splitlines()[0]) == want
 
 
+def test_library_gelu_breaks_the_gelu_network(tmp_path):
+    """NumPy's GELU in bfloat16 (ml_dtypes, float32 steps) overflows where the construction
+    relies on the correctly rounded one: every point of the network breaks."""
+    r = fpsmt("counterexample", "hypothesis", "--drop", "activation", "--semantics", "activation=numpy",
+              "--activation", "gelu", "--format", "bfloat16", "--store", str(tmp_path / "s.sqlite"),
+              "--timeout", "10", "--json")
+    assert r.returncode == 0, r.stderr
+    c = next(e for e in json.loads(r.stdout) if e["lemma"] == "construct")
+    assert c["status"] == "REFUTED" and c["replayed"] and c["broken_points"] == 16
+    assert c["semantics"] == "order=left,backward=paper,activation=numpy"
+
+
 def test_the_necessity_checker_refutes_a_broken_backward_formula(monkeypatch):
     """A backward formula that adds 1 to the gradient makes D(±0) nonzero and D not odd: both
     necessities are REFUTED, with counterexamples the executor replays."""
@@ -72,7 +84,11 @@ def test_construct_reports_the_points_a_profile_breaks(tmp_path):
 
 
 @pytest.mark.parametrize("args,word", [
-    (["counterexample", "hypothesis", "--drop", "activation", "--format", "bfloat16"], "not available yet"),
+    (["counterexample", "hypothesis", "--drop", "exponent", "--format", "bfloat16"], "has E = 8"),
+    (["counterexample", "hypothesis", "--drop", "gradient-bound", "--format", "bfloat16"], "no finite |y| exceeds it"),
+    (["counterexample", "hypothesis", "--drop", "domain", "--semantics", "order=reversed", "--format", "bfloat16"],
+     "keeps the paper's semantics"),
+    (["counterexample", "hypothesis", "--drop", "activation", "--format", "float32"], "no activation profile applies"),
     (["counterexample", "hypothesis", "--format", "bfloat16"], "needs --drop"),
     (["counterexample", "hypothesis", "--drop", "order", "--semantics", "backward=torch", "--format", "bfloat16"],
      "does not drop the order hypothesis"),
@@ -93,3 +109,92 @@ def test_bad_input_is_one_line_and_exit_2(args, word, tmp_path):
     lines = [ln for ln in r.stderr.splitlines() if ln.strip()]
     assert len(lines) == 1 and word in lines[0], r.stderr
     assert r.stdout == ""
+
+
+class _Identity:
+    """A stand-in construction whose network is x ↦ x: it meets targets f* = x, g* = 1 at
+    h* = 1, and is not silent beyond X — the domain entry must say so."""
+
+    activation = "identity-test"
+
+    def constants(self, fmt):
+        from fractions import Fraction
+        return type("C", (), {"M_sigma": Fraction(4), "H_sigma": Fraction(4)})()
+
+    def network(self, fmt, points):
+        from fpsmt.semantics.network import Layer, Network
+        return Network(fmt, [Layer.dense([[fmt.one_bits]], [fmt.sign_bit], "relu"),
+                             Layer.dense([[fmt.one_bits]], [fmt.sign_bit], "identity")])
+
+
+def test_the_input_hypotheses_refute_a_network_that_is_not_silent():
+    f = parse_format("bfloat16")
+    base = [(f.from_float(v), f.from_float(v), f.one_bits, f.one_bits) for v in (1.0, 2.0, 3.0)]
+    e, _, _ = H.input_entry("domain", f, _Identity(), base)
+    assert e["status"] == "REFUTED" and e["replayed"]
+    assert e["counterexample"] == {"x": "0x4081", "y": f.hex(f.one_bits)}  # 4.03125, the next float above M = 4
+    assert e["expected"] == {"f": ["0x0000"], "grad": ["0x0000"]}
+    assert e["obtained"] == {"f": ["0x4081"], "grad": [f.hex(f.one_bits)]}
+
+
+class _Tiny(_Identity):
+    """x ↦ (x ⊗ 2^-120) ⊗ 2^-20: zero value, and D(y) = (y ⊗ 2^-20) ⊗ 2^-120 underflows to
+    ±0 for every |y| < 64 but not for the largest floats."""
+
+    def network(self, fmt, points):
+        from fpsmt.semantics.network import Layer, Network
+        return Network(fmt, [Layer.dense([[fmt.from_float(2.0 ** -120)]], [fmt.sign_bit], "relu"),
+                             Layer.dense([[fmt.from_float(2.0 ** -20)]], [fmt.sign_bit], "identity")])
+
+
+def test_the_gradient_bound_entry_refutes_a_network_silent_only_below_the_bound():
+    f = parse_format("bfloat16")
+    base = [(f.from_float(v), 0, f.one_bits, 0) for v in (1.0, 2.0, 3.0)]
+    g, _, _ = H.input_entry("gradient-bound", f, _Tiny(), base)
+    assert g["status"] == "REFUTED" and g["replayed"]
+    assert g["counterexample"]["y"] in (f.hex(f.max_bits), f.hex(f.max_bits | f.sign_bit))
+    assert g["obtained"]["grad"] != ["0x0000"] and g["expected"]["grad"] == ["0x0000"]
+    assert H.input_entry("gradient-bound", f, _Tiny(), base[:0] + [base[0]])[0]["broken_points"] == 2  # ±max only
+
+
+CLAIMS_WITH_PROFILES = '''from fpsmt.proof.claims import Float, forall
+from fpsmt.semantics.network import Layer, Network
+
+
+def _goal(s):
+    f = s.fmt
+    w = [f.from_float(v) for v in (256.0, 1.0, 1.0)]
+    net = Network(f, [Layer.dense([w], [f.sign_bit], "identity")])
+    out, _ = s.run(net, [s.x, s.x, s.x], [s.const(1)])
+    return [s.x.eq(1).implies(out[0].eq(258))]
+
+
+sum_left = forall("sum_left", {"x": Float(finite=True)}, goal=_goal)
+sum_reversed = forall("sum_reversed", {"x": Float(finite=True)}, goal=_goal, semantics="order=reversed")
+'''
+
+
+def test_a_claim_names_its_profile(tmp_path):
+    """256·x ⊕ x ⊕ x at x = 1 in bfloat16: 256 left to right (REFUTED, replayed at x = 1),
+    258 right to left (PROVED) — the same goal, two profiles, two answers."""
+    (tmp_path / "c.py").write_text(CLAIMS_WITH_PROFILES)
+    r = fpsmt("prove", str(tmp_path / "c.py"), "--format", "bfloat16", "--store", str(tmp_path / "s.sqlite"), "--json")
+    assert r.returncode == 0, r.stderr
+    got = {d["claim"]: d for d in json.loads(r.stdout)}
+    assert got["sum_left"]["status"] == "REFUTED" and got["sum_left"]["witness"] == {"x": "0x3f80"}
+    assert got["sum_left"]["semantics"] == "order=left,backward=paper,activation=correct"
+    assert got["sum_reversed"]["status"] == "PROVED"
+    assert got["sum_reversed"]["semantics"] == "order=reversed,backward=paper,activation=correct"
+    (tmp_path / "bad.py").write_text(CLAIMS_WITH_PROFILES.replace("order=reversed", "order=sideways"))
+    b = fpsmt("prove", str(tmp_path / "bad.py"), "--format", "bfloat16", "--store", str(tmp_path / "s.sqlite"))
+    assert b.returncode == 2 and "unknown summation order" in b.stderr and len(b.stderr.strip().splitlines()) == 1
+
+
+def test_a_replay_that_disagrees_names_both_values():
+    from fpsmt.errors import FpsmtError
+    f = parse_format("bfloat16")
+    net = _Identity().network(f, [])
+    x = f.from_float(2.0)
+    assert H.exact_replay(net, x, f.one_bits, N.PAPER, (x, f.one_bits)) == (x, f.one_bits)
+    with pytest.raises(FpsmtError, match="f = 0x4040, D = 0x3f80; the exact reference f = 0x4000, D = 0x3f80"):
+        H.exact_replay(net, x, f.one_bits, N.PAPER, (f.from_float(3.0), f.one_bits))

@@ -297,6 +297,7 @@ def _exp32(f, b):
     ("order=wide:float99", "unknown format"),
     ("backward=tensorflow", "unknown backward formula"),
     ("activation=ulp:2", "unknown activation implementation"),
+    ("activation=scipy", "unknown activation implementation"),
     ("colour=blue", "unknown semantics key"),
     ("order", "not key=value"),
     ("order=left,order=reversed", "given twice"),
@@ -350,3 +351,64 @@ def test_torch_export_follows_tree_orders(spec):
     assert outs[PAPER.spec] != outs[sem.spec]
     with pytest.raises(InputError, match="wide"):
         torch_export.scalar_network(net, parse_semantics("order=wide:float32"))
+
+
+# ------------------------------------------------------------ activation implementations
+def test_numpy_tables_are_numpys_values_in_the_formats_dtype():
+    """activation=numpy's σ and σ' are NumPy's formulas evaluated in the format's dtype
+    (ml_dtypes), recomputed here, and they differ from the correctly rounded ones."""
+    import ml_dtypes
+    from fpsmt.semantics.activations import get_activation
+    from fpsmt.semantics.activations.implementations import table
+    f = parse_format("bfloat16")
+    pats = np.arange(0, 1 << 16, 97, dtype=np.uint64)
+    pats = pats[[not f.is_nan(int(b)) for b in pats]]
+    x = pats.astype(np.uint16).view(ml_dtypes.bfloat16)
+    with np.errstate(all="ignore"):
+        s = 1 / (1 + np.exp(-x))
+        d = s * (1 - s)
+    t = table(get_activation("sigmoid"), f, "numpy")
+    assert np.array_equal(t[pats.astype(np.int64), 0], s.view(np.uint16).astype(np.uint64))
+    assert np.array_equal(t[pats.astype(np.int64), 1], d.view(np.uint16).astype(np.uint64))
+    A = concrete(f)
+    correct = A.to_bits(get_activation("sigmoid").value(A, A.const(pats)))
+    assert (np.asarray(correct, dtype=np.uint64) != t[pats.astype(np.int64), 0]).any()
+
+
+def test_torch_tables_are_torchs_values():
+    torch = pytest.importorskip("torch")  # the optional extra fpsmt[torch]; CI installs it
+    from fpsmt.semantics.activations import get_activation
+    from fpsmt.semantics.activations.implementations import table
+    f = parse_format("float16")
+    pats = np.arange(0, 1 << 16, 89, dtype=np.uint64)
+    pats = pats[[not f.is_nan(int(b)) for b in pats]]
+    t = torch.from_numpy(pats.astype(np.uint16).view(np.int16)).view(torch.float16).clone().requires_grad_(True)
+    y = torch.tanh(t)
+    y.backward(torch.ones_like(y))
+    tab = table(get_activation("tanh"), f, "torch")
+    assert np.array_equal(tab[pats.astype(np.int64), 0], y.detach().view(torch.int16).numpy().view(np.uint16))
+    assert np.array_equal(tab[pats.astype(np.int64), 1], t.grad.view(torch.int16).numpy().view(np.uint16))
+
+
+@pytest.mark.parametrize("act", ["sigmoid", "tanh", "elu", "gelu"])
+@settings(max_examples=15, deadline=None)
+@given(data=st.data())
+def test_implementations_agree_in_every_interpretation(act, data):
+    f = parse_format("float8_e4m3")
+    sem = parse_semantics("activation=numpy").check(f, [act])
+    w = [data.draw(bits(f)) for _ in range(4)]
+    net = Network(f, [Layer.dense([[w[0]], [w[1]]], [f.sign_bit, w[2]], act),
+                      Layer.dense([[w[3], f.one_bits]], [f.sign_bit], "identity")])
+    z, g = data.draw(bits(f)), data.draw(bits(f))
+    got = _all_interpretations(net, [z], [g], sem)
+    assert len({(tuple(v[0]), tuple(v[1])) for v in got.values()}) == 1, got
+
+
+def test_implementations_that_do_not_apply_are_refused():
+    with pytest.raises(InputError, match="at most 16 bits"):
+        parse_semantics("activation=numpy").check(F32, ["sigmoid"])
+    with pytest.raises(InputError, match="PyTorch has"):
+        parse_semantics("activation=torch").check(parse_format("float8_e4m3"), ["tanh"])
+    with pytest.raises(InputError, match="not modelled"):
+        parse_semantics("activation=numpy,backward=torch").check(parse_format("bfloat16"), ["elu"])
+    parse_semantics("activation=numpy").check(parse_format("bfloat16"), ["identity", "relu", "gelu"])

@@ -17,10 +17,26 @@ For each semantics profile that alters the dropped hypothesis, two kinds of entr
   weight and bias symbolic, decided by the engine under the profile (store, solver, time limit, every
   model replayed): PROVED, REFUTED with the network and point, or UNKNOWN.
 
-Hypotheses: ``order`` (reversed, pairwise, blocked:2, blocked:4, wide:float32 where the
-format fits in float32) and ``backward`` (torch, jax, where they have a formula for the
-activation).  ``activation``, ``exponent``, ``domain`` and ``gradient-bound`` are not
-available yet and are refused with one line.
+Semantic hypotheses: ``order`` (reversed, pairwise, blocked:2, blocked:4, wide:float32
+where the format fits in float32), ``backward`` (torch, jax, where they have a formula for
+the activation) and ``activation`` (numpy, torch: those libraries' σ and σ' as tables,
+formats of at most 16 bits).
+
+Hypotheses on the inputs, one ``construct`` entry each, in the paper's semantics.  The
+construction's lemmas promise, on X and for |y| <= H_σ, the targets at the target points
+and silence elsewhere (value ±0, D^AD ±0: every atom is ±0 off its point); the entry runs
+the network where the hypothesis is dropped and compares with that promise, extended:
+
+* ``exponent`` — a format with E < 6: the network on the built-in targets, run at them.
+* ``domain`` — the network on the built-in targets (in X), run at x beyond M_σ (the next
+  float above M, 2M, 16M and the largest float, both signs) with y = 1: expected f = ±0,
+  D = ±0, as off-target inside X.
+* ``gradient-bound`` — the network of the targets' values alone (g* = 0, value atoms:
+  D^AD = ±0 for every |y| <= H_σ), run at each target with y beyond H_σ (the next float
+  above H, 2H, 16H and the largest float, both signs): expected f = f*(x), D = ±0.
+
+REFUTED gives the first broken (x, y), replayed in the exact reference; PROVED means every
+point checked meets the promise.
 """
 
 from __future__ import annotations
@@ -36,9 +52,12 @@ from fpsmt.commands.options import engine_session, err
 from fpsmt.errors import FpsmtError, InputError
 
 HYPOTHESES = ("order", "backward", "activation", "exponent", "domain", "gradient-bound")
-AVAILABLE = ("order", "backward")
+AVAILABLE = HYPOTHESES
+SEMANTIC = ("order", "backward", "activation")  # the others alter the inputs, not the semantics
 ORDER_PROFILES = ("order=reversed", "order=pairwise", "order=blocked:2", "order=blocked:4", "order=wide:float32")
 BACKWARD_PROFILES = ("backward=torch", "backward=jax")
+ACTIVATION_PROFILES = ("activation=numpy", "activation=torch")
+PROFILES = {"order": ORDER_PROFILES, "backward": BACKWARD_PROFILES, "activation": ACTIVATION_PROFILES}
 DEFAULT_TARGETS = "example:sin_misleading.py"
 
 
@@ -48,17 +67,20 @@ def profiles(drop, fmt, activation, given=None) -> list:
     from fpsmt.semantics.network import parse_semantics
     if drop not in HYPOTHESES:
         raise InputError(f"unknown hypothesis {drop!r} (known: {', '.join(HYPOTHESES)})")
-    if drop not in AVAILABLE:
-        raise InputError(f"--drop {drop} is not available yet (available: {', '.join(AVAILABLE)})")
+    if drop not in SEMANTIC:
+        if given is not None:
+            raise InputError(f"--drop {drop} keeps the paper's semantics; --semantics is for order, backward, activation")
+        return [parse_semantics(None)]
     if given is not None:
         sem = parse_semantics(given)
-        altered = sem.order != "left" or sem.wide is not None if drop == "order" else \
-            dict(sem.backward).get("*") != "paper"
+        altered = {"order": sem.order != "left" or sem.wide is not None,
+                   "backward": dict(sem.backward).get("*") != "paper",
+                   "activation": sem.activation != "correct"}[drop]
         if not altered:
             raise InputError(f"--semantics {given} does not drop the {drop} hypothesis (it keeps the paper's {drop})")
         return [sem.check(fmt, [activation])]
     out_ = []
-    for spec in (ORDER_PROFILES if drop == "order" else BACKWARD_PROFILES):
+    for spec in PROFILES[drop]:
         try:
             out_.append(parse_semantics(spec).check(fmt, [activation]))
         except InputError:
@@ -95,13 +117,20 @@ def _hexes(fmt, v):
     return [fmt.hex(int(b)) for b in np.ravel(v)]
 
 
-def exact_replay(net, x, y, sem):
-    """Value and D^AD at one point in the exact reference (patterns)."""
+def exact_replay(net, x, y, sem, got):
+    """Value and D^AD at one point in the exact reference (patterns), which must be ``got``
+    (the executor's (f, D)); a mismatch is an error naming both."""
     from fpsmt.semantics.arith import ExactArith
     from fpsmt.semantics.network import run
-    A = ExactArith(net.fmt)
+    fmt = net.fmt
+    A = ExactArith(fmt)
     t = run(A, net, A.const(np.asarray([[x]], dtype=object)), A.const(np.asarray([[y]], dtype=object)), sem=sem)
-    return int(np.ravel(A.to_bits(t.out))[0]), int(np.ravel(A.to_bits(t.grad))[0])
+    ef, eg = int(np.ravel(A.to_bits(t.out))[0]), int(np.ravel(A.to_bits(t.grad))[0])
+    if (ef, eg) != tuple(int(v) for v in got):
+        raise FpsmtError(f"replay mismatch under {sem.spec} at x = {fmt.hex(x)}, y = {fmt.hex(y)}: the executor "
+                         f"gives f = {fmt.hex(int(got[0]))}, D = {fmt.hex(int(got[1]))}; the exact reference "
+                         f"f = {fmt.hex(ef)}, D = {fmt.hex(eg)}")
+    return ef, eg
 
 
 def construct_entries(fmt, construction, points, sems, drop):
@@ -123,11 +152,7 @@ def construct_entries(fmt, construction, points, sems, drop):
             b = broken[0]
             i = next(k for k, p in enumerate(points) if fmt.hex(p[0]) == b["x"])
             x, f_t, h, g_t = points[i]
-            ef, eg = exact_replay(net, x, h, sem)
-            if (ef, eg) != (int(f_got[i]), int(g_got[i])):
-                raise FpsmtError(f"replay mismatch under {sem.spec} at x = {fmt.hex(x)}: the executor gives "
-                                 f"f = {fmt.hex(int(f_got[i]))}, D = {fmt.hex(int(g_got[i]))}; the exact reference "
-                                 f"f = {fmt.hex(ef)}, D = {fmt.hex(eg)}")
+            ef, eg = exact_replay(net, x, h, sem, (f_got[i], g_got[i]))
             e.update(status="REFUTED", counterexample={"x": fmt.hex(x), "y": fmt.hex(h)},
                      expected={"f": [fmt.hex(int(f_paper[i]))], "grad": [fmt.hex(int(g_paper[i]))]},
                      targets={"f": [fmt.hex(f_t)], "grad": [fmt.hex(g_t)]},
@@ -137,6 +162,84 @@ def construct_entries(fmt, construction, points, sems, drop):
         e["seconds"] = round(time.perf_counter() - t0, 3)
         entries.append(e)
     return entries, net
+
+
+# ------------------------------------------------------------------ input hypotheses
+def _beyond(fmt, bound, count=4):
+    """Up to ``count`` positive floats above ``bound`` (a Fraction): the next float, 2×, 16×
+    and the largest finite one."""
+    from fractions import Fraction
+    top = fmt.to_fraction(fmt.max_bits)
+    if bound >= top:
+        return []
+    first = fmt.round(Fraction(bound))
+    if fmt.to_fraction(first) <= bound:
+        first = first + 1  # the next float up (positive patterns are ordered)
+    cands = [first, fmt.round(2 * Fraction(bound)), fmt.round(16 * Fraction(bound)), fmt.max_bits]
+    out = []
+    for b in cands:
+        if fmt.is_finite(b) and fmt.to_fraction(b) > bound and b not in out:
+            out.append(b)
+    return out[:count]
+
+
+def input_points(drop, fmt, construction, base):
+    """(targets to build on, [(x, y, f expected, D expected)] to run, what is dropped).
+    InputError (one line) when the hypothesis cannot be dropped here."""
+    from fractions import Fraction
+    c = construction.constants(fmt)
+    if drop == "exponent":
+        if fmt.E >= 6:
+            raise InputError(f"--drop exponent: the theorems ask E >= 6 and {fmt.name} has E = {fmt.E}; give a "
+                             "format with E < 6 (e.g. float8_e4m3, float8_e5m2, float16)")
+        return list(base), [(x, h, f, g) for x, f, h, g in base], f"E = {fmt.E} < 6"
+    if drop == "domain":
+        xs = _beyond(fmt, Fraction(c.M_sigma))
+        if not xs:
+            raise InputError(f"--drop domain: X = [-M, M] of {construction.activation} in {fmt.name} holds every float")
+        runs = [(b, fmt.one_bits, 0, 0) for x in xs for b in (x, x | fmt.sign_bit)]
+        return list(base), runs, f"|x| > M = {float(c.M_sigma):g}"
+    hs = _beyond(fmt, Fraction(c.H_sigma))
+    if not hs:
+        raise InputError(f"--drop gradient-bound: H of {construction.activation} in {fmt.name} is the largest float; "
+                         "no finite |y| exceeds it")
+    values = [(x, f, fmt.one_bits, 0) for x, f, _, _ in base]  # value atoms only: D = ±0 for |y| <= H
+    runs = [(x, y, f, 0) for x, f, _, _ in values for h in hs for y in (h, h | fmt.sign_bit)]
+    return values, runs, f"|y| > H = {float(c.H_sigma):g}"
+
+
+def input_entry(drop, fmt, construction, base):
+    """One ``construct`` entry for a hypothesis on the inputs (module docstring)."""
+    from fpsmt.commands import targets
+    from fpsmt.constructions.blockrun import blockwise
+    from fpsmt.semantics.arith import concrete
+    from fpsmt.semantics.network import PAPER
+    build, runs, what = input_points(drop, fmt, construction, base)
+    e = {"hypothesis": drop, "semantics": PAPER.spec, "lemma": "construct", "status": "PROVED",
+         "counterexample": {}, "expected": None, "obtained": None, "replayed": False,
+         "method": f"executor at all {len(runs)} points", "dropped": what, "seconds": None}
+    t0 = time.perf_counter()
+    net = construction.network(fmt, build)
+    bad, _, _ = targets.verify(fmt, net, build)
+    if bad:
+        raise FpsmtError(f"the {construction.activation} network misses its targets at x = {bad[0]['x']}: "
+                         "a construction bug")
+    A = concrete(fmt)
+    xs = np.asarray([r[0] for r in runs], dtype=np.uint64)
+    ys = np.asarray([r[1] for r in runs], dtype=np.uint64)
+    f_got, g_got = (np.ravel(A.to_bits(v)) for v in blockwise(A, net, A.const(xs), A.const(ys)))
+    broken = [i for i, (x, y, f, g) in enumerate(runs)
+              if not (targets.meets(fmt, int(f_got[i]), f) and targets.meets(fmt, int(g_got[i]), g))]
+    if broken:
+        i = broken[0]
+        x, y, f, g = runs[i]
+        ef, eg = exact_replay(net, x, y, PAPER, (f_got[i], g_got[i]))
+        e.update(status="REFUTED", counterexample={"x": fmt.hex(x), "y": fmt.hex(y)},
+                 expected={"f": [fmt.hex(f)], "grad": [fmt.hex(g)]},
+                 obtained={"f": [fmt.hex(ef)], "grad": [fmt.hex(eg)]}, replayed=True, broken_points=len(broken))
+        e["_run"] = (x, y)
+    e["seconds"] = round(time.perf_counter() - t0, 3)
+    return e, net, build
 
 
 # ------------------------------------------------------------------ necessities
@@ -232,7 +335,10 @@ def write_break(out_dir: Path, n: int, entry, fmt, net, points):
     from fpsmt.commands import netio
     from fpsmt.commands.options import atomic_output
     from fpsmt.semantics.network import Layer, Network, Param
-    if entry["lemma"] == "construct":
+    if "_run" in entry:
+        x, y = entry["_run"]
+        rows = [[fmt.hex(x), fmt.hex(y)]] + [[fmt.hex(p[0]), fmt.hex(p[2])] for p in points]
+    elif entry["lemma"] == "construct":
         i = entry["_point"]
         order = [i] + [k for k in range(len(points)) if k != i]
         rows = [[fmt.hex(points[k][0]), fmt.hex(points[k][2])] for k in order]
@@ -294,12 +400,21 @@ def cmd_hypothesis(args):
             output_path(out_dir, "--out")  # its parent exists and is writable
     shape = parse_shape(args.shape)
     points = targets_for(args.targets, fmt, construction, args.points)
-    err(f"fpsmt: dropping the {args.drop} hypothesis for {construction.activation} in {fmt.name}: "
-        f"{len(sems)} profile(s) ({', '.join(s.spec for s in sems)}); the construct network on {len(points)} "
-        f"target(s), and the necessities of a {args.shape} network with symbolic weights")
-    entries, net = construct_entries(fmt, construction, points, sems, args.drop)
-    with engine_session(args) as eng:
-        entries += necessity_entries(eng, fmt, construction.activation, sems, args.drop, shape)
+    if args.drop in SEMANTIC:
+        err(f"fpsmt: dropping the {args.drop} hypothesis for {construction.activation} in {fmt.name}: "
+            f"{len(sems)} profile(s) ({', '.join(s.spec for s in sems)}); the construct network on {len(points)} "
+            f"target(s), and the necessities of a {args.shape} network with symbolic weights")
+    else:
+        input_points(args.drop, fmt, construction, points)  # refused here, before any work, when it cannot drop
+        err(f"fpsmt: dropping the {args.drop} hypothesis for {construction.activation} in {fmt.name}: the construct "
+            f"network built anyway on {len(points)} target(s) and targets that drop it, verified at every point")
+    if args.drop in SEMANTIC:
+        entries, net = construct_entries(fmt, construction, points, sems, args.drop)
+        with engine_session(args) as eng:
+            entries += necessity_entries(eng, fmt, construction.activation, sems, args.drop, shape)
+    else:
+        entry, net, points = input_entry(args.drop, fmt, construction, points)
+        entries = [entry]
     if out_dir is not None:
         out_dir.mkdir(exist_ok=True)
         n = 0
@@ -310,13 +425,14 @@ def cmd_hypothesis(args):
     for e in entries:
         e.pop("_point", None)
         e.pop("_witness", None)
+        e.pop("_run", None)
     return entries, lambda: render(entries, fmt)
 
 
 def register_options(s):
     s.add_argument("--drop", default=None, choices=HYPOTHESES,
-                   help="hypothesis: the hypothesis to drop (order, backward; activation, exponent, domain and "
-                        "gradient-bound are not available yet)")
+                   help="hypothesis: the hypothesis to drop: order, backward, activation (semantics profiles), "
+                        "exponent (a format with E < 6), domain (x beyond M), gradient-bound (|h*| beyond H)")
     s.add_argument("--activation", default="relu", help="hypothesis: an activation with a construction (default relu)")
     s.add_argument("--targets", default=DEFAULT_TARGETS,
                    help=f"hypothesis: targets of the construct network (default {DEFAULT_TARGETS})")

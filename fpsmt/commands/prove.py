@@ -25,15 +25,16 @@ def cmd_prove(args):
                 if not c.applies_to(fmt):
                     err(f"skipping {c.name} in {fmt.name}: stated for {', '.join(c.formats)} only")
                     continue
-                err(f"proving {c.name} ({c.kind}) in {fmt.name} with {args.solver} ...")
+                err(f"proving {c.name} ({c.kind}) in {fmt.name} with {args.solver}"
+                    + (f" under {c.semantics}" if c.semantics else "") + " ...")
                 r = eng.prove(c, fmt, claims)
-                results.append(r)
+                results.append((r, c.profile.spec))
                 err(f"  {r.status}{' (cached)' if r.cached else ''} by {r.solver or '-'} in {r.seconds:.2f} s"
                      + (f": {r.reason}" if r.reason else ""))
     if args.json:
-        out(json.dumps([r.to_json() for r in results], ensure_ascii=False))
+        out(json.dumps([{**r.to_json(), "semantics": spec} for r, spec in results], ensure_ascii=False))
     else:
-        _print_results(results)
+        _print_results([r for r, _ in results])
     return 0
 
 

@@ -132,7 +132,8 @@ def blockwise(A, net, x, y, sem=PAPER):
     blocks = _blocks(net) if net.n_in == 1 and net.n_out == 1 and len(L) >= 2 else None
     parts = _block_networks(net, blocks, A.fmt.sign_bit) if blocks else None
     if not parts or any(p is None for p in parts) or sem.fold_init != "first" or sem.wide is not None \
-            or sem.order not in ("left", "reversed"):  # fold_terms folds the present terms as a dense row
+            or sem.order not in ("left", "reversed") or sem.activation != "correct":  # fold_terms folds the
+        # present terms as a dense row; the blocks' runs read the activation itself
         return _whole(A, net, x, y, sem)
     columns = [c for _, cols, _ in parts for c in cols]
     rows = [r for per in blocks for r in per[0]]

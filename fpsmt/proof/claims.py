@@ -133,6 +133,11 @@ class Claim:
     #: of an interval is bounded at once instead of point by point.  True facts, so they
     #: change no answer; they are part of the claim's SMT text.
     anchors: Callable | None = None
+    #: the semantics profile the claim's networks run under (``--semantics`` syntax, e.g.
+    #: ``"order=pairwise,backward=torch"``; None: the paper's): the default of
+    #: :meth:`Scope.run`, :meth:`Scope.row_terms`, :meth:`Scope.first_grads` and σ of
+    #: :meth:`Scope.sigma` while the claim is encoded, replayed or enumerated
+    semantics: str | None = None
 
     def __post_init__(self):
         if self.kind not in ("exists", "forall", "exists_forall"):
@@ -164,6 +169,18 @@ class Claim:
                              "that is not enumerated")
         if not self.doc:
             self.doc = ""
+        if self.semantics is not None:
+            from fpsmt.semantics.network import parse_semantics
+            try:
+                self.semantics = parse_semantics(self.semantics).spec
+            except InputError as e:
+                raise InputError(f"claim {self.name}: {e}") from None
+
+    @property
+    def profile(self):
+        """The claim's :class:`fpsmt.semantics.network.Semantics` (the paper's by default)."""
+        from fpsmt.semantics.network import PAPER, parse_semantics
+        return PAPER if self.semantics is None else parse_semantics(self.semantics)
 
     @property
     def variables(self):
@@ -173,21 +190,22 @@ class Claim:
         return self.formats is None or fmt.name in self.formats
 
 
-def exists(name, variables, such_that, *, assumes=(), doc="", formats=None, branches=None) -> Claim:
+def exists(name, variables, such_that, *, assumes=(), doc="", formats=None, branches=None, semantics=None) -> Claim:
     return Claim(name, "exists", witness=dict(variables), such_that=such_that, assumes=assumes, doc=doc,
-                 formats=formats, branches=branches)
+                 formats=formats, branches=branches, semantics=semantics)
 
 
 def forall(name, variables, goal, *, given=None, assumes=(), doc="", formats=None, enumerate=False,
-           uninterpreted=(), anchors=None) -> Claim:
+           uninterpreted=(), anchors=None, semantics=None) -> Claim:
     return Claim(name, "forall", universal=dict(variables), given=given, goal=goal, assumes=assumes, doc=doc,
-                 formats=formats, enumerate=enumerate, uninterpreted=uninterpreted, anchors=anchors)
+                 formats=formats, enumerate=enumerate, uninterpreted=uninterpreted, anchors=anchors,
+                 semantics=semantics)
 
 
 def exists_forall(name, witness, universal, goal, *, such_that=None, given=None, assumes=(), doc="",
-                  formats=None) -> Claim:
+                  formats=None, semantics=None) -> Claim:
     return Claim(name, "exists_forall", witness=dict(witness), universal=dict(universal), such_that=such_that,
-                 given=given, goal=goal, assumes=assumes, doc=doc, formats=formats)
+                 given=given, goal=goal, assumes=assumes, doc=doc, formats=formats, semantics=semantics)
 
 
 # ------------------------------------------------------------ the values
@@ -393,12 +411,14 @@ class I:
 class Scope:
     """The variables of a claim in one interpretation, plus helpers for its functions."""
 
-    def __init__(self, A, fmt: Format, values: dict, instances=None):
+    def __init__(self, A, fmt: Format, values: dict, instances=None, sem=None):
+        from fpsmt.semantics.network import PAPER
         self.A = A
         self.fmt = fmt
         self._vals = values
         self._instances = instances  # callback (claim name, terms) -> B, set by the engine
         self.lets: dict = {}
+        self.sem = sem or PAPER  # the claim's semantics profile (Claim.semantics)
 
     def __getattr__(self, name):
         vals = self.__dict__.get("_vals")
@@ -506,12 +526,12 @@ class Scope:
     def sigma(self, activation, x) -> F:
         """σ_F(x), correctly rounded (``activation``: a name, ``FILE.py:NAME`` or an Activation)."""
         from fpsmt.semantics.activations import get_activation
-        return F(self, get_activation(activation).value(self.A, self.lift(x).v))
+        return F(self, self.sem.act_of(get_activation(activation)).value(self.A, self.lift(x).v))
 
     def sigma_prime(self, activation, x) -> F:
         """σ'_F(x), correctly rounded, with the activation's kink convention."""
         from fpsmt.semantics.activations import get_activation
-        return F(self, get_activation(activation).derivative(self.A, self.lift(x).v))
+        return F(self, self.sem.act_of(get_activation(activation)).derivative(self.A, self.lift(x).v))
 
     # -- networks
     def run(self, net, x, y=None, params=None, sem=None, trace=False, zeros=None, keep_absent=False, given_pre=None):
@@ -526,7 +546,7 @@ class Scope:
         entries' terms ({row: F} forward, {input column: F} backward).  ``given_pre`` ({layer: [F
         per row]}): that layer's pre-activations are these terms instead of its sum
         (:func:`fpsmt.semantics.network.run`)."""
-        from fpsmt.semantics.network import PAPER, Zeros, run
+        from fpsmt.semantics.network import Zeros, run
         def stacked(vs):
             return _stack([self.lift(v).v for v in vs])
 
@@ -538,7 +558,7 @@ class Scope:
         Z = None if zeros is None else Zeros(per_layer(zeros.get("forward", {})), per_layer(zeros.get("backward", {})),
                                              bool(zeros.get("others", False)))
         G = None if given_pre is None else per_layer(given_pre)
-        t = run(self.A, net, X, Y, P, sem or PAPER, Z, keep_absent=trace and keep_absent, given_pre=G)
+        t = run(self.A, net, X, Y, P, sem or self.sem, Z, keep_absent=trace and keep_absent, given_pre=G)
         out = [F(self, t.out[..., i]) for i in range(net.n_out)]
         grad = None if t.grad is None else [F(self, t.grad[..., j]) for j in range(net.n_in)]
         if not trace:
@@ -556,21 +576,20 @@ class Scope:
         (:func:`fpsmt.semantics.network.row_terms`): forward, row ``row`` with ``values`` the
         layer's inputs; backward, input column ``row`` with ``values`` the gradients w.r.t.
         the layer's pre-activations."""
-        from fpsmt.semantics.network import PAPER, row_terms
+        from fpsmt.semantics.network import row_terms
         P = None if params is None else {n: self.lift(v).v for n, v in params.items()}
         V = _stack([self.lift(v).v for v in values])
-        return [F(self, t) for t in row_terms(self.A, net.layers[k], P, V, direction, row, sem or PAPER)]
+        return [F(self, t) for t in row_terms(self.A, net.layers[k], P, V, direction, row, sem or self.sem)]
 
     def first_grads(self, net, trace, sem=None) -> list:
         """The first layer's gradients w.r.t. its pre-activations, one per neuron (from a
         traced run's (pre, post, upstream)): the factors D^AD's terms multiply by the
         weights."""
-        from fpsmt.semantics.network import PAPER
-        sem = sem or PAPER
+        sem = sem or self.sem
         pre, post, up = trace[:3]
         act = net.layers[0].act
-        d = sem.backward_formula(act)(self.A, act, _stack([u.v for u in up[0]]), _stack([p.v for p in pre[0]]),
-                                      _stack([h.v for h in post[0]]))
+        d = sem.backward_formula(act)(self.A, sem.act_of(act), _stack([u.v for u in up[0]]),
+                                      _stack([p.v for p in pre[0]]), _stack([h.v for h in post[0]]))
         return [F(self, d[..., i]) for i in range(np.shape(d)[-1])]
 
     def input_terms(self, net, params, trace, col=0, sem=None) -> list:

@@ -29,7 +29,7 @@ class Encoding:
     def __init__(self, claim: Claim, fmt: Format, A, fixed: dict, registry: dict):
         self.claim, self.fmt, self.A = claim, fmt, A
         self.registry = registry
-        self.scope = Scope(A, fmt, {}, instances=self._instance)
+        self.scope = Scope(A, fmt, {}, instances=self._instance, sem=claim.profile)
         self.widths = {}
         vals = {}
         for name, dom in claim.variables.items():
@@ -80,7 +80,7 @@ class Encoding:
         missing = set(target.universal) - set(terms)
         if missing:
             raise InputError(f"claim {self.claim.name}: instance of {name} lacks {', '.join(sorted(missing))}")
-        sub = Scope(scope.A, scope.fmt, {}, instances=None)
+        sub = Scope(scope.A, scope.fmt, {}, instances=None, sem=target.profile)
         sub._vals = {k: (v if isinstance(v, (F, I)) else
                          (sub.const(v) if isinstance(target.universal[k], FloatDomain) else I(sub, sub.int_const(v))))
                      for k, v in terms.items()}

@@ -72,7 +72,7 @@ class Pred:
         unknown = set(terms) - set(self.variables)
         if unknown:
             raise TreeError(f"predicate {self.name} has no variable {', '.join(sorted(unknown))}")
-        sub = Scope(s.A, s.fmt, vals, instances=getattr(s, "_instances", None))
+        sub = Scope(s.A, s.fmt, vals, instances=getattr(s, "_instances", None), sem=getattr(s, "sem", None))
         parts = [domain_constraint(sub, n, d) for n, d in self.variables.items()]
         r = self.fn(sub)
         parts += _listed(r)

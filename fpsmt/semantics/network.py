@@ -260,6 +260,7 @@ def row_plan(order: str, n: int, cols) -> Plan:
 
 
 _DENSE: dict = {}
+_IMPLEMENTED: dict = {}
 
 
 @dataclass(frozen=True)
@@ -274,7 +275,8 @@ class Semantics:
     bfloat16/float16 matmul accumulates in float32).  ``fold_init``: ``"first"`` (the
     paper's) or ``"+0"``.  ``backward``: name of the activation backward formula per
     activation name, with ``"*"`` as the default (``"paper"``: g ⊗ σ'(z)).
-    ``activation``: how σ is evaluated (``"correct"``: correctly rounded, the paper's).
+    ``activation``: how σ and σ' are evaluated (``"correct"``: correctly rounded, the paper's;
+    ``"numpy"``, ``"torch"``: those libraries' values, as tables, formats of at most 16 bits).
     """
 
     order: str = "left"
@@ -300,8 +302,22 @@ class Semantics:
         if self.wide is not None:
             from fpsmt.semantics.formats import parse_format
             parse_format(self.wide)
-        if self.activation != "correct":
-            raise InputError(f"unknown activation implementation {self.activation!r} (known: correct)")
+        from fpsmt.semantics.activations.implementations import IMPLEMENTATIONS
+        if self.activation != "correct" and self.activation not in IMPLEMENTATIONS:
+            raise InputError(f"unknown activation implementation {self.activation!r} "
+                             f"(known: correct, {', '.join(IMPLEMENTATIONS)})")
+
+    def act_of(self, act: Activation) -> Activation:
+        """The activation as this profile evaluates it: ``act`` itself (correctly rounded),
+        or an implementation's tables (:mod:`fpsmt.semantics.activations.implementations`)."""
+        if self.activation == "correct" or act.is_identity:
+            return act
+        from fpsmt.semantics.activations.implementations import Implemented
+        key = (act.name, self.activation)
+        got = _IMPLEMENTED.get(key)
+        if got is None:
+            got = _IMPLEMENTED[key] = Implemented(act, self.activation)
+        return got
 
     def backward_formula(self, act: Activation):
         d = dict(self.backward)
@@ -337,7 +353,16 @@ class Semantics:
                 raise InputError(f"order=wide:{W.name} needs a format wider than {fmt.name} that holds its values")
         for a in activations:
             act = get_activation(a)
+            if self.activation != "correct" and not act.is_identity:
+                from fpsmt.semantics.activations.implementations import supports as implemented
+                why = implemented(act, fmt, self.activation)
+                if why:
+                    raise InputError(why)
             f = self.backward_formula(act)
+            if self.activation != "correct" and act.name == "elu" and dict(self.backward).get("*") == "torch" \
+                    and (fmt.E, fmt.M) in ((8, 7), (5, 10)):
+                raise InputError(f"backward=torch computes elu's exp in float32 in {fmt.name}; with "
+                                 f"activation={self.activation} that exp is not modelled")
             supports = getattr(f, "supports", None)
             if supports is not None and not act.is_identity and not supports(act, fmt):
                 raise InputError(f"backward={dict(self.backward).get(act.name, dict(self.backward).get('*'))} "
@@ -370,7 +395,7 @@ def _order_names():
 def parse_semantics(text) -> "Semantics":
     """A profile from ``key=value`` parts joined by commas: ``order=`` (left, reversed,
     pairwise, blocked:K, wide:FORMAT), ``backward=`` (paper, torch, jax), ``activation=``
-    (correct), ``fold=`` (first, +0).  Unnamed parts keep the paper's choice.  One clear
+    (correct, numpy, torch), ``fold=`` (first, +0).  Unnamed parts keep the paper's choice.  One clear
     InputError for anything else."""
     if isinstance(text, Semantics):
         return text
@@ -752,7 +777,7 @@ def run(A, net: Network, x, y=None, params=None, sem: Semantics = PAPER, zeros: 
             if keep_absent:
                 absent[k][0] = _absent_terms(A, layer.pattern("forward", sem), h)
             z = fold(A, layer.pattern("forward", sem), W, h, lambda B, xs, ws: B.mul(ws, xs), sem, zf.get(k), after, b)
-        h = layer.act.value(A, z)
+        h = sem.act_of(layer.act).value(A, z)
         pre.append(z)
         post.append(h)
     grad = None
@@ -763,7 +788,8 @@ def run(A, net: Network, x, y=None, params=None, sem: Semantics = PAPER, zeros: 
         g = y
         for k, layer, W, z, a in reversed(list(zip(range(len(pre)), net.layers, weights, pre, post))):
             upstream[k] = g
-            g = sem.backward_formula(layer.act)(A, layer.act, g, z, a)
+            act = sem.act_of(layer.act)
+            g = sem.backward_formula(layer.act)(A, act, g, z, a)
             if keep_absent:
                 absent[k][1] = _absent_terms(A, layer.pattern("backward", sem), g)
             g = fold(A, layer.pattern("backward", sem), W, g, lambda B, gs, ws: B.mul(gs, ws), sem, zb.get(k), after)

@@ -20,7 +20,7 @@ SELU_A, SELU_L = 1.6732632423543772848170429916717, 1.05070098735548049341933498
 _erf = np.vectorize(math.erf, otypes=[np.float64])
 
 
-def _np_formulas(name):
+def np_formulas(name):
     """(σ, σ') as NumPy expressions in the dtype of their argument, or None."""
     def sig(x):
         return 1 / (1 + np.exp(-x))
@@ -74,7 +74,7 @@ def compare(act, fmt, samples=20000, progress=None):
     ours = {w: np.array([int(v) for v in np.ravel(A.to_bits(A.apply(act.function(fmt, w), z)))], dtype=object)
             for w in ("value", "derivative")}
     rows = []
-    formulas = _np_formulas(act.real.name if act.real is not None else act.name)
+    formulas = np_formulas(act.real.name if act.real is not None else act.name)
     impls = []
     if formulas is not None and fmt.np_dtype is not None:
         impls.append((f"numpy ({fmt.np_dtype})", fmt.np_dtype))
