@@ -191,8 +191,9 @@ def test_reproduce_json_and_report(tmp_path):
     assert [(x["lemma"], x["status"]) for x in rows] == [("step_indicator_ge", "PROVED"),
                                                           ("multiplication_transfer", "PROVED")]
     for x in rows:
-        assert set(x) == {"lemma", "activation", "variant", "format", "status", "statement", "counterexample", "solver",
-                          "seconds", "confirmed", "tree"}
+        assert set(x) == {"lemma", "activation", "variant", "format", "semantics", "status", "statement",
+                          "counterexample", "solver", "seconds", "confirmed", "tree"}
+        assert x["semantics"] == "order=left,backward=paper,activation=correct"
         assert x["statement"].startswith(("for all", "for every"))
         assert x["confirmed"]["stages"] >= 1 and x["confirmed"]["unconfirmed"] == []  # confirmation is the default
     assert "| step_indicator_ge | relu | repaired | float8_e4m3 | PROVED" in report.read_text()

@@ -56,8 +56,8 @@ def cmd_reproduce(args):
     if missing:
         err(f"fpsmt: warning: no proof yet for {', '.join(missing)} (rows marked MISSING)")
     if args.json:
-        fields = ("lemma", "activation", "variant", "format", "status", "statement", "counterexample", "solver",
-                  "seconds", "confirmed", "tree")  # confirmed: {"stages", "by", "unconfirmed"}, see
+        fields = ("lemma", "activation", "variant", "format", "semantics", "status", "statement", "counterexample",
+                  "solver", "seconds", "confirmed", "tree")  # confirmed: {"stages", "by", "unconfirmed"}, see
         # lemmas._confirmation; tree: the row's proof tree with each claim's result (lemmas.tree_node)
         out(json.dumps([{k: r.get(k) for k in fields} for r in rows], ensure_ascii=False))
     return 0

@@ -127,8 +127,10 @@ def run(engine, lemmas, variants, formats, progress=None, construction=None):
 
 
 def _row(engine, name, lemma, variant, fmt: Format, progress, built=None, activation="relu"):
-    base = {"lemma": name, "activation": activation, "variant": variant, "format": fmt.name, "counterexample": None,
-            "solver": None, "seconds": 0.0}
+    from fpsmt.semantics.network import PAPER
+    # the profile the row's claims were decided under (the paper's: reproduce --semantics is to come)
+    base = {"lemma": name, "activation": activation, "variant": variant, "format": fmt.name,
+            "semantics": PAPER.spec, "counterexample": None, "solver": None, "seconds": 0.0}
     built = built or lemma.build(variant, fmt)
     if built is None:
         return {**base, "status": "MISSING", "statement": f"no {variant} variant is stated for this lemma"}
