@@ -198,3 +198,16 @@ def test_a_replay_that_disagrees_names_both_values():
     assert H.exact_replay(net, x, f.one_bits, N.PAPER, (x, f.one_bits)) == (x, f.one_bits)
     with pytest.raises(FpsmtError, match="f = 0x4040, D = 0x3f80; the exact reference f = 0x4000, D = 0x3f80"):
         H.exact_replay(net, x, f.one_bits, N.PAPER, (f.from_float(3.0), f.one_bits))
+
+
+def test_necessities_hold_for_every_order(tmp_path):
+    """Under order=any the permutations of the 1-3-1 network's three-term sums are ∀
+    variables of the necessity claims: both PROVED for every order; the construct network,
+    whose rows are far wider, is not encodable (UNKNOWN, with the reason)."""
+    r = fpsmt("counterexample", "hypothesis", "--drop", "order", "--semantics", "order=any", "--shape", "1-3-1",
+              "--format", "float8_e4m3", "--store", str(tmp_path / "s.sqlite"), "--timeout", "300", "--json")
+    assert r.returncode == 0, r.stderr
+    by = {e["lemma"]: e for e in json.loads(r.stdout)}
+    assert by["construct"]["status"] == "UNKNOWN" and "order=any" in by["construct"]["reason"]
+    assert by["necessity.zero_upstream"]["status"] == "PROVED"
+    assert by["necessity.odd"]["status"] == "PROVED"

@@ -3,6 +3,8 @@ backward formulas — each in the executor, the exact reference and Z3, checked 
 scalar reference written here independently of the IR's fold, and the torch formulas
 against torch's own autograd."""
 
+import json
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -412,3 +414,66 @@ def test_implementations_that_do_not_apply_are_refused():
     with pytest.raises(InputError, match="not modelled"):
         parse_semantics("activation=numpy,backward=torch").check(parse_format("bfloat16"), ["elu"])
     parse_semantics("activation=numpy").check(parse_format("bfloat16"), ["identity", "relu", "gelu"])
+
+
+# ------------------------------------------------------------------- order=any
+ANY_CLAIMS = '''from fpsmt.proof.claims import Float, forall, order_variables
+from fpsmt.semantics.formats import parse_format
+from fpsmt.semantics.network import Layer, Network
+
+
+def net(f):
+    w = [f.from_float(v) for v in (256.0, 1.0, 1.0)]
+    return Network(f, [Layer.dense([w], [f.sign_bit], "identity")])
+
+
+PERM = order_variables(net(parse_format("bfloat16")))
+
+
+def _given(s):
+    return [s.any_order(net(s.fmt))[1]]
+
+
+def _sum(s):
+    choices, _ = s.any_order(net(s.fmt))
+    out, _ = s.run(net(s.fmt), [s.x, s.x, s.x], [s.const(1)], choices=choices)
+    return out[0]
+
+
+every_order_256 = forall("every_order_256", {"x": Float(finite=True), **PERM}, given=_given,
+                         goal=lambda s: [s.x.eq(1).implies(_sum(s).eq(256))], semantics="order=any")
+every_order_256_or_258 = forall("every_order_256_or_258", {"x": Float(finite=True), **PERM}, given=_given,
+                                goal=lambda s: [s.x.eq(1).implies(_sum(s).eq(256) | _sum(s).eq(258))],
+                                semantics="order=any")
+'''
+
+
+def test_order_any_is_a_claim_over_every_permutation(tmp_path):
+    """256·x ⊕ x ⊕ x at x = 1 in bfloat16 under every order of the three terms: not always
+    256 (REFUTED: the counterexample names a permutation that adds the two 1s first, and
+    replays), always 256 or 258 (PROVED)."""
+    from conftest import fpsmt
+    (tmp_path / "c.py").write_text(ANY_CLAIMS)
+    r = fpsmt("prove", str(tmp_path / "c.py"), "--format", "bfloat16", "--store", str(tmp_path / "s.sqlite"), "--json")
+    assert r.returncode == 0, r.stderr
+    got = {d["claim"]: d for d in json.loads(r.stdout)}
+    bad = got["every_order_256"]
+    assert bad["status"] == "REFUTED" and bad["semantics"].startswith("order=any")
+    w = bad["witness"]
+    perm = [int(w[f"perm0f0_{k}"]) for k in range(3)]
+    assert sorted(perm) == [0, 1, 2] and perm[2] == 0  # 256 (term 0) comes last: 1 ⊕ 1 first
+    assert got["every_order_256_or_258"]["status"] == "PROVED"
+
+
+def test_order_any_is_refused_where_it_cannot_run():
+    from fpsmt.semantics.network import any_order_variables
+    with pytest.raises(InputError, match="a run needs one order"):
+        parse_semantics("order=any").check(parse_format("bfloat16"), ["relu"])
+    f = parse_format("bfloat16")
+    wide = Network(f, [Layer.dense([[f.one_bits] * 9], [f.sign_bit], "identity")])
+    with pytest.raises(InputError, match="row of 9 terms"):
+        any_order_variables(wide)
+    A = concrete(f)
+    with pytest.raises(InputError, match="needs a permutation"):
+        run(A, Network(f, [Layer.dense([[f.one_bits] * 3], [f.sign_bit], "identity")]),
+            A.const(np.asarray([[f.one_bits] * 3], dtype=np.uint64)), sem=parse_semantics("order=any"))

@@ -95,6 +95,15 @@ def Int(lo, hi) -> IntDomain:
 Param = Float  # a symbolic network parameter is a float variable
 
 
+def order_variables(net, prefix="perm") -> dict:
+    """The integer variables a claim under ``order=any`` declares for ``net`` (one per
+    position of every row and D^AD column of two or more terms, each in [0, n−1]):
+    ``{**order_variables(net), …}`` in its variables, :meth:`Scope.any_order` in its
+    functions."""
+    from fpsmt.semantics.network import any_order_variables
+    return {name: Int(0, n - 1) for name, (_, _, _, _, n) in any_order_variables(net, prefix).items()}
+
+
 # ------------------------------------------------------------------ claims
 @dataclass
 class Claim:
@@ -534,7 +543,17 @@ class Scope:
         return F(self, self.sem.act_of(get_activation(activation)).derivative(self.A, self.lift(x).v))
 
     # -- networks
-    def run(self, net, x, y=None, params=None, sem=None, trace=False, zeros=None, keep_absent=False, given_pre=None):
+    def any_order(self, net, prefix="perm"):
+        """For a claim under ``order=any`` that declares :func:`order_variables` of ``net``:
+        the run's ``choices`` (pass them to :meth:`run`) and the condition that every row's
+        values are a permutation (a hypothesis of the claim: ``given``)."""
+        from fpsmt.semantics.network import any_order_choices, any_order_variables
+        names = any_order_variables(net, prefix)
+        choices, conds = any_order_choices(self.A, {n: self[n].v for n in names}, names)
+        return choices, self.all(*[B(self, c) for c in conds])
+
+    def run(self, net, x, y=None, params=None, sem=None, trace=False, zeros=None, keep_absent=False, given_pre=None,
+            choices=None):
         """Run a network on floats ``x`` (list) with upstream gradients ``y``; symbolic
         parameters from ``params`` ({name: F}).  Returns (outputs, gradient) as lists of F;
         with ``trace``, also per layer (pre-activations, outputs, gradients w.r.t. outputs),
@@ -558,7 +577,8 @@ class Scope:
         Z = None if zeros is None else Zeros(per_layer(zeros.get("forward", {})), per_layer(zeros.get("backward", {})),
                                              bool(zeros.get("others", False)))
         G = None if given_pre is None else per_layer(given_pre)
-        t = run(self.A, net, X, Y, P, sem or self.sem, Z, keep_absent=trace and keep_absent, given_pre=G)
+        t = run(self.A, net, X, Y, P, sem or self.sem, Z, keep_absent=trace and keep_absent, given_pre=G,
+                choices=choices)
         out = [F(self, t.out[..., i]) for i in range(net.n_out)]
         grad = None if t.grad is None else [F(self, t.grad[..., j]) for j in range(net.n_in)]
         if not trace:

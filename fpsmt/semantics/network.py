@@ -287,9 +287,11 @@ class Semantics:
 
     def __post_init__(self):
         name, colon, arg = self.order.partition(":")
-        if name not in ORDERS:
+        if self.order == ANY:
+            pass
+        elif name not in ORDERS:
             raise InputError(f"unknown summation order {self.order!r} (known: {', '.join(_order_names())})")
-        takes = ORDERS[name][1]
+        takes = ORDERS[name][1] if name in ORDERS else False
         if takes and not (colon and arg.isdigit() and int(arg) >= 1):
             raise InputError(f"summation order {name!r} needs a block size: {name}:K with K >= 1, got {self.order!r}")
         if not takes and colon:
@@ -329,11 +331,15 @@ class Semantics:
 
     def is_sequence(self, n: int) -> bool:
         """Whether the order folds a dense row of n terms as a sequence (left to right)."""
+        if self.order == ANY:
+            return True  # a left fold of a permutation the claim chooses (fold: ``choices``)
         return _dense(self.order, int(n))[0] == "seq"
 
     def sequence(self, n: int) -> np.ndarray:
         """The order in which a dense row's n terms (listed by column) are folded, for an
         order that folds a sequence; InputError for a tree order."""
+        if self.order == ANY:
+            return np.arange(int(n), dtype=np.int64)  # column order; fold applies the chosen permutation
         kind, dense = _dense(self.order, int(n))
         if kind != "seq":
             raise InputError(f"summation order {self.order!r} sums {n} terms as a tree, not a sequence")
@@ -343,9 +349,13 @@ class Semantics:
         from fpsmt.semantics.formats import parse_format
         return None if self.wide is None else parse_format(self.wide)
 
-    def check(self, fmt, activations=()):
+    def check(self, fmt, activations=(), claims=False):
         """Refuse (InputError, one line) a profile that cannot apply to networks of ``fmt``
-        with these activations — before any work."""
+        with these activations — before any work.  ``order=any`` is a choice a claim
+        quantifies over (``claims=True``), not something a run can execute."""
+        if self.order == ANY and not claims:
+            raise InputError("order=any means every order, a choice claims quantify over (prove, counterexample "
+                             "hypothesis); a run needs one order")
         W = self.wide_format()
         if W is not None:
             from fpsmt.semantics.formats import contains
@@ -389,12 +399,56 @@ class Semantics:
 
 
 def _order_names():
-    return [f"{k}:K" if takes else k for k, (_, takes) in ORDERS.items()] + ["wide:FORMAT"]
+    return [f"{k}:K" if takes else k for k, (_, takes) in ORDERS.items()] + ["wide:FORMAT", ANY]
+
+
+def any_order_variables(net: "Network", prefix: str = "perm") -> dict:
+    """For ``order=any``: the permutation variables a claim about ``net`` declares, as
+    {name: (layer, direction, row, position, n)} — one integer in [0, n−1] per position of
+    every forward row and D^AD column with n >= 2 present terms (names
+    ``{prefix}{layer}{f|b}{row}_{position}``).  The claim makes them distinct
+    (:func:`any_order_choices` gives the run's ``choices`` and that condition)."""
+    out = {}
+    for k, L in enumerate(net.layers):
+        for direction, tag, lines, n_lines in (("forward", "f", L.rows, L.n_out), ("backward", "b", L.cols, L.n_in)):
+            counts = np.bincount(np.asarray(lines, dtype=np.int64), minlength=n_lines)
+            for i in np.nonzero(counts >= 2)[0].tolist():
+                n = int(counts[i])
+                if n > ANY_MAX_TERMS:
+                    raise InputError(f"order=any: layer {k} has a {'row' if direction == 'forward' else 'column'} "
+                                     f"of {n} terms; every order is encoded for at most {ANY_MAX_TERMS}")
+                for pos in range(n):
+                    out[f"{prefix}{k}{tag}{i}_{pos}"] = (k, direction, i, pos, n)
+    return out
+
+
+def any_order_choices(A, values: dict, variables: dict):
+    """From the variables' values (name -> integer value in interpretation A): the run's
+    ``choices`` and the condition that each row's values are a permutation (pairwise
+    distinct; each is in [0, n−1] by its domain)."""
+    choices: dict = {}
+    for name, (k, direction, i, pos, n) in variables.items():
+        choices.setdefault((k, direction), {}).setdefault(i, [None] * n)[pos] = values[name]
+    conds = []
+    for rows in choices.values():
+        for perm in rows.values():
+            for a in range(len(perm)):
+                for b in range(a + 1, len(perm)):
+                    conds.append(A.not_(A.int_cmp("eq", perm[a], perm[b])))
+    return choices, conds
+
+
+#: ``order=any``: every row's present terms folded left to right in a permutation that is a
+#: claim's choice — integer variables, one per position, ``choices[(layer, direction)][row]``
+#: (see :func:`any_order_variables`), so that "for every order" is a ∀ claim the solver
+#: proves or refutes and whose counterexample names the permutation; the bias comes last.
+ANY = "any"
+ANY_MAX_TERMS = 8  # n! orders as n² selections per row: lemma blocks, not whole networks
 
 
 def parse_semantics(text) -> "Semantics":
     """A profile from ``key=value`` parts joined by commas: ``order=`` (left, reversed,
-    pairwise, blocked:K, wide:FORMAT), ``backward=`` (paper, torch, jax), ``activation=``
+    pairwise, blocked:K, wide:FORMAT, any), ``backward=`` (paper, torch, jax), ``activation=``
     (correct, numpy, torch), ``fold=`` (first, +0).  Unnamed parts keep the paper's choice.  One clear
     InputError for anything else."""
     if isinstance(text, Semantics):
@@ -460,6 +514,7 @@ class Pattern:
         counts = np.bincount(r, minlength=n_rows)
         self.absent_rows = np.nonzero(counts < n_cols)[0]
         self.present = (r, c)  # the (row, column) of every entry, sorted by row then column
+        self.entry_sorted = order  # each of those entries' index in the layer's entry list
         self.positions, self.groups = None, None
         if not sem.is_sequence(n_cols):
             self._tree_groups(sem, r, c, order, counts)
@@ -625,7 +680,41 @@ def _values(A, entries, params):
     return vals
 
 
-def fold(A, pattern: Pattern, W, v, product, sem: Semantics, zeros=None, zeros_after=False, bias=None):
+def _chosen(A, terms, perm):
+    """The terms in the order ``perm`` gives (integer values: the k-th term folded is
+    ``terms[perm[k]]``), by selection: exact in every interpretation."""
+    out = []
+    for p in perm:
+        t = terms[-1]
+        for j in range(len(terms) - 2, -1, -1):
+            t = A.where(A.int_cmp("eq", p, A.int_const(j)), terms[j], t)
+        out.append(t)
+    return out
+
+
+def _fold_any(A, pattern, W, v, product, choices, S):
+    """``order=any``: each row's present terms (listed by column) folded left to right in the
+    permutation ``choices[row]`` (rows of one term need none)."""
+    r, c = pattern.present
+    e = pattern.entry_sorted
+    for i in np.unique(r).tolist():
+        sel = np.flatnonzero(r == i)
+        terms = [product(A, v[..., int(c[k])], W[..., int(e[k])]) for k in sel]
+        if len(terms) > 1:
+            perm = None if choices is None else choices.get(i)
+            if perm is None or len(perm) != len(terms):
+                raise InputError(f"order=any: row {i} has {len(terms)} terms and needs a permutation of them "
+                                 f"(got {0 if perm is None else len(perm)} choices)")
+            terms = _chosen(A, terms, perm)
+        acc = terms[0]
+        for t in terms[1:]:
+            acc = A.add(acc, t)
+        S[..., i] = acc
+    return S
+
+
+def fold(A, pattern: Pattern, W, v, product, sem: Semantics, zeros=None, zeros_after=False, bias=None,
+         choices=None):
     """Sum over each row of ``product(B, v[..., j], W[entry])`` in the semantics' order
     (``pattern`` was prepared for it), then the absent entries' term, exactly; with
     ``zeros`` (one value per row), every row adds that value instead (see :class:`Zeros`),
@@ -643,7 +732,11 @@ def fold(A, pattern: Pattern, W, v, product, sem: Semantics, zeros=None, zeros_a
     shape = np.broadcast_shapes(np.shape(v)[:-1], np.shape(W)[:-1]) + (pattern.n_rows,)  # per-sample W
     start = B.fmt.zero_bits(sem.fold_init == "first")  # −0 is ⊕'s identity
     S = np.array(B.full(shape, start), copy=True)
-    if pattern.positions is not None:
+    if sem.order == ANY:
+        if sem.fold_init != "first":
+            raise InputError("order=any folds from the first chosen term; fold=+0 is not combined with it")
+        S = _fold_any(B, pattern, W, v, product, choices, S)
+    elif pattern.positions is not None:
         for k, (rows, cols, entry) in enumerate(pattern.positions):
             prod = product(B, v[..., cols], W[..., entry])
             if k == 0 and sem.fold_init == "first":
@@ -746,7 +839,7 @@ def _absent_terms(A, pattern, v):
 
 
 def run(A, net: Network, x, y=None, params=None, sem: Semantics = PAPER, zeros: Zeros | None = None,
-        keep_absent=False, given_pre: dict | None = None) -> Trace:
+        keep_absent=False, given_pre: dict | None = None, choices: dict | None = None) -> Trace:
     """Forward pass at inputs ``x`` (shape ``(..., n_in)``) and, when the upstream gradient
     ``y`` (shape ``(..., n_out)``) is given, D^AD: the gradient w.r.t. x.  ``zeros``:
     stand-ins for the absent entries' terms (:class:`Zeros`); ``keep_absent``: the trace
@@ -756,7 +849,10 @@ def run(A, net: Network, x, y=None, params=None, sem: Semantics = PAPER, zeros: 
     the backward pass included, reads the layer's forward pass only through its pre- and
     post-activations, so a stage that holds for every pre-activation another stage
     proves possible covers the real run (tests/test_tree.py: with the real pre-activations
-    given, every term is the plain run's)."""
+    given, every term is the plain run's).  ``choices`` (``order=any``): {(layer,
+    "forward" | "backward"): {row: [integer values]}}, each row's permutation of its
+    present terms (:func:`any_order_variables`)."""
+    ch = choices or {}
     zf = zeros.forward if zeros is not None else {}
     zb = zeros.backward if zeros is not None else {}
     after = zeros is not None and zeros.others
@@ -776,7 +872,8 @@ def run(A, net: Network, x, y=None, params=None, sem: Semantics = PAPER, zeros: 
         else:
             if keep_absent:
                 absent[k][0] = _absent_terms(A, layer.pattern("forward", sem), h)
-            z = fold(A, layer.pattern("forward", sem), W, h, lambda B, xs, ws: B.mul(ws, xs), sem, zf.get(k), after, b)
+            z = fold(A, layer.pattern("forward", sem), W, h, lambda B, xs, ws: B.mul(ws, xs), sem, zf.get(k), after, b,
+                     ch.get((k, "forward")))
         h = sem.act_of(layer.act).value(A, z)
         pre.append(z)
         post.append(h)
@@ -792,6 +889,7 @@ def run(A, net: Network, x, y=None, params=None, sem: Semantics = PAPER, zeros: 
             g = sem.backward_formula(layer.act)(A, act, g, z, a)
             if keep_absent:
                 absent[k][1] = _absent_terms(A, layer.pattern("backward", sem), g)
-            g = fold(A, layer.pattern("backward", sem), W, g, lambda B, gs, ws: B.mul(gs, ws), sem, zb.get(k), after)
+            g = fold(A, layer.pattern("backward", sem), W, g, lambda B, gs, ws: B.mul(gs, ws), sem, zb.get(k), after,
+                     choices=ch.get((k, "backward")))
         grad = g
     return Trace(h, grad, pre, post, upstream, absent)
