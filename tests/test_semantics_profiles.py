@@ -11,13 +11,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from fpsmt.errors import InputError
-from fpsmt.semantics.arith import ExactArith, Z3Arith, concrete, fold_bits
+from fpsmt.semantics.arith import ExactArith, concrete
 from fpsmt.semantics.arith import exact as X
 from fpsmt.semantics.formats import parse_format
 from fpsmt.semantics.network import PAPER, Layer, Network, parse_semantics, run
 
 from conftest import bits, uarr
-from test_network import networks
+from test_network import networks, run_all
 
 F32 = parse_format("float32")
 ORDER_PROFILES = ["order=left", "order=reversed", "order=pairwise", "order=blocked:2", "order=blocked:3",
@@ -100,16 +100,8 @@ def reference(net, x, y, order, fold_init="first"):
 
 
 def _all_interpretations(net, x, y, sem):
-    f = net.fmt
-    out = {}
-    for A in (concrete(f), ExactArith(f)):
-        t = run(A, net, A.const(uarr(f, [x])), A.const(uarr(f, [y])), sem=sem)
-        out[type(A).__name__] = ([f.canonical(int(v)) for v in np.ravel(A.to_bits(t.out))],
-                                 [f.canonical(int(v)) for v in np.ravel(A.to_bits(t.grad))])
-    Z = Z3Arith(f)
-    t = run(Z, net, Z.const(x), Z.const(y), sem=sem)
-    out["z3"] = ([fold_bits(f, v) for v in np.ravel(t.out)], [fold_bits(f, v) for v in np.ravel(t.grad)])
-    return out
+    """{interpretation: (out, grad)} patterns: test_network's run_all under the profile."""
+    return {k: v[:2] for k, v in run_all(net, x, y, sem).items()}
 
 
 @pytest.mark.parametrize("spec", ORDER_PROFILES)

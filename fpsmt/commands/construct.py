@@ -190,9 +190,7 @@ def cmd_construct(args):
         f"{summary['parameters']} parameters, {size} bytes" + (f" -> {out_path}" if not bad else ""))
     err(f"  verified in the executor: {summary['verified']}/{len(points)} points bit-exact "
         f"(value and D^AD(h*(x)); a zero target met by either zero); build {built:.2f} s, verify {checked:.2f} s")
-    for b in bad[:10]:
-        err(f"  MISMATCH at x = {b['x']}: f = {b['f']} (target {b['f_target']}), "
-            f"D^AD = {b['grad']} (target {b['g_target']})")
+    _list_points("MISMATCH", bad)
     if bad:
         err(f"fpsmt: internal error: the network does not meet its targets at {len(bad)} point(s); "
             f"nothing written to {out_path}")
@@ -209,6 +207,16 @@ def cmd_construct(args):
     return 1 if bad else 0
 
 
+def _list_points(word, bad, more=False):
+    """The first ten points of :func:`fpsmt.commands.targets.verify`'s list on stderr
+    (``more``: and how many were left out)."""
+    for b in bad[:10]:
+        err(f"  {word} at x = {b['x']}: f = {b['f']} (target {b['f_target']}), "
+            f"D^AD = {b['grad']} (target {b['g_target']})")
+    if more and len(bad) > 10:
+        err(f"  … and {len(bad) - 10} more (--json lists them all)")
+
+
 def _under(fmt, net, points, sem) -> dict:
     """The network (built and verified for the paper's semantics) run under another profile:
     the points where it misses its targets there (a result, not an error)."""
@@ -219,11 +227,7 @@ def _under(fmt, net, points, sem) -> dict:
     secs = time.perf_counter() - t0
     err(f"  under --semantics {sem.spec}: {len(points) - len(broken)}/{len(points)} points still meet their "
         f"targets ({secs:.2f} s)")
-    for b in broken[:10]:
-        err(f"  BROKEN at x = {b['x']}: f = {b['f']} (target {b['f_target']}), "
-            f"D^AD = {b['grad']} (target {b['g_target']})")
-    if len(broken) > 10:
-        err(f"  … and {len(broken) - 10} more (--json lists them all)")
+    _list_points("BROKEN", broken, more=True)
     return {"spec": sem.spec, "met": len(points) - len(broken), "broken": broken, "seconds": round(secs, 3)}
 
 

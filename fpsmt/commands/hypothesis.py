@@ -133,38 +133,53 @@ def exact_replay(net, x, y, sem, got):
     return ef, eg
 
 
-def construct_entries(fmt, construction, points, sems, drop):
-    """One ``construct`` entry per profile (module docstring); also returns the network."""
+def _entry(drop, spec, lemma, status, method, **extra) -> dict:
+    """An entry of the ``--json`` list, no counterexample yet."""
+    return {"hypothesis": drop, "semantics": spec, "lemma": lemma, "status": status, "counterexample": {},
+            "expected": None, "obtained": None, "replayed": False, "method": method, **extra}
+
+
+def _refuted(e, fmt, net, sem, x, y, expected, got, broken):
+    """Mark ``e`` REFUTED at (x, y) once the exact reference has recomputed the executor's
+    ``got`` (f, D) there; ``expected`` the (f, D) patterns the paper's semantics promises."""
+    ef, eg = exact_replay(net, x, y, sem, got)
+    e.update(status="REFUTED", counterexample={"x": fmt.hex(x), "y": fmt.hex(y)},
+             expected={"f": [fmt.hex(int(expected[0]))], "grad": [fmt.hex(int(expected[1]))]},
+             obtained={"f": [fmt.hex(ef)], "grad": [fmt.hex(eg)]}, replayed=True, broken_points=broken)
+
+
+def _built(fmt, construction, points):
+    """The construction's network on ``points``, verified there in the paper's semantics
+    (a miss is a construction bug): (network, f, D) as computed."""
     from fpsmt.commands import targets
     net = construction.network(fmt, points)
-    bad, f_paper, g_paper = targets.verify(fmt, net, points)
+    bad, f, g = targets.verify(fmt, net, points)
     if bad:
         raise FpsmtError(f"the {construction.activation} network misses its targets in the paper's semantics at "
                          f"x = {bad[0]['x']}: a construction bug")
+    return net, f, g
+
+
+def construct_entries(fmt, construction, points, sems, drop):
+    """One ``construct`` entry per profile (module docstring); also returns the network."""
+    from fpsmt.commands import targets
+    net, f_paper, g_paper = _built(fmt, construction, points)
     entries = []
     for sem in sems:
         if sem.order == "any":  # every order of rows of thousands of terms: not encodable
-            entries.append({"hypothesis": drop, "semantics": sem.spec, "lemma": "construct", "status": "UNKNOWN",
-                            "counterexample": {}, "expected": None, "obtained": None, "replayed": False,
-                            "method": "-", "seconds": 0.0,
-                            "reason": "order=any is decided by claims over rows of at most 8 terms; the construct "
-                                      "network's rows are wider"})
+            entries.append(_entry(drop, sem.spec, "construct", "UNKNOWN", "-", seconds=0.0,
+                                  reason="order=any is decided by claims over rows of at most 8 terms; the "
+                                         "construct network's rows are wider"))
             continue
         t0 = time.perf_counter()
         broken, f_got, g_got = targets.verify(fmt, net, points, sem)
-        e = {"hypothesis": drop, "semantics": sem.spec, "lemma": "construct", "status": "PROVED",
-             "counterexample": {}, "expected": None, "obtained": None, "replayed": False,
-             "method": f"executor at all {len(points)} domain points", "seconds": None}
+        e = _entry(drop, sem.spec, "construct", "PROVED", f"executor at all {len(points)} domain points",
+                   seconds=None)
         if broken:
-            b = broken[0]
-            i = next(k for k, p in enumerate(points) if fmt.hex(p[0]) == b["x"])
+            i = next(k for k, p in enumerate(points) if fmt.hex(p[0]) == broken[0]["x"])
             x, f_t, h, g_t = points[i]
-            ef, eg = exact_replay(net, x, h, sem, (f_got[i], g_got[i]))
-            e.update(status="REFUTED", counterexample={"x": fmt.hex(x), "y": fmt.hex(h)},
-                     expected={"f": [fmt.hex(int(f_paper[i]))], "grad": [fmt.hex(int(g_paper[i]))]},
-                     targets={"f": [fmt.hex(f_t)], "grad": [fmt.hex(g_t)]},
-                     obtained={"f": [fmt.hex(ef)], "grad": [fmt.hex(eg)]}, replayed=True,
-                     broken_points=len(broken))
+            _refuted(e, fmt, net, sem, x, h, (f_paper[i], g_paper[i]), (f_got[i], g_got[i]), len(broken))
+            e["targets"] = {"f": [fmt.hex(f_t)], "grad": [fmt.hex(g_t)]}
             e["_point"] = i
         e["seconds"] = round(time.perf_counter() - t0, 3)
         entries.append(e)
@@ -222,15 +237,10 @@ def input_entry(drop, fmt, construction, base):
     from fpsmt.semantics.arith import concrete
     from fpsmt.semantics.network import PAPER
     build, runs, what = input_points(drop, fmt, construction, base)
-    e = {"hypothesis": drop, "semantics": PAPER.spec, "lemma": "construct", "status": "PROVED",
-         "counterexample": {}, "expected": None, "obtained": None, "replayed": False,
-         "method": f"executor at all {len(runs)} points", "dropped": what, "seconds": None}
+    e = _entry(drop, PAPER.spec, "construct", "PROVED", f"executor at all {len(runs)} points", dropped=what,
+               seconds=None)
     t0 = time.perf_counter()
-    net = construction.network(fmt, build)
-    bad, _, _ = targets.verify(fmt, net, build)
-    if bad:
-        raise FpsmtError(f"the {construction.activation} network misses its targets at x = {bad[0]['x']}: "
-                         "a construction bug")
+    net, _, _ = _built(fmt, construction, build)
     A = concrete(fmt)
     xs = np.asarray([r[0] for r in runs], dtype=np.uint64)
     ys = np.asarray([r[1] for r in runs], dtype=np.uint64)
@@ -240,10 +250,7 @@ def input_entry(drop, fmt, construction, base):
     if broken:
         i = broken[0]
         x, y, f, g = runs[i]
-        ef, eg = exact_replay(net, x, y, PAPER, (f_got[i], g_got[i]))
-        e.update(status="REFUTED", counterexample={"x": fmt.hex(x), "y": fmt.hex(y)},
-                 expected={"f": [fmt.hex(f)], "grad": [fmt.hex(g)]},
-                 obtained={"f": [fmt.hex(ef)], "grad": [fmt.hex(eg)]}, replayed=True, broken_points=len(broken))
+        _refuted(e, fmt, net, PAPER, x, y, (f, g), (f_got[i], g_got[i]), len(broken))
         e["_run"] = (x, y)
     e["seconds"] = round(time.perf_counter() - t0, 3)
     return e, net, build
@@ -332,10 +339,8 @@ def necessity_entries(engine, fmt, activation, sems, drop, shape=(1, 2, 1)):
     for sem in sems:
         for lemma, claim in necessity_claims(fmt, activation, sem, shape):
             r = engine.prove(claim, fmt, {claim.name: claim})
-            e = {"hypothesis": drop, "semantics": sem.spec, "lemma": lemma, "status": r.status,
-                 "counterexample": {}, "expected": None, "obtained": None, "replayed": False,
-                 "method": f"solver {r.solver or '-'}" + (" (cached)" if r.cached else ""),
-                 "seconds": round(r.seconds, 3), "reason": r.reason or None}
+            e = _entry(drop, sem.spec, lemma, r.status, f"solver {r.solver or '-'}" + (" (cached)" if r.cached else ""),
+                       seconds=round(r.seconds, 3), reason=r.reason or None)
             if r.status == "REFUTED":
                 w = dict(r.witness)
                 conds, lets = evaluate(claim, fmt, {claim.name: claim}, w, part="counterexample")

@@ -73,13 +73,15 @@ def _torch_elu(B, act, g, z, y):
     return B.where(B.le(z, _zero(B, z)), B.mul(g, act.derivative(B, z)), g)
 
 
-#: activation -> (formula, the formats (E, M) whose kernel computes in float32)
+#: activation -> (formula, the formats (E, M) whose kernel computes in float32); elu's
+#: formula also evaluates σ' (exp) there
 TORCH = {
     "relu": (_torch_relu, ()),
     "sigmoid": (_torch_sigmoid, (BFLOAT16,)),
     "tanh": (_torch_tanh, (BFLOAT16, FLOAT16)),
     "elu": (_torch_elu, (BFLOAT16, FLOAT16)),
 }
+USES_DERIVATIVE = {_torch_elu}
 
 
 # -------------------------------------------------------------------- jax
@@ -111,10 +113,21 @@ def framework(name, table):
             raise InputError(f"backward={name} has no formula for {act.name} (it has: {', '.join(table)})")
         f, wide_in = table[act.name]
         wide = "float32" if (A.fmt.E, A.fmt.M) in wide_in else None
-        if act.name == "relu":  # a select: no rounding to place
-            return f(A, act, g, z, y)
         return _in(A, wide, lambda B, g_, z_, y_: f(B, act, g_, z_, y_), g, z, y)
-    formula.supports = lambda act, fmt: act.is_identity or act.name in table
+
+    def why_not(act, fmt):
+        """Why the formulas cannot apply to ``act`` (as the profile evaluates it) in ``fmt``, or None."""
+        if act.is_identity:
+            return None
+        if act.name not in table:
+            return f"backward={name} has no formula for {act.name}"
+        f, wide_in = table[act.name]
+        impl = getattr(act, "impl", None)  # a library's tables (activation=numpy|torch): formats of <= 16 bits
+        if f in USES_DERIVATIVE and (fmt.E, fmt.M) in wide_in and impl is not None:
+            return (f"backward={name} computes {act.name}'s exp in float32 in {fmt.name}; with "
+                    f"activation={impl} that exp is not modelled")
+        return None
+    formula.why_not = why_not
     formula.__doc__ = f"The {name} backward formulas (module docstring)."
     return formula
 

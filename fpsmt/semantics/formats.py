@@ -388,6 +388,14 @@ def convert_bits(src: Format, dst: Format, bits: int) -> int:
     return dst.round(src.to_fraction(bits), negative_zero=neg)
 
 
+def convert_patterns(src: Format, dst: Format, bits):
+    """:func:`convert_bits` over an array of patterns (an object array of Python ints)."""
+    import numpy as np
+    arr = np.asarray(bits, dtype=object)
+    out = np.frompyfunc(lambda b: convert_bits(src, dst, b), 1, 1)(arr) if arr.size else arr
+    return np.asarray(out, dtype=object)
+
+
 def contains(wide: Format, fmt: Format) -> bool:
     """Whether every value of ``fmt`` is a value of ``wide`` (subnormals included)."""
     return wide.M >= fmt.M and wide.e_max >= fmt.e_max and wide.e_min - wide.M <= fmt.e_min - fmt.M

@@ -174,6 +174,8 @@ def _dense(order: str, n: int):
     got = _DENSE.get(key)
     if got is not None:
         return got
+    if order == ANY:
+        raise InputError("order=any has no fixed order: a claim chooses each row's permutation (run's choices)")
     name, _, arg = order.partition(":")
     fn, takes = ORDERS[name]
     t = fn(n, int(arg)) if takes else fn(n)
@@ -331,15 +333,11 @@ class Semantics:
 
     def is_sequence(self, n: int) -> bool:
         """Whether the order folds a dense row of n terms as a sequence (left to right)."""
-        if self.order == ANY:
-            return True  # a left fold of a permutation the claim chooses (fold: ``choices``)
         return _dense(self.order, int(n))[0] == "seq"
 
     def sequence(self, n: int) -> np.ndarray:
         """The order in which a dense row's n terms (listed by column) are folded, for an
         order that folds a sequence; InputError for a tree order."""
-        if self.order == ANY:
-            return np.arange(int(n), dtype=np.int64)  # column order; fold applies the chosen permutation
         kind, dense = _dense(self.order, int(n))
         if kind != "seq":
             raise InputError(f"summation order {self.order!r} sums {n} terms as a tree, not a sequence")
@@ -368,15 +366,10 @@ class Semantics:
                 why = implemented(act, fmt, self.activation)
                 if why:
                     raise InputError(why)
-            f = self.backward_formula(act)
-            if self.activation != "correct" and act.name == "elu" and dict(self.backward).get("*") == "torch" \
-                    and (fmt.E, fmt.M) in ((8, 7), (5, 10)):
-                raise InputError(f"backward=torch computes elu's exp in float32 in {fmt.name}; with "
-                                 f"activation={self.activation} that exp is not modelled")
-            supports = getattr(f, "supports", None)
-            if supports is not None and not act.is_identity and not supports(act, fmt):
-                raise InputError(f"backward={dict(self.backward).get(act.name, dict(self.backward).get('*'))} "
-                                 f"has no formula for {act.name}")
+            why_not = getattr(self.backward_formula(act), "why_not", None)
+            why = why_not(self.act_of(act), fmt) if why_not is not None else None
+            if why:
+                raise InputError(why)
         return self
 
     @property
@@ -502,6 +495,9 @@ class Pattern:
     ``(rows, cols, entries, plan)``: the rows with n terms, their terms' columns and entry
     indices (arrays of shape (rows, n), by column) and the order's :class:`Plan` for n —
     one NumPy operation per ⊕ step advances every row of the group.
+
+    For ``order=any`` both are None: :func:`fold` reads ``present`` and ``entry_sorted`` and
+    folds each row in the permutation a claim chose.
     """
 
     def __init__(self, n_rows, n_cols, rows, cols, sem: "Semantics" = None):
@@ -516,6 +512,8 @@ class Pattern:
         self.present = (r, c)  # the (row, column) of every entry, sorted by row then column
         self.entry_sorted = order  # each of those entries' index in the layer's entry list
         self.positions, self.groups = None, None
+        if sem.order == ANY:  # each row in its chosen permutation, from ``present`` (fold: _fold_any)
+            return
         if not sem.is_sequence(n_cols):
             self._tree_groups(sem, r, c, order, counts)
             return

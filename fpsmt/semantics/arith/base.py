@@ -319,9 +319,15 @@ class Arith(ABC):
 
     # ------------------------------------------------ other formats (wide accumulation)
     def sibling(self, fmt: Format) -> "Arith":
-        """The same interpretation in another format: where a semantics profile computes
-        in a wider format (``Semantics.wide``, a framework's float32 backward) before one
-        rounding to this one."""
+        """The same interpretation in another format (one per format, kept): where a
+        semantics profile computes in a wider format (``Semantics.wide``, a framework's
+        float32 backward) before one rounding to this one."""
+        cache = self.__dict__.setdefault("_siblings", {})
+        if (fmt.E, fmt.M) not in cache:
+            cache[fmt.E, fmt.M] = self._new_sibling(fmt)
+        return cache[fmt.E, fmt.M]
+
+    def _new_sibling(self, fmt: Format) -> "Arith":
         from fpsmt.errors import InputError
         raise InputError(f"{type(self).__name__} does not compute in a second format "
                          f"({fmt.name}): this semantics profile is not available here")

@@ -22,16 +22,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from fpsmt.semantics.formats import Format
+from fpsmt.semantics.formats import Format, convert_patterns
 from fpsmt.semantics.arith.base import Arith, ConcreteOps
 from fpsmt.semantics.arith.exact import ExactArith
-
-
-def _convert_patterns(src: Format, dst: Format, bits):
-    from fpsmt.semantics.formats import convert_bits
-    arr = np.asarray(bits, dtype=object)
-    out = np.frompyfunc(lambda b: convert_bits(src, dst, b), 1, 1)(arr) if arr.size else arr
-    return np.asarray(out, dtype=object)
 
 
 def _errstate():
@@ -156,17 +149,14 @@ class FloatArrayArith(ConcreteOps, Arith):
         r = np.where(np.isnan(a), np.uint64(f.nan_bits), r)
         return self.const(r)
 
-    def sibling(self, fmt: Format) -> Arith:
-        cache = self.__dict__.setdefault("_siblings", {})
-        if (fmt.E, fmt.M) not in cache:
-            cache[fmt.E, fmt.M] = concrete(fmt)
-        return cache[fmt.E, fmt.M]
+    def _new_sibling(self, fmt: Format) -> Arith:
+        return concrete(fmt)
 
     def convert(self, src: Arith, a):
         """Host values convert exactly into a host type at least as wide, then round once
         to the format (:meth:`_round`); a wider host type is rounded from directly."""
         if not isinstance(src, FloatArrayArith):
-            return self.const(_convert_patterns(src.fmt, self.fmt, src.to_bits(a)))
+            return self.const(convert_patterns(src.fmt, self.fmt, src.to_bits(a)))
         x = np.asarray(a)
         if x.dtype.itemsize <= self.dtype.itemsize:
             return self._round(x.astype(self.dtype))

@@ -13,7 +13,7 @@ from fractions import Fraction
 
 import numpy as np
 
-from fpsmt.semantics.formats import Format
+from fpsmt.semantics.formats import Format, convert_patterns
 from fpsmt.semantics.arith.base import Arith, ConcreteOps
 
 
@@ -160,14 +160,8 @@ class ExactArith(ConcreteOps, Arith):
     def next_up(self, a):
         return np.asarray(self._next_up(a), dtype=object)
 
-    def sibling(self, fmt: Format) -> "ExactArith":
-        cache = self.__dict__.setdefault("_siblings", {})
-        if (fmt.E, fmt.M) not in cache:
-            cache[fmt.E, fmt.M] = ExactArith(fmt)
-        return cache[fmt.E, fmt.M]
+    def _new_sibling(self, fmt: Format) -> "ExactArith":
+        return ExactArith(fmt)
 
     def convert(self, src: Arith, a):
-        from fpsmt.semantics.formats import convert_bits
-        arr = np.asarray(src.to_bits(a), dtype=object)
-        conv = np.frompyfunc(lambda b: convert_bits(src.fmt, self.fmt, b), 1, 1)
-        return np.asarray(conv(arr), dtype=object) if arr.size else arr
+        return convert_patterns(src.fmt, self.fmt, src.to_bits(a))

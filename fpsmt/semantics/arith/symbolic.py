@@ -537,16 +537,13 @@ class Z3Arith(Arith):
         return self._next_up(a)
 
     # ------------------------------------------------ other formats (wide accumulation)
-    def sibling(self, fmt: Format) -> "Z3Arith":
+    def _new_sibling(self, fmt: Format) -> "Z3Arith":
         """Terms of another sort in the same query: they share this interpretation's side
         constraints and facts (a solver that asserts this one's asserts the sibling's)."""
-        cache = self.__dict__.setdefault("_siblings", {})
-        if (fmt.E, fmt.M) not in cache:
-            sib = Z3Arith(fmt, prefix=self._prefix)
-            sib.side, sib.facts = self.side, self.facts
-            sib._parent = self
-            cache[fmt.E, fmt.M] = sib
-        return cache[fmt.E, fmt.M]
+        sib = Z3Arith(fmt, prefix=self._prefix)
+        sib.side, sib.facts = self.side, self.facts
+        sib._parent = self
+        return sib
 
     def convert(self, src: Arith, a):
         sort, rm = self.sort, self.rm
