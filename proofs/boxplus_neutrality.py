@@ -48,7 +48,7 @@ from fpsmt.proof.approx import SLOTS
 from fpsmt.proof.claims import Float, Int, forall
 from fpsmt.proof.lemmas import Lemma
 from fpsmt.proof.tree import Node, Pred, induction, stage
-from fpsmt.proofs.common import zero as zero_or_negative_zero
+from fpsmt.proofs.common import lets, zero as zero_or_negative_zero
 
 
 def _zero_or(s, r, v):
@@ -178,5 +178,81 @@ def build(fmt):
         "over the terms, with a symbolic running sum")
 
 
+#: the ⊞ rows the whole-block claims state (``reproduce --semantics``): gradient-atom pairs,
+#: then zero-gradient-atom terms, in the theorem network's order
+WHOLE_PAIRS, WHOLE_SINGLES = 2, 2
+
+
+def _rows(fmt):
+    """The output row of WHOLE_PAIRS gradient atoms and WHOLE_SINGLES zero-gradient atoms, as
+    one identity layer on its terms (weights 1: each product is its term, exactly, in every
+    format and profile; bias −0, as :func:`fpsmt.constructions.relu.boxplus` builds it), and
+    the layer-1 gradient sum, as one identity layer of 2·WHOLE_PAIRS + WHOLE_SINGLES rows
+    that all read the input (D^AD w.r.t. it sums the rows' upstream ⊗ 1)."""
+    from fpsmt.semantics.network import Layer, Network
+    n = 2 * WHOLE_PAIRS + WHOLE_SINGLES
+    one, neg0 = fmt.round(1), fmt.zero_bits(True)
+    value = Network(fmt, [Layer(1, n, [0] * n, list(range(n)), [one] * n, [neg0], "identity")])
+    grad = Network(fmt, [Layer(n, 1, list(range(n)), [0] * n, [one] * n, [neg0] * n, "identity")])
+    return value, grad
+
+
+def _value_terms(s):
+    """The value row's terms: pair k is (w, −w) where jw = k, v sits at single jv; zeros elsewhere."""
+    terms = []
+    for k in range(WHOLE_PAIRS):
+        on = s.jw.eq(k)
+        terms += [s.where(on, s.w, s[f"z{2 * k}"]), s.where(on, -s.w, s[f"z{2 * k + 1}"])]
+    return terms + [s.where(s.jv.eq(k), s.v, s[f"z{2 * WHOLE_PAIRS + k}"]) for k in range(WHOLE_SINGLES)]
+
+
+def _grad_ups(s):
+    """The layer-1 rows' upstream gradients: g at slot jg, zeros elsewhere."""
+    return [s.where(s.jg.eq(k), s.g, s[f"z{k}"]) for k in range(2 * WHOLE_PAIRS + WHOLE_SINGLES)]
+
+
+def whole(fmt, sem):
+    """⊞-neutrality as two claims about concrete ⊞ rows, for any profile (``order=any``: every
+    order of the row's terms): the value row is v whatever slot v and the pair (w, −w) take,
+    and the gradient sum is g whatever slot g takes."""
+    from fpsmt.proof.claims import choice_variables
+    from fpsmt.semantics.network import parse_semantics
+    sem = parse_semantics(sem)
+    value, grad = _rows(fmt)
+    n = 2 * WHOLE_PAIRS + WHOLE_SINGLES
+    zeros = {f"z{i}": zero_or_negative_zero() for i in range(n)}
+    spec = None if sem.is_paper else sem.spec
+
+    def value_goal(s):
+        terms = _value_terms(s)
+        out, _, hyp = s.chosen_run(value, terms)
+        lets(s, out, None)
+        has_v = s.jv >= 0
+        return [hyp.implies(has_v.implies(_zero_or(s, out[0], s.v))), hyp.implies((~has_v).implies(out[0].is_zero()))]
+
+    def grad_goal(s):
+        ups = _grad_ups(s)
+        out, g, hyp = s.chosen_run(grad, [s.x], ups)
+        lets(s, out, g)
+        has_g = s.jg >= 0
+        return [hyp.implies(has_g.implies(_zero_or(s, g[0], s.g))), hyp.implies((~has_g).implies(g[0].is_zero()))]
+    fin = Float(finite=True)
+    c1 = forall("boxplus_neutrality.whole_value",
+                {"w": fin, "v": fin, "jw": Int(-1, WHOLE_PAIRS - 1), "jv": Int(-1, WHOLE_SINGLES - 1), **zeros,
+                 **choice_variables(value, sem)}, goal=value_goal, semantics=spec,
+                doc="the ⊞ value row: pairs (w, −w) at most once, v at most once, zeros elsewhere")
+    c2 = forall("boxplus_neutrality.whole_gradient",
+                {"x": fin, "g": fin, "jg": Int(-1, n - 1), **zeros, **choice_variables(grad, sem)},
+                goal=grad_goal, semantics=spec,
+                doc="the layer-1 gradient sum: g at most once, zeros elsewhere")
+    c1.block = lambda s: (value, None, _value_terms(s), None)
+    c2.block = lambda s: (grad, None, [s.x], _grad_ups(s))
+    return [c1, c2], (
+        f"a ⊞ output row of {WHOLE_PAIRS} gradient-atom pairs (w, -w at x's own atom, zeros elsewhere) then "
+        f"{WHOLE_SINGLES} zero-gradient-atom terms (v at x's own, zeros elsewhere), bias -0, is v (a zero when v is "
+        f"one) for every finite w, v; a layer-1 gradient sum of {n} terms, g at one slot and zeros elsewhere, is g "
+        "(a zero when no slot is g), for every finite g")
+
+
 LEMMA = Lemma("boxplus_neutrality", "paper §3 (f = f2 ⊞ f1; BRIEF §5)", {"released": build, "repaired": build},
-              order=90, construction=True)
+              order=90, construction=True, whole=whole)

@@ -16,7 +16,7 @@ from fractions import Fraction
 
 from fpsmt.constructions import relu as C
 from fpsmt.proof.claims import Float, Int, forall
-from fpsmt.proofs.common import indicator, x_ends
+from fpsmt.proofs.common import FINITE, indicator, whole, x_ends
 from fpsmt.semantics.network import Network
 from fpsmt.proof.lemmas import Lemma
 from fpsmt.proof.tree import Node, Pred, induction, sequence, stage
@@ -265,5 +265,26 @@ def block_rows(fmt):
     return rows
 
 
+def _one(s):
+    net, _ = C.cancellation(s, 1)
+    return net, None, [s.s], [s.y]
+
+
+def _expect(s, out, grad):
+    on = s.s >= 0.5
+    scale = s.fmt.hex(s.fmt.round(Fraction(2) ** (s.fmt.M - s.fmt.e_max)))
+    path = s.y * s.const(scale)  # a zero path (y a zero, or underflow) gives a zero of either sign, as the tree states
+    return [out[0].same(indicator(s, on)), (on & ~path.is_zero()).implies(grad[0].same(path)),
+            (on & path.is_zero()).implies(grad[0].is_zero()), (~on).implies(grad[0].is_zero())]
+
+
+WHOLE = whole("cancellation_block",
+              {"s": Float(range=(0, lambda f: f.hex(f.round(Fraction(2) ** (f.e_max - f.M))))), "y": FINITE}, _one,
+              _expect, lambda fmt: C.concrete(C.cancellation, fmt, blocks=1),
+              lambda fmt: (f"one block, for 0 <= s <= 2^{fmt.e_max - fmt.M} and every finite y: out = 1[s >= 1/2] "
+                           f"(1 or +0); D^AD(y) = y * 2^{fmt.M - fmt.e_max} (rounded; a zero of either sign where that is a "
+                           "zero) where s >= 1/2, ±0 elsewhere"))
+
 LEMMA = Lemma("cancellation_block", "BRIEF §5.1 (gradient suppression by rounding)",
-              {"released": _lemma(C.RELEASED), "repaired": _lemma(C.REPAIRED)}, extra=block_rows, order=50)
+              {"released": _lemma(C.RELEASED), "repaired": _lemma(C.REPAIRED)}, extra=block_rows, order=50,
+              whole=WHOLE)

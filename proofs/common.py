@@ -82,8 +82,16 @@ def step_lemma(kind):
     def repaired(fmt):
         return step_node(kind), (f"for all z, x in {xdesc(fmt)} and every finite upstream y: out = 1[x {sym} z] "
                                  "(1 or +0) and D^AD(y) = ±0")
+    def one(s):
+        net, P = build(s, s.z, C.REPAIRED)
+        return net, P, [s.x], [s.y]
+    block = whole(name, {"z": X(), "x": X(), "y": FINITE}, one,
+                  lambda s, out, grad: [out[0].same(indicator(s, holds(s))), grad[0].eq(0)],
+                  lambda fmt: C.step_network(fmt, kind),
+                  lambda fmt: f"for all z, x in {xdesc(fmt)} and every finite upstream y: out = 1[x {sym} z] (1 or +0) "
+                              "and D^AD(y) = ±0")
     return Lemma(name, "BRIEF §5.1 (point indicators of Lemma 3.4)", {"released": released, "repaired": repaired},
-                 order=10 if kind == "ge" else 20, construction=True)
+                 order=10 if kind == "ge" else 20, construction=True, whole=block)
 
 
 def step_node(kind, fmt=None, beside=False):
@@ -316,3 +324,48 @@ def step_beside(kind, row, up):
     from fpsmt.constructions import relu as C
     return Beside(f"step_indicator_{kind}.beside", f"step_indicator_{kind}", lambda f: C.step_network(f, kind), row,
                   lambda s: C.step_params(s, kind, s.z if kind == "ge" else -s.z), "y", up)
+
+
+def whole(name, variables, build, expect, structure, statement, doc="", enumerate=False):
+    """A lemma's statement as one ∀ claim about its whole block, for any semantics profile
+    (``fpsmt reproduce --semantics``): ``fmt, profile -> ([claim], statement)``.
+
+    ``build(s)`` -> (network, params, inputs, upstreams) of one run; ``expect(s, out,
+    grad)`` -> what the lemma states of it; ``structure(fmt)``: a network with the block's
+    layers (its sparsity does not depend on the parameters), for the variables of the
+    choices a profile leaves open (:func:`fpsmt.proof.claims.choice_variables`:
+    ``order=any``, ``activation=ulp:K``).  Only :meth:`Scope.chosen_run` touches the
+    network, so the claim means the lemma under the profile and nothing of the paper's
+    semantics is built in: proof trees, whose joins are argued for the paper's semantics,
+    are not used.  ``enumerate``: decide by enumeration where the space is small enough
+    (:attr:`fpsmt.proof.claims.Claim.enumerate`)."""
+    from fpsmt.proof.claims import choice_variables, forall
+    from fpsmt.semantics.network import parse_semantics
+    from fpsmt.proof.tree import _listed
+
+    def make(fmt, sem):
+        sem = parse_semantics(sem)
+        shape = structure(fmt)
+        extra = choice_variables(shape, sem)
+
+        def goal(s):
+            net, P, xs, ys = build(s)
+            if [(L.n_out, L.n_in, list(L.rows), list(L.cols), L.activation) for L in net.layers] != \
+                    [(L.n_out, L.n_in, list(L.rows), list(L.cols), L.activation) for L in shape.layers]:
+                raise AssertionError(f"{name}: the block's layers differ from its structure")
+            out, grad, hyp = s.chosen_run(net, xs, ys, params=P)
+            lets(s, out, grad)
+            return [hyp.implies(c) for c in _listed(expect(s, out, grad))]
+        c = forall(f"{name}.whole", {**variables, **extra}, goal=goal, semantics=None if sem.is_paper else sem.spec,
+                   doc=doc or f"{name} as one claim about its whole block", enumerate=enumerate)
+        c.block = build
+        return [c], statement(fmt)
+    return make
+
+
+def lets(s, out, grad):
+    """Name a whole-block run's output ``f`` and D^AD ``D`` (what a counterexample's report
+    shows: ``counterexample hypothesis`` compares them with the paper's semantics')."""
+    s.let("f", out[0])
+    if grad:
+        s.let("D", grad[0])

@@ -84,7 +84,7 @@ D^AD.  Independently of the solver, tests run the atom in the executor for every
 from fpsmt.constructions import relu as C
 from fpsmt.proof.claims import Float, Int, forall
 from fpsmt.proofs.common import (FINITE, STEP_PAIR, X, X_DOM, Beside, absent_chain, finite_inside, step_beside,
-                                 step_node, xdesc, zero)
+                                 step_node, whole, xdesc, zero)
 from fpsmt.proofs.multiplication_transfer import CHAIN_WEIGHT, REACHES, W_OUT, transfer_tree
 from fpsmt.proof.lemmas import Lemma
 from fpsmt.proof.tree import Node, Pred, fact, induction, join, sequence, stage
@@ -485,5 +485,20 @@ def released(fmt):
     return [c], _statement(fmt, "z != 0 in X"), {c.name: [hint]}
 
 
+def _one(s):
+    net, P = C.gradient_atom(s, s.z, s.h, s.g, C.REPAIRED)
+    return net, P, [s.x], [s.where(s.x.eq(s.z), s.h, s.y)]
+
+
+def _expect(s, out, grad):
+    at = s.x.eq(s.z)
+    return [out[0].is_zero(), at.implies(grad[0].same(s.g)), (~at).implies(grad[0].is_zero())]
+
+
+WHOLE = whole("gradient_atom", {"z": X(), "x": X(), "h": Float(finite=True, nonzero=True),
+                                "g": Float(finite=True, nonzero=True), "y": Float(finite=True)}, _one, _expect,
+              lambda fmt: C.concrete(C.gradient_atom, fmt, 0, fmt.round(1), fmt.round(1)),
+              lambda fmt: _statement(fmt, "z in X"))
+
 LEMMA = Lemma("gradient_atom", "Lemma 3.5 (BRIEF §5, §5.1)", {"released": released, "repaired": repaired},
-              order=80, construction=True)
+              order=80, construction=True, whole=WHOLE)

@@ -27,6 +27,7 @@ from fpsmt.constructions import threshold as T
 from fpsmt.proof.claims import Float
 from fpsmt.proof.lemmas import Lemma
 from fpsmt.proof.tree import Node, Pred, join, sequence, stage
+from fpsmt.proofs.common import whole
 
 Y = Float(finite=True)
 U = Float(finite=True)
@@ -103,5 +104,14 @@ def repaired(fmt):
     return root, statement
 
 
+def _whole(fmt, sem):
+    net, plans = T.smallest_case(fmt)
+    make = whole("gradient_threshold", {"x": Float(range=(0, 0)), "y": Y}, lambda s: (net, None, [s.x], [s.y]),
+                 lambda s, out, grad: [out[0].is_zero(), grad[0].eq(_smallest_target(s, s.y))], lambda f: net,
+                 lambda f: (f"the ReLU network of depth {net.depth} on X = {{0}}: f(0) = +0, and for every finite "
+                            "upstream y, D^AD(y) = ±1 at y = ±1 and a zero at every other y"), enumerate=True)
+    return make(fmt, sem)
+
+
 LEMMA = Lemma("gradient_threshold", "Lemma 3.7 (BRIEF §9, the smallest case)", {"repaired": repaired}, order=200,
-              only=("repaired",))
+              only=("repaired",), whole=_whole)

@@ -168,4 +168,6 @@ def released(fmt):
 
 
 LEMMA = Lemma("multiplication_transfer", "Lemma B.7 (BRIEF §5, §5.1)", {"released": released, "repaired": repaired},
-              order=60, construction=True)
+              order=60, construction=True,
+              profile_free="its claims are about products of weights in the format, no network: no summation "
+                           "order, backward formula or activation enters them")

@@ -15,7 +15,7 @@ boxplus_neutrality's ``gradient`` induction (two zero terms) (the gradient w.r.t
 from fpsmt.constructions import relu as C
 from fpsmt.proof.claims import forall
 from fpsmt.semantics.network import Network
-from fpsmt.proofs.common import X, indicator, steps_and_top, xdesc
+from fpsmt.proofs.common import FINITE, X, indicator, steps_and_top, whole, xdesc
 from fpsmt.proof.lemmas import Lemma
 
 
@@ -51,5 +51,16 @@ def repaired(fmt):
         "upstream), a join to their pair, and the last layer 1[x >= z] + 1[x <= z] - 1 on that pair")
 
 
+def _one(s):
+    net, P = C.point(s, s.z, C.REPAIRED)
+    return net, P, [s.x], [s.y]
+
+
+WHOLE = whole("point_indicator", {"z": X(), "x": X(), "y": FINITE}, _one,
+              lambda s, out, grad: [out[0].same(indicator(s, s.x.eq(s.z))), grad[0].eq(0)],
+              lambda fmt: C.concrete(C.point, fmt, 0),
+              lambda fmt: f"for all z, x in {xdesc(fmt)} and every finite upstream y: out = 1[x = z] (1 or +0) and "
+                          "D^AD(y) = ±0")
+
 LEMMA = Lemma("point_indicator", "BRIEF §5.1 (Lemma 3.4 / 3.5 atoms)", {"released": released, "repaired": repaired},
-              order=40, construction=True)
+              order=40, construction=True, whole=WHOLE)

@@ -17,7 +17,7 @@ w.r.t. x is a sum of the two blocks' ±0 (boxplus_neutrality's ``gradient`` indu
 
 from fpsmt.constructions import relu as C
 from fpsmt.proof.claims import Float, forall
-from fpsmt.proofs.common import X, steps_and_top, xdesc
+from fpsmt.proofs.common import FINITE, X, steps_and_top, whole, xdesc
 from fpsmt.semantics.network import Network
 from fpsmt.proof.lemmas import Lemma
 
@@ -56,5 +56,18 @@ def repaired(fmt):
                                       "to their pair, the top layers on that pair")
 
 
+def _one(s):
+    net, P = C.zero_gradient_atom(s, s.z, s.v, C.REPAIRED)
+    return net, P, [s.x], [s.y]
+
+
+def _expect(s, out, grad):
+    at = s.x.eq(s.z)
+    return [at.implies(out[0].same(s.v)), (~at).implies(out[0].eq(0)), grad[0].eq(0)]
+
+
+WHOLE = whole("zero_gradient_atom", {"z": X(), "x": X(), "v": FINITE, "y": FINITE}, _one, _expect,
+              lambda fmt: C.concrete(C.zero_gradient_atom, fmt, 0, 0), lambda fmt: _statement(fmt, C.REPAIRED))
+
 LEMMA = Lemma("zero_gradient_atom", "Lemma 3.4 (BRIEF §5, §5.1)", {"released": released, "repaired": repaired},
-              order=70, construction=True)
+              order=70, construction=True, whole=WHOLE)

@@ -10,7 +10,7 @@ indicator's stages.
 
 from fpsmt.constructions import relu as C
 from fpsmt.proof.claims import Float, forall
-from fpsmt.proofs.common import X, indicator, steps_and_top, xdesc
+from fpsmt.proofs.common import FINITE, X, indicator, steps_and_top, whole, xdesc
 from fpsmt.proof.lemmas import Lemma
 
 
@@ -35,5 +35,16 @@ def repaired(fmt):
         "proved as the point indicator's stages (the step indicators hold for every z of X, z = 0 included)")
 
 
+def _one(s):
+    net, P = C.point(s, s.const(0), C.REPAIRED)
+    return net, P, [s.x], [s.y]
+
+
+WHOLE = whole("zero_indicator", {"x": X(), "y": FINITE}, _one,
+              lambda s, out, grad: [out[0].same(indicator(s, s.x.eq(0))), grad[0].eq(0)],
+              lambda fmt: C.concrete(C.point, fmt, 0),
+              lambda fmt: f"for all x in {xdesc(fmt)} and every finite upstream y: out = 1[x = 0] (1 or +0) and "
+                          "D^AD(y) = ±0")
+
 LEMMA = Lemma("zero_indicator", "BRIEF §5.1 (z = 0 is in X)", {"released": _lemma(C.RELEASED), "repaired": repaired},
-              order=30)
+              order=30, whole=WHOLE)

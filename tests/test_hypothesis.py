@@ -19,25 +19,37 @@ def test_a_reversed_order_breaks_the_relu_network_and_the_files_replay(tmp_path)
     out_dir = tmp_path / "breaks"  # created by the command (its parent exists)
     r = fpsmt("counterexample", "hypothesis", "--drop", "order", "--semantics", "order=reversed",
               "--format", "float8_e4m3", "--store", str(tmp_path / "s.sqlite"), "--timeout", "120",
-              "--json", "--out", str(out_dir))
+              "--lemma", "step_indicator_ge,cancellation_block,boxplus_neutrality", "--json", "--out", str(out_dir))
     assert r.returncode == 0, r.stderr
     entries = json.loads(r.stdout)
     by = {e["lemma"]: e for e in entries}
-    assert set(by) == {"construct", "necessity.zero_upstream", "necessity.odd"}
+    assert {"construct", "necessity.zero_upstream", "necessity.odd", "step_indicator_ge",
+            "boxplus_neutrality"} <= set(by)
     c = by["construct"]
     assert c["status"] == "REFUTED" and c["replayed"] is True
     assert c["semantics"] == "order=reversed,backward=paper,activation=correct"
     assert c["expected"] != c["obtained"]
     assert by["necessity.zero_upstream"]["status"] == "PROVED"
     assert by["necessity.odd"]["status"] == "PROVED"
-    assert sorted(p.name for p in out_dir.iterdir()) == ["0.csv", "0.json"]
+    refuted = [e for e in entries if e["status"] == "REFUTED"]
+    assert refuted[0] is not None and refuted[0]["lemma"] == "construct"
+    assert {e["lemma"] for e in refuted} >= {"construct", "boxplus_neutrality"}  # (v ⊕ −w) ⊕ w ≠ v
+    assert by["step_indicator_ge"]["status"] == "PROVED"
+    n = len(refuted)
+    assert sorted(p.name for p in out_dir.iterdir()) == sorted(f"{i}.{x}" for i in range(n) for x in ("csv", "json"))
     rows = list(csv.reader((out_dir / "0.csv").read_text().splitlines()))
     assert rows[0] == [c["counterexample"]["x"], c["counterexample"]["y"]]  # the break's point first
-    for spec, want in (("order=reversed", c["obtained"]), (None, c["expected"])):
-        args = ["eval", str(out_dir / "0.json"), "--points", str(out_dir / "0.csv")] + (["--semantics", spec] if spec else [])
-        e = fpsmt(*args)
-        assert e.returncode == 0, e.stderr
-        assert json.loads(e.stdout.splitlines()[0]) == want
+    for i, e in enumerate(refuted):  # every written break replays in `fpsmt eval`, both semantics
+        assert e["replayed"] is True and e["files"] == [str(out_dir / f"{i}.json"), str(out_dir / f"{i}.csv")]
+        for spec, want in (("order=reversed", e["obtained"]), (None, e["expected"])):
+            args = ["eval", str(out_dir / f"{i}.json"), "--points", str(out_dir / f"{i}.csv")] + \
+                (["--semantics", spec] if spec else [])
+            ev = fpsmt(*args)
+            assert ev.returncode == 0, ev.stderr
+            got = json.loads(ev.stdout.splitlines()[0])
+            assert got["f"][:len(want["f"])] == want["f"], (e["lemma"], got, want)
+            if want["grad"]:
+                assert got["grad"][:1] == want["grad"], (e["lemma"], got, want)
 
 
 def test_library_gelu_breaks_the_gelu_network(tmp_path):
@@ -98,6 +110,8 @@ def test_construct_reports_the_points_a_profile_breaks(tmp_path):
     (["counterexample", "hypothesis", "--drop", "order", "--format", "bfloat16", "--out", "/nonexistent/d"],
      "does not exist"),
     (["counterexample", "associativity", "--drop", "order", "--format", "bfloat16"], "options of counterexample"),
+    (["counterexample", "hypothesis", "--drop", "order", "--format", "bfloat16", "--lemma", "theorem_3_1_relu"],
+     "whole-block claim"),
     (["eval", "example:decoupling_bf16.json", "--points", "example:decoupling_bf16_points.csv",
       "--semantics", "order=sideways"], "unknown summation order"),
     (["eval", "example:decoupling_bf16.json", "--points", "example:decoupling_bf16_points.csv",
@@ -205,9 +219,13 @@ def test_necessities_hold_for_every_order(tmp_path):
     variables of the necessity claims: both PROVED for every order; the construct network,
     whose rows are far wider, is not encodable (UNKNOWN, with the reason)."""
     r = fpsmt("counterexample", "hypothesis", "--drop", "order", "--semantics", "order=any", "--shape", "1-3-1",
-              "--format", "float8_e4m3", "--store", str(tmp_path / "s.sqlite"), "--timeout", "300", "--json")
+              "--format", "float8_e4m3", "--store", str(tmp_path / "s.sqlite"), "--timeout", "300",
+              "--lemma", "zero_gradient_atom,boxplus_neutrality", "--json")
     assert r.returncode == 0, r.stderr
     by = {e["lemma"]: e for e in json.loads(r.stdout)}
+    # the zero-gradient atom survives every order; the ⊞ row does not (an order may split w, −w around v)
+    assert by["zero_gradient_atom"]["status"] == "PROVED"
+    assert by["boxplus_neutrality"]["status"] == "REFUTED" and by["boxplus_neutrality"]["replayed"]
     assert by["construct"]["status"] == "UNKNOWN" and "order=any" in by["construct"]["reason"]
     assert by["necessity.zero_upstream"]["status"] == "PROVED"
     assert by["necessity.odd"]["status"] == "PROVED"

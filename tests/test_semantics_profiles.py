@@ -100,8 +100,18 @@ def reference(net, x, y, order, fold_init="first"):
 
 
 def _all_interpretations(net, x, y, sem):
-    """{interpretation: (out, grad)} patterns: test_network's run_all under the profile."""
-    return {k: v[:2] for k, v in run_all(net, x, y, sem).items()}
+    """{interpretation: (out, grad)} patterns: test_network's run_all under the profile, and
+    the integer executor (the enumerations' confirming interpretation) in formats of at most
+    16 bits."""
+    from fpsmt.semantics.arith.integer import IntegerArith
+    out = {k: v[:2] for k, v in run_all(net, x, y, sem).items()}
+    fmt = net.fmt
+    if fmt.nbits <= 16:
+        A = IntegerArith(fmt)
+        t = run(A, net, A.const(uarr(fmt, [x])), A.const(uarr(fmt, [y])), sem=sem)
+        out["IntegerArith"] = ([fmt.canonical(int(v)) for v in np.ravel(A.to_bits(t.out))],
+                               [fmt.canonical(int(v)) for v in np.ravel(A.to_bits(t.grad))])
+    return out
 
 
 @pytest.mark.parametrize("spec", ORDER_PROFILES)

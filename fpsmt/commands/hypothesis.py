@@ -18,9 +18,16 @@ For each semantics profile that alters the dropped hypothesis, two kinds of entr
   model replayed): PROVED, REFUTED with the network and point, or UNKNOWN.
 
 Semantic hypotheses: ``order`` (reversed, pairwise, blocked:2, blocked:4, wide:float32
-where the format fits in float32), ``backward`` (torch, jax, where they have a formula for
-the activation) and ``activation`` (numpy, torch: those libraries' σ and σ' as tables,
-formats of at most 16 bits).
+where the format fits in float32, any: every order, a choice the lemma claims quantify
+over), ``backward`` (torch, jax, where they have a formula for the activation) and
+``activation`` (numpy, torch: those libraries' σ and σ' as tables; ulp:1: every σ and σ'
+within one ulp, a choice the lemma claims quantify over — formats of at most 16 bits).
+
+* lemma entries — each lemma of the construction that has a whole-block claim
+  (:attr:`fpsmt.proof.lemmas.Lemma.whole`; ``--lemma`` to choose), decided under the
+  profile by the engine: PROVED (it survives), REFUTED (the block's counterexample,
+  replayed in the executor and the exact reference, with ``expected`` the paper's output
+  at the same point; ``--out`` writes the block and its point) or UNKNOWN.
 
 Hypotheses on the inputs, one ``construct`` entry each, in the paper's semantics.  The
 construction's lemmas promise, on X and for |y| <= H_σ, the targets at the target points
@@ -54,9 +61,10 @@ from fpsmt.errors import FpsmtError, InputError
 HYPOTHESES = ("order", "backward", "activation", "exponent", "domain", "gradient-bound")
 AVAILABLE = HYPOTHESES
 SEMANTIC = ("order", "backward", "activation")  # the others alter the inputs, not the semantics
-ORDER_PROFILES = ("order=reversed", "order=pairwise", "order=blocked:2", "order=blocked:4", "order=wide:float32")
+ORDER_PROFILES = ("order=reversed", "order=pairwise", "order=blocked:2", "order=blocked:4", "order=wide:float32",
+                  "order=any")
 BACKWARD_PROFILES = ("backward=torch", "backward=jax")
-ACTIVATION_PROFILES = ("activation=numpy", "activation=torch")
+ACTIVATION_PROFILES = ("activation=numpy", "activation=torch", "activation=ulp:1")
 PROFILES = {"order": ORDER_PROFILES, "backward": BACKWARD_PROFILES, "activation": ACTIVATION_PROFILES}
 DEFAULT_TARGETS = "example:sin_misleading.py"
 
@@ -81,8 +89,10 @@ def profiles(drop, fmt, activation, given=None) -> list:
         return [sem.check(fmt, [activation], claims=True)]
     out_ = []
     for spec in PROFILES[drop]:
+        if spec.startswith("activation=ulp") and fmt.nbits > 16:
+            continue  # every σ within K ulps: decided on the lemmas' blocks, up to 16 bits (as the survival table)
         try:
-            out_.append(parse_semantics(spec).check(fmt, [activation]))
+            out_.append(parse_semantics(spec).check(fmt, [activation], claims=True))
         except InputError:
             continue  # this profile does not apply here (a format too wide, no formula for σ)
     if not out_:
@@ -166,10 +176,10 @@ def construct_entries(fmt, construction, points, sems, drop):
     net, f_paper, g_paper = _built(fmt, construction, points)
     entries = []
     for sem in sems:
-        if sem.order == "any":  # every order of rows of thousands of terms: not encodable
+        if sem.chooses:  # every order / implementation of a whole network: not encodable, not runnable
             entries.append(_entry(drop, sem.spec, "construct", "UNKNOWN", "-", seconds=0.0,
-                                  reason="order=any is decided by claims over rows of at most 8 terms; the "
-                                         "construct network's rows are wider"))
+                                  reason=f"{sem.spec} is a choice claims quantify over (lemma entries: their blocks); "
+                                         "the construct network is run, in one order and one implementation"))
             continue
         t0 = time.perf_counter()
         broken, f_got, g_got = targets.verify(fmt, net, points, sem)
@@ -333,6 +343,80 @@ def necessity_claims(fmt, activation, sem, shape=(1, 2, 1)):
     ]
 
 
+def _lemmas(values, construction) -> list:
+    """``--lemma``: the lemma names (each of the construction's family with a whole-block
+    claim), [] for ``none``, every such lemma when absent; InputError (one line) otherwise."""
+    from fpsmt.commands.options import listed
+    from fpsmt.proof import lemmas as L
+    known = [n for n, lemma in L.discover().items() if lemma.family == construction.family and lemma.whole]
+    names = listed(values, "--lemma")
+    if names is None:
+        return known
+    if names == ["none"]:
+        return []
+    for n in names:
+        if n not in known:
+            raise InputError(f"--lemma {n}: not a lemma of the {construction.activation} construction with a "
+                             f"whole-block claim (known: {', '.join(known) or 'none'})")
+    return names
+
+
+def lemma_entries(engine, fmt, construction, sems, drop, lemmas=None):
+    """One entry per profile x lemma of the construction's family that has a whole-block
+    claim (:attr:`fpsmt.proof.lemmas.Lemma.whole`): decided under the profile by the engine
+    (store, solver, time limit, every model replayed in the executor); a REFUTED one is
+    re-run at the counterexample in the exact reference too (the two must agree, else an
+    error names both), and ``expected`` is the same block at the same point in the paper's
+    semantics."""
+    from fpsmt.proof import lemmas as L
+    from fpsmt.proof.replay import evaluate
+    from fpsmt.semantics.arith import ExactArith
+    from fpsmt.semantics.network import PAPER
+    names = lemmas if lemmas is not None else _lemmas(None, construction)
+    entries = []
+    with construction.active():
+        for sem in sems:
+            for name in names:
+                lemma = L.load(name)
+                try:
+                    claims, _ = lemma.whole(fmt, sem)
+                except InputError as ex:  # e.g. order=any over a row too wide to encode every order of
+                    entries.append(_entry(drop, sem.spec, name, "UNKNOWN", "-", seconds=0.0,
+                                          reason=f"its whole-block claim cannot be stated under the profile: {ex}"))
+                    continue
+                total, r, claim = 0.0, None, None
+                for claim in claims:
+                    r = engine.prove(claim, fmt, {claim.name: claim})
+                    total += 0.0 if r.cached else r.seconds
+                    if r.status != "PROVED":
+                        break
+                e = _entry(drop, sem.spec, name, r.status, f"solver {r.solver or '-'}" + (" (cached)" if r.cached else ""),
+                           seconds=round(total, 3), reason=r.reason or None, claim=claim.name)
+                if r.status == "REFUTED":
+                    w = dict(r.witness)
+                    reg = {claim.name: claim}
+                    conds, got = evaluate(claim, fmt, reg, w, part="counterexample")
+                    _, exact = evaluate(claim, fmt, reg, w, part="counterexample", A=ExactArith(fmt))
+                    if not all(conds.values()):
+                        raise FpsmtError(f"{claim.name}: the solver's counterexample {r.witness_json()} does not break "
+                                         "the claim in the executor")
+                    for k in got:
+                        if fmt.canonical(got[k]) != fmt.canonical(exact[k]):
+                            raise FpsmtError(f"replay mismatch under {sem.spec} for {claim.name}'s {k} at "
+                                             f"{r.witness_json()}: the executor gives {fmt.hex(got[k])}, the exact "
+                                             f"reference {fmt.hex(exact[k])}")
+                    paper = {c.name: c for c in lemma.whole(fmt, PAPER)[0]}[claim.name]
+                    _, want = evaluate(paper, fmt, {paper.name: paper}, {k: v for k, v in w.items()
+                                                                         if k in paper.variables}, part="counterexample")
+
+                    def fd(d):
+                        return {"f": [fmt.hex(d["f"])] if "f" in d else [], "grad": [fmt.hex(d["D"])] if "D" in d else []}
+                    e.update(counterexample=r.witness_json(), replayed=True, expected=fd(want), obtained=fd(got))
+                    e["_witness"], e["_claim"] = w, claim
+                entries.append(e)
+    return entries
+
+
 def necessity_entries(engine, fmt, activation, sems, drop, shape=(1, 2, 1)):
     from fpsmt.proof.replay import evaluate
     entries = []
@@ -367,6 +451,10 @@ def write_break(out_dir: Path, n: int, entry, fmt, net, points):
         i = entry["_point"]
         order = [i] + [k for k in range(len(points)) if k != i]
         rows = [[fmt.hex(points[k][0]), fmt.hex(points[k][2])] for k in order]
+    elif "_claim" in entry:  # a lemma's block at its counterexample (its parameters there, concrete)
+        net, xs, ys = _block_at(entry["_claim"], fmt, entry["_witness"])
+        ys = ys or [0] * net.n_out  # a value-only claim: +0 upstream (the value does not read it)
+        rows = [[fmt.hex(v) for v in xs] + [fmt.hex(v) for v in ys]]
     else:
         w = entry["_witness"]
         net = Network(fmt, [Layer(L.n_out, L.n_in, L.rows, L.cols,
@@ -383,6 +471,25 @@ def write_break(out_dir: Path, n: int, entry, fmt, net, points):
         with open(pc.path, "w", newline="", encoding="utf-8") as fh:
             csv.writer(fh).writerows(rows)
     return [str(out_dir / f"{n}.json"), str(out_dir / f"{n}.csv")]
+
+
+def _block_at(claim, fmt, witness):
+    """(network with its parameters' patterns, input patterns, upstream patterns) of a
+    whole-block claim's run at a counterexample, in the executor."""
+    from fpsmt.proof.encoding import Encoding
+    from fpsmt.semantics.arith import concrete
+    from fpsmt.semantics.network import Layer, Network, Param
+    A = concrete(fmt)
+    s = Encoding(claim, fmt, A, {n: witness.get(n, 0) for n in claim.variables}, {}).scope
+    net, params, xs, ys = claim.block(s)
+
+    def bits(t):
+        return int(np.ravel(A.to_bits(s.lift(t).v))[0])
+    P = {k: bits(v) for k, v in (params or {}).items()}
+    net = Network(fmt, [Layer(L.n_out, L.n_in, L.rows, L.cols, [P[p.name] if isinstance(p, Param) else p for p in L.weights],
+                              [P[p.name] if isinstance(p, Param) else p for p in L.bias], L.activation)
+                        for L in net.layers])
+    return net, [bits(x) for x in xs], [bits(y) for y in (ys or [])]
 
 
 def render(entries, fmt) -> str:
@@ -424,6 +531,7 @@ def cmd_hypothesis(args):
         else:
             output_path(out_dir, "--out")  # its parent exists and is writable
     shape = parse_shape(args.shape)
+    lemmas = _lemmas(args.lemma, construction)
     points = targets_for(args.targets, fmt, construction, args.points)
     if args.drop in SEMANTIC:
         err(f"fpsmt: dropping the {args.drop} hypothesis for {construction.activation} in {fmt.name}: "
@@ -436,6 +544,7 @@ def cmd_hypothesis(args):
     if args.drop in SEMANTIC:
         entries, net = construct_entries(fmt, construction, points, sems, args.drop)
         with engine_session(args) as eng:
+            entries += lemma_entries(eng, fmt, construction, sems, args.drop, lemmas)
             entries += necessity_entries(eng, fmt, construction.activation, sems, args.drop, shape)
     else:
         entry, net, points = input_entry(args.drop, fmt, construction, points)
@@ -451,6 +560,7 @@ def cmd_hypothesis(args):
         e.pop("_point", None)
         e.pop("_witness", None)
         e.pop("_run", None)
+        e.pop("_claim", None)
     return entries, lambda: render(entries, fmt)
 
 
@@ -467,6 +577,10 @@ def register_options(s):
                    help="hypothesis: the widths of the network whose necessities are decided (default 1-2-1)")
     s.add_argument("--semantics", default=None, metavar="SPEC",
                    help="hypothesis: one profile to try instead of every profile of the dropped hypothesis")
+    s.add_argument("--lemma", action="append",
+                   help="hypothesis: the lemmas whose whole-block claims are decided under each profile (repeat or "
+                        "separate with commas; default every lemma of the activation's construction that has one; "
+                        "'none' for none)")
     s.add_argument("--out", default=None, metavar="DIR",
                    help="hypothesis: write the n-th REFUTED entry's network and points as DIR/n.json and DIR/n.csv "
                         "(DIR is created if absent; its parent must exist)")

@@ -126,8 +126,8 @@ def semantics_option(parser, what: str):
     """``--semantics SPEC``: the floating-point meaning ``what`` runs under."""
     parser.add_argument("--semantics", default=None, metavar="SPEC",
                         help=f"the semantics profile {what} runs under: key=value parts joined by commas, "
-                             "order=left|reversed|pairwise|blocked:K|wide:FORMAT (order=any in claims), backward=paper|torch|jax, "
-                             "activation=correct|numpy|torch, fold=first|+0 (default: the paper's, "
+                             "order=left|reversed|pairwise|blocked:K|wide:FORMAT (any in claims), backward=paper|torch|jax, "
+                             "activation=correct|numpy|torch (ulp:K in claims), fold=first|+0 (default: the paper's, "
                              "order=left,backward=paper,activation=correct)")
 
 

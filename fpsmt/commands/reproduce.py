@@ -17,31 +17,71 @@ def cmd_reproduce(args):
     activations = listed(args.activation, "--activation") or sorted(constructions())
     families = {get_construction(a).family for a in activations}  # an activation without one: exit 2
     known = [n for f in sorted(families) for n in reproduce.lemma_names(f)]
-    lemmas = listed(args.lemma, "--lemma") or known
+    from fpsmt.proof import survival
+    lemmas = listed(args.lemma, "--lemma") or (
+        [n for f in sorted(families) for n in survival.default_lemmas(f)] if args.survival else known)
     for n in lemmas:
         if n not in known:
             raise InputError(f"unknown lemma {n!r}: use one of {', '.join(known)}")
-    fmts = format_names(args) or list(reproduce.DEFAULT_FORMATS)
-    for f in fmts:
-        parse_format(f)
-    variants = [args.variant] if args.variant else ["released", "repaired"]
+    fmts = format_names(args) or list(survival.FORMATS if args.survival else reproduce.DEFAULT_FORMATS)
+    parsed = [parse_format(f) for f in fmts]
+    variants = [args.variant] if args.variant else (["repaired"] if args.survival else ["released", "repaired"])
     for v in variants:
         if v not in ("released", "repaired"):
             raise InputError(f"unknown variant {v!r}: use released or repaired")
+    profiles = _profiles(args, parsed, activations)
+    if any(not p.is_paper for p, _ in profiles) and args.variant == "released":
+        raise InputError("a semantics profile other than the paper's is decided for the blocks construct builds: "
+                         "--variant repaired (the default under --semantics)")
+    if args.ulp_max is not None and not args.survival:
+        raise InputError("--ulp-max goes with --survival")
+    kmax = 3 if args.ulp_max is None else args.ulp_max
+    if not 1 <= kmax <= 64:
+        raise InputError(f"--ulp-max must be from 1 to 64, got {kmax}")
+    table_path = output_path(args.table, "--table") if args.table else None
+    if table_path is not None and len(profiles) < 2 and not args.survival:
+        raise InputError("--table collects rows under several profiles: give --survival or --semantics twice or more")
     path = output_path(args.report, "--report")
     cert_path = output_path(args.certificate, "--certificate") if args.certificate else None
     html_path = output_path(args.html, "--html") if args.html else None
     plots = [input_png(p) for p in (args.html_plot or [])]
     if plots and html_path is None:
         raise InputError("--html-plot needs --html")
+    smallest = {} if args.survival else None
     with engine_session(args, confirm=args.confirm) as eng:
-        rows = [r for a in activations
-                for r in reproduce.run(eng, lemmas, variants, fmts, progress=err, construction=get_construction(a))]
+        rows = []
+        for sem, where in profiles:
+            for a in activations:
+                for f in where:
+                    if a not in where[f]:
+                        continue
+                    rows += reproduce.run(eng, lemmas, variants if sem.is_paper else ["repaired"], [f], progress=err,
+                                          construction=get_construction(a), semantics=sem)
+        if args.survival:
+            for a in activations:
+                for f in parsed:
+                    if f.nbits > survival.SMALL_BITS or survival.applicable("activation=ulp:1", f, a):
+                        continue
+
+                    def rows_for(spec, names, a=a, f=f):
+                        return reproduce.run(eng, names or lemmas, ["repaired"], [f.name], progress=err,
+                                             construction=get_construction(a), semantics=spec)
+                    for (lemma, act, fname), k in survival.smallest_ulp(kmax, rows_for).items():
+                        smallest[(lemma, act, fname)] = k
     report = markdown(rows)
+    several = len(profiles) > 1 or args.survival
+    data = None
+    if several:
+        data = survival.table([r for r in rows if r["variant"] == "repaired"], smallest)
+        report += "\n" + survival.markdown(data)
     with atomic_output(path) as pending:
         pending.path.write_text(report, encoding="utf-8")
     err(report)
     err(f"fpsmt: report written to {path}")
+    if table_path is not None:
+        with atomic_output(table_path) as pending:
+            pending.path.write_text(json.dumps(data, ensure_ascii=False, indent=1), encoding="utf-8")
+        err(f"fpsmt: survival table written to {table_path}")
     if html_path is not None:
         from fpsmt.proof.html_report import page
         with atomic_output(html_path) as pending:
@@ -64,6 +104,44 @@ def cmd_reproduce(args):
 
 
 
+def _profiles(args, fmts, activations):
+    """[(profile, {format name: [activations it applies to]})], checked before any work:
+    ``--semantics`` (each one must apply to every format and activation asked: one line,
+    exit 2), or with ``--survival`` every profile of the table where it applies (those that
+    do not are table cells "n/a")."""
+    from fpsmt.proof import survival
+    from fpsmt.semantics.network import parse_semantics
+    specs = listed_semantics(args.semantics)
+    if args.survival and specs:
+        raise InputError("--survival decides every profile of the table: give it or --semantics, not both")
+    if not args.survival:
+        out = []
+        for spec in specs or ["paper"]:
+            sem = parse_semantics(spec)
+            for f in fmts:
+                sem.check(f, activations, claims=True)
+            out.append((sem, {f.name: list(activations) for f in fmts}))
+        return out
+    where: dict = {}
+    for f in fmts:
+        for spec in survival.profiles(f):
+            sem = parse_semantics(spec)
+            ok = [a for a in activations if survival.applicable(spec, f, a) is None]
+            if ok:
+                where.setdefault(sem, {})[f.name] = ok
+    return list(where.items())
+
+
+def listed_semantics(values) -> list:
+    """``--semantics`` values: repeated, each one profile (commas join a profile's parts)."""
+    out = []
+    for v in values or []:
+        if not v.strip():
+            raise InputError("--semantics needs a profile (e.g. order=reversed, or paper)")
+        out.append(v.strip())
+    return out
+
+
 def _confirmed_cell(c) -> str:
     if not c["stages"]:
         return ""  # no UNSAT answer in the row (e.g. refuted at its first stage)
@@ -75,14 +153,17 @@ def _confirmed_cell(c) -> str:
 def markdown(rows) -> str:
     """The report; its last column says how many of a row's UNSAT answers a second back end
     or an enumeration confirmed."""
+    from fpsmt.semantics.network import PAPER
+    profiled = any(r.get("semantics", PAPER.spec) != PAPER.spec for r in rows)  # then a column says which
     out = ["# fpsmt reproduce: the construction lemmas", "",
-           "| lemma | activation | variant | format | status | statement | counterexample | solver | seconds |"
-           " confirmed |",
-           "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
+           "| lemma | activation | variant | format |" + (" semantics |" if profiled else "")
+           + " status | statement | counterexample | solver | seconds | confirmed |",
+           "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |" + (" --- |" if profiled else "")]
     for r in rows:
         cx = ", ".join(f"{k}={v}" for k, v in (r["counterexample"] or {}).items())
         statement = r["statement"].replace("|", "\\|")  # |h| in a statement must not end the cell
-        out.append(f"| {r['lemma']} | {r['activation']} | {r['variant']} | {r['format']} | {r['status']} | {statement} | "
+        sem = f" {r['semantics']} |" if profiled else ""
+        out.append(f"| {r['lemma']} | {r['activation']} | {r['variant']} | {r['format']} |{sem} {r['status']} | {statement} | "
                    f"{cx} | {r['solver'] or ''} | {r['seconds']:.2f} |"
                    f" {_confirmed_cell(r['confirmed']) if r.get('confirmed') else ''} |")
     return "\n".join(out) + "\n"
@@ -100,7 +181,22 @@ def register(sub):
     s.add_argument("--lemma", action="append", help="lemma name(s); default all")
     s.add_argument("--activation", action="append",
                    help="activation(s) with a construction; repeat or separate with commas (default: every one)")
-    s.add_argument("--variant", help="released or repaired (default both)")
+    s.add_argument("--variant", help="released or repaired (default both; repaired only under a profile other "
+                                     "than the paper's)")
+    s.add_argument("--semantics", action="append", metavar="SPEC",
+                   help="decide the lemmas under this semantics profile (key=value parts joined by commas, as eval "
+                        "takes it, plus order=any and activation=ulp:K: every order, every implementation within K "
+                        "ulps; 'paper' is the paper's); repeat for several — the report then has a survival table. "
+                        "Under a profile other than the paper's a lemma is decided by one claim about its whole block "
+                        "(its proof tree's joins are argued for the paper's semantics)")
+    s.add_argument("--survival", action="store_true",
+                   help="the survival table: every lemma under the paper's semantics and every profile of the table "
+                        "(orders, backward formulas, activation implementations, ulp:1) where it applies, and the "
+                        "smallest K that breaks each lemma under activation=ulp:K (default formats float8_e4m3, "
+                        "bfloat16, float32; wider than 16 bits: the order profiles)")
+    s.add_argument("--ulp-max", type=int, help="with --survival: search K = 1 … this for activation=ulp:K "
+                                                "(default 3)")
+    s.add_argument("--table", help="write the survival table (lemma x profile) as JSON to this file")
     s.add_argument("--report", default="fpsmt-reproduce.md", help="markdown report file (default fpsmt-reproduce.md)")
     s.add_argument("--html", help="also write a self-contained HTML report (table, proof trees, counterexamples)")
     s.add_argument("--html-plot", action="append", help="a PNG to embed in the HTML report (e.g. construct --plot's); "

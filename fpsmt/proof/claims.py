@@ -104,6 +104,19 @@ def order_variables(net, prefix="perm") -> dict:
     return {name: Int(0, n - 1) for name, (_, _, _, _, n) in any_order_variables(net, prefix).items()}
 
 
+def choice_variables(net, sem) -> dict:
+    """The variables a ∀ claim about one run of ``net`` declares for the choices a profile
+    leaves open (``order=any``: :func:`order_variables`; ``activation=ulp:K``: one step in
+    [−K, K] per hidden neuron for σ and for σ'); :meth:`Scope.chosen_run` reads them."""
+    from fpsmt.semantics.network import ANY, ulp_variables
+    from fpsmt.semantics.network import parse_semantics
+    sem = parse_semantics(sem)
+    out = dict(order_variables(net)) if sem.order == ANY else {}
+    if sem.ulp is not None:
+        out.update({n: Int(-sem.ulp, sem.ulp) for n in ulp_variables(net)})
+    return out
+
+
 # ------------------------------------------------------------------ claims
 @dataclass
 class Claim:
@@ -147,6 +160,10 @@ class Claim:
     #: :meth:`Scope.run`, :meth:`Scope.row_terms`, :meth:`Scope.first_grads` and σ of
     #: :meth:`Scope.sigma` while the claim is encoded, replayed or enumerated
     semantics: str | None = None
+    #: for reports of a claim about one run of a block (``proofs/common.py`` ``whole``):
+    #: ``s -> (network, params, inputs, upstreams)``, so that a counterexample's network and
+    #: point can be written out; it is not part of the statement
+    block: Callable | None = field(default=None, compare=False)
 
     def __post_init__(self):
         if self.kind not in ("exists", "forall", "exists_forall"):
@@ -551,6 +568,28 @@ class Scope:
         names = any_order_variables(net, prefix)
         choices, conds = any_order_choices(self.A, {n: self[n].v for n in names}, names)
         return choices, self.all(*[B(self, c) for c in conds])
+
+    def chosen_run(self, net, x, y=None, params=None):
+        """One run of ``net`` under the scope's profile, its open choices (``order=any``,
+        ``activation=ulp:K``) read from the claim's :func:`choice_variables`: (outputs,
+        gradient, hypothesis) — the hypothesis (a B, true without choices) says the choices
+        are a permutation per row and the steps one function per activation; a ∀ claim
+        assumes it (``given``), so that what it proves holds for every order and every
+        implementation."""
+        from fpsmt.semantics.network import ANY, ulp_choices, ulp_consistent, ulp_variables
+        choices, conds = {}, []
+        if self.sem.order == ANY:
+            choices, cond = self.any_order(net)
+            conds.append(cond)
+        if self.sem.ulp is not None:
+            names = ulp_variables(net)
+            choices.update(ulp_choices({n: self[n].v for n in names}, names))
+        out, grad, (pre, _, _) = self.run(net, x, y, params=params, trace=True, choices=choices or None)
+        if self.sem.ulp is not None:
+            from fpsmt.semantics.network import Trace
+            t = Trace(None, None, [_stack([p.v for p in layer]) for layer in pre], [], [], [])
+            conds += [B(self, c) for c in ulp_consistent(self.A, net, t, choices)]
+        return out, grad, self.all(*conds)
 
     def run(self, net, x, y=None, params=None, sem=None, trace=False, zeros=None, keep_absent=False, given_pre=None,
             choices=None):

@@ -44,6 +44,14 @@ class Lemma:
     #: the variants it is stated for when that is by design (no released blocks exist for
     #: it): the others get no row rather than a MISSING one
     only: tuple = ()
+    #: the lemma as one claim about its whole block for any semantics profile:
+    #: ``(fmt, profile) -> (claims, statement)`` (``proofs/common.py`` ``whole``) — how
+    #: ``reproduce --semantics`` decides it under a profile other than the paper's, where
+    #: the proof tree's joins (argued for the paper's semantics) do not carry over
+    whole: Callable | None = None
+    #: why the lemma's claims mean the same under every profile (they involve no network:
+    #: e.g. products of weights), or None; such a lemma's row under a profile is its own
+    profile_free: str | None = None
 
     def build(self, variant, fmt):
         if variant not in self.variants:
@@ -93,11 +101,18 @@ def load(name) -> Lemma:
     return lemmas[name]
 
 
-def run(engine, lemmas, variants, formats, progress=None, construction=None):
+def run(engine, lemmas, variants, formats, progress=None, construction=None, semantics=None):
     """Rows (dicts) for every lemma x variant x format.  With a ``construction`` (an
     object with ``activation``, ``family`` and an ``active()`` context, see
     :mod:`fpsmt.constructions.registry`) the rows are that activation's: built and
-    decided while it is active, lemmas of another family skipped; without, ReLU's."""
+    decided while it is active, lemmas of another family skipped; without, ReLU's.
+
+    ``semantics`` (a profile other than the paper's): the rows of the construction's
+    variant (repaired) under it (:func:`_profile_row`)."""
+    from fpsmt.semantics.network import parse_semantics
+    sem = parse_semantics(semantics)
+    if not sem.is_paper:
+        return _profile_rows(engine, lemmas, formats, progress, construction, sem)
     activation = construction.activation if construction is not None else "relu"
     family = construction.family if construction is not None else "relu"
     rows = []
@@ -126,11 +141,70 @@ def run(engine, lemmas, variants, formats, progress=None, construction=None):
     return rows
 
 
-def _row(engine, name, lemma, variant, fmt: Format, progress, built=None, activation="relu"):
+#: the variant a profile's rows are decided for: the blocks ``fpsmt construct`` builds
+PROFILE_VARIANT = "repaired"
+
+
+def _profile_rows(engine, lemmas, formats, progress, construction, sem):
+    """Rows under the profile ``sem``, one per lemma x format, of the repaired variant: a
+    lemma whose claims involve no network (:attr:`Lemma.profile_free`) is its own row; one
+    with a whole-block statement (:attr:`Lemma.whole`) is decided by it under the profile
+    (PROVED, or REFUTED with the block's counterexample, replayed under the profile);
+    any other is UNKNOWN, saying so (its proof tree's joins are argued for the paper's
+    semantics, and no single claim states it)."""
+    activation = construction.activation if construction is not None else "relu"
+    family = construction.family if construction is not None else "relu"
+    fmts = [parse_format(f) for f in formats]
+    rows = []
+    with construction.active() if construction is not None else contextlib.nullcontext():
+        for name in lemmas:
+            lemma = load(name)
+            if lemma.family != family or PROFILE_VARIANT not in lemma.variants:
+                continue
+            for fmt in fmts:
+                why = lemma.formats(fmt) if lemma.formats else None
+                if why is not None:
+                    if progress:
+                        progress(f"{name} ({PROFILE_VARIANT}, {activation}) in {fmt.name}: not stated here: {why}")
+                    continue
+                sem.check(fmt, [activation], claims=True)  # the command checked it before any work
+                if lemma.profile_free:
+                    built = lemma.build(PROFILE_VARIANT, fmt)
+                    row = _row(engine, name, lemma, PROFILE_VARIANT, fmt, progress, built, activation, sem)
+                    row["statement"] = f"{row['statement']} (the same under every profile: {lemma.profile_free})"
+                elif lemma.whole is not None:
+                    try:
+                        built = lemma.whole(fmt, sem)
+                    except InputError as e:  # e.g. order=any over a row too wide to encode every order of
+                        built, why = None, f"its whole-block claim cannot be stated under the profile: {e}"
+                    row = (_row(engine, name, lemma, PROFILE_VARIANT, fmt, progress, built, activation, sem)
+                           if built is not None else _unknown_row(name, activation, fmt, sem, why))
+                    if built is None and progress:
+                        progress(f"{name} ({PROFILE_VARIANT}, {activation}) in {fmt.name} under {sem.spec}: "
+                                 f"UNKNOWN: {why}")
+                else:
+                    row = _unknown_row(name, activation, fmt, sem,
+                                       "no whole-block claim states this lemma, and its proof tree's joins are "
+                                       "argued for the paper's semantics")
+                    if progress:
+                        progress(f"{name} ({PROFILE_VARIANT}, {activation}) in {fmt.name} under {sem.spec}: "
+                                 f"UNKNOWN: {row['reason']}")
+                rows.append(row)
+    return rows
+
+
+def _unknown_row(name, activation, fmt, sem, reason):
+    return {"lemma": name, "activation": activation, "variant": PROFILE_VARIANT, "format": fmt.name,
+            "semantics": sem.spec, "status": "UNKNOWN", "statement": f"not decided under {sem.spec}: {reason}",
+            "counterexample": None, "solver": None, "seconds": 0.0, "reason": reason, "cached": False, "keys": [],
+            "stated": "", "confirmed": {"stages": 0, "by": [], "unconfirmed": []}, "tree": None}
+
+
+def _row(engine, name, lemma, variant, fmt: Format, progress, built=None, activation="relu", sem=None):
     from fpsmt.semantics.network import PAPER
-    # the profile the row's claims were decided under (the paper's: reproduce --semantics is to come)
+    sem = sem or PAPER  # the profile the row's claims are decided under
     base = {"lemma": name, "activation": activation, "variant": variant, "format": fmt.name,
-            "semantics": PAPER.spec, "counterexample": None, "solver": None, "seconds": 0.0}
+            "semantics": sem.spec, "counterexample": None, "solver": None, "seconds": 0.0}
     built = built or lemma.build(variant, fmt)
     if built is None:
         return {**base, "status": "MISSING", "statement": f"no {variant} variant is stated for this lemma"}
@@ -143,7 +217,8 @@ def _row(engine, name, lemma, variant, fmt: Format, progress, built=None, activa
     total = 0.0
     keys = []  # the results-store key of every claim decided for this row
     if progress:
-        progress(f"{name} ({variant}, {activation}) in {fmt.name} ...")
+        progress(f"{name} ({variant}, {activation}) in {fmt.name}"
+                 + ("" if sem.is_paper else f" under {sem.spec}") + " ...")
     unknown = []  # (claim, result) of the stages left UNKNOWN; the others are still decided
     for i, claim in enumerate(claims):
         r = engine.prove(claim, fmt, registry, hints=hints.get(claim.name, ()))

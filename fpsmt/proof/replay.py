@@ -80,10 +80,11 @@ def replay_model(claim, fmt, registry, solver: str, model: dict, part: str, fixe
     return {n: bits[n] for n in wanted}
 
 
-def evaluate(claim, fmt, registry, bits: dict, part: str = "exists") -> tuple:
+def evaluate(claim, fmt, registry, bits: dict, part: str = "exists", A=None) -> tuple:
     """The claim's conditions (name -> bool) and named values (``s.let``: name -> pattern)
-    in the executor at the given patterns: a stored witness re-checked without a solver."""
-    A = concrete(fmt)
+    in the executor (or the interpretation ``A``, e.g. the exact reference) at the given
+    patterns: a stored witness re-checked without a solver."""
+    A = A if A is not None else concrete(fmt)
     enc = Encoding(claim, fmt, A, {n: bits.get(n, 0) for n in claim.variables}, registry)
     conds = {k: truth(v) for k, v in parts(claim, part)(enc).items()}
     return conds, {k: int(np.ravel(A.to_bits(v.v))[0]) for k, v in enc.scope.lets.items()}

@@ -278,7 +278,9 @@ class Semantics:
     paper's) or ``"+0"``.  ``backward``: name of the activation backward formula per
     activation name, with ``"*"`` as the default (``"paper"``: g ⊗ σ'(z)).
     ``activation``: how σ and σ' are evaluated (``"correct"``: correctly rounded, the paper's;
-    ``"numpy"``, ``"torch"``: those libraries' values, as tables, formats of at most 16 bits).
+    ``"numpy"``, ``"torch"``: those libraries' values, as tables, formats of at most 16 bits;
+    ``"ulp:K"``: any implementation within K ulps, see :func:`ulp_step` — a choice claims
+    quantify over, like ``order=any``).
     """
 
     order: str = "left"
@@ -307,15 +309,32 @@ class Semantics:
             from fpsmt.semantics.formats import parse_format
             parse_format(self.wide)
         from fpsmt.semantics.activations.implementations import IMPLEMENTATIONS
-        if self.activation != "correct" and self.activation not in IMPLEMENTATIONS:
+        kind, colon, arg = self.activation.partition(":")
+        if kind == ULP:
+            if not (colon and arg.isdigit() and 1 <= int(arg) <= ULP_MAX):
+                raise InputError(f"activation=ulp:K needs an integer K from 1 to {ULP_MAX} (ulp:0 is "
+                                 f"activation=correct), got {self.activation!r}")
+        elif self.activation != "correct" and self.activation not in IMPLEMENTATIONS:
             raise InputError(f"unknown activation implementation {self.activation!r} "
-                             f"(known: correct, {', '.join(IMPLEMENTATIONS)})")
+                             f"(known: correct, {', '.join(IMPLEMENTATIONS)}, ulp:K)")
+
+    @property
+    def ulp(self) -> int | None:
+        """K of ``activation=ulp:K``, else None."""
+        kind, _, arg = self.activation.partition(":")
+        return int(arg) if kind == ULP else None
+
+    @property
+    def chooses(self) -> bool:
+        """Whether the profile leaves choices to a claim (``order=any``, ``activation=ulp:K``):
+        a ∀ claim quantifies over them; a run cannot execute it."""
+        return self.order == ANY or self.ulp is not None
 
     def act_of(self, act: Activation) -> Activation:
         """The activation as this profile evaluates it: ``act`` itself (correctly rounded),
         or an implementation's tables (:mod:`fpsmt.semantics.activations.implementations`)."""
-        if self.activation == "correct" or act.is_identity:
-            return act
+        if self.activation == "correct" or act.is_identity or self.ulp is not None:
+            return act  # ulp:K: the correctly rounded value, then the claim's step (run)
         from fpsmt.semantics.activations.implementations import Implemented
         key = (act.name, self.activation)
         got = _IMPLEMENTED.get(key)
@@ -352,8 +371,12 @@ class Semantics:
         with these activations — before any work.  ``order=any`` is a choice a claim
         quantifies over (``claims=True``), not something a run can execute."""
         if self.order == ANY and not claims:
-            raise InputError("order=any means every order, a choice claims quantify over (prove, counterexample "
-                             "hypothesis); a run needs one order")
+            raise InputError("order=any means every order, a choice claims quantify over (prove, reproduce, "
+                             "counterexample hypothesis); a run needs one order")
+        if self.ulp is not None and not claims:
+            raise InputError(f"activation={self.activation} means every implementation within {self.ulp} ulps, a "
+                             "choice claims quantify over (prove, reproduce, counterexample hypothesis); a run needs "
+                             "one implementation")
         W = self.wide_format()
         if W is not None:
             from fpsmt.semantics.formats import contains
@@ -361,7 +384,7 @@ class Semantics:
                 raise InputError(f"order=wide:{W.name} needs a format wider than {fmt.name} that holds its values")
         for a in activations:
             act = get_activation(a)
-            if self.activation != "correct" and not act.is_identity:
+            if self.activation != "correct" and self.ulp is None and not act.is_identity:
                 from fpsmt.semantics.activations.implementations import supports as implemented
                 why = implemented(act, fmt, self.activation)
                 if why:
@@ -438,15 +461,106 @@ def any_order_choices(A, values: dict, variables: dict):
 ANY = "any"
 ANY_MAX_TERMS = 8  # n! orders as n² selections per row: lemma blocks, not whole networks
 
+#: ``activation=ulp:K``: σ and σ' of every hidden neuron are any value within K ulps of the
+#: correctly rounded one — an integer step k in [−K, K] per application (:func:`ulp_step`),
+#: a claim's variable (:func:`ulp_variables`), the same k wherever the same function meets
+#: the same input (:func:`ulp_consistent`: an implementation is a function).
+ULP = "ulp"
+ULP_MAX = 64
+
+
+def ulp_step(A, v, k, K: int):
+    """``v`` moved ``k`` floats along the finite floats (k in [−K, K], an integer of ``A``):
+    nextUp applied k times for k > 0, nextDown −k times for k < 0 — across zero, ±0 count as
+    one point, so ±0 steps to ±(the least subnormal).  A step that would leave the finite
+    floats stays at ``v``, and ±inf and NaN are not moved: "within K ulps" of a finite value
+    is finite.  Exact (a selection) in every interpretation."""
+    out = v
+    up = down = v
+    for i in range(1, K + 1):
+        up, down = A.next_up(up), A.next_down(down)
+        for step, cand in ((i, up), (-i, down)):
+            out = A.where(A.int_cmp("eq", k, A.int_const(step)), A.where(A.is_finite(cand), cand, v), out)
+    return A.where(A.is_finite(v), out, v)
+
+
+def ulp_variables(net: "Network", prefix: str = "ulp") -> dict:
+    """For ``activation=ulp:K``: the step variables a claim about one run of ``net`` declares,
+    {name: (layer, "value" | "derivative", row)} — one per hidden neuron for σ and one for
+    σ' (names ``{prefix}{layer}v{row}``, ``{prefix}{layer}d{row}``), each in [−K, K]."""
+    out = {}
+    for k, L in enumerate(net.layers):
+        if get_activation(L.activation).is_identity:
+            continue
+        for i in range(L.n_out):
+            out[f"{prefix}{k}v{i}"] = (k, "value", i)
+            out[f"{prefix}{k}d{i}"] = (k, "derivative", i)
+    return out
+
+
+def ulp_choices(values: dict, variables: dict) -> dict:
+    """The run's ``choices`` from the step variables' values: {(layer, "value" |
+    "derivative"): {row: k}}."""
+    choices: dict = {}
+    for name, (k, part, i) in variables.items():
+        choices.setdefault((k, part), {})[i] = values[name]
+    return choices
+
+
+def ulp_consistent(A, net: "Network", trace: "Trace", choices: dict) -> list:
+    """Conditions that the steps form an implementation: wherever one activation's σ (or σ')
+    meets the same pre-activation twice in a run, the step is the same (a hypothesis of a
+    claim under ``activation=ulp:K``).  ``trace``: the run's."""
+    seen: dict = {}
+    conds = []
+    for k, L in enumerate(net.layers):
+        act = get_activation(L.activation)
+        if act.is_identity:
+            continue
+        for part in ("value", "derivative"):
+            if (k, part) not in choices:
+                continue
+            for i in range(L.n_out):
+                z, c = trace.pre[k][..., i], choices[(k, part)][i]
+                for z2, c2 in seen.get((act.name, part), ()):
+                    conds.append(A.or_(A.not_(A.same(z, z2)), A.int_cmp("eq", c, c2)))
+                seen.setdefault((act.name, part), []).append((z, c))
+    return conds
+
+
+class _Stepped:
+    """An activation whose σ' is stepped (``activation=ulp:K``): the backward formula reads
+    σ' of this row through it."""
+
+    def __init__(self, act, A, steps, K):
+        self._act, self._A, self._steps, self._K = act, A, steps, K
+
+    def __getattr__(self, name):
+        return getattr(self._act, name)
+
+    def derivative(self, A, z):
+        d = self._act.derivative(A, z)
+        return _step_rows(A, d, self._steps, self._K)
+
+
+def _step_rows(A, v, steps, K):
+    """Each row (last axis) of ``v`` stepped by its own step (``steps``: {row: k})."""
+    if steps is None:
+        raise InputError("activation=ulp:K: a run needs the claim's step variables (ulp_variables)")
+    out = np.array(v, copy=True)
+    for i in range(np.shape(v)[-1]):
+        out[..., i] = ulp_step(A, v[..., i], steps[i], K)
+    return out
+
 
 def parse_semantics(text) -> "Semantics":
     """A profile from ``key=value`` parts joined by commas: ``order=`` (left, reversed,
     pairwise, blocked:K, wide:FORMAT, any), ``backward=`` (paper, torch, jax), ``activation=``
-    (correct, numpy, torch), ``fold=`` (first, +0).  Unnamed parts keep the paper's choice.  One clear
-    InputError for anything else."""
+    (correct, numpy, torch, ulp:K), ``fold=`` (first, +0); ``paper`` alone is the paper's
+    profile.  Unnamed parts keep the paper's choice.  One clear InputError for anything else."""
     if isinstance(text, Semantics):
         return text
-    if text is None or not str(text).strip():
+    if text is None or not str(text).strip() or str(text).strip().lower() == "paper":
         return PAPER
     kw = {}
     for part in str(text).split(","):
@@ -849,7 +963,8 @@ def run(A, net: Network, x, y=None, params=None, sem: Semantics = PAPER, zeros: 
     proves possible covers the real run (tests/test_tree.py: with the real pre-activations
     given, every term is the plain run's).  ``choices`` (``order=any``): {(layer,
     "forward" | "backward"): {row: [integer values]}}, each row's permutation of its
-    present terms (:func:`any_order_variables`)."""
+    present terms (:func:`any_order_variables`); ``activation=ulp:K``: {(layer, "value" |
+    "derivative"): {row: integer step}} (:func:`ulp_variables`)."""
     ch = choices or {}
     zf = zeros.forward if zeros is not None else {}
     zb = zeros.backward if zeros is not None else {}
@@ -873,6 +988,8 @@ def run(A, net: Network, x, y=None, params=None, sem: Semantics = PAPER, zeros: 
             z = fold(A, layer.pattern("forward", sem), W, h, lambda B, xs, ws: B.mul(ws, xs), sem, zf.get(k), after, b,
                      ch.get((k, "forward")))
         h = sem.act_of(layer.act).value(A, z)
+        if sem.ulp is not None and not layer.act.is_identity:
+            h = _step_rows(A, h, ch.get((k, "value")), sem.ulp)
         pre.append(z)
         post.append(h)
     grad = None
@@ -884,6 +1001,8 @@ def run(A, net: Network, x, y=None, params=None, sem: Semantics = PAPER, zeros: 
         for k, layer, W, z, a in reversed(list(zip(range(len(pre)), net.layers, weights, pre, post))):
             upstream[k] = g
             act = sem.act_of(layer.act)
+            if sem.ulp is not None and not layer.act.is_identity:
+                act = _Stepped(act, A, ch.get((k, "derivative")), sem.ulp)
             g = sem.backward_formula(layer.act)(A, act, g, z, a)
             if keep_absent:
                 absent[k][1] = _absent_terms(A, layer.pattern("backward", sem), g)

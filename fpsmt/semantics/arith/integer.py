@@ -46,6 +46,18 @@ class IntegerArith(ConcreteOps, Arith):
         b = self._a(a)
         return b.astype(self.fmt.uint_dtype) if self.dt is not object else b
 
+    # ------------------------------------------------ other formats (wide accumulation)
+    def _new_sibling(self, fmt: Format) -> "IntegerArith":
+        return IntegerArith(fmt)
+
+    def convert(self, src: Arith, a):
+        """Patterns of ``src``'s format in this one, each rounded once from its exact value
+        (:func:`fpsmt.semantics.formats.convert_patterns`: the patterns' rationals, no
+        floating-point arithmetic)."""
+        from fpsmt.semantics.formats import convert_patterns
+        return self.const(np.asarray(convert_patterns(src.fmt, self.fmt, src.to_bits(a)), dtype=object)
+                          .astype(self.fmt.uint_dtype if self.fmt.nbits <= 64 else object))
+
     # ------------------------------------------------------------ arithmetic
     def _op(self, fn, *args):
         """``fn`` of the reference on patterns, computed on at least one dimension (NumPy
