@@ -7,9 +7,12 @@ h*(x) = 1, under each profile; the best of ``--repeat`` runs is reported as poin
 second with its ratio to the paper's order, and how many points still meet their targets
 under the profile.  Also: ``fpsmt counterexample hypothesis`` wall time per format, for the
 order and backward hypotheses (construct entries on 16 targets and the 1-2-1 necessities,
-an empty results store).
+``--lemma none``, an empty results store), and the survival table's wall time per format
+(``fpsmt reproduce --survival --activation relu``, an empty results store, ``--timeout``
+per claim), with its cells counted by status.
 
     python benchmarks/semantics.py [--format bfloat16] [--repeat 3] [--hypothesis-formats float8_e4m3,bfloat16]
+                                   [--survival-formats float8_e4m3,bfloat16,float32] [--survival-timeout 60]
 """
 
 import argparse
@@ -66,7 +69,7 @@ def hypothesis_times(formats):
                 t0 = time.perf_counter()
                 r = subprocess.run([sys.executable, "-m", "fpsmt.commands.cli", "counterexample", "hypothesis",
                                     "--drop", drop, "--format", name, "--store", f"{d}/s.sqlite", "--timeout", "120",
-                                    "--json"], capture_output=True, text=True)
+                                    "--lemma", "none", "--json"], capture_output=True, text=True)
                 dt = time.perf_counter() - t0
             if r.returncode != 0:
                 print(f"  {name:<12} --drop {drop:<9} exit {r.returncode}: {r.stderr.strip().splitlines()[-1]}")
@@ -79,15 +82,41 @@ def hypothesis_times(formats):
                   + ", ".join(f"{k} {v}" for k, v in sorted(counts.items())), flush=True)
 
 
+def survival_times(formats, timeout):
+    print(f"fpsmt reproduce --survival --activation relu (empty store, --timeout {timeout} per claim):")
+    for name in formats:
+        with tempfile.TemporaryDirectory() as d:
+            t0 = time.perf_counter()
+            r = subprocess.run([sys.executable, "-m", "fpsmt.commands.cli", "reproduce", "--survival", "--activation",
+                                "relu", "--format", name, "--store", f"{d}/s.sqlite", "--timeout", str(timeout),
+                                "--report", f"{d}/r.md", "--table", f"{d}/t.json"], capture_output=True, text=True)
+            dt = time.perf_counter() - t0
+            if r.returncode != 0:
+                print(f"  {name:<12} exit {r.returncode}: {r.stderr.strip().splitlines()[-1]}")
+                continue
+            data = json.load(open(f"{d}/t.json"))
+        counts = {}
+        for row in data["rows"]:
+            for c in row["cells"].values():
+                counts[c["status"]] = counts.get(c["status"], 0) + 1
+        print(f"  {name:<12} {dt:8.1f} s  {len(data['rows'])} lemmas x {len(data['profiles'])} profiles: "
+              + ", ".join(f"{k} {v}" for k, v in sorted(counts.items())), flush=True)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--format", default="bfloat16")
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--hypothesis-formats", default="float8_e4m3,bfloat16")
+    ap.add_argument("--survival-formats", default="float8_e4m3",
+                    help="formats of the survival table's timing (bfloat16 and float32 take long: see the README)")
+    ap.add_argument("--survival-timeout", type=int, default=60)
     a = ap.parse_args()
     throughput(a.format, a.repeat)
     if a.hypothesis_formats:
         hypothesis_times([f for f in a.hypothesis_formats.split(",") if f])
+    if a.survival_formats:
+        survival_times([f for f in a.survival_formats.split(",") if f], a.survival_timeout)
 
 
 if __name__ == "__main__":

@@ -105,6 +105,33 @@ def test_an_implementation_is_a_function(monkeypatch):
     assert r.witness["ulp0v0"] != r.witness["ulp0v1"]
 
 
+def _three_term_claim(want):
+    """16·x ⊕ x ⊕ x = want at x = 1 in float8_e4m3 (16 + 1 + 1 = 18 is exact: every order gives
+    18 only if it is; 16 ⊕ 1 = 16 rounds, 1 ⊕ 1 = 2 first then 18 does not)."""
+    from fpsmt.proof.claims import order_variables
+    f = E4M3
+    net = Network(f, [Layer.dense([[f.round(16), f.one_bits, f.one_bits]], [f.zero_bits(True)], "identity")])
+
+    def goal(s):
+        out, _, hyp = s.chosen_run(net, [s.x, s.x, s.x])
+        return [hyp.implies(s.x.eq(1).implies(want(s, out[0])))]
+    return forall("three_terms", {"x": Float(finite=True), **order_variables(net)}, goal=goal, semantics="order=any")
+
+
+@pytest.mark.parametrize("claim, want", [
+    (_twin_claim, "PROVED"),
+    (lambda: _three_term_claim(lambda s, o: o.eq(16)), "REFUTED"),
+    (lambda: _three_term_claim(lambda s, o: o.eq(16) | o.eq(18)), "PROVED"),
+])
+def test_enumeration_and_the_solver_agree_on_choice_claims(claim, want):
+    """The enumeration enumerates the choice variables too (their values on axes of their
+    own, broadcast through the run): it and z3 give the same verdicts."""
+    c = claim()
+    for solver in ("exhaustive", "z3"):
+        r = Engine(solver=solver, timeout=120).prove(c, E4M3, {c.name: c})
+        assert r.status == want, (solver, r.status, r.reason)
+
+
 def test_the_step_indicator_breaks_within_one_ulp_and_the_break_replays():
     from fpsmt.proof.lemmas import load
     claims, _ = load("step_indicator_ge").whole(E4M3, parse_semantics("activation=ulp:1"))
@@ -115,7 +142,7 @@ def test_the_step_indicator_breaks_within_one_ulp_and_the_break_replays():
 
 # --------------------------------------------------------- whole-block claims
 @pytest.mark.parametrize("lemma", ["step_indicator_ge", "point_indicator", "zero_gradient_atom", "cancellation_block",
-                                   "boxplus_neutrality", "gradient_threshold"])
+                                   "boxplus_neutrality", "gradient_threshold", "value_half"])
 def test_whole_block_claims_hold_under_the_papers_semantics(lemma):
     """Each lemma's whole-block claim under the paper's semantics agrees with its proof
     tree's row (PROVED in float8_e4m3; the tree rows are tests/test_reproduce.py's)."""
@@ -146,6 +173,17 @@ def test_boxplus_holds_where_each_pair_is_summed_before_v():
             assert w["jv"] >= 0 and w["jw"] >= 0 and E4M3.to_fraction(w["v"]) != 0
             if spec == "order=pairwise":
                 assert w["jw"] == 1
+
+
+def test_the_value_half_survives_every_order():
+    """f1's row — v at most once among 8 terms, zeros elsewhere — is v for every order of
+    its terms (order=any, float8_e4m3 and bfloat16), where the ⊞ row with gradient-atom
+    pairs is not (above)."""
+    from fpsmt.proof.lemmas import load
+    for name in ("float8_e4m3", "bfloat16"):
+        f = parse_format(name)
+        c = load("value_half").whole(f, parse_semantics("order=any"))[0][0]
+        assert Engine(solver="z3", timeout=300).prove(c, f, {c.name: c}).status == "PROVED", name
 
 
 # ---------------------------------------------------------------- the command

@@ -549,7 +549,7 @@ def _step_rows(A, v, steps, K):
         raise InputError("activation=ulp:K: a run needs the claim's step variables (ulp_variables)")
     out = np.array(v, copy=True)
     for i in range(np.shape(v)[-1]):
-        out[..., i] = ulp_step(A, v[..., i], steps[i], K)
+        out = _put(out, i, ulp_step(A, v[..., i], steps[i], K))
     return out
 
 
@@ -821,7 +821,17 @@ def _fold_any(A, pattern, W, v, product, choices, S):
         acc = terms[0]
         for t in terms[1:]:
             acc = A.add(acc, t)
-        S[..., i] = acc
+        S = _put(S, i, acc)
+    return S
+
+
+def _put(S, i, value):
+    """``S[..., i] = value``, ``S`` first broadcast to a larger shape where ``value`` has one
+    (the claim's choice variables enumerated on axes of their own)."""
+    shape = np.broadcast_shapes(np.shape(S)[:-1], np.shape(value))
+    if shape != np.shape(S)[:-1]:
+        S = np.array(np.broadcast_to(S, shape + np.shape(S)[-1:]), copy=True)
+    S[..., i] = value
     return S
 
 
