@@ -64,6 +64,25 @@ def test_ulp_profiles_are_parsed_and_refused_in_one_line():
     parse_semantics("activation=ulp:1").check(E4M3, ["relu"], claims=True)
 
 
+def test_choices_are_encoded_for_networks_of_bounded_size():
+    """ulp:K declares two steps per hidden neuron, at most ULP_MAX_NEURONS neurons; order=any
+    at most ANY_MAX_ROWS permuted rows: a larger block is refused in one line (its row is
+    then UNKNOWN, saying so), not encoded for minutes."""
+    from fpsmt.semantics.network import ANY_MAX_ROWS, ULP_MAX_NEURONS, any_order_variables, ulp_variables
+    f = E4M3
+    one, neg0 = f.one_bits, f.zero_bits(True)
+
+    def chain(width, depth):
+        layers = [Layer.dense([[one]] * width, [neg0] * width, "relu")]
+        layers += [Layer.dense([[one] * width] * width, [neg0] * width, "relu") for _ in range(depth - 1)]
+        return Network(f, layers + [Layer.dense([[one] * width], [neg0], "identity")])
+    assert len(ulp_variables(chain(8, ULP_MAX_NEURONS // 8))) == 2 * ULP_MAX_NEURONS
+    with pytest.raises(InputError, match=f"at most {ULP_MAX_NEURONS}"):
+        ulp_variables(chain(8, ULP_MAX_NEURONS // 8 + 1))
+    with pytest.raises(InputError, match=f"at most {ANY_MAX_ROWS}"):
+        any_order_variables(chain(8, ANY_MAX_ROWS // 8 + 2))
+
+
 def test_eval_refuses_ulp_before_any_work():
     r = fpsmt("eval", "example:decoupling_bf16.json", "--points", "example:decoupling_bf16_points.csv",
               "--semantics", "activation=ulp:1")

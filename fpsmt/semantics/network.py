@@ -435,6 +435,10 @@ def any_order_variables(net: "Network", prefix: str = "perm") -> dict:
                                      f"of {n} terms; every order is encoded for at most {ANY_MAX_TERMS}")
                 for pos in range(n):
                     out[f"{prefix}{k}{tag}{i}_{pos}"] = (k, direction, i, pos, n)
+    rows = len({v[:3] for v in out.values()})
+    if rows > ANY_MAX_ROWS:
+        raise InputError(f"order=any: the network has {rows} rows and columns of two or more terms; every order is "
+                         f"encoded for at most {ANY_MAX_ROWS} of them (a claim's encoding grows with each)")
     return out
 
 
@@ -460,6 +464,7 @@ def any_order_choices(A, values: dict, variables: dict):
 #: proves or refutes and whose counterexample names the permutation; the bias comes last.
 ANY = "any"
 ANY_MAX_TERMS = 8  # n! orders as n² selections per row: lemma blocks, not whole networks
+ANY_MAX_ROWS = 64  # rows (forward) and columns (D^AD) of two or more terms in one claim's network
 
 #: ``activation=ulp:K``: σ and σ' of every hidden neuron are any value within K ulps of the
 #: correctly rounded one — an integer step k in [−K, K] per application (:func:`ulp_step`),
@@ -467,6 +472,7 @@ ANY_MAX_TERMS = 8  # n! orders as n² selections per row: lemma blocks, not whol
 #: the same input (:func:`ulp_consistent`: an implementation is a function).
 ULP = "ulp"
 ULP_MAX = 64
+ULP_MAX_NEURONS = 64  # hidden neurons of one claim's network under ulp:K
 
 
 def ulp_step(A, v, k, K: int):
@@ -495,6 +501,10 @@ def ulp_variables(net: "Network", prefix: str = "ulp") -> dict:
         for i in range(L.n_out):
             out[f"{prefix}{k}v{i}"] = (k, "value", i)
             out[f"{prefix}{k}d{i}"] = (k, "derivative", i)
+    if len(out) > 2 * ULP_MAX_NEURONS:
+        raise InputError(f"activation=ulp:K: the network has {len(out) // 2} hidden neurons; every implementation is "
+                         f"encoded for at most {ULP_MAX_NEURONS} (a step per σ and σ', and that the steps form a "
+                         "function: pairs of them)")
     return out
 
 
