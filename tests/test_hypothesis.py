@@ -229,3 +229,49 @@ def test_necessities_hold_for_every_order(tmp_path):
     assert by["construct"]["status"] == "UNKNOWN" and "order=any" in by["construct"]["reason"]
     assert by["necessity.zero_upstream"]["status"] == "PROVED"
     assert by["necessity.odd"]["status"] == "PROVED"
+
+
+STAIRCASE = """from fractions import Fraction as Fr
+def domain():
+    return [Fr(0), Fr(1)]
+def f_star(x):
+    return Fr(0)
+def g_star(x, y):
+    a, s = abs(y), (1 if y > 0 else -1)
+    if a < Fr(1, 2):
+        return Fr(0)
+    if a < 4:
+        return s * Fr(1, 2)
+    if a < 64:
+        return s * 12
+    return s * Fr(1, 4)
+"""
+
+
+def test_construct_under_a_profile_for_theorem_3_2_targets(tmp_path):
+    """A Theorem 3.2 network in float8_e4m3 (three thresholds), built and verified for the
+    paper's semantics, checked again at every (x, y) under a profile: wide:float32 breaks
+    pairs (the staircase's steps round in the format, not in float32) — each listed pair
+    recomputed by `fpsmt eval` (a whole-network run, not the block-aware one) under the
+    profile gives the listed value, and the paper's semantics the target; reversed keeps
+    every pair (two-term sums)."""
+    (tmp_path / "t.py").write_text(STAIRCASE)
+    runs = {}
+    for spec in ("order=wide:float32", "order=reversed"):
+        r = fpsmt("construct", "--targets", str(tmp_path / "t.py"), "--format", "float8_e4m3", "--out",
+                  str(tmp_path / "n.json"), "--semantics", spec, "--json")
+        assert r.returncode == 0, r.stderr
+        runs[spec] = json.loads(r.stdout)["semantics"]
+    assert runs["order=reversed"]["met"] == runs["order=reversed"]["pairs"] == 480
+    wide = runs["order=wide:float32"]
+    assert 0 < wide["met"] < wide["pairs"] and wide["broken"]
+    rows = [[b["x"], b["y"]] for b in wide["broken"] if b["what"] == "D(y)"][:5]
+    with open(tmp_path / "p.csv", "w", newline="") as fh:
+        csv.writer(fh).writerows(rows)
+    for spec, key in (("order=wide:float32", "got"), (None, "want")):
+        e = fpsmt("eval", str(tmp_path / "n.json"), "--points", str(tmp_path / "p.csv"),
+                  *(["--semantics", spec] if spec else []))
+        assert e.returncode == 0, e.stderr
+        got = [json.loads(line)["grad"][0] for line in e.stdout.splitlines()]
+        want = [b[key] for b in wide["broken"] if b["what"] == "D(y)"][:5]
+        assert got == want, (spec, got, want)

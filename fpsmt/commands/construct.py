@@ -145,8 +145,7 @@ def cmd_construct(args):
         check_store(args.store)
     sem = semantics_of(args, fmt, [construction.activation])
     if targets.theorem_of(resolve(args.targets)) == "3.2":
-        if not sem.is_paper:
-            raise InputError("--semantics is not yet available for Theorem 3.2 targets (g_star(x, y))")
+        args.semantics_profile = sem
         from fpsmt.commands import construct32
         return construct32.construct(args, fmt, construction, resolve(args.targets), out_path)
     points = targets.load_targets(resolve(args.targets), fmt)

@@ -131,6 +131,10 @@ def construct(args, fmt, construction, path, out_path):
         _failure(bad, out_path)
     if args.plot and not failed:
         summary["plot"] = _plot(args, fmt, points, tables, written)
+    if not failed and not _profile(args).is_paper:
+        summary["semantics"] = _under(fmt, written, _profile(args),
+                                      lambda sem: M.verify(fmt, written, [(x, v) for x, v in points], tables, sem=sem),
+                                      "every x of the domain, every finite y of both signs")
     if args.torch and not failed:
         summary["torch"] = torch_check(fmt, written, points, tables, pieces)
     if args.certify and not failed:
@@ -266,7 +270,7 @@ def sample_ys(fmt, pieces_lists, per_x=64, seed=0):
     return sorted(want)
 
 
-def check_points_at(fmt, net, pairs):
+def check_points_at(fmt, net, pairs, sem=None):
     """Run ``net`` by the executor at the (x, y, f*, g*) patterns ``pairs``
     (:func:`_sampled`), one x at a time; compare f and D^AD bit for bit (a zero target met
     by either zero).  Returns the mismatches [(x, y, what, got, want)], at most 20 of each
@@ -276,12 +280,13 @@ def check_points_at(fmt, net, pairs):
     from fpsmt.constructions.blockrun import blockwise
     from fpsmt.constructions.theorem32 import meets
     from fpsmt.semantics.arith.concrete import concrete
+    from fpsmt.semantics.network import PAPER
     A = concrete(fmt)
     X, Y, F, G = pairs
     bad = []
     for x in dict.fromkeys(X.tolist()):
         at = np.flatnonzero(X == x)
-        out, grad = blockwise(A, net, A.const(X[at]), A.const(Y[at]))
+        out, grad = blockwise(A, net, A.const(X[at]), A.const(Y[at]), sem or PAPER)
         ob, gb = np.ravel(A.to_bits(out)), np.ravel(A.to_bits(grad))
         for what, got, w in (("f(x)", ob, F[at]), ("D(y)", gb, G[at])):
             ok = meets(fmt, got, w)
@@ -540,6 +545,14 @@ def construct_pieces(args, fmt, construction, path, out_path):
         err("  ∀y claims not decided (--no-prove): the network is checked by the executor only")
     if failed:
         _failure(bad, out_path)
+    if not failed and not _profile(args).is_paper:
+        if every_y:
+            def check(sem):
+                return M.verify(fmt, written, points, tables, sem=sem)
+        else:
+            def check(sem):
+                return check_points_at(fmt, written, sampled, sem), len(sampled[0]), None
+        summary["semantics"] = _under(fmt, written, _profile(args), check, where)
     if args.torch and not failed:
         summary["torch"] = _torch_pieces(fmt, written, points, pieces)
     if args.plot and not failed:
@@ -550,6 +563,30 @@ def construct_pieces(args, fmt, construction, path, out_path):
     if args.json:
         out(json.dumps(summary))
     return 1 if failed else 0
+
+
+def _profile(args):
+    """The profile of ``construct --semantics`` (the paper's when absent: a caller that builds
+    its own arguments, benchmarks/theorem32.py)."""
+    from fpsmt.semantics.network import PAPER
+    return getattr(args, "semantics_profile", None) or PAPER
+
+
+def _under(fmt, net, sem, check, where) -> dict:
+    """The network (built and verified for the paper's semantics) checked again under
+    another profile at the same (x, y) pairs: the pairs where it misses its targets there
+    (a result, not an error).  ``check(sem)`` -> (mismatches, pairs, failing pairs or None)."""
+    t0 = time.perf_counter()
+    bad, pairs, failing = check(sem)
+    secs = time.perf_counter() - t0
+    failing = len({(x, y) for x, y, *_ in bad}) if failing is None else failing
+    err(f"  under --semantics {sem.spec}: {pairs - failing}/{pairs} (x, y) pairs still meet their targets ({where}; "
+        f"{secs:.1f} s)")
+    for x, y, w, g, t in bad[:10]:
+        err(f"  BROKEN at x = {fmt.show(x)}, y = {fmt.show(y)}: {w} = {fmt.show(g)}, target {fmt.show(t)}")
+    return {"spec": sem.spec, "pairs": pairs, "met": pairs - failing, "seconds": round(secs, 3),
+            "broken": [{"x": fmt.hex(x), "y": fmt.hex(y), "what": w, "got": fmt.hex(g), "want": fmt.hex(t)}
+                       for x, y, w, g, t in bad]}
 
 
 def _table(fmt, pcs):

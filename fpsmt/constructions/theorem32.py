@@ -393,20 +393,23 @@ def meets(fmt: Format, got, want) -> np.ndarray:
     return np.where(canon(fmt, want) == 0, canon(fmt, got) == 0, got == want)
 
 
-def verify(fmt, net, points, tables, progress=None):
+def verify(fmt, net, points, tables, progress=None, sem=None):
     """Run ``net`` by the executor at every (x, y): x of ``points`` = [(x, f*, …)], y
     every finite value (:func:`all_ys`); ``tables[i]`` holds g*(x_i, y) in that order.
     Returns (mismatches [(x, y, what, got, want)] as patterns, at most 20 of each kind per
     x; the pairs checked; the pairs with a mismatch).  Block
-    aware (:func:`fpsmt.constructions.blockrun.blockwise`), one x at a time."""
+    aware (:func:`fpsmt.constructions.blockrun.blockwise`), one x at a time; ``sem``: the
+    semantics profile the network runs under (the paper's by default)."""
     from fpsmt.constructions.blockrun import blockwise
     from fpsmt.semantics.arith.concrete import concrete
+    from fpsmt.semantics.network import PAPER
+    sem = sem or PAPER
     fmt = parse_format(fmt)
     A = concrete(fmt)
     ys = all_ys(fmt)
     bad, failing = [], 0
     for i, ((x, v, *_), want) in enumerate(zip(points, tables)):
-        out, grad = blockwise(A, net, A.const(np.full(len(ys), x, dtype=np.uint64)), A.const(ys))
+        out, grad = blockwise(A, net, A.const(np.full(len(ys), x, dtype=np.uint64)), A.const(ys), sem)
         ob, gb = np.ravel(A.to_bits(out)), np.ravel(A.to_bits(grad))
         f_bad = np.flatnonzero(~meets(fmt, ob, np.full(len(ys), v, dtype=np.uint64)))
         g_bad = np.flatnonzero(~meets(fmt, gb, np.asarray(want, dtype=np.uint64)))
