@@ -199,6 +199,17 @@ def test_a_claim_names_its_profile(tmp_path):
     assert got["sum_left"]["semantics"] == "order=left,backward=paper,activation=correct"
     assert got["sum_reversed"]["status"] == "PROVED"
     assert got["sum_reversed"]["semantics"] == "order=reversed,backward=paper,activation=correct"
+    # prove --semantics gives the claims that name no profile that one; the others keep theirs
+    r = fpsmt("prove", str(tmp_path / "c.py"), "--format", "bfloat16", "--store", str(tmp_path / "s.sqlite"),
+              "--semantics", "order=pairwise", "--json")
+    assert r.returncode == 0, r.stderr
+    got = {d["claim"]: d for d in json.loads(r.stdout)}
+    assert got["sum_left"]["semantics"] == "order=pairwise,backward=paper,activation=correct"
+    assert got["sum_left"]["status"] == "PROVED"  # 256 ⊕ (1 ⊕ 1) = 258: the pairwise split at ⌊3/2⌋ = 1
+    assert got["sum_reversed"]["semantics"] == "order=reversed,backward=paper,activation=correct"
+    for bad_spec, msg in (("order=wide:float8_e4m3", "wider than bfloat16"), ("order=sideways", "unknown summation")):
+        b = fpsmt("prove", str(tmp_path / "c.py"), "--format", "bfloat16", "--semantics", bad_spec)
+        assert b.returncode == 2 and msg in b.stderr and len(b.stderr.strip().splitlines()) == 1, b.stderr
     (tmp_path / "bad.py").write_text(CLAIMS_WITH_PROFILES.replace("order=reversed", "order=sideways"))
     b = fpsmt("prove", str(tmp_path / "bad.py"), "--format", "bfloat16", "--store", str(tmp_path / "s.sqlite"))
     assert b.returncode == 2 and "unknown summation order" in b.stderr and len(b.stderr.strip().splitlines()) == 1

@@ -17,6 +17,17 @@ def cmd_prove(args):
         raise InputError(f"{path}: no claim named {name!r} (defined: {', '.join(sorted(claims))})")
     fmts = [parse_format(f) for f in format_names(args)]
     wanted = [claims[name]] if name else list(claims.values())
+    if args.semantics is not None:  # the claims that name no profile of their own take this one
+        import dataclasses
+
+        from fpsmt.semantics.network import parse_semantics
+        sem = parse_semantics(args.semantics)
+        for f in fmts:
+            sem.check(f, claims=True)
+        if not sem.is_paper:
+            claims = {n: (dataclasses.replace(c, semantics=sem.spec) if c.semantics is None else c)
+                      for n, c in claims.items()}
+            wanted = [claims[c.name] for c in wanted]
     todo = order_by_assumptions(wanted)
     results = []
     with engine_session(args, confirm=args.confirm) as eng:
@@ -64,4 +75,8 @@ def register(sub):
                    help="format(s); repeat or separate with commas")
     solver_options(s, "z3", "claim", 60.0)
     s.add_argument("--confirm", action="store_true", help="re-check every UNSAT answer with a second solver")
+    s.add_argument("--semantics", default=None, metavar="SPEC",
+                   help="the semantics profile of every claim that names none (semantics=... in forall/exists): "
+                        "key=value parts joined by commas, as eval takes it; order=any and activation=ulp:K need the "
+                        "claim's choice variables (choice_variables, Scope.chosen_run)")
     s.set_defaults(fn=cmd_prove)
