@@ -51,7 +51,7 @@ from fpsmt.proof.tree import Node, Pred, induction, stage
 from fpsmt.proofs.common import lets, zero as zero_or_negative_zero
 
 
-def _zero_or(s, r, v):
+def zero_or(s, r, v):
     """r is v, or a zero when v is one."""
     return (v.is_zero() & r.is_zero()) | (~v.is_zero() & r.same(v))
 
@@ -64,10 +64,10 @@ VALUE_ROW = Pred("boxplus.value.row", {"m": _slot, "n": _slot, "jw": Int(-1, SLO
                      "(x's own at jv)")
 VALUE_INV = Pred("boxplus.value.invariant", {**VALUE_ROW.variables, "j": _slot, "r": Float()},
                  lambda s: [VALUE_ROW.holds(s), s.j <= s.m + s.n, (s.j <= s.jv).implies(s.r.is_zero()),
-                            (s.j > s.jv).implies(_zero_or(s, s.r, s.v))],
+                            (s.j > s.jv).implies(zero_or(s, s.r, s.v))],
                  doc="after j slots: r is a zero up to x's zero-gradient atom, v (or a zero) after it")
 VALUE_OUT = Pred("boxplus.value.out", {"r": Float(), "v": Float(finite=True)},
-                 lambda s: _zero_or(s, s.r + (-s.const(0)), s.v), doc="r ⊕ (−0) is v, or a zero when v is one")
+                 lambda s: zero_or(s, s.r + (-s.const(0)), s.v), doc="r ⊕ (−0) is v, or a zero when v is one")
 
 
 def _value_step(s):
@@ -228,14 +228,14 @@ def whole(fmt, sem):
         out, _, hyp = s.chosen_run(value, terms)
         lets(s, out, None)
         has_v = s.jv >= 0
-        return [hyp.implies(has_v.implies(_zero_or(s, out[0], s.v))), hyp.implies((~has_v).implies(out[0].is_zero()))]
+        return [hyp.implies(has_v.implies(zero_or(s, out[0], s.v))), hyp.implies((~has_v).implies(out[0].is_zero()))]
 
     def grad_goal(s):
         ups = _grad_ups(s)
         out, g, hyp = s.chosen_run(grad, [s.x], ups)
         lets(s, out, g)
         has_g = s.jg >= 0
-        return [hyp.implies(has_g.implies(_zero_or(s, g[0], s.g))), hyp.implies((~has_g).implies(g[0].is_zero()))]
+        return [hyp.implies(has_g.implies(zero_or(s, g[0], s.g))), hyp.implies((~has_g).implies(g[0].is_zero()))]
     fin = Float(finite=True)
     c1 = forall("boxplus_neutrality.whole_value",
                 {"w": fin, "v": fin, "jw": Int(-1, WHOLE_PAIRS - 1), "jv": Int(-1, WHOLE_SINGLES - 1), **zeros,

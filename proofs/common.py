@@ -341,7 +341,6 @@ def whole(name, variables, build, expect, structure, statement, doc="", enumerat
     (:attr:`fpsmt.proof.claims.Claim.enumerate`)."""
     from fpsmt.proof.claims import choice_variables, forall
     from fpsmt.semantics.network import parse_semantics
-    from fpsmt.proof.tree import _listed
 
     def make(fmt, sem):
         sem = parse_semantics(sem)
@@ -355,7 +354,8 @@ def whole(name, variables, build, expect, structure, statement, doc="", enumerat
                 raise AssertionError(f"{name}: the block's layers differ from its structure")
             out, grad, hyp = s.chosen_run(net, xs, ys, params=P)
             lets(s, out, grad)
-            return [hyp.implies(c) for c in _listed(expect(s, out, grad))]
+            want = expect(s, out, grad)
+            return [hyp.implies(c) for c in (want if isinstance(want, (list, tuple)) else [want])]
         c = forall(f"{name}.whole", {**variables, **extra}, goal=goal, semantics=None if sem.is_paper else sem.spec,
                    doc=doc or f"{name} as one claim about its whole block", enumerate=enumerate)
         c.block = build

@@ -13,7 +13,7 @@ can split around v.
 
 from fpsmt.proof.claims import Float, Int, choice_variables, forall
 from fpsmt.proof.lemmas import Lemma
-from fpsmt.proofs.boxplus_neutrality import _zero_or
+from fpsmt.proofs.boxplus_neutrality import zero_or
 from fpsmt.proofs.common import lets, zero
 
 #: terms of the row (order=any encodes every order of at most 8)
@@ -39,7 +39,7 @@ def whole(fmt, sem):
         out, _, hyp = s.chosen_run(net, _terms(s))
         lets(s, out, None)
         has_v = s.jv >= 0
-        return [hyp.implies(has_v.implies(_zero_or(s, out[0], s.v))), hyp.implies((~has_v).implies(out[0].is_zero()))]
+        return [hyp.implies(has_v.implies(zero_or(s, out[0], s.v))), hyp.implies((~has_v).implies(out[0].is_zero()))]
     c = forall("value_half.whole", {"v": Float(finite=True), "jv": Int(-1, SINGLES - 1),
                                     **{f"z{k}": zero() for k in range(SINGLES)}, **choice_variables(net, sem)},
                goal=goal, semantics=None if sem.is_paper else sem.spec,

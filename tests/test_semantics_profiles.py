@@ -300,7 +300,7 @@ def _exp32(f, b):
     ("order=pairwise:2", "takes no argument"),
     ("order=wide:float99", "unknown format"),
     ("backward=tensorflow", "unknown backward formula"),
-    ("activation=ulp:2", "unknown activation implementation"),
+    ("activation=ulp:0", "ulp:K needs an integer K"),
     ("activation=scipy", "unknown activation implementation"),
     ("colour=blue", "unknown semantics key"),
     ("order", "not key=value"),
