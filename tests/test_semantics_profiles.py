@@ -479,3 +479,21 @@ def test_order_any_is_refused_where_it_cannot_run():
     with pytest.raises(InputError, match="needs a permutation"):
         run(A, Network(f, [Layer.dense([[f.one_bits] * 3], [f.sign_bit], "identity")]),
             A.const(np.asarray([[f.one_bits] * 3], dtype=np.uint64)), sem=parse_semantics("order=any"))
+
+
+@pytest.mark.parametrize("src, dst", [("float8_e4m3", "float32"), ("float8_e5m2", "float8_e4m3"),
+                                      ("float8_e4m3", "float8_e5m2"), ("bfloat16", "float32"),
+                                      ("bfloat16", "float8_e5m2"), ("float16", "bfloat16")])
+def test_the_integer_executor_converts_as_the_rationals_do(src, dst):
+    """IntegerArith.convert (integer significand and exponent, rounded once by the integer
+    RNE) against formats.convert_patterns (the patterns' rationals) at every pattern."""
+    from fpsmt.semantics.arith.integer import IntegerArith
+    from fpsmt.semantics.formats import convert_patterns
+    fa, fb = parse_format(src), parse_format(dst)
+    A, B = IntegerArith(fa), IntegerArith(fb)
+    pats = np.arange(1 << fa.nbits, dtype=np.uint64)
+    got = np.ravel(B.to_bits(B.convert(A, A.const(pats)))).tolist()
+    want = convert_patterns(fa, fb, pats.astype(object)).tolist()
+    bad = [(hex(int(p)), hex(int(g)), hex(int(w))) for p, g, w in zip(pats.tolist(), got, want)
+           if fb.canonical(int(g)) != fb.canonical(int(w))]
+    assert not bad, bad[:5]

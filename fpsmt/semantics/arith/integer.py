@@ -51,12 +51,17 @@ class IntegerArith(ConcreteOps, Arith):
         return IntegerArith(fmt)
 
     def convert(self, src: Arith, a):
-        """Patterns of ``src``'s format in this one, each rounded once from its exact value
-        (:func:`fpsmt.semantics.formats.convert_patterns`: the patterns' rationals, no
-        floating-point arithmetic)."""
-        from fpsmt.semantics.formats import convert_patterns
-        return self.const(np.asarray(convert_patterns(src.fmt, self.fmt, src.to_bits(a)), dtype=object)
-                          .astype(self.fmt.uint_dtype if self.fmt.nbits <= 64 else object))
+        """Patterns of ``src``'s format (an integer executor) in this one, each rounded once
+        (RNE, IEEE overflow) from its exact value: the source's significand and quantum
+        exponent, packed by this format's integer rounding — no floating-point arithmetic.
+        (``tests/test_semantics_profiles.py`` compares it with the rationals'
+        :func:`fpsmt.semantics.formats.convert_patterns` at every pattern of the 8-bit
+        formats, both ways.)"""
+        R, S = self.R, src.R
+        dt = R._dtype(max(S.M, R.M) + 2)
+        s, sig, q, nan, inf, zero = S.decode(src.to_bits(a), dt)
+        out = R.round_pack(s, sig, q)
+        return R._finish(out, nan, inf & ~nan, s, zero, s)
 
     # ------------------------------------------------------------ arithmetic
     def _op(self, fn, *args):
