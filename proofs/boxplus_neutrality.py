@@ -183,6 +183,15 @@ def build(fmt):
 WHOLE_PAIRS, WHOLE_SINGLES = 2, 2
 
 
+def sum_row(fmt, n):
+    """One ⊞ output row of ``n`` terms as one identity layer on them (weights 1: each product
+    is its term, exactly, in every format and profile; bias −0, as
+    :func:`fpsmt.constructions.relu.boxplus` builds it)."""
+    from fpsmt.semantics.network import Layer, Network
+    one, neg0 = fmt.round(1), fmt.zero_bits(True)
+    return Network(fmt, [Layer(1, n, [0] * n, list(range(n)), [one] * n, [neg0], "identity")])
+
+
 def _rows(fmt):
     """The output row of WHOLE_PAIRS gradient atoms and WHOLE_SINGLES zero-gradient atoms, as
     one identity layer on its terms (weights 1: each product is its term, exactly, in every
@@ -192,7 +201,7 @@ def _rows(fmt):
     from fpsmt.semantics.network import Layer, Network
     n = 2 * WHOLE_PAIRS + WHOLE_SINGLES
     one, neg0 = fmt.round(1), fmt.zero_bits(True)
-    value = Network(fmt, [Layer(1, n, [0] * n, list(range(n)), [one] * n, [neg0], "identity")])
+    value = sum_row(fmt, n)
     grad = Network(fmt, [Layer(n, 1, list(range(n)), [0] * n, [one] * n, [neg0] * n, "identity")])
     return value, grad
 

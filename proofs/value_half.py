@@ -13,17 +13,11 @@ can split around v.
 
 from fpsmt.proof.claims import Float, Int, choice_variables, forall
 from fpsmt.proof.lemmas import Lemma
-from fpsmt.proofs.boxplus_neutrality import zero_or
+from fpsmt.proofs.boxplus_neutrality import sum_row, zero_or
 from fpsmt.proofs.common import lets, zero
 
 #: terms of the row (order=any encodes every order of at most 8)
 SINGLES = 8
-
-
-def _row(fmt):
-    from fpsmt.semantics.network import Layer, Network
-    one, neg0 = fmt.round(1), fmt.zero_bits(True)
-    return Network(fmt, [Layer(1, SINGLES, [0] * SINGLES, list(range(SINGLES)), [one] * SINGLES, [neg0], "identity")])
 
 
 def _terms(s):
@@ -33,7 +27,7 @@ def _terms(s):
 def whole(fmt, sem):
     from fpsmt.semantics.network import parse_semantics
     sem = parse_semantics(sem)
-    net = _row(fmt)
+    net = sum_row(fmt, SINGLES)
 
     def goal(s):
         out, _, hyp = s.chosen_run(net, _terms(s))

@@ -394,12 +394,8 @@ def lemma_entries(engine, fmt, construction, sems, drop, lemmas=None):
                            seconds=round(total, 3), reason=r.reason or None, claim=claim.name)
                 if r.status == "REFUTED":
                     w = dict(r.witness)
-                    reg = {claim.name: claim}
-                    conds, got = evaluate(claim, fmt, reg, w, part="counterexample")
-                    _, exact = evaluate(claim, fmt, reg, w, part="counterexample", A=ExactArith(fmt))
-                    if not all(conds.values()):
-                        raise FpsmtError(f"{claim.name}: the solver's counterexample {r.witness_json()} does not break "
-                                         "the claim in the executor")
+                    got = _breaks(claim, fmt, r)
+                    _, exact = evaluate(claim, fmt, {claim.name: claim}, w, part="counterexample", A=ExactArith(fmt))
                     for k in got:
                         if fmt.canonical(got[k]) != fmt.canonical(exact[k]):
                             raise FpsmtError(f"replay mismatch under {sem.spec} for {claim.name}'s {k} at "
@@ -417,8 +413,19 @@ def lemma_entries(engine, fmt, construction, sems, drop, lemmas=None):
     return entries
 
 
-def necessity_entries(engine, fmt, activation, sems, drop, shape=(1, 2, 1)):
+def _breaks(claim, fmt, r) -> dict:
+    """The claim's named values (``s.let``) at a REFUTED result's counterexample, re-run in
+    the executor, which must find it in the domains with the hypotheses met and the goal
+    false (else an error naming it)."""
     from fpsmt.proof.replay import evaluate
+    conds, lets = evaluate(claim, fmt, {claim.name: claim}, dict(r.witness), part="counterexample")
+    if not all(conds.values()):
+        raise FpsmtError(f"{claim.name}: the solver's counterexample {r.witness_json()} does not break the claim in "
+                         "the executor")
+    return lets
+
+
+def necessity_entries(engine, fmt, activation, sems, drop, shape=(1, 2, 1)):
     entries = []
     for sem in sems:
         for lemma, claim in necessity_claims(fmt, activation, sem, shape):
@@ -427,10 +434,7 @@ def necessity_entries(engine, fmt, activation, sems, drop, shape=(1, 2, 1)):
                        seconds=round(r.seconds, 3), reason=r.reason or None)
             if r.status == "REFUTED":
                 w = dict(r.witness)
-                conds, lets = evaluate(claim, fmt, {claim.name: claim}, w, part="counterexample")
-                if not all(conds.values()):  # in the domains, the hypotheses hold, the goal fails
-                    raise FpsmtError(f"{claim.name}: the solver's counterexample {r.witness_json()} does not break "
-                                     "the claim in the executor")
+                lets = _breaks(claim, fmt, r)
                 e.update(counterexample=r.witness_json(), replayed=True,
                          obtained={k: fmt.hex(v) for k, v in lets.items()})
                 e["_witness"] = w
@@ -443,7 +447,6 @@ def write_break(out_dir: Path, n: int, entry, fmt, net, points):
     """DIR/n.json (the network) and DIR/n.csv (its points, the break's first), atomically."""
     from fpsmt.commands import netio
     from fpsmt.commands.options import atomic_output
-    from fpsmt.semantics.network import Layer, Network, Param
     if "_run" in entry:
         x, y = entry["_run"]
         rows = [[fmt.hex(x), fmt.hex(y)]] + [[fmt.hex(p[0]), fmt.hex(p[2])] for p in points]
@@ -457,10 +460,7 @@ def write_break(out_dir: Path, n: int, entry, fmt, net, points):
         rows = [[fmt.hex(v) for v in xs] + [fmt.hex(v) for v in ys]]
     else:
         w = entry["_witness"]
-        net = Network(fmt, [Layer(L.n_out, L.n_in, L.rows, L.cols,
-                                  [w[p.name] if isinstance(p, Param) else p for p in L.weights],
-                                  [w[p.name] if isinstance(p, Param) else p for p in L.bias], L.activation)
-                            for L in net.layers])
+        net = net.bound(w)
         rows = [[fmt.hex(w["x"]), fmt.hex(w["y"])]]
         if entry["lemma"] == "necessity.zero_upstream":
             rows = [[fmt.hex(w["x"]), fmt.hex(0)], [fmt.hex(w["x"]), fmt.hex(fmt.sign_bit)]]
@@ -478,7 +478,6 @@ def _block_at(claim, fmt, witness):
     whole-block claim's run at a counterexample, in the executor."""
     from fpsmt.proof.encoding import Encoding
     from fpsmt.semantics.arith import concrete
-    from fpsmt.semantics.network import Layer, Network, Param
     A = concrete(fmt)
     s = Encoding(claim, fmt, A, {n: witness.get(n, 0) for n in claim.variables}, {}).scope
     net, params, xs, ys = claim.block(s)
@@ -486,9 +485,7 @@ def _block_at(claim, fmt, witness):
     def bits(t):
         return int(np.ravel(A.to_bits(s.lift(t).v))[0])
     P = {k: bits(v) for k, v in (params or {}).items()}
-    net = Network(fmt, [Layer(L.n_out, L.n_in, L.rows, L.cols, [P[p.name] if isinstance(p, Param) else p for p in L.weights],
-                              [P[p.name] if isinstance(p, Param) else p for p in L.bias], L.activation)
-                        for L in net.layers])
+    net = net.bound(P)
     return net, [bits(x) for x in xs], [bits(y) for y in (ys or [])]
 
 

@@ -356,12 +356,7 @@ def concrete(builder, fmt, *args, **kw):
     """The builder's network with every Param replaced by its bit pattern, for concrete
     block parameters (bit patterns, or numbers exactly representable in ``fmt``)."""
     net, values = concrete_params(builder, fmt, *args, **kw)
-    layers = []
-    for L in net.layers:
-        sub = lambda e: values[e.name] if isinstance(e, Param) else e  # noqa: E731
-        layers.append(Layer(L.n_out, L.n_in, L.rows, L.cols, [sub(w) for w in L.weights],
-                            [sub(b) for b in L.bias], L.activation))
-    return Network(fmt, layers)
+    return net.bound(values)
 
 
 # ------------------------------------------------------------------ named-neuron plans

@@ -763,6 +763,14 @@ class Network:
             out += [p for p in layer.params() if p not in out]
         return out
 
+    def bound(self, values: dict) -> "Network":
+        """The network with every symbolic parameter replaced by its value in ``values``
+        ({name: bit pattern})."""
+        def sub(e):
+            return values[e.name] if isinstance(e, Param) else e
+        return Network(self.fmt, [Layer(L.n_out, L.n_in, L.rows, L.cols, [sub(w) for w in L.weights],
+                                        [sub(b) for b in L.bias], L.activation) for L in self.layers])
+
     def n_parameters(self):
         return sum(len(layer.weights) + layer.n_out for layer in self.layers)
 
