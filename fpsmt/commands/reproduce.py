@@ -52,10 +52,9 @@ def cmd_reproduce(args):
         rows = []
         for sem, where in profiles:
             for a in activations:
-                for f in where:
-                    if a not in where[f]:
-                        continue
-                    rows += reproduce.run(eng, lemmas, variants if sem.is_paper else ["repaired"], [f], progress=err,
+                fs = [f for f in where if a in where[f]]  # one call: rows lemma by lemma, as without a profile
+                if fs:
+                    rows += reproduce.run(eng, lemmas, variants if sem.is_paper else ["repaired"], fs, progress=err,
                                           construction=get_construction(a), semantics=sem)
         if args.survival:
             for a in activations:
