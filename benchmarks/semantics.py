@@ -13,6 +13,7 @@ per claim), with its cells counted by status.
 
     python benchmarks/semantics.py [--format bfloat16] [--repeat 3] [--hypothesis-formats float8_e4m3,bfloat16]
                                    [--survival-formats float8_e4m3,bfloat16,float32] [--survival-timeout 60]
+                                   [--survival-keep DIR]
 """
 
 import argparse
@@ -82,19 +83,21 @@ def hypothesis_times(formats):
                   + ", ".join(f"{k} {v}" for k, v in sorted(counts.items())), flush=True)
 
 
-def survival_times(formats, timeout):
+def survival_times(formats, timeout, keep=None):
     print(f"fpsmt reproduce --survival --activation relu (empty store, --timeout {timeout} per claim):")
     for name in formats:
         with tempfile.TemporaryDirectory() as d:
+            out = keep or d
             t0 = time.perf_counter()
             r = subprocess.run([sys.executable, "-m", "fpsmt.commands.cli", "reproduce", "--survival", "--activation",
                                 "relu", "--format", name, "--store", f"{d}/s.sqlite", "--timeout", str(timeout),
-                                "--report", f"{d}/r.md", "--table", f"{d}/t.json"], capture_output=True, text=True)
+                                "--report", f"{out}/survival-{name}.md", "--table", f"{out}/survival-{name}.json"],
+                               capture_output=True, text=True)
             dt = time.perf_counter() - t0
             if r.returncode != 0:
                 print(f"  {name:<12} exit {r.returncode}: {r.stderr.strip().splitlines()[-1]}")
                 continue
-            data = json.load(open(f"{d}/t.json"))
+            data = json.load(open(f"{out}/survival-{name}.json"))
         counts = {}
         for row in data["rows"]:
             for c in row["cells"].values():
@@ -111,12 +114,14 @@ def main():
     ap.add_argument("--survival-formats", default="float8_e4m3",
                     help="formats of the survival table's timing (bfloat16 and float32 take long: see the README)")
     ap.add_argument("--survival-timeout", type=int, default=60)
+    ap.add_argument("--survival-keep", metavar="DIR",
+                    help="keep each format's survival report and table as DIR/survival-FORMAT.md and .json")
     a = ap.parse_args()
     throughput(a.format, a.repeat)
     if a.hypothesis_formats:
         hypothesis_times([f for f in a.hypothesis_formats.split(",") if f])
     if a.survival_formats:
-        survival_times([f for f in a.survival_formats.split(",") if f], a.survival_timeout)
+        survival_times([f for f in a.survival_formats.split(",") if f], a.survival_timeout, a.survival_keep)
 
 
 if __name__ == "__main__":
