@@ -11,6 +11,9 @@ memory, file size and how each grows against the previous size.
 With several activations, each size is built for each of them, side by side, with the
 ratio of its build + verify time to the first activation's.
 
+Under each size: the network's JSON and safetensors files side by side (size, write and
+read time, the ratios, and whether the safetensors file reads back as the same network).
+
 Last, the budget line: 24 points in float32, build and verify.
 """
 
@@ -45,7 +48,17 @@ size = netio.save_network(net, out)
 t1 = time.perf_counter()
 bad, _, _ = targets.verify(fmt, netio.load_network(out), points)
 t2 = time.perf_counter()
+files = {}
+for kind, path in (("json", out), ("safetensors", out[:-len(".json")] + ".safetensors")):
+    s0 = time.perf_counter()
+    nbytes = netio.save_network(net, path)
+    s1 = time.perf_counter()
+    back = netio.load_network(path)
+    files[kind] = {"bytes": nbytes, "write": s1 - s0, "read": time.perf_counter() - s1}
+same = all(sorted(zip(a.rows.tolist(), a.cols.tolist(), a.weights)) == sorted(zip(b.rows.tolist(), b.cols.tolist(), b.weights))
+           and list(a.bias) == list(b.bias) for a, b in zip(net.layers, back.layers))
 print(json.dumps({"points": len(points), "build": t1 - t0, "verify": t2 - t1, "bytes": size, "depth": net.depth,
+                  "files": files, "same": same,
                   "params": net.n_parameters(), "bad": len(bad),
                   "peak_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}))
 """
@@ -79,6 +92,11 @@ def main():
             print(f"{act:>10} {m['points']:>6} {m['build']:>8.2f} {m['verify']:>9.2f} {m['peak_mb']:>8.0f} "
                   f"{m['bytes'] / 2**20:>8.1f} {m['depth']:>6} {m['params']:>9} {m['bad']:>4}  {grow}{ratio}", flush=True)
             prev[act] = m
+            js, st = m["files"]["json"], m["files"]["safetensors"]
+            print(f"{'':>10} {'':>6} files: JSON {js['bytes'] / 2**20:.2f} MB (write {js['write']:.2f} s, read "
+                  f"{js['read']:.2f} s), safetensors {st['bytes'] / 2**20:.2f} MB (write {st['write']:.2f} s, read "
+                  f"{st['read']:.2f} s): JSON/safetensors size x{js['bytes'] / st['bytes']:.2f}, read time "
+                  f"x{js['read'] / st['read']:.1f}; same network read back: {m['same']}", flush=True)
     m = _child("float32", 24, "relu")
     if m:
         print(f"float32, {m['points']} points: build {m['build']:.2f} s + verify {m['verify']:.2f} s = "

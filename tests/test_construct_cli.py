@@ -291,3 +291,40 @@ def test_construct_corrupted_network_is_a_mismatch_and_writes_nothing(tmp_path, 
                                                 lambda mp: mp.setattr(netio, "load_network", corrupted))
     assert code == 1 and doc["mismatches"] and "MISMATCH" in err
     assert not out.exists()
+
+
+def test_construct_writes_safetensors_that_eval_and_torch_read(tmp_path):
+    """--out NET.safetensors: written, read back and verified as written; the exact
+    reference meets every target on the file; ``eval`` gives the same lines on it as on the
+    JSON of the same targets; --torch runs the file's network; torch's own safetensors
+    reader gives the weights as bfloat16 tensors with the file's bits."""
+    torch = pytest.importorskip("torch")  # the optional extra fpsmt[torch]
+    from safetensors.torch import load_file
+    csv_path = _csv(tmp_path, ROWS)
+    st, js = tmp_path / "n.safetensors", tmp_path / "n.json"
+    r = fpsmt("construct", "--targets", str(csv_path), "--format", "bfloat16", "--out", str(st), "--torch", "--json")
+    assert r.returncode == 0, r.stderr
+    doc = json.loads(r.stdout)
+    assert doc["verified"] == len(ROWS) and doc["out"] == str(st) and st.stat().st_size == doc["bytes"]
+    assert doc["torch"]["scalar"]["bit_exact"] == len(ROWS)
+    _check_written(st, csv_path, "bfloat16")
+    assert fpsmt("construct", "--targets", str(csv_path), "--format", "bfloat16", "--out", str(js)).returncode == 0
+    f = parse_format("bfloat16")
+    pts = tmp_path / "p.csv"
+    pts.write_text("".join(f"{f.hex(f.from_float(x))},{f.hex(f.from_float(h))}\n" for x, _, h, _ in ROWS))
+    a, b = fpsmt("eval", str(st), "--points", str(pts)), fpsmt("eval", str(js), "--points", str(pts))
+    assert a.returncode == b.returncode == 0 and a.stdout == b.stdout and len(a.stdout.splitlines()) == len(ROWS)
+    net, tensors = load_network(st), load_file(str(st))
+    L = net.layers[-1]
+    got = tensors[f"layers.{net.depth - 1}.bias"]
+    assert got.dtype == torch.bfloat16 and got.view(torch.int16).tolist() == [
+        b - (1 << 16) if b >> 15 else b for b in L.bias]
+
+
+def test_construct_bad_safetensors_network_is_one_line(tmp_path):
+    p = tmp_path / "n.safetensors"
+    p.write_bytes(b"junk")
+    pts = tmp_path / "p.csv"
+    pts.write_text("0x3f80,0x3f80\n")
+    r = fpsmt("eval", str(p), "--points", str(pts))
+    assert r.returncode == 2 and len(r.stderr.strip().splitlines()) == 1 and "not a safetensors file" in r.stderr

@@ -126,7 +126,7 @@ def cmd_construct(args):
     import time
 
     from fpsmt.commands import netio, targets
-    from fpsmt.commands.options import atomic_output, check_store, output_path
+    from fpsmt.commands.options import check_store, output_path
     from fpsmt.constructions.registry import get_construction
     from fpsmt.resources import resolve
     from fpsmt.semantics.formats import parse_format
@@ -161,11 +161,9 @@ def cmd_construct(args):
     t0 = time.perf_counter()
     net = construction.network(fmt, points)
     built = time.perf_counter() - t0
-    with atomic_output(out_path) as pending:
-        size = netio.write_network(net, pending.path)
+    with netio.pending_network(net, out_path) as (pending, size, written):  # verified and exported as written
         err(f"  verifying at {len(points)} points (value and D^AD, bit for bit) ...")
         t1 = time.perf_counter()
-        written = netio.load_network(pending.path)  # verified and exported as written, not as built
         bad, f_got, g_got = targets.verify(fmt, written, points)
         checked = time.perf_counter() - t1
         if bad:
@@ -242,7 +240,8 @@ def register(sub):
     s.add_argument("--targets", required=True, help="CSV (x,f,h,g) or Python file")
     s.add_argument("--format", required=True, help="the floating-point format")
     s.add_argument("--activation", default="relu", help="an activation with a construction (default relu)")
-    s.add_argument("--out", required=True, help="network JSON to write")
+    s.add_argument("--out", required=True, help="network file to write: safetensors if it ends in .safetensors, "
+                                                  "else JSON")
     s.add_argument("--torch", action="store_true",
                    help="also run the network in PyTorch (extra fpsmt[torch]): as scalar operations in the paper's "
                         "order with torch.autograd, and as a plain nn.Linear stack; compare with the targets")

@@ -67,7 +67,7 @@ def _check_gated(args, fmt, construction):
 
 def construct(args, fmt, construction, path, out_path):
     from fpsmt.commands import netio, targets
-    from fpsmt.commands.options import atomic_output, check_store
+    from fpsmt.commands.options import check_store
     from fpsmt.constructions import theorem32 as M
     check_options(args, construction)
     if targets.given_pieces(path):
@@ -87,9 +87,7 @@ def construct(args, fmt, construction, path, out_path):
     net = _network(fmt, construction, [(x, v, pcs) for (x, v), pcs in zip(points, pieces)], programs,
                    ticker("building, points"))
     built = time.perf_counter() - t1
-    with atomic_output(out_path) as pending:
-        size = netio.write_network(net, pending.path)
-        written = netio.load_network(pending.path)  # verified as written, not as built
+    with netio.pending_network(net, out_path) as (pending, size, written):  # verified as written, not as built
         t2 = time.perf_counter()
         tick = ticker("verifying at every finite y, points")
         bad, pairs, failing = M.verify(fmt, written, [(x, v) for x, v in points], tables,
@@ -478,7 +476,7 @@ def construct_pieces(args, fmt, construction, path, out_path):
     checked by the executor at every breakpoint and its neighbours (every finite y in
     formats of at most 16 bits), and each point's ∀y claims decided (``--prove``)."""
     from fpsmt.commands import netio, targets
-    from fpsmt.commands.options import atomic_output, check_store
+    from fpsmt.commands.options import check_store
     from fpsmt.constructions import theorem32 as M
     from fpsmt.constructions.relu import constants
     if construction.activation != "relu":
@@ -500,9 +498,7 @@ def construct_pieces(args, fmt, construction, path, out_path):
     built = time.perf_counter() - t0
     every_y = fmt.nbits <= 16
     proofs = None
-    with atomic_output(out_path) as pending:
-        size = netio.write_network(net, pending.path)
-        written = netio.load_network(pending.path)  # checked as written, not as built
+    with netio.pending_network(net, out_path) as (pending, size, written):  # checked as written, not as built
         t1 = time.perf_counter()
         if every_y:
             tables = [_table(fmt, pcs) for pcs in pieces]

@@ -39,11 +39,11 @@ def cmd_eval(args):
 
 def register(sub):
     """Add the subcommand to the parser's subcommands."""
-    s = sub.add_parser("eval", help="run a network JSON on points: forward value and D^AD, bit-exact",
+    s = sub.add_parser("eval", help="run a network file (JSON or safetensors) on points: forward value and D^AD, bit-exact",
                        description="Each CSV row (no header) holds the input's hex patterns, then the upstream "
                                    "gradient's (one per output). Prints one JSON object per row on stdout: "
                                    '{"f": [hex, ...], "grad": [hex, ...]}. Paths may be example:NAME.')
-    s.add_argument("network", help="network JSON file (or example:NAME)")
+    s.add_argument("network", help="network file: safetensors if it ends in .safetensors, else JSON (or example:NAME)")
     s.add_argument("--points", required=True, help="points CSV file (or example:NAME)")
     s.add_argument("--fold-init", choices=["first", "+0"], default="first",
                    help="start of each row sum: the first product (the paper's, default) or +0 "
