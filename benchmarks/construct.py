@@ -7,6 +7,12 @@ that its peak memory (max RSS) is its own.  Prints build and verification second
 memory, file size and how each grows against the previous size.
 
     python benchmarks/construct.py [--sizes 100,1000,5000] [--format bfloat16] [--activation relu,tanh]
+    python benchmarks/construct.py --verify atoms [--sizes 100,1000,10000,all] [--compare-max 5000]
+
+``--verify atoms``: ReLU on N floats of X (``all``: every one; bfloat16's X has 64,513),
+each point verified from its own atoms (``construct --verify atoms``); the full evaluation
+beside it up to ``--compare-max`` points, with how many points agree bit for bit; the
+fitted exponent of time and memory against N.
 
 With several activations, each size is built for each of them, side by side, with the
 ratio of its build + verify time to the first activation's.
@@ -48,6 +54,7 @@ size = netio.save_network(net, out)
 t1 = time.perf_counter()
 bad, _, _ = targets.verify(fmt, netio.load_network(out), points)
 t2 = time.perf_counter()
+peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # before the file comparison below
 files = {}
 for kind, path in (("json", out), ("safetensors", out[:-len(".json")] + ".safetensors")):
     s0 = time.perf_counter()
@@ -60,16 +67,66 @@ same = all(sorted(zip(a.rows.tolist(), a.cols.tolist(), a.weights)) == sorted(zi
 print(json.dumps({"points": len(points), "build": t1 - t0, "verify": t2 - t1, "bytes": size, "depth": net.depth,
                   "files": files, "same": same,
                   "params": net.n_parameters(), "bad": len(bad),
-                  "peak_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}))
+                  "peak_mb": peak}))
+"""
+
+ATOMS_CHILD = r"""
+import json, math, resource, sys, time
+from fractions import Fraction
+from fpsmt.constructions import relu
+from fpsmt.commands import netio, targets
+from fpsmt.semantics.formats import parse_format
+fmt, n, out, full = parse_format(sys.argv[1]), sys.argv[2], sys.argv[3], sys.argv[4] == "full"
+top = fmt.round(Fraction(2) ** (fmt.e_max - 2))  # X = [-2^(e_max-2), 2^(e_max-2)], its floats in order
+allx = [fmt.sign_bit | b for b in range(top, 0, -1)] + list(range(0, top + 1))
+n = len(allx) if n == "all" else int(n)
+pick = sorted({round(i * (len(allx) - 1) / max(n - 1, 1)) for i in range(n)})
+r = lambda v: fmt.round(Fraction(v))
+points = []
+for i in pick:
+    xf = float(fmt.to_fraction(allx[i]))
+    points.append((allx[i], r(math.sin(xf)), r(1.0), r(-math.cos(xf))))
+t0 = time.perf_counter()
+relu.CONSTRUCTIONS[0].check_points(fmt, points)
+net = relu.theorem_network(fmt, points)
+t1 = time.perf_counter()
+size = netio.save_network(net, out)
+written = netio.load_network(out)
+t2 = time.perf_counter()
+bad, f, g = targets.verify_atoms(fmt, written, points, net, relu.atom_kinds(fmt, points))
+t3 = time.perf_counter()
+peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+doc = {"points": len(points), "build": t1 - t0, "io": t2 - t1, "verify": t3 - t2, "bytes": size, "bad": len(bad),
+       "peak_mb": peak}
+if full:
+    t4 = time.perf_counter()
+    bad_full, f_full, g_full = targets.verify(fmt, written, points)
+    doc["full"] = time.perf_counter() - t4
+    same = (f == f_full) & (g == g_full)
+    zeros = lambda a, b: [fmt.is_zero(int(u)) and fmt.is_zero(int(v)) for u, v in zip(a, b)]
+    doc["agree"] = {"bits": int(same.sum()), "up_to_zero_sign": int(sum(s or (z1 and z2) for s, z1, z2 in
+                                                                        zip(same, zeros(f, f_full), zeros(g, g_full)))),
+                    "full_bad": len(bad_full)}
+print(json.dumps(doc))
 """
 
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("--sizes", default="100,1000,5000")
+    ap.add_argument("--sizes", default=None, help="comma-separated N (default 100,1000,5000; with --verify atoms "
+                                                   "100,1000,10000,all: 'all' is every float of X)")
     ap.add_argument("--format", default="bfloat16")
     ap.add_argument("--activation", default="relu", help="activations with a construction, comma-separated")
+    ap.add_argument("--verify", choices=["full", "atoms"], default="full",
+                    help="atoms: ReLU on N floats of X, verified from each point's own atoms (construct --verify "
+                         "atoms; the lemma rows are not looked up here), a safetensors file; the full evaluation "
+                         "beside it up to --compare-max points, and the fitted exponents")
+    ap.add_argument("--compare-max", type=int, default=5000,
+                    help="with --verify atoms: also run the full evaluation for N up to this, and compare")
     args = ap.parse_args()
+    if args.verify == "atoms":
+        return atoms(args)
+    args.sizes = args.sizes or "100,1000,5000"
     acts = [a for a in args.activation.split(",") if a]
     print(f"fpsmt construct in {args.format}: f* = sin x, h* = 1, g* = -cos x on N floats of [-3, 3]")
     print(f"{'activation':>10} {'N':>6} {'build s':>8} {'verify s':>9} {'peak MB':>8} {'file MB':>8} {'depth':>6} "
@@ -101,6 +158,46 @@ def main():
     if m:
         print(f"float32, {m['points']} points: build {m['build']:.2f} s + verify {m['verify']:.2f} s = "
               f"{m['build'] + m['verify']:.2f} s (goal: well under a minute), {m['bad']} mismatches")
+
+
+def atoms(args):
+    import math
+    sizes = (args.sizes or "100,1000,10000,all").split(",")
+    print(f"fpsmt construct --verify atoms in {args.format} (relu): f* = sin x, h* = 1, g* = -cos x on N floats of "
+          f"X, spread evenly in their order; a safetensors file written and read back; each size in a fresh process")
+    print(f"{'N':>7} {'build s':>8} {'file s':>7} {'verify s':>9} {'peak MB':>8} {'file MB':>8} {'bad':>4}  "
+          f"{'full verify s':>13}  agreement with the full evaluation")
+    rows = []
+    for n in sizes:
+        full = n != "all" and int(n) <= args.compare_max
+        with tempfile.TemporaryDirectory() as d:
+            r = subprocess.run([sys.executable, "-c", ATOMS_CHILD, args.format, n, f"{d}/net.safetensors",
+                                "full" if full else "atoms"], capture_output=True, text=True)
+        if r.returncode:
+            print(f"{n:>7} failed: {r.stderr.strip().splitlines()[-1] if r.stderr else r.returncode}")
+            continue
+        m = json.loads(r.stdout)
+        rows.append(m)
+        agree = (f"{m['full']:>13.2f}  bit-identical at {m['agree']['bits']}/{m['points']}, equal up to the sign of "
+                 f"a zero at {m['agree']['up_to_zero_sign']}/{m['points']}; full: {m['agree']['full_bad']} bad"
+                 if "full" in m else f"{'-':>13}")
+        print(f"{m['points']:>7} {m['build']:>8.2f} {m['io']:>7.2f} {m['verify']:>9.2f} {m['peak_mb']:>8.0f} "
+              f"{m['bytes'] / 2**20:>8.1f} {m['bad']:>4}  {agree}", flush=True)
+    big = [m for m in rows if m["points"] >= 1000]
+    if len(big) >= 2:
+        def slope(key):
+            xs = [math.log(m["points"]) for m in big]
+            ys = [math.log(max(key(m), 1e-9)) for m in big]
+            mx, my = sum(xs) / len(xs), sum(ys) / len(ys)
+            return sum((a - mx) * (b - my) for a, b in zip(xs, ys)) / sum((a - mx) ** 2 for a in xs)
+        print(f"fitted exponents over N >= 1000 (time or memory ~ N^b): build b = {slope(lambda m: m['build']):.2f}, "
+              f"verify b = {slope(lambda m: m['verify']):.2f}, build + file + verify b = "
+              f"{slope(lambda m: m['build'] + m['io'] + m['verify']):.2f}, peak memory b = "
+              f"{slope(lambda m: m['peak_mb']):.2f}")
+        last = rows[-1]
+        total = last["build"] + last["io"] + last["verify"]
+        print(f"N = {last['points']}: {total:.1f} s (build, file, verify) and {last['peak_mb'] / 1024:.2f} GB peak "
+              f"(goal for the whole bfloat16 domain: under 10 minutes and 8 GB on 2 cores)")
 
 
 def _child(fmt, n, activation="relu"):

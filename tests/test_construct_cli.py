@@ -281,8 +281,8 @@ def test_construct_corrupted_network_is_a_mismatch_and_writes_nothing(tmp_path, 
     from fpsmt.commands import netio
     real = netio.load_network
 
-    def corrupted(path):
-        net = real(path)
+    def corrupted(path, **kw):
+        net = real(path, **kw)
         last = net.layers[-1]
         last.weights[-1] = last.weights[-1] ^ 0x0001  # the last zero-gradient atom's output weight
         return net

@@ -6,6 +6,12 @@ from __future__ import annotations
 from fpsmt.commands.options import engine_session, err
 
 
+def summarize(rows) -> list:
+    """A lemma row's certificate fields: status, statement, store keys, confirmation."""
+    return [{k: r.get(k) for k in ("lemma", "status", "statement", "seconds", "reason", "keys", "confirmed")}
+            for r in rows]
+
+
 def link_lemmas(args, fmt, construction, last=True):
     """The repaired lemmas the construction rests on, from the results store (proved now
     where missing): per lemma its status and the store keys of its claims.  ``last``: the
@@ -17,8 +23,7 @@ def link_lemmas(args, fmt, construction, last=True):
         f"(from the store {args.store or 'default'}, proved where missing) ...")
     with engine_session(args, confirm=args.confirm) as eng:
         rows = reproduce.run(eng, names, ["repaired"], [fmt.name], progress=err, construction=construction)
-    certs = [{k: r.get(k) for k in ("lemma", "status", "statement", "seconds", "reason", "keys", "confirmed")}
-             for r in rows]
+    certs = summarize(rows)
     why = []  # what keeps the network from being certified
     for c in certs:
         left = c["confirmed"]["unconfirmed"]

@@ -7,7 +7,8 @@ import argparse
 import json
 
 from fpsmt.commands import certify
-from fpsmt.commands.options import check_requirements, err, out, pyplot, save_figure, semantics_of, semantics_option, solver_options
+from fpsmt.commands.options import (check_requirements, engine_session, err, out, pyplot, save_figure, semantics_of,
+                                   semantics_option, solver_options)
 from fpsmt.errors import InputError
 
 
@@ -104,11 +105,40 @@ def _runs(values):
 # estimate errs on the high side.
 MEMORY_BASE, MEMORY_PER_POINT = 64 << 20, 560 << 10
 VERIFY_SECONDS_5000 = 84.0
+# --verify atoms (benchmarks/construct.py --verify atoms; the whole bfloat16 domain, 64,513
+# points, peaked at 4.6 GB with a safetensors file, 15 s verification): linear in N.  A JSON
+# file read back costs about 130 KB more per point than safetensors
+ATOMS_MEMORY_PER_POINT = {"safetensors": 80 << 10, "json": 210 << 10}
+ATOMS_SECONDS_PER_POINT = 0.0005
 
 
-def estimate(n_points: int) -> tuple:
-    """(bytes, seconds) a construct of ``n_points`` points is expected to need at most."""
+def estimate(n_points: int, verify: str = "full", kind: str = "json") -> tuple:
+    """(bytes, seconds) a construct of ``n_points`` points is expected to need at most
+    (``verify``: the verification mode, full or atoms; ``kind``: the network file's, json
+    or safetensors)."""
+    if verify == "atoms":
+        return MEMORY_BASE + ATOMS_MEMORY_PER_POINT[kind] * n_points, ATOMS_SECONDS_PER_POINT * n_points
     return MEMORY_BASE + MEMORY_PER_POINT * n_points, VERIFY_SECONDS_5000 * (n_points / 5000) ** 1.5
+
+
+def _atom_lemmas(args, fmt, construction) -> list:
+    """--verify atoms: the lemma rows that state every atom's zeros away from its point,
+    from the store (proved where missing), before any network is built; refused in one line
+    when one is not PROVED with every UNSAT answer confirmed."""
+    from fpsmt.proof import lemmas as reproduce
+    names = list(construction.blocks.ATOM_LEMMAS)
+    err(f"  --verify atoms rests on {', '.join(names)} for {construction.activation} in {fmt.name} "
+        f"(from the store {args.store or 'default'}, proved where missing) ...")
+    with engine_session(args, confirm=args.confirm) as eng:
+        rows = reproduce.run(eng, names, ["repaired"], [fmt.name], progress=err, construction=construction)
+    certs = certify.summarize(rows)
+    for c in certs:
+        err(f"    {c['lemma']}: {c['status']}" + (f" ({c['reason']})" if c["status"] != "PROVED" else "")
+            + f", {len(c['keys'] or [])} store entries")
+        if c["status"] != "PROVED" or c["confirmed"]["unconfirmed"]:
+            why = c["status"] if c["status"] != "PROVED" else "PROVED with unconfirmed UNSAT answers"
+            raise InputError(f"--verify atoms: {c['lemma']} is {why} in {fmt.name}; use --verify full")
+    return [{k: c[k] for k in ("lemma", "status", "keys")} for c in certs]
 
 
 def available_memory() -> int | None:
@@ -141,30 +171,49 @@ def cmd_construct(args):
         torch_export.check_format(fmt)
         torch_export.torch_module()
         torch_export.torch_activation(construction.activation)  # torch has σ (or the user's file gives it)
-    if args.certify:
+    if args.certify or args.verify == "atoms":
         check_store(args.store)
     sem = semantics_of(args, fmt, [construction.activation])
+    if args.verify == "atoms":
+        if getattr(construction.blocks, "atom_kinds", None) is None:
+            raise InputError(f"--verify atoms is built for the relu family's networks, not for {construction.activation} "
+                             f"(the {construction.family} family); use --verify full")
+        if not sem.is_paper:
+            raise InputError("--verify atoms rests on lemmas proved for the paper's semantics; --semantics needs "
+                             "--verify full")
     if targets.theorem_of(resolve(args.targets)) == "3.2":
+        if args.verify == "atoms":
+            raise InputError("--verify atoms is for Theorem 3.1 targets; Theorem 3.2 networks are verified at every "
+                             "(x, y)")
         args.semantics_profile = sem
         from fpsmt.commands import construct32
         return construct32.construct(args, fmt, construction, resolve(args.targets), out_path)
     points = targets.load_targets(resolve(args.targets), fmt)
     construction.check_points(fmt, points)
-    need, secs = estimate(len(points))
+    need, secs = estimate(len(points), args.verify, netio.kind_of(out_path))
     have = available_memory()
     if have is not None and need > have and not args.force:
         raise InputError(f"{len(points)} points need about {need / 2**30:.1f} GiB and {secs / 60:.0f} min by the "
-                         f"estimate; {have / 2**30:.1f} GiB are available (--force builds anyway)")
+                         f"estimate; {have / 2**30:.1f} GiB are available (--force builds anyway"
+                         + ("; --verify atoms needs less" if args.verify != "atoms" else
+                            "; a .safetensors --out needs less" if netio.kind_of(out_path) == "json" else "") + ")")
     check_requirements(args, fmt, construction)
+    atom_rows = _atom_lemmas(args, fmt, construction) if args.verify == "atoms" else None
     err(f"fpsmt: building the {construction.activation} network for {len(points)} points in {fmt.name} (estimate: at most "
         f"{need / 2**20:.0f} MiB, verification about {secs:.0f} s) ...")
     t0 = time.perf_counter()
     net = construction.network(fmt, points)
     built = time.perf_counter() - t0
     with netio.pending_network(net, out_path) as (pending, size, written):  # verified and exported as written
-        err(f"  verifying at {len(points)} points (value and D^AD, bit for bit) ...")
         t1 = time.perf_counter()
-        bad, f_got, g_got = targets.verify(fmt, written, points)
+        if atom_rows is None:
+            err(f"  verifying at {len(points)} points (value and D^AD, bit for bit) ...")
+            bad, f_got, g_got = targets.verify(fmt, written, points)
+        else:
+            err(f"  verifying at {len(points)} points from each point's own atoms (value and D^AD, bit for bit; every "
+                f"other atom's zeros by the lemmas above) ...")
+            bad, f_got, g_got = targets.verify_atoms(fmt, written, points, net,
+                                                     construction.blocks.atom_kinds(fmt, points))
         checked = time.perf_counter() - t1
         if bad:
             pending.discard()  # a network that fails its verification is not left at --out
@@ -173,7 +222,7 @@ def cmd_construct(args):
                "activation": construction.activation, "paper_depth": construction.paper_depth, "max_width": max(L.n_out for L in net.layers),
                "widths": [L.n_out for L in net.layers],
                "parameters": net.n_parameters(), "bytes": size, "out": str(out_path) if not bad else None,
-               "verified": len(points) - len(bad), "mismatches": bad,
+               "verified": len(points) - len(bad), "mismatches": bad, "verify": args.verify,
                "seconds": {"build": round(built, 3), "verify": round(checked, 3)}}
     counts = getattr(construction.blocks, "value_atoms", None)  # the family's own count, where it differs
     with construction.active():
@@ -185,8 +234,12 @@ def cmd_construct(args):
         "not one of the paper's activations"
     err(f"  depth {net.depth} ({paper}), widths {_runs(summary['widths'])}, "
         f"{summary['parameters']} parameters, {size} bytes" + (f" -> {out_path}" if not bad else ""))
+    if atom_rows is not None:
+        summary["lemmas"] = atom_rows
+    how = "" if atom_rows is None else ", each from its own atoms and the PROVED lemma rows " + \
+        ", ".join(r["lemma"] for r in atom_rows)
     err(f"  verified in the executor: {summary['verified']}/{len(points)} points bit-exact "
-        f"(value and D^AD(h*(x)); a zero target met by either zero); build {built:.2f} s, verify {checked:.2f} s")
+        f"(value and D^AD(h*(x)); a zero target met by either zero{how}); build {built:.2f} s, verify {checked:.2f} s")
     _list_points("MISMATCH", bad)
     if bad:
         err(f"fpsmt: internal error: the network does not meet its targets at {len(bad)} point(s); "
@@ -254,6 +307,12 @@ def register(sub):
                         "second back end or by enumeration "
                         "(default on; --no-confirm skips it, and the network is then certified only if the "
                         "store's answers were confirmed when found)")
+    s.add_argument("--verify", choices=["full", "atoms"], default="full",
+                   help="full (default): run the whole network at every point; atoms (relu): at each point run the "
+                        "atoms built for it, and take every other atom's contribution — a zero value and a zero "
+                        "gradient — from the PROVED lemma rows zero_gradient_atom, gradient_atom, "
+                        "boxplus_neutrality and theorem_3_1_relu (from the store, proved first where missing): "
+                        "linear in the number of points")
     s.add_argument("--force", action="store_true",
                    help="build even when the estimated memory exceeds what is available")
     s.add_argument("--prove", action=argparse.BooleanOptionalAction, default=True,

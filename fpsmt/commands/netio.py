@@ -191,9 +191,16 @@ def write_network(net: Network, path, sparse="auto", kind=None) -> int:
     file size in bytes.  ``sparse`` applies to JSON."""
     if (kind or kind_of(path)) == "safetensors":
         return write_safetensors(net, path)
-    text = json.dumps(network_to_json(net, sparse), separators=(",", ":"))
-    Path(path).write_text(text, encoding="utf-8")
-    return len(text)
+    size = 0
+    with open(path, "w", encoding="utf-8") as fh:  # layer by layer: one layer's text in memory at a time
+        for k in range(len(net.layers)):
+            doc = network_to_json(Network(net.fmt, net.layers[k:k + 1]), sparse)
+            head = '{"format":' + json.dumps(doc["format"]) + ',"layers":[' if k == 0 else ","
+            text = head + json.dumps(doc["layers"][0], separators=(",", ":"))
+            fh.write(text)
+            size += len(text)
+        fh.write("]}")
+    return size + 2
 
 
 # ------------------------------------------------------------------ safetensors
@@ -298,7 +305,7 @@ def load_safetensors(path) -> Network:
             k = int(np.argmax(vals >> fmt.nbits > 0))
             raise InputError(f"{lctx}: {name}[{k}]: bit pattern {hex(int(vals[k]))} does not fit {fmt.name} "
                              f"({fmt.nbits} bits)")
-        return [int(v) for v in vals]
+        return vals.tolist()
     layers = []
     for k, spec in enumerate(specs):
         lctx = f"{path}: layer {k}"

@@ -138,12 +138,63 @@ def verify(fmt, net, points, sem=None):
     ys = np.asarray([p[2] for p in points], dtype=np.uint64)
     out, grad = blockwise(A, net, A.const(xs), A.const(ys), sem=sem or PAPER)
     evaluated = (np.ravel(A.to_bits(out)), np.ravel(A.to_bits(grad)))
+    return _mismatches(fmt, points, evaluated), *evaluated
+
+
+def verify_atoms(fmt, net, points, built, kinds):
+    """:func:`verify` from each point's own atoms: ``(bad, f, grad)`` as :func:`verify`
+    gives them, computed by :func:`fpsmt.constructions.blockrun.own_blocks` — each copy of
+    ``kinds`` (the construction's atom kinds: template, owners) run at its own point only,
+    every other copy's terms taken as the zeros its lemma states.  ``net`` (the network
+    as written) must be ``built`` (the builder's network, whose blocks the lemmas speak
+    of) under the dense semantics (:func:`same_network`); else InputError.  The copies are
+    then read from ``built``, whose entries are laid out as the builder lays them out."""
+    from fpsmt.semantics.arith import concrete
+    from fpsmt.constructions.blockrun import own_blocks
+    if not same_network(net, built):
+        raise InputError("the network as written differs from the network built; the atoms' lemmas speak of the "
+                         "built one")
+    A = concrete(fmt)
+    xs = np.asarray([p[0] for p in points], dtype=np.uint64)
+    ys = np.asarray([p[2] for p in points], dtype=np.uint64)
+    out, grad = own_blocks(A, built, kinds, A.const(xs), A.const(ys))  # the file's network, in the builder's layout
+    evaluated = (np.ravel(A.to_bits(out)), np.ravel(A.to_bits(grad)))
+    return _mismatches(fmt, points, evaluated), *evaluated
+
+
+def same_network(a, b) -> bool:
+    """The same network under the dense semantics: the same format, and per layer the same
+    shape, activation and biases, and the same weight at every (row, column), an absent
+    entry being +0 (the IR's; JSON writes small layers dense, with their +0 entries)."""
+    if a.fmt != b.fmt or len(a.layers) != len(b.layers):
+        return False
+    for L, M in zip(a.layers, b.layers):
+        if (L.n_out, L.n_in, L.activation) != (M.n_out, M.n_in, M.activation) or \
+                not np.array_equal(_patterns(L.bias), _patterns(M.bias)):
+            return False
+        ka, kb = L.rows * L.n_in + L.cols, M.rows * M.n_in + M.cols
+        wa, wb = _patterns(L.weights), _patterns(M.weights)
+        common, ia, ib = np.intersect1d(ka, kb, assume_unique=True, return_indices=True)
+        if not np.array_equal(wa[ia], wb[ib]):
+            return False
+        only_a, only_b = np.ones(len(ka), bool), np.ones(len(kb), bool)
+        only_a[ia], only_b[ib] = False, False
+        if (wa[only_a] != 0).any() or (wb[only_b] != 0).any():
+            return False
+    return True
+
+
+def _patterns(values) -> np.ndarray:
+    return np.asarray(values if isinstance(values, np.ndarray) else [int(v) for v in values], dtype=np.uint64)
+
+
+def _mismatches(fmt, points, evaluated):
     bad = []
     for p, o, d in zip(points, *evaluated):
         if not (meets(fmt, int(o), p[1]) and meets(fmt, int(d), p[3])):
             bad.append({"x": fmt.hex(p[0]), "f": fmt.hex(int(o)), "f_target": fmt.hex(p[1]),
                         "grad": fmt.hex(int(d)), "g_target": fmt.hex(p[3])})
-    return bad, *evaluated
+    return bad
 
 
 def meets(fmt, got, want):

@@ -196,17 +196,35 @@ def _run_group(A, specs, x, y, sem, absent_cols):
     output row does not read (``absent_cols``), and the first layer's gradient terms (G, n, n1):
     (upstream ⊗ σ'(pre)) ⊗ w for each first-layer neuron, in row order."""
     G, n = len(specs), len(np.ravel(x))
-    total = G * n
+    xb = np.ravel(A.to_bits(x)).astype(np.uint64)
+    yb = np.ravel(A.to_bits(y)).astype(np.uint64)
+    out, post, terms = _run_pairs(A, specs, np.repeat(np.arange(G), n), np.tile(xb, G), np.tile(yb, G), sem,
+                                  any(absent_cols))
+    return out.reshape(G, n, -1), None if post is None else post.reshape(G, n, -1), terms.reshape(G, n, -1)
+
+
+def _run_pairs(A, specs, block, xb, yb, sem, need_post):
+    """Blocks of one shape at (block, input, upstream) triples (``block``: indices into
+    ``specs``, non-decreasing; ``xb``, ``yb``: patterns), each pair computed exactly as
+    the block alone computes it.  Returns per pair the output terms (P, m), the last
+    hidden layer's values (P, width) when ``need_post`` (else None), and the first
+    layer's gradient terms (P, n1)."""
+    G = len(specs)
     layers = [Layer(n_out, n_in, rows, cols, [0] * len(rows), [0] * n_out, act)
               for n_out, n_in, rows, cols, _, _, act in specs[0]]  # the shape; values below
     Wb = [np.array([spec[k][4] for spec in specs], dtype=np.uint64).reshape(G, -1) for k in range(len(layers))]
     Bb = [np.array([spec[k][5] for spec in specs], dtype=np.uint64).reshape(G, -1) for k in range(len(layers))]
-    xb = np.ravel(A.to_bits(x)).astype(np.uint64)
-    yb = np.ravel(A.to_bits(y)).astype(np.uint64)
+    return _run_copies(A, layers, Wb, Bb, block, xb, yb, sem, need_post)
+
+
+def _run_copies(A, layers, Wb, Bb, block, xb, yb, sem, need_post):
+    """:func:`_run_pairs` for copies of one shape given as arrays: ``layers`` the shape
+    (Layers whose own weights are not read), ``Wb[k]`` (copies × the layer's entries, in
+    its entry order) and ``Bb[k]`` (copies × neurons) the copies' patterns."""
+    total = len(block)
     # ---- forward, merging equal states
     starts = np.arange(total)
-    block = np.repeat(np.arange(G), n)
-    h = A.const(np.tile(xb, G))[:, None]
+    h = A.const(xb)[:, None]
     fwd = []
     for k, layer in enumerate(layers):
         W, b = A.const(Wb[k][block]), A.const(Bb[k][block])
@@ -220,13 +238,13 @@ def _run_group(A, specs, x, y, sem, absent_cols):
                 keys.append(A.to_bits(z))
         keep = _merge(block, keys)
         starts, block, h = starts[keep], block[keep], a[keep]
-    out = _expand(fwd[-1][3], fwd[-1][0], total).reshape(G, n, -1)
+    out = _expand(fwd[-1][3], fwd[-1][0], total)
     s_last, _, _, a_last = fwd[-2] if len(fwd) > 1 else fwd[-1]
-    post = _expand(a_last, s_last, total).reshape(G, n, -1) if any(absent_cols) else None
+    post = _expand(a_last, s_last, total) if need_post else None
     # ---- backward: runs of (forward run, upstream); split where the forward runs below split
     m = layers[-1].n_out
     bstarts = np.arange(total)
-    g = A.const(np.repeat(np.tile(yb, G)[:, None], m, axis=1))
+    g = A.const(np.repeat(yb[:, None], m, axis=1))
     for k in range(len(layers) - 1, -1, -1):
         fstarts, fblock, z, a = fwd[k]
         mark = np.zeros(total, dtype=bool)
@@ -243,7 +261,128 @@ def _run_group(A, specs, x, y, sem, absent_cols):
             W0 = A.const(Wb[0][fblock[fi]])
             order = np.argsort(layer.rows, kind="stable")  # entry of each first-layer neuron
             terms = A.mul(g, W0[:, order])
-            return out, post, _expand(terms, u, total).reshape(G, n, -1)
+            return out, post, _expand(terms, u, total)
         W = A.const(Wb[k][fblock[fi]])
         g = fold(A, layer.pattern("backward", sem), W, g, lambda B, gs, ws: B.mul(gs, ws), sem)
         bstarts = u
+
+
+
+def copy_layout(net, kinds):
+    """The blocks of a ⊞ network laid out kind after kind (as
+    :func:`fpsmt.constructions.relu.boxplus_copies` lays them out): ``kinds`` = [(template
+    network: one input, one output, output bias −0; number of copies), …].  Checks that
+    ``net`` is exactly those copies side by side — per layer the same neurons, entries
+    (row, column) and activations, every copy reading the shared input and the output row
+    reading every copy's output entries in order — and returns per kind (the template's
+    layers in (row, column) entry order, Wb, Bb: per layer the copies' weights (copies ×
+    entries) and biases (copies × neurons) read from ``net``, the template's last-layer
+    neurons its output row does not read).  InputError, naming the layer, where ``net``
+    is not that layout."""
+    from fpsmt.errors import InputError
+    L = net.layers
+    depth = len(L)
+    if any(T.depth != depth or T.n_in != 1 or T.n_out != 1 for T, _ in kinds) or net.n_in != 1 or net.n_out != 1:
+        raise InputError("the network is not the copies' layout: the depths or the inputs and outputs differ")
+    out = [([], [], [], None) for _ in kinds]
+    for k in range(depth):
+        Lk = L[k]
+        order = np.lexsort((Lk.cols, Lk.rows))
+        rows, cols = Lk.rows[order], Lk.cols[order]
+        w = np.asarray([int(Lk.weights[i]) for i in order], dtype=np.uint64) if not isinstance(Lk.weights, np.ndarray) \
+            else np.asarray(Lk.weights, dtype=np.uint64)[order]
+        bias = np.asarray([int(b) for b in Lk.bias], dtype=np.uint64) if not isinstance(Lk.bias, np.ndarray) \
+            else np.asarray(Lk.bias, dtype=np.uint64)
+        last = k == depth - 1
+        r0 = c0 = e0 = 0
+        for (T, C), acc in zip(kinds, out):
+            Tk = T.layers[k]
+            if Tk.activation != Lk.activation:
+                raise InputError(f"layer {k}: activation {Lk.activation}, the template's {Tk.activation}")
+            t_order = np.lexsort((Tk.cols, Tk.rows))
+            tr, tc = Tk.rows[t_order], Tk.cols[t_order]
+            ne = len(tr) * C
+            er, ec = rows[e0:e0 + ne].reshape(C, -1) if ne else rows[:0].reshape(C, 0), \
+                cols[e0:e0 + ne].reshape(C, -1) if ne else cols[:0].reshape(C, 0)
+            i = np.arange(C)[:, None]
+            want_r = np.zeros_like(er) if last else r0 + i * Tk.n_out + tr[None, :]
+            want_c = tc[None, :].repeat(C, 0) if k == 0 else c0 + i * Tk.n_in + tc[None, :]
+            if er.shape != (C, len(tr)) or not (np.array_equal(er, want_r) and np.array_equal(ec, want_c)):
+                raise InputError(f"layer {k}: the entries are not {C} copies of the template's")
+            acc[0].append(Layer(Tk.n_out, Tk.n_in, tr, tc, [0] * len(tr), [0] * Tk.n_out, Tk.activation))
+            acc[1].append(w[e0:e0 + ne].reshape(C, -1))
+            if last:
+                acc[2].append(np.full((C, 1), net.fmt.sign_bit, dtype=np.uint64))
+            else:
+                acc[2].append(bias[r0:r0 + C * Tk.n_out].reshape(C, -1))
+            e0 += ne
+            r0 += C * Tk.n_out
+            c0 += C * Tk.n_in
+        if e0 != len(rows) or (not last and r0 != Lk.n_out) or (k and c0 != Lk.n_in):
+            raise InputError(f"layer {k}: the network has more than the copies")
+        if last and int(bias[0]) != net.fmt.sign_bit:
+            raise InputError("the output bias is not -0")
+    result = []
+    for (T, C), (layers, Wb, Bb, _) in zip(kinds, out):
+        unread = sorted(set(range(T.layers[-1].n_in)) - set(T.layers[-1].cols.tolist()))
+        result.append((layers, Wb, Bb, unread))
+    return result
+
+
+def own_blocks(A, net, kinds, x, y, sem=PAPER):
+    """Value and D^AD at inputs ``x`` (shape (n,)) with upstream ``y`` from only the blocks
+    each point owns.  ``kinds`` = [(template, owners), …]: the network is the template's
+    copies side by side, kind after kind (checked by :func:`copy_layout`), copy c of a
+    kind built for point ``owners[c]``.  Each copy runs at its own point alone (one pair
+    per copy: linear in the number of copies), and the network's output row and D^AD's
+    sum over the first layer are folded, per point, from its own copies' terms, with −0
+    in place of every term of a copy it does not own.  That is the network's value
+    wherever every copy contributes zeros away from its own point (a zero changes no
+    sum but the sign of a zero sum) — what the caller's lemmas must state; a copy's terms
+    at its own point are computed, never assumed.  A point's terms keep the kinds' order.
+    Returns (value, D^AD) as arrays of the format."""
+    from fpsmt.errors import InputError
+    n = len(np.ravel(x))
+    if sem.fold_init != "first" or sem.wide is not None or sem.order not in ("left", "reversed") \
+            or sem.activation != "correct":
+        raise InputError(f"the atoms' evaluation folds rows of the paper's kind, not under {sem.spec}")
+    owners = [np.asarray(o, dtype=np.int64) for _, o in kinds]
+    if any(len(o) and (o.min() < 0 or o.max() >= n) for o in owners):
+        raise InputError(f"an owner is not one of the {n} points")
+    layout = copy_layout(net, [(T, len(o)) for (T, _), o in zip(kinds, owners)])
+    xb = np.ravel(A.to_bits(x)).astype(np.uint64)
+    yb = np.ravel(A.to_bits(y)).astype(np.uint64)
+    neg0 = A.fmt.sign_bit
+    v_cols, g_cols = [], []  # per kind: (n, slots × terms) patterns, −0 where a point has no copy
+    bad_absent = np.zeros(n, dtype=bool)
+    for (layers, Wb, Bb, unread), own in zip(layout, owners):
+        C = len(own)
+        if not C:
+            continue
+        slot = np.zeros(C, dtype=np.int64)  # the copy's place among its point's copies of this kind
+        order = np.argsort(own, kind="stable")
+        slot[order] = np.arange(C) - np.searchsorted(own[order], own[order])
+        slots = int(slot.max()) + 1
+        m, n1 = layers[-1].n_out, layers[0].n_out
+        V = np.full((n, slots * m), neg0, dtype=np.uint64)
+        Gr = np.full((n, slots * n1), neg0, dtype=np.uint64)
+        for a in range(0, C, CHUNK):
+            b = min(C, a + CHUNK)
+            o, post, gterms = _run_copies(A, layers, [W[a:b] for W in Wb], [B[a:b] for B in Bb], np.arange(b - a),
+                                          xb[own[a:b]], yb[own[a:b]], sem, bool(unread))
+            o, gterms = np.asarray(A.to_bits(o)), np.asarray(A.to_bits(gterms))
+            for t in range(m):
+                V[own[a:b], slot[a:b] * m + t] = o[:, t]
+            for t in range(n1):
+                Gr[own[a:b], slot[a:b] * n1 + t] = gterms[:, t]
+            if unread:  # an unread value of a point's own copy: the absent sum's NaN
+                np.logical_or.at(bad_absent, own[a:b], ~np.asarray(A.is_finite(post[:, unread])).all(axis=1))
+        v_cols.append(V)
+        g_cols.append(Gr)
+    terms_v, terms_g = np.concatenate(v_cols, axis=1), np.concatenate(g_cols, axis=1)
+    S_v = fold_terms(A, [A.const(terms_v[:, k]) for k in range(terms_v.shape[1])], sem)
+    S_g = fold_terms(A, [A.const(terms_g[:, k]) for k in range(terms_g.shape[1])], sem)
+    if len(net.layers[-1].weights) < net.layers[-2].n_out:  # ⊕ the absent entries' sum: a zero, or NaN
+        S_v = A.add(S_v, A.const(np.where(bad_absent, A.fmt.nan_bits, neg0).astype(np.uint64)))
+    S_v = A.add(S_v, A.const(np.full(n, int(net.layers[-1].bias[0]), dtype=np.uint64)))
+    return S_v, S_g

@@ -777,6 +777,29 @@ def theorem_network(fmt, points):
     return boxplus_copies(fmt, kinds)
 
 
+def atom_kinds(fmt, points) -> list:
+    """The kinds of :func:`theorem_network`'s blocks, in its order, as
+    :func:`fpsmt.constructions.blockrun.own_blocks` takes them: (template, the point — an
+    index into ``points`` — each copy was built for): the gradient atoms of the points
+    with g* ≠ 0, then every point's zero-gradient atom.  The templates are the builders'
+    (for the first point of each kind: only their shape is read)."""
+    depth = gradient_atom_depth(fmt)
+    ga = [i for i, p in enumerate(points) if not fmt.is_zero(p[3])]
+    kinds = []
+    if ga:
+        z, _, h, g = points[ga[0]]
+        kinds.append((block_copies(repaired_gradient_atom, fmt, [[z], [h], [g]], depth)[0], ga))
+    z, v = points[0][:2]
+    kinds.append((block_copies(zero_gradient_atom, fmt, [[z], [v]], depth)[0], list(range(len(points)))))
+    return kinds
+
+
+#: the lemma rows that make the atoms' evaluation (construct --verify atoms) a verification:
+#: away from its point every atom gives value ±0 and D^AD ±0 (the atoms' lemmas), the zeros
+#: change no sum (⊞'s), and the network is the atoms side by side (the theorem's joins)
+ATOM_LEMMAS = ("zero_gradient_atom", "gradient_atom", "boxplus_neutrality", "theorem_3_1_relu")
+
+
 def check_points(fmt, points):
     """The blocks' own hypotheses on targets, each violation one error line naming x: a
     non-empty domain of distinct finite x, finite values, g* = 0 where h* = 0.  The

@@ -1,0 +1,189 @@
+"""``construct --verify atoms``: each point's value and D^AD from the atoms built for it,
+every other atom's zeros from the PROVED lemma rows — linear in the number of points; it
+agrees with the full evaluation, and it catches a wrong atom."""
+
+import contextlib
+import io
+import json
+import math
+from fractions import Fraction
+
+import numpy as np
+import pytest
+from conftest import fpsmt, x_domain
+
+from fpsmt.commands import targets
+from fpsmt.constructions import relu
+from fpsmt.constructions.blockrun import copy_layout, own_blocks
+from fpsmt.errors import InputError
+from fpsmt.semantics.arith import concrete
+from fpsmt.semantics.formats import parse_format
+
+
+def _points(fmt, xs):
+    """f* = sin x, g* = −cos x, with upstreams of both signs and some zero gradients (no
+    gradient atom there), every value rounded once."""
+    r = lambda v: fmt.round(Fraction(v))  # noqa: E731
+    pts = []
+    for i, x in enumerate(xs):
+        xf = float(fmt.to_fraction(x))
+        g = 0.0 if i % 7 == 3 else -math.cos(xf)
+        pts.append((x, r(math.sin(xf)), r(1.0) if i % 3 else r(-0.5), r(g)))
+    return pts
+
+
+def _domain(fmt):
+    return [int(b) for b in x_domain(fmt) if b != fmt.sign_bit]  # +0 and −0 are one point
+
+
+def _spread(fmt, n):
+    xs = _domain(fmt)
+    return [xs[round(i * (len(xs) - 1) / (n - 1))] for i in range(n)]
+
+
+@pytest.mark.parametrize("fmt_name,n", [("float8_e4m3", None), ("float8_e5m2", None), ("bfloat16", 300),
+                                        ("float16", 200)])
+def test_atoms_agree_with_the_full_evaluation(fmt_name, n):
+    """Mid-sized domains (every x of X in the 8-bit formats): both evaluations meet every
+    target, and give the same value and D^AD at every point, up to the sign of a zero
+    (the other atoms' zeros are left out)."""
+    fmt = parse_format(fmt_name)
+    pts = _points(fmt, _domain(fmt) if n is None else _spread(fmt, n))
+    net = relu.theorem_network(fmt, pts)
+    bad_full, f_full, g_full = targets.verify(fmt, net, pts)
+    bad_atoms, f_atoms, g_atoms = targets.verify_atoms(fmt, net, pts, net, relu.atom_kinds(fmt, pts))
+    assert bad_full == [] and bad_atoms == []
+    for a, b in zip(np.concatenate([f_full, g_full]), np.concatenate([f_atoms, g_atoms])):
+        assert a == b or (fmt.is_zero(int(a)) and fmt.is_zero(int(b))), (fmt.hex(int(a)), fmt.hex(int(b)))
+
+
+def _corrupt_output_weight(net, k):
+    """The output row's k-th entry (in entry order) one bit off."""
+    last = net.layers[-1]
+    last.weights[k] = int(last.weights[k]) ^ 0x1
+    return net
+
+
+def test_atoms_catch_a_wrong_atom():
+    """One zero-gradient atom's output weight one bit off: the atoms' evaluation reports
+    that point and only that point, as the full evaluation does."""
+    fmt = parse_format("bfloat16")
+    pts = _points(fmt, _spread(fmt, 40))
+    net = relu.theorem_network(fmt, pts)
+    kinds = relu.atom_kinds(fmt, pts)
+    n_ga = len(kinds[0][1])
+    order = np.argsort(net.layers[-1].cols, kind="stable")
+    j = 17  # the point whose zero-gradient atom is changed: its output entry comes after the GA pairs
+    _corrupt_output_weight(net, int(order[2 * n_ga + j]))
+    bad_atoms = targets.verify_atoms(fmt, net, pts, net, kinds)[0]
+    bad_full = targets.verify(fmt, net, pts)[0]
+    assert [b["x"] for b in bad_atoms] == [b["x"] for b in bad_full] == [fmt.hex(pts[j][0])]
+
+
+def test_atoms_catch_a_wrong_gradient_atom():
+    """A gradient atom's first output weight one bit off (its pair no longer cancels at its
+    point): its point's value misses, in both evaluations."""
+    fmt = parse_format("bfloat16")
+    pts = _points(fmt, _spread(fmt, 30))
+    net = relu.theorem_network(fmt, pts)
+    kinds = relu.atom_kinds(fmt, pts)
+    order = np.argsort(net.layers[-1].cols, kind="stable")
+    c = 5  # the sixth gradient atom
+    _corrupt_output_weight(net, int(order[2 * c]))
+    want = [fmt.hex(pts[kinds[0][1][c]][0])]
+    assert [b["x"] for b in targets.verify_atoms(fmt, net, pts, net, kinds)[0]] == want
+    assert [b["x"] for b in targets.verify(fmt, net, pts)[0]] == want
+
+
+def test_the_written_network_must_be_the_built_one(tmp_path):
+    """JSON writes small layers dense (explicit +0 entries): still the same network.  One
+    weight changed in the file: refused, before any evaluation."""
+    from fpsmt.commands import netio
+    fmt = parse_format("float8_e4m3")
+    pts = _points(fmt, _domain(fmt)[:20])
+    net = relu.theorem_network(fmt, pts)
+    netio.save_network(net, tmp_path / "n.json")
+    written = netio.load_network(tmp_path / "n.json")
+    assert sum(len(L.weights) for L in written.layers) > sum(len(L.weights) for L in net.layers)  # dense layers
+    assert targets.same_network(written, net)
+    assert targets.verify_atoms(fmt, written, pts, net, relu.atom_kinds(fmt, pts))[0] == []
+    _corrupt_output_weight(written, 0)
+    assert not targets.same_network(written, net)
+    with pytest.raises(InputError, match="differs from the network built"):
+        targets.verify_atoms(fmt, written, pts, net, relu.atom_kinds(fmt, pts))
+
+
+def test_copy_layout_refuses_what_is_not_the_copies():
+    fmt = parse_format("bfloat16")
+    pts = _points(fmt, _spread(fmt, 10))
+    net = relu.theorem_network(fmt, pts)
+    kinds = relu.atom_kinds(fmt, pts)
+    with pytest.raises(InputError, match="copies"):
+        copy_layout(net, [(T, len(o) - 1) for T, o in kinds])  # one copy too few of each kind
+    with pytest.raises(InputError, match="copies"):
+        copy_layout(net, [(kinds[1][0], len(kinds[1][1])), (kinds[0][0], len(kinds[0][1]))])  # kinds swapped
+    A = concrete(fmt)
+    x = A.const(np.asarray([p[0] for p in pts], dtype=np.uint64))
+    with pytest.raises(InputError, match="not one of the 10 points"):
+        own_blocks(A, net, [(kinds[0][0], [10] * len(kinds[0][1])), kinds[1]], x, x)
+
+
+def _in_process(args, monkeypatch=None, patch=None):
+    from fpsmt.commands import cli
+    if patch:
+        patch(monkeypatch)
+    o, e = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(o), contextlib.redirect_stderr(e):
+        code = cli.main(args)
+    return code, o.getvalue(), e.getvalue()
+
+
+def _targets_file(tmp_path):
+    p = tmp_path / "t.py"
+    p.write_text("import math\n"
+                 "def domain():\n"
+                 "    return [k / 4 for k in range(-16, 17)]\n"
+                 "def f_star(x): return math.sin(x)\n"
+                 "def h_star(x): return 1 if x > 0 else -0.5\n"
+                 "def g_star(x): return 0 if x == 0.25 else -math.cos(x)\n")
+    return p
+
+
+def test_construct_verify_atoms_end_to_end(tmp_path):
+    """float8_e4m3: the lemma rows proved into an empty store, named in the output; every
+    point verified from its own atoms; the file written."""
+    out = tmp_path / "n.safetensors"
+    r = fpsmt("construct", "--targets", str(_targets_file(tmp_path)), "--format", "float8_e4m3", "--verify", "atoms",
+              "--out", str(out), "--store", str(tmp_path / "s.sqlite"), "--json")
+    assert r.returncode == 0, r.stderr
+    doc = json.loads(r.stdout)
+    assert doc["verify"] == "atoms" and doc["verified"] == doc["points"] == 33 and doc["mismatches"] == []
+    assert [(x["lemma"], x["status"]) for x in doc["lemmas"]] == [(n, "PROVED") for n in relu.ATOM_LEMMAS]
+    assert all(x["keys"] for x in doc["lemmas"]) and out.exists()
+    assert "each from its own atoms and the PROVED lemma rows" in r.stderr
+
+
+def test_construct_verify_atoms_refuses_without_proved_lemmas(tmp_path, monkeypatch):
+    """A lemma row that is not PROVED: one line naming it, exit 2, nothing built or
+    written."""
+    from fpsmt.proof import lemmas
+
+    def unknown(eng, names, *a, **kw):
+        return [{"lemma": n, "status": "UNKNOWN" if n == "gradient_atom" else "PROVED", "reason": "timeout",
+                 "keys": ["k"], "confirmed": {"unconfirmed": [], "stages": 1, "by": []}} for n in names]
+    out = tmp_path / "n.json"
+    code, stdout, err = _in_process(["construct", "--targets", str(_targets_file(tmp_path)), "--format", "float8_e4m3",
+                                     "--verify", "atoms", "--out", str(out), "--store", str(tmp_path / "s.sqlite")],
+                                    monkeypatch, lambda mp: mp.setattr(lemmas, "run", unknown))
+    assert code == 2 and "--verify atoms: gradient_atom is UNKNOWN in float8_e4m3; use --verify full" in err
+    assert "building" not in err and not out.exists()
+
+
+@pytest.mark.parametrize("extra,word", [
+    (["--activation", "tanh"], "built for the relu family's networks"),
+    (["--semantics", "order=reversed"], "--semantics needs --verify full"),
+])
+def test_construct_verify_atoms_refusals(tmp_path, extra, word):
+    r = fpsmt("construct", "--targets", str(_targets_file(tmp_path)), "--format", "bfloat16", "--verify", "atoms",
+              "--out", str(tmp_path / "n.json"), "--store", str(tmp_path / "s.sqlite"), *extra)
+    assert r.returncode == 2 and word in r.stderr and len(r.stderr.strip().splitlines()) == 1, r.stderr
