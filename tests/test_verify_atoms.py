@@ -187,3 +187,15 @@ def test_construct_verify_atoms_refusals(tmp_path, extra, word):
     r = fpsmt("construct", "--targets", str(_targets_file(tmp_path)), "--format", "bfloat16", "--verify", "atoms",
               "--out", str(tmp_path / "n.json"), "--store", str(tmp_path / "s.sqlite"), *extra)
     assert r.returncode == 2 and word in r.stderr and len(r.stderr.strip().splitlines()) == 1, r.stderr
+
+
+def test_construct_verify_atoms_refuses_more_atoms_than_the_lemmas_cover(tmp_path, monkeypatch):
+    """The lemma rows' inductions cover at most SLOTS atoms and first-layer neurons: with
+    the bound lowered to 40, 33 points (66 atoms) are refused in one line before the
+    lemmas are looked up."""
+    from fpsmt.proof import approx
+    code, _, err = _in_process(["construct", "--targets", str(_targets_file(tmp_path)), "--format", "float8_e4m3",
+                                "--verify", "atoms", "--out", str(tmp_path / "n.json"),
+                                "--store", str(tmp_path / "s.sqlite")],
+                               monkeypatch, lambda mp: mp.setattr(approx, "SLOTS", 40))
+    assert code == 2 and "cover at most 40 of each; use --verify full" in err and "rests on" not in err, err

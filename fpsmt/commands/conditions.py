@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 
+from fpsmt import cluster
 from fpsmt.commands.options import engine_session, err, format_names, out, solver_options
 from fpsmt.errors import InputError
 
@@ -19,9 +20,13 @@ def cmd_conditions(args):
         acts, fmts = [args.activation], format_names(args)
     from fpsmt.constructions import requirements
     requirements.check_family(args.family)
-    with engine_session(args) as eng:
-        rows = conditions.run(eng, acts, fmts, spec=args.spec, progress=err)
-        rows += requirements.run(eng, acts, fmts, family=args.family, progress=err)
+    spec = cluster.spec_of(args)
+    with engine_session(args) as eng, cluster.session(spec, eng.store.path, err) as cl:
+        if cl is None:
+            rows = conditions.run(eng, acts, fmts, spec=args.spec, progress=err)
+            rows += requirements.run(eng, acts, fmts, family=args.family, progress=err)
+        else:
+            rows = _cluster_rows(args, cl, eng, acts, fmts)
     if args.json:
         out(json.dumps([{k: r[k] for k in ("activation", "format", "condition", "status", "branch", "witness",
                                               "seconds")} for r in rows], ensure_ascii=False))
@@ -29,6 +34,22 @@ def cmd_conditions(args):
         out(markdown(rows))
     return 0
 
+
+
+def _cluster_rows(args, cl, eng, acts, fmts):
+    """The local run's rows, one task per activation on the cluster (:mod:`fpsmt.cluster`;
+    its formats in order, since a condition's witnesses in one format are tried as hints in
+    the next): every activation's conditions in the local order, then every activation's
+    requirements; the tasks' store rows written into the command's store."""
+    base = cluster.engine_payload(args, cl, False)
+    payloads = [{**base, "activation": a, "formats": fmts, "spec": args.spec, "family": args.family} for a in acts]
+
+    def describe(p, result):
+        got = ", ".join(f"{r['condition']} in {r['format']} {r['status']}" for r in result["rows"] + result["requirements"])
+        return f"{p['activation']}: {got}"
+    results = cl.run(cluster.conditions_task, payloads, describe, err)
+    cluster.merge(eng.store, results)
+    return [r for res in results for r in res["rows"]] + [r for res in results for r in res["requirements"]]
 
 
 def markdown(rows) -> str:
@@ -57,4 +78,5 @@ def register(sub):
     s.add_argument("--family", help="also decide the requirements of this construction family "
                                     "(specs/requirements.py; default: those of the activation's construction)")
     solver_options(s, "portfolio", "condition", 120.0)
+    cluster.add_option(s)
     s.set_defaults(fn=cmd_conditions)

@@ -121,6 +121,18 @@ def estimate(n_points: int, verify: str = "full", kind: str = "json") -> tuple:
     return MEMORY_BASE + MEMORY_PER_POINT * n_points, VERIFY_SECONDS_5000 * (n_points / 5000) ** 1.5
 
 
+def _atoms_within_the_lemmas(fmt, construction, points):
+    """The lemma rows' inductions cover at most SLOTS atoms in the output row and SLOTS
+    first-layer neurons: a larger network is refused for --verify atoms (one line)."""
+    from fpsmt.proof.approx import SLOTS
+    kinds = construction.blocks.atom_kinds(fmt, points)
+    atoms = sum(len(own) for _, own in kinds)
+    first = sum(len(own) * T.layers[0].n_out for T, own in kinds)
+    if atoms > SLOTS or first > SLOTS:
+        raise InputError(f"--verify atoms: {len(points)} points make {atoms} atoms and {first} first-layer neurons; "
+                         f"the lemma rows' inductions cover at most {SLOTS} of each; use --verify full")
+
+
 def _atom_lemmas(args, fmt, construction) -> list:
     """--verify atoms: the lemma rows that state every atom's zeros away from its point,
     from the store (proved where missing), before any network is built; refused in one line
@@ -198,6 +210,8 @@ def cmd_construct(args):
                          + ("; --verify atoms needs less" if args.verify != "atoms" else
                             "; a .safetensors --out needs less" if netio.kind_of(out_path) == "json" else "") + ")")
     check_requirements(args, fmt, construction)
+    if args.verify == "atoms":
+        _atoms_within_the_lemmas(fmt, construction, points)
     atom_rows = _atom_lemmas(args, fmt, construction) if args.verify == "atoms" else None
     err(f"fpsmt: building the {construction.activation} network for {len(points)} points in {fmt.name} (estimate: at most "
         f"{need / 2**20:.0f} MiB, verification about {secs:.0f} s) ...")

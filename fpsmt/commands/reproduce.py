@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 
+from fpsmt import cluster
 from fpsmt.commands.options import (atomic_output, engine_session, err, format_names, input_png, listed, out,
                                     output_path, solver_options)
 from fpsmt.errors import InputError
@@ -48,14 +49,19 @@ def cmd_reproduce(args):
     if plots and html_path is None:
         raise InputError("--html-plot needs --html")
     smallest = {} if args.survival else None
-    with engine_session(args, confirm=args.confirm) as eng:
+    spec = cluster.spec_of(args)
+    with engine_session(args, confirm=args.confirm) as eng, \
+            cluster.session(spec, eng.store.path, err) as cl:
+        def run_rows(names, vs, fs, a, sem):
+            if cl is None:
+                return reproduce.run(eng, names, vs, fs, progress=err, construction=get_construction(a), semantics=sem)
+            return _cluster_rows(args, cl, eng, names, vs, fs, a, sem)
         rows = []
         for sem, where in profiles:
             for a in activations:
                 fs = [f for f in where if a in where[f]]  # one call: rows lemma by lemma, as without a profile
                 if fs:
-                    rows += reproduce.run(eng, lemmas, variants if sem.is_paper else ["repaired"], fs, progress=err,
-                                          construction=get_construction(a), semantics=sem)
+                    rows += run_rows(lemmas, variants if sem.is_paper else ["repaired"], fs, a, sem)
         if args.survival:
             for a in activations:
                 for f in parsed:
@@ -63,8 +69,7 @@ def cmd_reproduce(args):
                         continue
 
                     def rows_for(spec, names, a=a, f=f):
-                        return reproduce.run(eng, names or lemmas, ["repaired"], [f.name], progress=err,
-                                             construction=get_construction(a), semantics=spec)
+                        return run_rows(names or lemmas, ["repaired"], [f.name], a, spec)
                     for (lemma, act, fname), k in survival.smallest_ulp(kmax, rows_for).items():
                         smallest[(lemma, act, fname)] = k
     report = markdown(rows)
@@ -101,6 +106,26 @@ def cmd_reproduce(args):
         out(json.dumps([{k: r.get(k) for k in fields} for r in rows], ensure_ascii=False))
     return 0
 
+
+
+def _cluster_rows(args, cl, eng, names, variants, fmts, activation, sem):
+    """The rows :func:`fpsmt.proof.lemmas.run` gives, one task per lemma × variant × format
+    on the cluster (:mod:`fpsmt.cluster`), in its order; the tasks' store rows written into
+    the command's store."""
+    from fpsmt.semantics.network import parse_semantics
+    sem = parse_semantics(sem)
+    base = cluster.engine_payload(args, cl, args.confirm)
+    payloads = [{**base, "lemma": n, "variant": v, "format": f, "activation": activation,
+                 "semantics": None if sem.is_paper else sem.spec}
+                for n in names for v in variants for f in fmts]
+
+    def describe(p, result):
+        got = ", ".join(f"{r['status']}" for r in result["rows"]) or "no row"
+        where = "" if sem.is_paper else f" under {sem.spec}"
+        return f"{p['lemma']} ({p['variant']}, {activation}) in {p['format']}{where}: {got}"
+    results = cl.run(cluster.reproduce_task, payloads, describe, err)
+    cluster.merge(eng.store, results)
+    return [r for res in results for r in res["rows"]]
 
 
 def _profiles(args, fmts, activations):
@@ -206,4 +231,5 @@ def register(sub):
                    help="confirm every UNSAT answer with a second back end or by enumeration (default on; "
                         "--no-confirm skips it)")
     solver_options(s, "portfolio", "claim", 600.0)
+    cluster.add_option(s)
     s.set_defaults(fn=cmd_reproduce)

@@ -179,5 +179,24 @@ class Store:
         return self.con.execute("SELECT claim, format, status, solver, total_seconds, key FROM results "
                                 "ORDER BY created").fetchall()
 
+    @_db_errors
+    def export(self, keys) -> list:
+        """The whole rows of these keys (those present), as tuples of :data:`COLUMNS`."""
+        out = []
+        for key in keys:
+            row = self.con.execute(f"SELECT {', '.join(COLUMNS)} FROM results WHERE key = ?", (key,)).fetchone()
+            if row is not None:
+                out.append(tuple(row))
+        return out
+
+    @_db_errors
+    def merge(self, rows):
+        """Write rows from another store (:meth:`export`) as they are, in one transaction; a
+        row of the same key is replaced (the same content-hashed answer, perhaps confirmed
+        since)."""
+        with self.con:
+            self.con.executemany(f"INSERT OR REPLACE INTO results VALUES ({','.join('?' * len(COLUMNS))})",
+                                 [tuple(r) for r in rows])
+
     def close(self):
         self.con.close()

@@ -1,0 +1,106 @@
+"""``--cluster``: a ``reproduce`` or ``conditions`` grid as tasks on Dask workers gives the
+local run's statuses, witnesses and store rows (a local cluster of two workers on this
+machine, and a "remote" one reached by its address, whose workers keep their own store)."""
+
+import json
+import os
+import sqlite3
+
+import pytest
+from conftest import fpsmt
+
+distributed = pytest.importorskip("distributed")  # the optional extra fpsmt[cluster]
+
+
+def _store_rows(path):
+    """Every stored answer: key, claim, format, status, witness, assumptions."""
+    with sqlite3.connect(str(path)) as con:
+        return con.execute("SELECT key, claim, format, status, witness, assumed FROM results ORDER BY key").fetchall()
+
+
+def _without_seconds(x):
+    if isinstance(x, dict):
+        return {k: _without_seconds(v) for k, v in x.items() if k not in ("seconds", "cached")}
+    if isinstance(x, list):
+        return [_without_seconds(v) for v in x]
+    return x
+
+
+def _both(tmp_path, *args, cluster="local:2", env=None):
+    """The same command locally and on the cluster, each with an empty store (Z3 alone, so
+    that every model is the one solver's)."""
+    runs = []
+    for name, extra in (("local", []), ("cluster", ["--cluster", cluster])):
+        store = tmp_path / f"{name}.sqlite"
+        r = fpsmt(*args, "--solver", "z3", "--store", str(store), "--json", *extra, env=env)
+        assert r.returncode == 0, r.stderr
+        runs.append((json.loads(r.stdout), _store_rows(store), r.stderr))
+    return runs
+
+
+def test_conditions_grid_on_a_local_cluster_equals_the_local_run(tmp_path):
+    (rows_a, store_a, _), (rows_b, store_b, err) = _both(
+        tmp_path, "conditions", "--activation", "relu", "--format", "float8_e4m3,bfloat16")
+    assert _without_seconds(rows_b) == _without_seconds(rows_a) and len(rows_a) == 6
+    assert all(r["status"] == "PROVED" and r["witness"] for r in rows_a)
+    assert store_b == store_a and store_a
+    assert "starting a local Dask cluster of 2 worker process(es)" in err and "[1/1] relu: C1 in float8_e4m3" in err
+
+
+def test_reproduce_grid_on_a_local_cluster_equals_the_local_run(tmp_path):
+    """Released rows REFUTED with counterexamples, repaired rows PROVED: the same rows,
+    counterexamples, proof trees (but their seconds) and store rows."""
+    (rows_a, store_a, _), (rows_b, store_b, err) = _both(
+        tmp_path, "reproduce", "--activation", "relu", "--format", "float8_e4m3",
+        "--lemma", "step_indicator_ge,point_indicator", "--report", str(tmp_path / "r.md"))
+    assert [(r["lemma"], r["variant"], r["status"]) for r in rows_a] == [
+        ("step_indicator_ge", "released", "PROVED"), ("step_indicator_ge", "repaired", "PROVED"),
+        ("point_indicator", "released", "REFUTED"), ("point_indicator", "repaired", "PROVED")]
+    assert _without_seconds(rows_b) == _without_seconds(rows_a)
+    assert rows_a[2]["counterexample"] and rows_b[2]["counterexample"] == rows_a[2]["counterexample"]
+    assert store_b == store_a and store_a
+    assert "[4/4]" in err
+
+
+def test_a_remote_cluster_s_store_rows_are_merged_into_the_command_s_store(tmp_path):
+    """A scheduler reached by its address, whose workers keep their own store (as on other
+    machines): the command's store still ends with every row the local run leaves."""
+    import dask
+    from distributed import LocalCluster
+    worker_store = tmp_path / "worker.sqlite"
+    with dask.config.set({"distributed.worker.daemon": False}), \
+            LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None,
+                         env={"FPSMT_STORE": str(worker_store)}) as cluster:
+        (rows_a, store_a, _), (rows_b, store_b, err) = _both(
+            tmp_path, "conditions", "--activation", "relu", "--format", "float8_e4m3", cluster=cluster.scheduler_address)
+    assert _without_seconds(rows_b) == _without_seconds(rows_a)
+    assert store_b == store_a and _store_rows(worker_store) == store_a  # decided there, merged here
+    assert f"using the Dask cluster at {cluster.scheduler_address} (2 workers)" in err
+
+
+@pytest.mark.parametrize("spec,word", [("local:0", "local:N needs 1 <= N <= 256"),
+                                       ("not an address", "expected local:N or a scheduler address")])
+def test_bad_cluster_is_one_line(tmp_path, spec, word):
+    r = fpsmt("conditions", "--activation", "relu", "--format", "float8_e4m3", "--store", str(tmp_path / "s.sqlite"),
+              "--cluster", spec)
+    assert r.returncode == 2 and word in r.stderr and len(r.stderr.strip().splitlines()) == 1, r.stderr
+
+
+def test_cluster_from_the_environment(tmp_path):
+    """$FPSMT_CLUSTER stands for --cluster: a bad value names the variable; a good one is used."""
+    env = {**os.environ, "FPSMT_CLUSTER": "bogus"}
+    r = fpsmt("conditions", "--activation", "relu", "--format", "float8_e4m3", "--store", str(tmp_path / "s.sqlite"),
+              env=env)
+    assert r.returncode == 2 and "$FPSMT_CLUSTER 'bogus'" in r.stderr
+    env["FPSMT_CLUSTER"] = "local:1"
+    r = fpsmt("conditions", "--activation", "relu", "--format", "float8_e4m3", "--store", str(tmp_path / "s.sqlite"),
+              "--json", env=env)
+    assert r.returncode == 0 and "starting a local Dask cluster of 1 worker" in r.stderr
+    assert [x["status"] for x in json.loads(r.stdout)] == ["PROVED"] * 3
+
+
+def test_unreachable_scheduler_is_one_line(tmp_path):
+    r = fpsmt("conditions", "--activation", "relu", "--format", "float8_e4m3", "--store", str(tmp_path / "s.sqlite"),
+              "--cluster", "tcp://127.0.0.1:9")
+    assert r.returncode == 2 and "cannot reach the scheduler" in r.stderr, r.stderr
+    assert len(r.stderr.strip().splitlines()) == 1
