@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 
+from fpsmt import cluster
 from fpsmt.commands.options import engine_session, err, format_names, out, parse_target, solver_options
 from fpsmt.errors import InputError
 
@@ -30,7 +31,10 @@ def cmd_prove(args):
             wanted = [claims[c.name] for c in wanted]
     todo = order_by_assumptions(wanted)
     results = []
-    with engine_session(args, confirm=args.confirm) as eng:
+    spec = cluster.spec_of(args)
+    with engine_session(args, confirm=args.confirm) as eng, cluster.session(spec, eng.store.path, err) as cl:
+        if cl is not None:  # long enumerations go to the cluster's workers in slices
+            eng.executor = cl.client.get_executor(pure=False)
         for fmt in fmts:
             for c in todo:
                 if not c.applies_to(fmt):
@@ -74,6 +78,11 @@ def register(sub):
     s.add_argument("--format", required=True, action="append",
                    help="format(s); repeat or separate with commas")
     solver_options(s, "z3", "claim", 60.0)
+    s.add_argument("--cluster", metavar="ADDRESS|local:N",
+                   help=f"enumerate long spaces (--solver exhaustive, more than 2^28 points) on a Dask cluster, in "
+                        f"runs of pieces scanned in order: local:N starts N workers on this machine for the run, "
+                        f"ADDRESS (tcp://host:8786) uses a running scheduler (default ${cluster.ENV}; needs the extra "
+                        f"fpsmt[cluster])")
     s.add_argument("--confirm", action="store_true", help="re-check every UNSAT answer with a second solver")
     s.add_argument("--semantics", default=None, metavar="SPEC",
                    help="the semantics profile of every claim that names none (semantics=... in forall/exists): "

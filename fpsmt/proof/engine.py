@@ -27,10 +27,11 @@ from fpsmt.proof.encoding import Encoding, conjunction, parts
 from fpsmt.errors import Disagreement, InputError
 from fpsmt.semantics.formats import Format
 from fpsmt.proof.replay import NotAnInstance, replay_model, show
-from fpsmt.proof.exhaustive import CLAIM_LIMIT, LIMIT, TimeUp, decide, space
+from fpsmt.proof.exhaustive import CHUNK as ENUM_CHUNK
+from fpsmt.proof.exhaustive import CLAIM_LIMIT, LIMIT, Checkpoint, TimeUp, decide, space
 from fpsmt.semantics.arith.integer import IntegerArith
 from fpsmt.proof.solve import Answer, Query, named, plan_for, second_opinion, solve_plan, solver_versions
-from fpsmt.proof.store import Store, result_key, statement_hash
+from fpsmt.proof.store import Store, fingerprint, result_key, sha, statement_hash
 
 PROVED, REFUTED, UNKNOWN, VACUOUS = "PROVED", "REFUTED", "UNKNOWN", "VACUOUS"
 #: who confirmed an enumeration's answer by enumerating again on the integer executor
@@ -104,6 +105,7 @@ class Engine:
         self.results: dict = {}  # (claim, format) -> Result of this run
         self._memo: dict = {}  # result key -> Result of this run (a statement is asked once)
         self._last_lazy = None  # (query, encoding, build) of the last lazily refined query
+        self.executor = None  # a cluster's concurrent.futures executor: long enumerations go there
 
     def _query(self, claim, fmt, registry, build, fixed=None):
         anchors = claim.anchors(fmt) if claim.anchors is not None else ()
@@ -217,7 +219,7 @@ class Engine:
         grace = CONFIRM_GRACE if race and self._wide(claim, fmt, free) else None
         joiners = self._joiners(fmt, plan) if race else None
         if plan is None or claim.enumerate:  # --solver exhaustive, or a claim that asks for it
-            ans = self._enumerate(claim, fmt, registry, build, fixed, free, deadline)
+            ans = self._enumerate(claim, fmt, registry, build, fixed, free, deadline, q)
             if ans is not None or plan is None:
                 return q, ans or Answer("unknown", None, "exhaustive", 0.0, reason=(
                     f"the space of {', '.join(free)} in {fmt.name} is too large to enumerate "
@@ -276,13 +278,19 @@ class Engine:
             return None
         return {b: e for b, e in every.items() if b not in plan and not e} or None
 
-    def _enumerate(self, claim, fmt, registry, build, fixed, free, deadline):
+    def _enumerate(self, claim, fmt, registry, build, fixed, free, deadline, q=None):
         """The answer of enumerating the query's space in the executor (UNKNOWN at the
-        deadline), or None when the space is too large."""
+        deadline), or None when the space is too large.  ``q`` (the rendered query):
+        a long enumeration keeps a checkpoint in the store under it (a stopped run goes on
+        from there next time)."""
         t0 = time.perf_counter()
+        keep = None
+        if q is not None and self.store is not None:
+            keep = Checkpoint(self.store, sha("enumeration", q.text, fmt.name, ",".join(free), str(ENUM_CHUNK),
+                                              fingerprint()))
         try:
             got = decide(claim, fmt, conjunction(build), fixed or {}, free, registry, CLAIM_LIMIT, self.progress,
-                         deadline)
+                         deadline, checkpoint=keep, executor=self.executor)
         except TimeUp as e:
             return Answer("unknown", None, "exhaustive", time.perf_counter() - t0, reason=str(e))
         if got is None:

@@ -10,6 +10,8 @@ whose additions Z3 refuses and Bitwuzla's PyPI build does not accept).
 
 from __future__ import annotations
 
+import contextlib
+import functools
 import os
 import time
 from collections import deque
@@ -28,6 +30,40 @@ CLAIM_LIMIT = 1 << 33  # e.g. every (z, x) pair of bfloat16: 2^32 points, about 
 CHUNK = 1 << 20  # points per piece
 WORKERS = max(1, min(4, os.cpu_count() or 1))
 REPORT_FROM = 1 << 28  # enumerations this large report progress
+
+
+class PatternAxis:
+    """Every pattern of a format of 17 to 32 bits in increasing order, the NaNs as one (the
+    canonical NaN) — the order :func:`_float_values` gives narrower formats — without
+    building the array (float32: 4,278,190,083 values): an axis of :func:`space` that
+    :func:`_chunks` indexes piece by piece."""
+
+    def __init__(self, fmt):
+        top = 1 << fmt.nbits
+        nans = []  # the NaN patterns of each sign, as half-open runs
+        for sign in (0, fmt.sign_bit):
+            lo = sign | (fmt.exp_all_ones << fmt.M)
+            nans.append((lo + 1, lo + (1 << fmt.M)))
+        runs, at = [], 0
+        for lo, hi in sorted(nans):
+            if lo <= fmt.nan_bits < hi:  # the canonical NaN stays, alone
+                runs += [(at, lo), (fmt.nan_bits, fmt.nan_bits + 1)]
+            else:
+                runs.append((at, lo))
+            at = hi
+        runs.append((at, top))
+        self.starts = np.asarray([a for a, b in runs if b > a], dtype=np.int64)
+        lengths = np.asarray([b - a for a, b in runs if b > a], dtype=np.int64)
+        self.cum = np.concatenate([[0], np.cumsum(lengths)])
+        self.shape = (int(self.cum[-1]),)
+
+    def __len__(self):
+        return self.shape[0]
+
+    def __getitem__(self, idx):
+        idx = np.asarray(idx, dtype=np.int64)
+        k = np.searchsorted(self.cum, idx, side="right") - 1
+        return (self.starts[k] + (idx - self.cum[k])).astype(np.uint64)
 
 
 def _float_values(fmt):
@@ -92,11 +128,14 @@ def space(claim, fmt, free, limit=LIMIT):
                 ranged = (dom.lo is not None and dom.hi is not None) or (dom.mag_lo is not None
                                                                          and dom.mag_hi is not None)
                 ax = _range_values(fmt, dom, min(LIMIT, limit // total)) if ranged else None
+                if ax is None and fmt.nbits <= 32 and not axes and limit >= (1 << fmt.nbits):
+                    ax = PatternAxis(fmt)  # the whole format, not built: the first variable only
                 if ax is None:
                     return None
             else:
                 ax = _float_values(fmt)
-            ax = _in_domain(fmt, name, dom, ax)
+            if not isinstance(ax, PatternAxis):  # a lazy axis keeps every pattern: the condition has the domain
+                ax = _in_domain(fmt, name, dom, ax)
         else:
             lo, hi = (int(b(fmt) if callable(b) else b) for b in (dom.lo, dom.hi))
             if total * (hi - lo + 1) > limit:
@@ -127,8 +166,34 @@ class TimeUp(Exception):
 PROJECT_AFTER = 20.0
 
 
+#: enumerations of more points than this keep a checkpoint (:class:`Checkpoint`) when the
+#: caller gives one
+CHECKPOINT_FROM = REPORT_FROM
+CHECKPOINT_EVERY = 2.0  # seconds between two saved checkpoints
+
+
+class Checkpoint:
+    """Where a long enumeration has got to, kept in the results store so that a run that
+    was stopped (time limit, Ctrl-C, a killed process) goes on from there: the number of
+    pieces (:func:`_chunks`, in order) enumerated without a hit.  ``job`` names the
+    enumeration: its query, format, free variables, piece size and the code fingerprint,
+    so that a checkpoint is never applied to another enumeration."""
+
+    def __init__(self, store, job: str):
+        self.store, self.job = store, job
+
+    def load(self) -> int:
+        return self.store.enumeration_done(self.job)
+
+    def save(self, pieces: int, total: int):
+        self.store.save_enumeration(self.job, pieces, total)
+
+    def clear(self):
+        self.store.clear_enumeration(self.job)
+
+
 def decide(claim, fmt, condition, fixed: dict, free: list, registry=None, limit=LIMIT, progress=None,
-           deadline=None, arith=None):
+           deadline=None, arith=None, checkpoint=None, executor=None):
     """``("sat", {var: raw value})`` for the first assignment of ``free`` (with ``fixed``)
     that makes ``condition(encoding)`` true, ``("unsat", None)`` when none does, or None when
     the space has more than ``limit`` points.  Raw values: float patterns, integers as
@@ -136,46 +201,133 @@ def decide(claim, fmt, condition, fixed: dict, free: list, registry=None, limit=
     ``WORKERS`` threads (NumPy releases the GIL in its array operations) and scanned in
     order, so the assignment returned is the first in the enumeration order whatever the
     threads' timing; ``progress(message)`` hears about long enumerations.  Past
-    ``deadline`` (``time.monotonic()``) it raises :class:`TimeUp`."""
+    ``deadline`` (``time.monotonic()``) it raises :class:`TimeUp`.  ``checkpoint`` (a
+    :class:`Checkpoint`, used above CHECKPOINT_FROM points): the pieces it records as
+    done are skipped, and the pieces done are recorded as the run goes (every
+    CHECKPOINT_EVERY seconds) and forgotten once the answer is known.  ``executor`` (a
+    ``concurrent.futures`` executor of a cluster's workers, the executor itself with no
+    ``arith``): the pieces go to it in runs of SLICE (:func:`_scan`), still scanned in
+    order, so the answer is the local one."""
+    if executor is not None and arith is not None:
+        raise ValueError("a cluster's enumeration runs in the executor itself")
     axes = space(claim, fmt, free, limit)
     if axes is None:
         return None
     filler = {n: 0 for n in claim.variables}  # variables this query does not mention
     A = arith if arith is not None else concrete(fmt)
-    axes = _narrow(claim, fmt, A, getattr(condition, "hypotheses", None), {**filler, **fixed}, free, axes,
-                   registry or {})
+    if not any(isinstance(a, PatternAxis) for a in axes):  # narrowing builds the axes it cuts
+        axes = _narrow(claim, fmt, A, getattr(condition, "hypotheses", None), {**filler, **fixed}, free, axes,
+                       registry or {})
     if any(len(a) == 0 for a in axes):
         return "unsat", None
 
-    def piece(chunk):
-        values, shape = chunk
-        enc = Encoding(claim, fmt, A, {**filler, **fixed, **values}, registry or {})
-        hits = np.flatnonzero(np.broadcast_to(np.asarray(condition(enc).v), shape))
-        if not len(hits):
-            return None
-        at = np.unravel_index(int(hits[0]), shape)
-        return {name: int(np.broadcast_to(v, shape)[at]) for name, v in values.items()}
-
-    total = int(np.prod([len(a) for a in axes])) if axes else 1
+    base = {**filler, **fixed}
+    total = int(np.prod([len(a) for a in axes], dtype=object)) if axes else 1
+    if total <= CLUSTER_FROM:  # a short enumeration stays in this process's threads
+        executor = None
     started = time.monotonic()
-    report = _Progress(progress if total > REPORT_FROM else None, total, free, fmt)
-    with ThreadPoolExecutor(WORKERS) as pool, closing(_in_order(pool, piece, _chunks(free, axes))) as results:
-        for future, shape in results:
+    keep = checkpoint if checkpoint is not None and total > CHECKPOINT_FROM else None
+    skip = keep.load() if keep is not None else 0
+    pieces = _chunks(free, axes, skip)
+    report = _Progress(progress if total > REPORT_FROM else None, total, free, fmt, pieces.seen,
+                       "" if executor is None else f" in slices of {SLICE} pieces on the cluster")
+    if skip and progress is not None:
+        progress(f"  resuming the enumeration after {skip} pieces ({100 * pieces.seen / total:.0f}% of the space) "
+                 f"recorded in the results store")
+    saved, done = time.monotonic(), skip
+    if executor is None:
+        pool = ThreadPoolExecutor(WORKERS)
+        units = _in_order(pool, functools.partial(_piece, claim, fmt, A, condition, base, registry or {}), pieces,
+                          2 * WORKERS)
+    else:
+        pool = contextlib.nullcontext()
+        units = _slices(executor, (claim, fmt, condition, base, free, axes, registry or {}, pieces.chunk), pieces)
+    with pool, closing(units):
+        for future, n_pieces, n_points in units:
             first = future.result()
-            report.done(int(np.prod(shape)))
+            report.done(n_points)
+            done += n_pieces
             if first is not None:
+                if keep is not None:
+                    keep.clear()
                 return "sat", {name: first[name] & ((1 << INT_BITS) - 1)
                                if not isinstance(claim.variables[name], FloatDomain) else first[name] for name in free}
+            now = time.monotonic()
+            if keep is not None and now - saved >= CHECKPOINT_EVERY:
+                keep.save(done, total)
+                saved = now
             if deadline is not None:
-                now = time.monotonic()
                 if now > deadline:
+                    if keep is not None:
+                        keep.save(done, total)
                     raise TimeUp(report.seen / total)
                 ran = now - started
                 if ran >= PROJECT_AFTER and report.seen < total:
-                    whole = ran * total / report.seen
-                    if whole > 1.25 * (deadline - started):
-                        raise TimeUp(report.seen / total, whole)
+                    rest = ran * (total - report.seen) / (report.seen - report.start)  # this run's rate
+                    if ran + rest > 1.25 * (deadline - started):
+                        if keep is not None:
+                            keep.save(done, total)
+                        raise TimeUp(report.seen / total, ran + rest)
+    if keep is not None:
+        keep.clear()
     return "unsat", None
+
+
+def _piece(claim, fmt, A, condition, base, registry, chunk):
+    """The first assignment of one piece (``chunk``: values and shape) that makes the
+    condition true, or None."""
+    values, shape = chunk
+    enc = Encoding(claim, fmt, A, {**base, **values}, registry)
+    hits = np.flatnonzero(np.broadcast_to(np.asarray(condition(enc).v), shape))
+    if not len(hits):
+        return None
+    at = np.unravel_index(int(hits[0]), shape)
+    return {name: int(np.broadcast_to(v, shape)[at]) for name, v in values.items()}
+
+
+#: pieces per cluster task (2^26 points): a task is a run of pieces, scanned in order
+SLICE = 64
+CLUSTER_FROM = REPORT_FROM  # enumerations of more points than this go to a cluster when one is given
+
+
+def _scan(claim, fmt, condition, base, free, axes, registry, chunk, first, stop):
+    """A cluster task: pieces ``first`` … ``stop`` − 1 (of ``chunk`` points, as the caller
+    cut them) in order, in the executor; the first hit, or None."""
+    A = concrete(fmt)
+    pieces = _chunks(free, axes, first, chunk)
+    for _ in range(stop - first):
+        hit = _piece(claim, fmt, A, condition, base, registry, next(pieces))
+        if hit is not None:
+            return hit
+    return None
+
+
+def _slices(executor, args, pieces):
+    """(future of :func:`_scan` over SLICE pieces, its pieces, its points) for the pieces
+    from ``pieces.first`` on, in order, with a few slices submitted ahead of the one
+    awaited (the cluster's workers each have one); closing it cancels those not started."""
+    step, tail, head_total = pieces.step, pieces.tail, pieces.head_total
+    n = -(-head_total // step)  # pieces in all
+    first = pieces.first // step
+
+    def points(a, b):
+        return (min(head_total, b * step) - a * step) * tail
+
+    def gen():
+        for a in range(first, n, SLICE):
+            b = min(n, a + SLICE)
+            yield executor.submit(_scan, *args, a, b), b - a, points(a, b)
+    pending = deque()
+    try:
+        for unit in gen():
+            pending.append(unit)
+            if len(pending) >= 8:
+                yield pending.popleft()
+        while pending:
+            yield pending.popleft()
+    finally:
+        for f, _, _ in pending:
+            f.cancel()
 
 
 def _narrow(claim, fmt, A, hypotheses, base, free, axes, registry):
@@ -207,65 +359,93 @@ def _narrow(claim, fmt, A, hypotheses, base, free, axes, registry):
     return axes
 
 
-def _in_order(pool, piece, chunks):
-    """(future of ``piece(chunk)``, the chunk's shape) for every chunk, in order, with at
-    most 2 · WORKERS pieces submitted ahead; closing it cancels those not started."""
+def _in_order(pool, piece, chunks, ahead):
+    """(future of ``piece(chunk)``, 1 piece, the chunk's points) for every chunk, in order,
+    with at most ``ahead`` pieces submitted ahead; closing it cancels those not started."""
     pending = deque()
     try:
         for chunk in chunks:
-            pending.append((pool.submit(piece, chunk), chunk[1]))
-            if len(pending) >= 2 * WORKERS:
+            pending.append((pool.submit(piece, chunk), 1, int(np.prod(chunk[1]))))
+            if len(pending) >= ahead:
                 yield pending.popleft()
         while pending:
             yield pending.popleft()
     finally:
-        for f, _ in pending:
+        for f, _, _ in pending:
             f.cancel()
 
 
 class _Progress:
-    """A line to ``say`` about every tenth of a long enumeration."""
+    """A line to ``say`` about every tenth of a long enumeration (``start``: the points a
+    checkpoint says were enumerated before)."""
 
-    def __init__(self, say, total, free, fmt):
-        self.say, self.total, self.seen, self.next = say, total, 0, total / 10
+    def __init__(self, say, total, free, fmt, start=0, where=""):
+        self.say, self.total, self.seen, self.start = say, total, start, start
+        self.next = (start // (total / 10) + 1) * (total / 10)
         self.t0 = time.perf_counter()
         if say is not None:
-            say(f"  enumerating {', '.join(free)} in {fmt.name}: {total:.3g} points on {WORKERS} thread(s)")
+            say(f"  enumerating {', '.join(free)} in {fmt.name}: {total:.3g} points"
+                + (where or f" on {WORKERS} thread(s)"))
 
     def done(self, n):
         self.seen += n
         if self.say is not None and self.seen >= self.next and self.seen < self.total:
             dt = time.perf_counter() - self.t0
             self.say(f"  enumerated {100 * self.seen / self.total:.0f}% in {dt:.0f} s, "
-                     f"about {dt * (self.total / self.seen - 1):.0f} s to go")
+                     f"about {dt * (self.total - self.seen) / (self.seen - self.start):.0f} s to go")
             self.next += self.total / 10
 
 
-def _chunks(free, axes):
+class _Pieces:
+    """:func:`_chunks`'s pieces from the ``skip``-th on (an iterator), and ``seen``: how many
+    points the skipped pieces hold."""
+
+    def __init__(self, free, axes, skip=0, chunk=None):
+        self.free, self.axes = free, axes
+        self.chunk = chunk = chunk or CHUNK
+        n = len(axes)
+        t, tail = n, 1
+        while t > 0 and tail * len(axes[t - 1]) <= chunk:
+            t -= 1
+            tail *= len(axes[t])
+        self.t, self.tail = t, tail
+        self.head_shape = tuple(len(a) for a in axes[:t])
+        self.head_total = int(np.prod(self.head_shape, dtype=object)) if self.head_shape else 1
+        self.step = max(1, chunk // tail)
+        self.first = min(skip * self.step, self.head_total)
+        self.seen = self.first * tail
+        self._it = self._pieces()
+
+    def __iter__(self):
+        return self
+
+    def __next__(self):
+        return next(self._it)
+
+    def _pieces(self):
+        free, axes, t = self.free, self.axes, self.t
+        n = len(axes)
+        head_shape, head_total, step = self.head_shape, self.head_total, self.step
+        for start in range(self.first, head_total, step):
+            nb = min(head_total, start + step) - start
+            idx = np.unravel_index(np.arange(start, start + nb), head_shape) if head_shape else ()
+            lead = 1 if head_shape else 0
+            shape = (nb,) * lead + tuple(len(a) for a in axes[t:])
+            values = {}
+            for name, ax, i in zip(free[:t], axes[:t], idx):
+                values[name] = ax[i].reshape((nb,) + (1,) * (n - t))
+            for j, (name, ax) in enumerate(zip(free[t:], axes[t:])):
+                dims = [1] * len(shape)
+                dims[lead + j] = len(ax)
+                values[name] = ax.reshape(dims)
+            yield values, shape
+
+
+def _chunks(free, axes, skip=0, chunk=None):
     """The product space of ``axes`` in pieces of about CHUNK points, as open meshes
-    (``{name: array}``, the piece's shape): the trailing variables whose product fits a
-    piece are whole axes of their own, the leading ones are enumerated together along
-    axis 0.  Broadcasting then evaluates everything that depends on the leading
-    variables alone (e.g. the weights a builder computes from z) once per value instead
-    of once per point."""
-    n = len(axes)
-    t, tail = n, 1
-    while t > 0 and tail * len(axes[t - 1]) <= CHUNK:
-        t -= 1
-        tail *= len(axes[t])
-    head_shape = tuple(len(a) for a in axes[:t])
-    head_total = int(np.prod(head_shape)) if head_shape else 1
-    step = max(1, CHUNK // tail)
-    for start in range(0, head_total, step):
-        nb = min(head_total, start + step) - start
-        idx = np.unravel_index(np.arange(start, start + nb), head_shape) if head_shape else ()
-        lead = 1 if head_shape else 0
-        shape = (nb,) * lead + tuple(len(a) for a in axes[t:])
-        values = {}
-        for name, ax, i in zip(free[:t], axes[:t], idx):
-            values[name] = ax[i].reshape((nb,) + (1,) * (n - t))
-        for j, (name, ax) in enumerate(zip(free[t:], axes[t:])):
-            dims = [1] * len(shape)
-            dims[lead + j] = len(ax)
-            values[name] = ax.reshape(dims)
-        yield values, shape
+    (``{name: array}``, the piece's shape), from the ``skip``-th piece on (a
+    :class:`_Pieces`): the trailing variables whose product fits a piece are whole axes
+    of their own, the leading ones are enumerated together along axis 0.  Broadcasting
+    then evaluates everything that depends on the leading variables alone (e.g. the
+    weights a builder computes from z) once per value instead of once per point."""
+    return _Pieces(free, axes, skip, chunk)

@@ -11,7 +11,9 @@ served.  The fingerprint is also kept in each row's ``detail``; an assumed claim
 as proved only under the current fingerprint.  A row holds the status, the witness
 bit patterns, the seconds per solver, the compressed SMT-LIB 2 text and the claims the
 result rests on.  Rows are written in one transaction after the result is complete, so
-a run killed midway leaves no partial row.
+a run killed midway leaves no partial row.  A second table records how far a long
+enumeration has got (:class:`fpsmt.proof.exhaustive.Checkpoint`), so that a stopped run
+goes on from there; a row is removed when its enumeration's answer is known.
 
 Default location: ``$FPSMT_STORE``, else ``$XDG_CACHE_HOME/fpsmt/results.sqlite``, else
 ``~/.cache/fpsmt/results.sqlite``; every subcommand that uses it takes ``--store PATH``.
@@ -50,6 +52,12 @@ CREATE TABLE IF NOT EXISTS results (
     created REAL NOT NULL
 );
 CREATE INDEX IF NOT EXISTS results_statement ON results (statement, status);
+CREATE TABLE IF NOT EXISTS enumerations (
+    job TEXT PRIMARY KEY,         -- hash of the query, format, free variables, piece size, fingerprint
+    pieces INTEGER NOT NULL,      -- pieces enumerated, in order, without a hit
+    total INTEGER NOT NULL,       -- points of the whole space (for the record)
+    updated REAL NOT NULL
+);
 """
 
 
@@ -178,6 +186,22 @@ class Store:
     def rows(self):
         return self.con.execute("SELECT claim, format, status, solver, total_seconds, key FROM results "
                                 "ORDER BY created").fetchall()
+
+    @_db_errors
+    def enumeration_done(self, job: str) -> int:
+        """The pieces of the enumeration ``job`` recorded as done (0 when none)."""
+        row = self.con.execute("SELECT pieces FROM enumerations WHERE job = ?", (job,)).fetchone()
+        return int(row[0]) if row else 0
+
+    @_db_errors
+    def save_enumeration(self, job: str, pieces: int, total: int):
+        with self.con:
+            self.con.execute("INSERT OR REPLACE INTO enumerations VALUES (?,?,?,?)", (job, pieces, int(total), time.time()))
+
+    @_db_errors
+    def clear_enumeration(self, job: str):
+        with self.con:
+            self.con.execute("DELETE FROM enumerations WHERE job = ?", (job,))
 
     @_db_errors
     def export(self, keys) -> list:
