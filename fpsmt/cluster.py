@@ -1,5 +1,6 @@
-"""Runs spread over a cluster: a ``reproduce`` or ``conditions`` grid as tasks on Dask
-distributed workers.
+"""Runs spread over a cluster: a ``reproduce`` or ``conditions`` grid, the verification of
+``construct``'s network and long enumerations (``prove``) as tasks on Dask distributed
+workers.
 
 Without ``--cluster`` (and without ``$FPSMT_CLUSTER``) nothing here runs and no engine is
 started: fpsmt works in local processes as always.  With it:
@@ -14,7 +15,9 @@ started: fpsmt works in local processes as always.  With it:
 A task is one part of a grid: a ``reproduce`` row (lemma × variant × format, for one
 activation and profile) or a ``conditions`` activation (its conditions in every format,
 then its construction requirements: one task, because a condition's witnesses in one
-format are the hints of the next).  Each task runs the same function the local run
+format are the hints of the next).  ``construct``'s full verification sends the network
+once and its points in parts (:func:`fpsmt.commands.targets.verify`); ``prove`` sends a
+long enumeration's pieces in runs (:func:`fpsmt.proof.exhaustive.decide`).  Each task runs the same function the local run
 calls, with its own engine (the command's solver, time limit, confirmation and
 ``--recheck``), so its rows are the local run's.  Its results store: on a local cluster
 the command's own store file (SQLite in WAL mode takes writers from several processes);
@@ -69,7 +72,7 @@ class Cluster:
 
     def __init__(self, client, local: bool, store):
         self.client, self.local = client, local
-        self.store = str(store) if local else None  # remote workers: their own default store
+        self.store = str(store) if local and store is not None else None  # remote workers: their own default store
 
     def run(self, fn, payloads: list, describe, progress) -> list:
         """``fn(payload)`` for every payload as tasks; results in payload order.  A line per
@@ -84,6 +87,24 @@ class Cluster:
             results[i] = f.result()
             progress(f"[{done}/{len(futures)}] {describe(payloads[i], results[i])}")
         return results
+
+
+    def map_shared(self, fn, shared, payloads: list, describe, progress) -> list:
+        """``fn(shared, payload)`` for every payload as tasks, ``shared`` sent to the workers
+        once; results in payload order, a line per finished task."""
+        from distributed import as_completed
+        big = self.client.scatter(shared, broadcast=True)
+        futures = [self.client.submit(fn, big, p, pure=False) for p in payloads]
+        index = {f.key: i for i, f in enumerate(futures)}
+        results = [None] * len(futures)
+        for done, f in enumerate(as_completed(futures), start=1):
+            i = index[f.key]
+            results[i] = f.result()
+            progress(f"  [{done}/{len(futures)}] {describe(payloads[i], results[i])}")
+        return results
+
+    def workers(self) -> int:
+        return max(1, len(self.client.scheduler_info().get("workers", {})))
 
 
 @contextlib.contextmanager

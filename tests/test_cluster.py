@@ -104,3 +104,49 @@ def test_unreachable_scheduler_is_one_line(tmp_path):
               "--cluster", "tcp://127.0.0.1:9")
     assert r.returncode == 2 and "cannot reach the scheduler" in r.stderr, r.stderr
     assert len(r.stderr.strip().splitlines()) == 1
+
+
+def test_construct_verification_on_a_local_cluster(tmp_path):
+    """The network sent once, the points in parts: the same verification, and the same
+    values and gradients at every point, as the local run."""
+    outs = []
+    for extra in ([], ["--cluster", "local:2"]):
+        out = tmp_path / f"n{len(extra)}.json"
+        r = fpsmt("construct", "--targets", "example:sin_misleading.py", "--format", "bfloat16", "--out", str(out),
+                  "--json", *extra)
+        assert r.returncode == 0, r.stderr
+        outs.append(json.loads(r.stdout))
+    a, b = outs
+    assert a["verified"] == b["verified"] == 500 and a["mismatches"] == b["mismatches"] == []
+    assert (tmp_path / "n0.json").read_bytes() == (tmp_path / "n2.json").read_bytes()
+
+
+def test_construct_on_a_cluster_catches_a_wrong_network(tmp_path, monkeypatch):
+    """A network one bit off (changed as read back, before it is sent to the workers): the
+    workers' evaluation reports the point, exit 1, nothing written."""
+    import contextlib
+    import io
+
+    from fpsmt.commands import cli, netio
+    real = netio.load_network
+
+    def corrupted(path, **kw):
+        net = real(path, **kw)
+        last = net.layers[-1]
+        last.weights[-1] = last.weights[-1] ^ 0x0001  # the last zero-gradient atom's output weight
+        return net
+    monkeypatch.setattr(netio, "load_network", corrupted)
+    out = tmp_path / "n.json"
+    o, e = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(o), contextlib.redirect_stderr(e):
+        code = cli.main(["construct", "--targets", "example:sin_misleading.py", "--format", "bfloat16",
+                         "--out", str(out), "--json", "--cluster", "local:2"])
+    doc = json.loads(o.getvalue())
+    assert code == 1 and len(doc["mismatches"]) == 1 and not out.exists()
+    assert "points evaluated" in e.getvalue()
+
+
+def test_construct_cluster_refusals(tmp_path):
+    r = fpsmt("construct", "--targets", "example:sin_misleading.py", "--format", "bfloat16", "--out",
+              str(tmp_path / "n.json"), "--verify", "atoms", "--cluster", "local:2")
+    assert r.returncode == 2 and "--verify atoms is linear and runs here" in r.stderr

@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 import json
 
+from fpsmt import cluster
 from fpsmt.commands import certify
 from fpsmt.commands.options import (check_requirements, engine_session, err, out, pyplot, save_figure, semantics_of,
                                    semantics_option, solver_options)
@@ -185,6 +186,9 @@ def cmd_construct(args):
         torch_export.torch_activation(construction.activation)  # torch has σ (or the user's file gives it)
     if args.certify or args.verify == "atoms":
         check_store(args.store)
+    cluster.spec_of(args)  # a malformed --cluster or $FPSMT_CLUSTER, before any work
+    if args.cluster and args.verify == "atoms":
+        raise InputError("--cluster spreads the full verification; --verify atoms is linear and runs here")
     sem = semantics_of(args, fmt, [construction.activation])
     if args.verify == "atoms":
         if getattr(construction.blocks, "atom_kinds", None) is None:
@@ -197,6 +201,9 @@ def cmd_construct(args):
         if args.verify == "atoms":
             raise InputError("--verify atoms is for Theorem 3.1 targets; Theorem 3.2 networks are verified at every "
                              "(x, y)")
+        if args.cluster:
+            raise InputError("--cluster spreads the verification of Theorem 3.1 networks; Theorem 3.2 targets are "
+                             "verified here")
         args.semantics_profile = sem
         from fpsmt.commands import construct32
         return construct32.construct(args, fmt, construction, resolve(args.targets), out_path)
@@ -213,24 +220,26 @@ def cmd_construct(args):
     if args.verify == "atoms":
         _atoms_within_the_lemmas(fmt, construction, points)
     atom_rows = _atom_lemmas(args, fmt, construction) if args.verify == "atoms" else None
-    err(f"fpsmt: building the {construction.activation} network for {len(points)} points in {fmt.name} (estimate: at most "
-        f"{need / 2**20:.0f} MiB, verification about {secs:.0f} s) ...")
-    t0 = time.perf_counter()
-    net = construction.network(fmt, points)
-    built = time.perf_counter() - t0
-    with netio.pending_network(net, out_path) as (pending, size, written):  # verified and exported as written
-        t1 = time.perf_counter()
-        if atom_rows is None:
-            err(f"  verifying at {len(points)} points (value and D^AD, bit for bit) ...")
-            bad, f_got, g_got = targets.verify(fmt, written, points)
-        else:
-            err(f"  verifying at {len(points)} points from each point's own atoms (value and D^AD, bit for bit; every "
-                f"other atom's zeros by the lemmas above) ...")
-            bad, f_got, g_got = targets.verify_atoms(fmt, written, points, net,
-                                                     construction.blocks.atom_kinds(fmt, points))
-        checked = time.perf_counter() - t1
-        if bad:
-            pending.discard()  # a network that fails its verification is not left at --out
+    spread = cluster.spec_of(args) if atom_rows is None else None
+    with cluster.session(spread, None, err) as cl:  # a cluster is reached before anything is built
+        err(f"fpsmt: building the {construction.activation} network for {len(points)} points in {fmt.name} (estimate: at most "
+            f"{need / 2**20:.0f} MiB, verification about {secs:.0f} s) ...")
+        t0 = time.perf_counter()
+        net = construction.network(fmt, points)
+        built = time.perf_counter() - t0
+        with netio.pending_network(net, out_path) as (pending, size, written):  # verified and exported as written
+            t1 = time.perf_counter()
+            if atom_rows is None:
+                err(f"  verifying at {len(points)} points (value and D^AD, bit for bit) ...")
+                bad, f_got, g_got = targets.verify(fmt, written, points, cluster=cl, progress=err)
+            else:
+                err(f"  verifying at {len(points)} points from each point's own atoms (value and D^AD, bit for bit; every "
+                    f"other atom's zeros by the lemmas above) ...")
+                bad, f_got, g_got = targets.verify_atoms(fmt, written, points, net,
+                                                         construction.blocks.atom_kinds(fmt, points))
+            checked = time.perf_counter() - t1
+            if bad:
+                pending.discard()  # a network that fails its verification is not left at --out
     n_ga = sum(1 for p in points if not fmt.is_zero(p[3]))
     summary = {"format": fmt.name, "points": len(points), "gradient_atoms": n_ga, "depth": net.depth,
                "activation": construction.activation, "paper_depth": construction.paper_depth, "max_width": max(L.n_out for L in net.layers),
@@ -327,6 +336,10 @@ def register(sub):
                         "gradient — from the PROVED lemma rows zero_gradient_atom, gradient_atom, "
                         "boxplus_neutrality and theorem_3_1_relu (from the store, proved first where missing): "
                         "linear in the number of points")
+    s.add_argument("--cluster", metavar="ADDRESS|local:N",
+                   help=f"run the full verification on a Dask cluster: the network sent once, the points in parts; "
+                        f"local:N starts N workers on this machine for the run, ADDRESS (tcp://host:8786) uses a "
+                        f"running scheduler (default ${cluster.ENV}; needs the extra fpsmt[cluster])")
     s.add_argument("--force", action="store_true",
                    help="build even when the estimated memory exceeds what is available")
     s.add_argument("--prove", action=argparse.BooleanOptionalAction, default=True,

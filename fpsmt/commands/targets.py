@@ -124,21 +124,38 @@ def true_derivative(path, xs):
         return [float(fn(x)) for x in xs]
 
 
-def verify(fmt, net, points, sem=None):
+def verify(fmt, net, points, sem=None, cluster=None, progress=None):
     """Run the network at every domain point with upstream h*(x): ``(bad, f, grad)`` —
     the points where the value or D^AD differs from the targets (a zero target met by
     either zero), and the values and D^AD computed (bit patterns).  Block aware
     (:func:`fpsmt.constructions.blockrun.blockwise`); ``sem``: the semantics profile (default
-    the paper's)."""
-    from fpsmt.semantics.arith import concrete
-    from fpsmt.constructions.blockrun import blockwise
+    the paper's).  ``cluster`` (:class:`fpsmt.cluster.Cluster`): the network goes to its
+    workers once and the points in parts, two per worker (each point's bits are its own:
+    the evaluation is the same per point whatever the other points of a batch)."""
     from fpsmt.semantics.network import PAPER
-    A = concrete(fmt)
     xs = np.asarray([p[0] for p in points], dtype=np.uint64)
     ys = np.asarray([p[2] for p in points], dtype=np.uint64)
-    out, grad = blockwise(A, net, A.const(xs), A.const(ys), sem=sem or PAPER)
-    evaluated = (np.ravel(A.to_bits(out)), np.ravel(A.to_bits(grad)))
+    if cluster is None:
+        evaluated = _evaluate(net, (xs, ys, sem or PAPER))
+    else:
+        k = min(len(points), 2 * cluster.workers())
+        cuts = np.linspace(0, len(points), k + 1).astype(int)
+        parts = [(xs[a:b], ys[a:b], sem or PAPER) for a, b in zip(cuts[:-1], cuts[1:])]
+        got = cluster.map_shared(_evaluate, net, parts, lambda p, r: f"{len(p[0])} points evaluated",
+                                 progress or (lambda m: None))
+        evaluated = (np.concatenate([g[0] for g in got]), np.concatenate([g[1] for g in got]))
     return _mismatches(fmt, points, evaluated), *evaluated
+
+
+def _evaluate(net, part):
+    """Value and D^AD bits of ``net`` at inputs ``xs`` with upstreams ``ys`` (a task on a
+    cluster's worker, or the local run)."""
+    from fpsmt.semantics.arith import concrete
+    from fpsmt.constructions.blockrun import blockwise
+    xs, ys, sem = part
+    A = concrete(net.fmt)
+    out, grad = blockwise(A, net, A.const(xs), A.const(ys), sem=sem)
+    return np.ravel(A.to_bits(out)), np.ravel(A.to_bits(grad))
 
 
 def verify_atoms(fmt, net, points, built, kinds):
