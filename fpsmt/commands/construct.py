@@ -197,6 +197,9 @@ def cmd_construct(args):
         if not sem.is_paper:
             raise InputError("--verify atoms rests on lemmas proved for the paper's semantics; --semantics needs "
                              "--verify full")
+    if targets.dimension(resolve(args.targets)) > 1:
+        from fpsmt.commands import construct_nd
+        return construct_nd.construct(args, fmt, construction, resolve(args.targets), out_path, sem)
     if targets.theorem_of(resolve(args.targets)) == "3.2":
         if args.verify == "atoms":
             raise InputError("--verify atoms is for Theorem 3.1 targets; Theorem 3.2 networks are verified at every "

@@ -60,7 +60,7 @@ def _from_csv(p, fmt):
     except (OSError, UnicodeDecodeError, csv.Error) as e:
         raise InputError(f"targets file {p} cannot be read: {e}") from None
     if not rows or [c.strip() for c in rows[0]] != ["x", "f", "h", "g"]:
-        raise InputError(f"{p}: the first line must be the header x,f,h,g")
+        raise InputError(f"{p}: the first line must be the header x,f,h,g (or x1,…,xd,f,h,g1,…,gd for d inputs)")
     out = []
     for n, row in enumerate(rows[1:], start=2):
         if not row or all(not c.strip() for c in row):
@@ -71,6 +71,85 @@ def _from_csv(p, fmt):
             out.append(tuple(fmt.parse_hex(c.strip()) for c in row))
         except InputError as e:
             raise InputError(f"{p}:{n}: {e}") from None
+    return out
+
+
+def dimension(path) -> int:
+    """The input dimension d of a targets file (checked before anything is loaded): a CSV
+    header ``x1,…,xd,f,h,g1,…,gd`` gives d (``x,f,h,g``: 1); a Python file whose
+    ``domain()`` yields tuples of d numbers gives d (numbers: 1)."""
+    p = Path(path)
+    if not p.is_file():
+        raise InputError(f"targets file {path} does not exist")
+    if p.suffix == ".py":
+        from fpsmt.userfiles import user_code
+        mod = _module(p)
+        if not callable(getattr(mod, "domain", None)):
+            return 1
+        with user_code(p, "domain()"):
+            first = next(iter(mod.domain()), None)
+        return len(first) if isinstance(first, (tuple, list)) else 1
+    try:
+        with open(p, newline="", encoding="utf-8") as fh:
+            head = next(csv.reader(fh), [])
+    except (OSError, UnicodeDecodeError, csv.Error) as e:
+        raise InputError(f"targets file {p} cannot be read: {e}") from None
+    head = [c.strip() for c in head]
+    d = (len(head) - 2) // 2
+    if d >= 2 and head == [f"x{j}" for j in range(1, d + 1)] + ["f", "h"] + [f"g{j}" for j in range(1, d + 1)]:
+        return d
+    return 1
+
+
+def load_targets_nd(path, fmt: Format):
+    """[((x1 … xd), f*, h*, (g1 … gd))] as bit patterns for d >= 2, from a CSV table with
+    the header ``x1,…,xd,f,h,g1,…,gd`` or a Python file whose ``domain()`` yields d-tuples
+    and whose ``g_star(x)`` returns d values (``f_star``, ``h_star``, ``g_star`` are called
+    with the point as a tuple of floats)."""
+    p = Path(path)
+    d = dimension(p)
+    if p.suffix != ".py":
+        try:
+            with open(p, newline="", encoding="utf-8") as fh:
+                rows = list(csv.reader(fh))
+        except (OSError, UnicodeDecodeError, csv.Error) as e:
+            raise InputError(f"targets file {p} cannot be read: {e}") from None
+        out = []
+        for n, row in enumerate(rows[1:], start=2):
+            if not row or all(not c.strip() for c in row):
+                continue
+            if len(row) != 2 * d + 2:
+                raise InputError(f"{p}:{n}: expected {2 * d + 2} hex patterns (x1..x{d},f,h,g1..g{d}), got {len(row)}")
+            try:
+                v = [fmt.parse_hex(c.strip()) for c in row]
+            except InputError as e:
+                raise InputError(f"{p}:{n}: {e}") from None
+            out.append((tuple(v[:d]), v[d], v[d + 1], tuple(v[d + 2:])))
+        return out
+    from fpsmt.userfiles import user_code
+    mod = _module(p)
+    for name in ("domain", "f_star", "h_star", "g_star"):
+        if not callable(getattr(mod, name, None)):
+            raise InputError(f"{p} does not define {name}()")
+    with user_code(p, "domain()"):
+        domain = list(mod.domain())
+    out = []
+    for x in domain:
+        if not isinstance(x, (tuple, list)) or len(x) != d:
+            raise InputError(f"{p}: domain() gave {x!r}: expected a tuple of {d} numbers, as its first point")
+        xb = tuple(_round(fmt, c, "domain()", x) for c in x)
+        xf = tuple(float(fmt.to_fraction(b)) if not fmt.is_zero(b) else (-0.0 if b == fmt.sign_bit else 0.0)
+                   for b in xb)
+        with user_code(p, f"f_star({xf!r})"):
+            fv = mod.f_star(xf)
+        with user_code(p, f"h_star({xf!r})"):
+            hv = mod.h_star(xf)
+        with user_code(p, f"g_star({xf!r})"):
+            gv = mod.g_star(xf)
+        if not isinstance(gv, (tuple, list)) or len(gv) != d:
+            raise InputError(f"at x = {x!r}: g_star(x) returned {gv!r}, not {d} values")
+        out.append((xb, _round(fmt, fv, "f_star(x)", x), _round(fmt, hv, "h_star(x)", x),
+                    tuple(_round(fmt, c, f"g_star(x)[{j}]", x) for j, c in enumerate(gv))))
     return out
 
 

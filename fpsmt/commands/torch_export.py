@@ -170,8 +170,10 @@ def scalar_network(net, sem=None, rounded=False):
                 self.plan.append((rows, plans, L.activation))
 
         def forward(self, x):
-            """x: (points,) → (points,) for a one-input, one-output network."""
-            a = [x]
+            """x: (points,) → (points,) for a one-input, one-output network; (points, d) →
+            (points,) for d inputs."""
+            a = [x] if x.dim() == 1 else list(x.unbind(1))
+            x = a[0]  # the shape of one column: what zeros and biases take
             for k, (rows, plans, act) in enumerate(self.plan):
                 w, b = list(getattr(self, f"w{k}").unbind()), list(getattr(self, f"b{k}").unbind())
                 out = []
@@ -187,8 +189,8 @@ def scalar_network(net, sem=None, rounded=False):
                 a = out
             return a[0]
 
-    if net.n_in != 1 or net.n_out != 1:
-        raise InputError("the torch export takes networks of one input and one output")
+    if net.n_out != 1:
+        raise InputError("the torch export takes networks of one output")
     return ScalarNetwork(net)
 
 

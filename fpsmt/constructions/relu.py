@@ -861,7 +861,7 @@ def boxplus_copies(fmt, kinds):
             r0 += len(W) * L.n_out
             c0 += len(W) * L.n_in
         bias = [fmt.sign_bit] if last else np.concatenate(bias).tolist()
-        layers.append(Layer(1 if last else r0, 1 if k == 0 else c0, np.concatenate(rows), np.concatenate(cols),
+        layers.append(Layer(1 if last else r0, kinds[0][0].n_in if k == 0 else c0, np.concatenate(rows), np.concatenate(cols),
                             np.concatenate(ws).tolist(), bias, kinds[0][0].layers[k].activation))
     return Network(fmt, layers)
 

@@ -1,0 +1,154 @@
+"""``fpsmt construct`` for d-dimensional targets (d >= 2): the ReLU network of
+:mod:`fpsmt.constructions.relu_nd`, written, read back and verified in the executor at every
+domain point — value and every component of D^AD(h*(x)), bit for bit — and optionally
+run in PyTorch and drawn (d = 2: heat maps)."""
+
+from __future__ import annotations
+
+import json
+import time
+
+import numpy as np
+
+from fpsmt.commands.options import err, out, pyplot, save_figure
+from fpsmt.errors import InputError
+
+#: the executor's working set per evaluated batch (points × the widest layer)
+BATCH_CELLS = 1 << 22
+
+
+def check_options(args, construction, sem):
+    """What d-dimensional targets do not take, refused in one line before any work."""
+    if construction.activation != "relu":
+        raise InputError(f"d-dimensional targets are built for relu only, not {construction.activation}")
+    for flag, given, why in (("--verify atoms", args.verify == "atoms", "the atoms' evaluation is 1-D"),
+                             ("--certify", args.certify, "the lemmas are stated for d = 1"),
+                             ("--cluster", bool(args.cluster), "the verification of d-dimensional networks runs here"),
+                             ("--semantics", not sem.is_paper, "the profiles' second verification is 1-D")):
+        if given:
+            raise InputError(f"{flag} does not take d-dimensional targets yet: {why}")
+
+
+def construct(args, fmt, construction, path, out_path, sem):
+    from fpsmt.commands import netio, targets
+    from fpsmt.constructions import relu_nd
+    check_options(args, construction, sem)
+    points = targets.load_targets_nd(path, fmt)
+    relu_nd.check_points(fmt, points)
+    d = len(points[0][0])
+    err(f"fpsmt: building the relu network for {len(points)} points of {fmt.name}^{d} ...")
+    t0 = time.perf_counter()
+    with construction.active():
+        net = relu_nd.theorem_network(fmt, points)
+    built = time.perf_counter() - t0
+    with netio.pending_network(net, out_path) as (pending, size, written):  # verified as written
+        err(f"  verifying at {len(points)} points (value and the {d} components of D^AD, bit for bit) ...")
+        t1 = time.perf_counter()
+        bad, f_got, g_got = verify(fmt, written, points)
+        checked = time.perf_counter() - t1
+        if bad:
+            pending.discard()
+    n_ga = [sum(1 for p in points if not fmt.is_zero(p[3][i])) for i in range(d)]
+    summary = {"format": fmt.name, "dimension": d, "points": len(points), "gradient_atoms": n_ga,
+               "value_atoms": len(points), "depth": net.depth, "activation": "relu", "paper_depth": 7,
+               "widths": [L.n_out for L in net.layers], "max_width": max(L.n_out for L in net.layers),
+               "parameters": net.n_parameters(), "bytes": size, "out": None if bad else str(out_path),
+               "verified": len(points) - len(bad), "mismatches": bad, "verify": "full",
+               "seconds": {"build": round(built, 3), "verify": round(checked, 3)}}
+    err(f"fpsmt: {len(points)} points in {fmt.name}^{d}: gradient atoms per input {n_ga}, {len(points)} value atoms; "
+        f"depth {net.depth} (the paper: L >= 7), {summary['parameters']} parameters, {size} bytes"
+        + ("" if bad else f" -> {out_path}"))
+    err(f"  verified in the executor: {summary['verified']}/{len(points)} points bit-exact (value and every component "
+        f"of D^AD(h*(x)); a zero target met by either zero); build {built:.2f} s, verify {checked:.2f} s")
+    err("  the d-dimensional atoms are not yet stated as lemmas: this verification at every domain point is the check")
+    for b in bad[:10]:
+        err(f"  MISMATCH at x = ({', '.join(b['x'])}): f = {b['f']} (target {b['f_target']}), "
+            f"D^AD = ({', '.join(b['grad'])}) (target ({', '.join(b['g_target'])}))")
+    if bad:
+        err(f"fpsmt: internal error: the network does not meet its targets at {len(bad)} point(s); "
+            f"nothing written to {out_path}")
+    if args.plot and not bad:
+        summary["plot"] = _plot(args, fmt, points, f_got, g_got, net.depth)
+    if args.torch and not bad:
+        summary["torch"] = _torch(fmt, written, points)
+    if args.json:
+        out(json.dumps(summary))
+    return 1 if bad else 0
+
+
+def verify(fmt, net, points):
+    """``(bad, f, grad)``: the points where the value or a component of D^AD differs from
+    the targets (a zero target met by either zero), the values (n,) and gradients (n, d)
+    computed — the whole network in the executor, in batches of points."""
+    from fpsmt.commands.targets import meets
+    from fpsmt.semantics.arith import concrete
+    from fpsmt.semantics.network import run
+    A = concrete(fmt)
+    X = np.asarray([list(p[0]) for p in points], dtype=np.uint64)
+    Y = np.asarray([[p[2]] for p in points], dtype=np.uint64)
+    step = max(1, BATCH_CELLS // max(L.n_out for L in net.layers))
+    fs, gs = [], []
+    for a in range(0, len(points), step):
+        t = run(A, net, A.const(X[a:a + step]), A.const(Y[a:a + step]))
+        fs.append(np.asarray(A.to_bits(t.out)).reshape(-1))
+        gs.append(np.asarray(A.to_bits(t.grad)).reshape(-1, net.n_in))
+    f, g = np.concatenate(fs), np.concatenate(gs)
+    bad = []
+    for p, o, gr in zip(points, f.tolist(), g.tolist()):
+        if not (meets(fmt, o, p[1]) and all(meets(fmt, a, b) for a, b in zip(gr, p[3]))):
+            bad.append({"x": [fmt.hex(b) for b in p[0]], "f": fmt.hex(o), "f_target": fmt.hex(p[1]),
+                        "grad": [fmt.hex(b) for b in gr], "g_target": [fmt.hex(b) for b in p[3]]})
+    return bad, f, g
+
+
+def _torch(fmt, net, points):
+    """The scalar-operation module (torch.autograd, d inputs) at every point: how many meet
+    the value and every gradient component."""
+    from fpsmt.commands import torch_export as T
+    from fpsmt.commands.targets import meets
+    torch = T.torch_module()
+    t0 = time.perf_counter()
+    X = np.asarray([list(p[0]) for p in points], dtype=np.uint64)
+    Y = np.asarray([p[2] for p in points], dtype=np.uint64)
+    x = T.to_tensor(fmt, X).clone().requires_grad_(True)
+    outv = T.scalar_network(net)(x)
+    outv.backward(T.to_tensor(fmt, Y))
+    f = T.to_bits(fmt, outv).ravel().tolist()
+    g = T.to_bits(fmt, x.grad).reshape(len(points), -1).tolist()
+    diff = [{"x": [fmt.hex(b) for b in p[0]], "f": fmt.hex(o), "grad": [fmt.hex(b) for b in gr]}
+            for p, o, gr in zip(points, f, g)
+            if not (meets(fmt, o, p[1]) and all(meets(fmt, a, b) for a, b in zip(gr, p[3])))]
+    rep = {"torch": str(torch.__version__), "dtype": fmt.name,
+           "scalar": {"points": len(points), "bit_exact": len(points) - len(diff), "differences": diff[:20],
+                      "seconds": round(time.perf_counter() - t0, 3)}}
+    err(f"  torch {torch.__version__} {fmt.name}, scalar operations in the paper's order, torch.autograd on "
+        f"{net.n_in} inputs: {rep['scalar']['bit_exact']}/{len(points)} points bit-exact")
+    return rep
+
+
+def _plot(args, fmt, points, f_got, g_got, depth):
+    """d = 2: heat maps over the domain's points of the network's value and of each
+    component of D^AD, beside the targets (d > 2: not drawn, said so)."""
+    d = len(points[0][0])
+    if d != 2:
+        err(f"  --plot draws d = 2 (heat maps); not drawn for d = {d}")
+        return None
+    plt = pyplot()
+    num = lambda b: float(fmt.to_fraction(int(b))) if fmt.is_finite(int(b)) else float("nan")  # noqa: E731
+    x1 = [num(p[0][0]) for p in points]
+    x2 = [num(p[0][1]) for p in points]
+    panels = [("value f*", [num(p[1]) for p in points]), ("network f", [num(v) for v in f_got])]
+    for i in range(2):
+        panels += [(f"target g*{i + 1}", [num(p[3][i]) for p in points]),
+                   (f"D^AD component {i + 1}", [num(v) for v in g_got[:, i]])]
+    fig, axes = plt.subplots(3, 2, figsize=(9, 11), squeeze=False)
+    for ax, (title, c) in zip(axes.ravel(), panels):
+        sc = ax.scatter(x1, x2, c=c, s=18, marker="s", cmap="viridis")
+        ax.set_title(title, fontsize=9)
+        ax.set_xlabel("x1")
+        ax.set_ylabel("x2")
+        fig.colorbar(sc, ax=ax)
+    fig.suptitle(f"fpsmt construct: {len(points)} points of {fmt.name}^2, relu network of depth {depth}, "
+                 "every point bit-exact", fontsize=10)
+    fig.tight_layout()
+    return save_figure(fig, args.plot)

@@ -1,0 +1,165 @@
+"""Theorem 3.1 for ReLU on d-dimensional inputs: the atoms of :mod:`fpsmt.constructions.relu`
+for a point z of F^d.
+
+* **Zero-gradient atom** ZGA(z, v): per coordinate j the repaired step pair
+  1[x_j >= z_j], 1[x_j <= z_j] on input j (the 1-D step indicators' networks, side by
+  side); then G_j1 = relu(−|v| ⊗ 1[x_j >= z_j] ⊕ |v|) = |v|·1[x_j < z_j] and G_j2 likewise
+  (x_j > z_j); N = relu(Σ_j (−G_j1 − G_j2) ⊕ |v|) = |v|·1[x = z]; out = sgn(v) ⊗ N.  For
+  d = 1 this is the 1-D atom.
+* **Gradient atom** GA_i(z, h, g) (g the target gradient on input i only): the step pairs
+  of every coordinate; T = relu(x_i ⊖ z_i⁻) beside them, on input i only; killers
+  G_j1 = relu(C ⊖ C·1[x_j >= z_j]), G_j2 likewise, C = 2^e_max; the gate
+  R = relu(T − Σ_j (G_j1 + G_j2)); the chain and the output of the 1-D atom with the
+  killers of every coordinate in each row.  D^AD reaches input i through T only.
+* The network: every GA_i of every point with g*_i ≠ 0 (coordinate by coordinate), then
+  every point's ZGA, side by side on the d inputs (:func:`fpsmt.constructions.relu.boxplus_copies`),
+  one output row summing their terms in that order.
+
+Where two or more coordinates differ from z, a row subtracts two or more killers of
+2^e_max (or of |v|) and its sum may overflow to −inf: such a row is dead (relu gives +0,
+whose derivative is 0), no +inf term meets it (so no NaN), and every value after a ReLU
+stays finite, as the dense semantics' absent terms (+0 ⊗ value) need.
+
+What is proved: the 1-D atoms' and ⊞'s lemmas (``fpsmt reproduce``).  The d-dimensional
+atoms are not yet stated as lemmas: ``fpsmt construct`` verifies each network it builds
+in the executor, bit for bit, at every domain point.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+from fpsmt.constructions import relu as R
+from fpsmt.errors import InputError
+
+
+def _steps(fmt, d):
+    """Layers 1–5: per coordinate j the step pair on input ``x{j}`` (Plan neurons
+    ``ge{j}_{k}``, ``le{j}_{k}``; parameters ``ge{j}_*``, ``le{j}_*``)."""
+    layers = [[] for _ in range(5)]
+    for j in range(d):
+        for tag, sign in ((f"ge{j}", 1), (f"le{j}", -1)):
+            src = f"x{j}"
+            for k, (entries, bias) in enumerate(R._step_layers(fmt, tag, sign, 0)):
+                layers[k].append((f"{tag}_{k}", [(src, w) for _, _, w in entries], bias[0]))
+                src = f"{tag}_{k}"
+    return layers
+
+
+def _step_params(s, zs):
+    params = {}
+    for j, z in enumerate(zs):
+        params.update(R.step_params(s, f"ge{j}", z))
+        params.update(R.step_params(s, f"le{j}", -z))
+    return params
+
+
+def inputs(d):
+    return tuple(f"x{j}" for j in range(d))
+
+
+def zero_gradient_atom(s, *args):
+    """ZGA(z, v) for z = args[:-1] (d coordinates), v = args[-1] (module docstring)."""
+    *zs, v = args
+    d = len(zs)
+    f = s.fmt
+    P = R.Plan(f, inputs(d))
+    for layer in _steps(f, d):
+        P.add(layer)
+    b, nb = R.Param("b"), R.Param("nb")
+    P.add([(f"G{j}{c}", [(f"{t}{j}_4", nb)], b) for j in range(d) for c, t in (("a", "ge"), ("b", "le"))])
+    P.add([("N", [(f"G{j}{c}", -1) for j in range(d) for c in "ab"], b)])
+    P.add([("out", [("N", R.Param("sgn"))], R.NEG0)])
+    params = _step_params(s, zs)
+    params.update(b=abs(v), nb=-abs(v), sgn=s.where(v.is_negative(), -1, 1))
+    return P.network(), params
+
+
+def gradient_atom(i):
+    """The builder of GA_i: ``(s, z_0 … z_{d−1}, h, g)`` → (network, params)."""
+    def build(s, *args):
+        *zs, h, g = args
+        d = len(zs)
+        f = s.fmt
+        P = R.Plan(f, inputs(d))
+        steps = _steps(f, d)
+        for k, layer in enumerate(steps):
+            T = ("T", [(f"x{i}", 1)], R.Param(f"ge{i}_nzm")) if k == 0 else R.carried(["T"])[0]
+            P.add(layer + [T])
+        C = R.killer_constant(f)
+        killers = [f"G{j}{c}" for j in range(d) for c in "ab"]
+        P.add([R.carried(["T"])[0]] + [(f"G{j}{c}", [(f"{t}{j}_4", -C)], C)
+                                        for j in range(d) for c, t in (("a", "ge"), ("b", "le"))])
+        P.add([("R", [("T", 1)] + [(g_, -1) for g_ in killers], R.NEG0)] + R.carried(killers))
+        w_out, chain = R.transfer_weights(s, h, g)
+        weights = [s.const(1)] * R.shrink_count(f) + list(reversed(chain))
+        params = _step_params(s, zs)
+        F = zs[i] - zs[i].next_down()  # the gate's value at x = z
+        for n, c in enumerate(weights):
+            Pin = c * F
+            params[f"c{n}"], params[f"B{n}"] = c, R.reset_bias(s, Pin)
+            F = Pin + params[f"B{n}"]
+            layer = [("R", [("R", R.Param(f"c{n}"))] + [(g_, -1) for g_ in killers], R.Param(f"B{n}"))] \
+                + R.carried(killers)
+            if n == len(weights) - 1:
+                layer.append(("N", [(g_, -1) for g_ in killers], R.Param("w_out")))
+            P.add(layer)
+        params["w_out"] = w_out
+        P.add(R.OUTPUT_LAYER)
+        return P.network(), params
+    return build
+
+
+def theorem_network(fmt, points):
+    """f = f2 ⊞ f1 for ``points`` = [(z: d patterns, f*, h*, g*: d patterns), …]: the
+    gradient atoms GA_i of the points with g*_i ≠ 0, coordinate by coordinate, then every
+    point's zero-gradient atom (module docstring)."""
+    check_points(fmt, points)
+    d = len(points[0][0])
+    depth = R.gradient_atom_depth(fmt)
+    kinds = []
+    for i in range(d):
+        ga = [(z, h, g[i]) for z, _, h, g in points if not fmt.is_zero(g[i])]
+        if ga:
+            args = [[z[j] for z, _, _ in ga] for j in range(d)] + [[h for _, h, _ in ga], [g for _, _, g in ga]]
+            kinds.append(R.block_copies(gradient_atom(i), fmt, args, depth))
+    args = [[z[j] for z, *_ in points] for j in range(d)] + [[v for _, v, *_ in points]]
+    kinds.append(R.block_copies(zero_gradient_atom, fmt, args, depth))
+    return R.boxplus_copies(fmt, kinds)
+
+
+def check_points(fmt, points):
+    """The hypotheses on d-dimensional targets, each violation one error line naming x:
+    a non-empty domain of distinct points of one dimension (+0 and −0 are one value),
+    finite values, each coordinate in X, |h*| <= H, g*_i = 0 where h* = 0."""
+    if not points:
+        raise InputError("the domain is empty")
+    d = len(points[0][0])
+    c = R.constants(fmt)
+    seen = set()
+    for z, v, h, g in points:
+        at = f"at x = ({', '.join(fmt.show(b) for b in z)})"
+        if len(z) != d or len(g) != d:
+            raise InputError(f"{at}: {len(z)} coordinates and {len(g)} gradient components; the domain has {d}")
+        for what, b in [(f"x{j + 1}", b) for j, b in enumerate(z)] + [("f*", v), ("h*", h)] + \
+                [(f"g*{j + 1}", b) for j, b in enumerate(g)]:
+            if not fmt.is_finite(b):
+                raise InputError(f"{at}: {what} = {fmt.show(b)} is not finite")
+        key = tuple(fmt.to_fraction(b) for b in z)
+        if key in seen:
+            raise InputError(f"{at}: x appears twice (+0 and -0 are one value)")
+        seen.add(key)
+        for j, b in enumerate(z):
+            if abs(fmt.to_fraction(b)) > c.M_sigma:
+                raise InputError(f"{at}: x{j + 1} is outside X = [-{_bound(c.M_sigma)}, {_bound(c.M_sigma)}] of "
+                                 f"Theorem 3.1 for relu in {fmt.name}")
+        if abs(fmt.to_fraction(h)) > c.H_sigma:
+            raise InputError(f"{at}: |h*| = {fmt.describe(h)} exceeds H = {_bound(c.H_sigma)} of Theorem 3.1 for "
+                             f"relu in {fmt.name}")
+        if fmt.is_zero(h) and any(not fmt.is_zero(b) for b in g):
+            raise InputError(f"{at}: h* = 0 but g* is not zero: a zero upstream gradient gives a zero gradient")
+
+
+def _bound(q):
+    from fpsmt.constructions.registry import show_bound
+    return show_bound(Fraction(q))

@@ -1,0 +1,185 @@
+"""``fpsmt construct`` with d-dimensional targets (ReLU): every domain point of F^d meets its
+value and every gradient component, checked on the file by the exact reference; ``eval``
+runs the d-input network; bad targets and options are one line, exit 2."""
+
+import contextlib
+import io
+import itertools
+import json
+import math
+import re
+from fractions import Fraction
+
+import numpy as np
+import pytest
+from conftest import fpsmt
+
+from fpsmt.commands import netio, targets
+from fpsmt.constructions import relu_nd
+from fpsmt.errors import InputError
+from fpsmt.semantics.arith import ExactArith
+from fpsmt.semantics.formats import parse_format
+from fpsmt.semantics.network import run
+
+
+def _rows(fmt, d, grid):
+    """Grid points with f* = sin(Σx), upstreams of both signs, gradient components with
+    zeros among them (no gradient atom there), every value rounded once."""
+    r = lambda v: fmt.round(Fraction(v))  # noqa: E731
+    pts = []
+    for k, xs in enumerate(itertools.product(grid, repeat=d)):
+        g = tuple(r(0.0) if (k + j) % 3 == 0 else r((j + 1) * xs[j] + 0.5) for j in range(d))
+        pts.append((tuple(fmt.from_float(x) for x in xs), r(math.sin(sum(xs))), r(1.0) if k % 2 else r(-0.5), g))
+    return pts
+
+
+def _csv(tmp_path, fmt, pts):
+    d = len(pts[0][0])
+    lines = [",".join([f"x{j}" for j in range(1, d + 1)] + ["f", "h"] + [f"g{j}" for j in range(1, d + 1)])]
+    lines += [",".join([fmt.hex(b) for b in z] + [fmt.hex(v), fmt.hex(h)] + [fmt.hex(b) for b in g])
+              for z, v, h, g in pts]
+    p = tmp_path / "t.csv"
+    p.write_text("\n".join(lines) + "\n")
+    return p
+
+
+def _exact_check(fmt, path, pts):
+    """The network as written, run by the exact reference (rationals rounded once per
+    operation): the points where it misses its value or a gradient component."""
+    A = ExactArith(fmt)
+    t = run(A, netio.load_network(path), A.const(np.asarray([list(p[0]) for p in pts], dtype=object)),
+            A.const(np.asarray([[p[2]] for p in pts], dtype=object)))
+    out, grad = A.to_bits(t.out), A.to_bits(t.grad)
+    return [p for p, o, g in zip(pts, out, grad)
+            if not (targets.meets(fmt, int(o[0]), p[1]) and all(targets.meets(fmt, int(a), b) for a, b in zip(g, p[3])))]
+
+
+@pytest.mark.parametrize("fmt_name,d,grid,exact", [("bfloat16", 2, [-1.5, -0.0, 0.25, 3.0], False),
+                                                   ("float8_e4m3", 2, [-2.0, 0.0, 1.0], True),
+                                                   ("float8_e4m3", 3, [-1.0, 2.0], True)])
+def test_construct_nd_meets_every_component(tmp_path, fmt_name, d, grid, exact):
+    """The command's verification, and (8-bit formats: the exact reference's run takes
+    seconds there, minutes in bfloat16) the exact reference on the file at every point;
+    bfloat16 is checked independently by torch.autograd in the --torch test."""
+    fmt = parse_format(fmt_name)
+    pts = _rows(fmt, d, grid)
+    out = tmp_path / "n.json"
+    r = fpsmt("construct", "--targets", str(_csv(tmp_path, fmt, pts)), "--format", fmt_name, "--out", str(out), "--json")
+    assert r.returncode == 0, r.stderr
+    doc = json.loads(r.stdout)
+    assert doc["dimension"] == d and doc["verified"] == doc["points"] == len(pts) and doc["mismatches"] == []
+    assert doc["gradient_atoms"] == [sum(1 for p in pts if not fmt.is_zero(p[3][i])) for i in range(d)]
+    assert netio.load_network(out).n_in == d
+    if exact:
+        assert _exact_check(fmt, out, pts) == []
+
+
+def test_eval_runs_a_d_input_network(tmp_path):
+    fmt = parse_format("float8_e4m3")
+    pts = _rows(fmt, 3, [-1.0, 2.0])
+    out = tmp_path / "n.safetensors"
+    assert fpsmt("construct", "--targets", str(_csv(tmp_path, fmt, pts)), "--format", "float8_e4m3",
+                 "--out", str(out)).returncode == 0
+    p = tmp_path / "p.csv"
+    p.write_text("".join(",".join([fmt.hex(b) for b in z] + [fmt.hex(h)]) + "\n" for z, _, h, _ in pts))
+    r = fpsmt("eval", str(out), "--points", str(p))
+    assert r.returncode == 0, r.stderr
+    for line, (z, v, h, g) in zip(r.stdout.splitlines(), pts):
+        got = json.loads(line)
+        assert targets.meets(fmt, int(got["f"][0], 16), v)
+        assert len(got["grad"]) == 3 and all(targets.meets(fmt, int(a, 16), b) for a, b in zip(got["grad"], g))
+
+
+def test_python_targets_in_two_dimensions(tmp_path):
+    p = tmp_path / "t.py"
+    p.write_text("import math\n"
+                 "def domain():\n"
+                 "    return [(a / 2, b / 2) for a in range(-1, 2) for b in range(-1, 2)]\n"
+                 "def f_star(x): return x[0] * x[1]\n"
+                 "def h_star(x): return -1\n"
+                 "def g_star(x): return (x[1], 0 if x[0] == 0 else x[0])\n")
+    out = tmp_path / "n.json"
+    r = fpsmt("construct", "--targets", str(p), "--format", "float8_e4m3", "--out", str(out), "--json")
+    assert r.returncode == 0, r.stderr
+    doc = json.loads(r.stdout)
+    assert doc["dimension"] == 2 and doc["verified"] == 9 and doc["gradient_atoms"] == [6, 6]
+    fmt = parse_format("float8_e4m3")
+    pts = targets.load_targets_nd(p, fmt)
+    assert pts[0] == ((fmt.from_float(-0.5), fmt.from_float(-0.5)), fmt.from_float(0.25), fmt.from_float(-1.0),
+                      (fmt.from_float(-0.5), fmt.from_float(-0.5)))
+    assert _exact_check(fmt, out, pts) == []
+
+
+def test_a_wrong_d_dimensional_network_is_a_mismatch(tmp_path, monkeypatch):
+    """One output weight one bit off in the file read back: a mismatch, exit 1, nothing
+    written — the verification compares every component."""
+    from fpsmt.commands import cli
+    fmt = parse_format("float8_e4m3")
+    pts = _rows(fmt, 2, [-2.0, 0.0, 0.5, 1.0])
+    real = netio.load_network
+
+    def corrupted(path, **kw):
+        net = real(path, **kw)
+        net.layers[-1].weights[-1] = int(net.layers[-1].weights[-1]) ^ 0x01
+        return net
+    monkeypatch.setattr(netio, "load_network", corrupted)
+    out = tmp_path / "n.json"
+    o, e = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(o), contextlib.redirect_stderr(e):
+        code = cli.main(["construct", "--targets", str(_csv(tmp_path, fmt, pts)), "--format", "float8_e4m3",
+                         "--out", str(out), "--json"])
+    assert code == 1 and json.loads(o.getvalue())["mismatches"] and not out.exists()
+    assert "MISMATCH at x = (" in e.getvalue()
+
+
+def test_bad_d_dimensional_targets_are_one_line(tmp_path):
+    fmt = parse_format("bfloat16")
+    pts = _rows(fmt, 2, [0.0, 1.0])
+    cases = [
+        (pts + [((fmt.sign_bit, pts[0][0][1]),) + pts[0][1:]], "x appears twice"),
+        ([((fmt.from_float(2.0 ** 126), 0),) + pts[0][1:]], "x1 is outside X"),
+        ([(pts[0][0], pts[0][1], 0, (fmt.from_float(1.0), 0))], "h* = 0 but g* is not zero"),
+    ]
+    for rows, word in cases:
+        with pytest.raises(InputError, match=re.escape(word)):
+            relu_nd.check_points(fmt, rows)
+        r = fpsmt("construct", "--targets", str(_csv(tmp_path, fmt, rows)), "--format", "bfloat16",
+                  "--out", str(tmp_path / "n.json"))
+        assert r.returncode == 2 and word in r.stderr and len(r.stderr.strip().splitlines()) == 1, r.stderr
+    p = tmp_path / "t.py"
+    p.write_text("def domain(): return [(0.0, 1.0)]\n"
+                 "def f_star(x): return 1\n"
+                 "def h_star(x): return 1\n"
+                 "def g_star(x): return 1\n")
+    r = fpsmt("construct", "--targets", str(p), "--format", "bfloat16", "--out", str(tmp_path / "n.json"))
+    assert r.returncode == 2 and "g_star(x) returned 1, not 2 values" in r.stderr
+
+
+@pytest.mark.parametrize("extra,word", [
+    (["--verify", "atoms"], "--verify atoms does not take d-dimensional targets yet"),
+    (["--certify"], "--certify does not take d-dimensional targets yet"),
+    (["--cluster", "local:1"], "--cluster does not take d-dimensional targets yet"),
+    (["--semantics", "order=reversed"], "--semantics does not take d-dimensional targets yet"),
+    (["--activation", "tanh"], "built for relu only"),
+])
+def test_d_dimensional_refusals(tmp_path, extra, word):
+    fmt = parse_format("bfloat16")
+    r = fpsmt("construct", "--targets", str(_csv(tmp_path, fmt, _rows(fmt, 2, [0.0, 1.0]))), "--format", "bfloat16",
+              "--out", str(tmp_path / "n.json"), "--store", str(tmp_path / "s.sqlite"), *extra)
+    assert r.returncode == 2 and word in r.stderr and len(r.stderr.strip().splitlines()) == 1, r.stderr
+    assert not (tmp_path / "n.json").exists()
+
+
+def test_construct_nd_torch_and_plot(tmp_path):
+    """--torch: the scalar-operation module on two inputs, by torch.autograd, meets every
+    point; --plot draws the heat maps."""
+    pytest.importorskip("torch")  # the optional extras fpsmt[torch] and fpsmt[examples]
+    pytest.importorskip("matplotlib")
+    fmt = parse_format("bfloat16")
+    pts = _rows(fmt, 2, [-1.5, 0.0, 0.25, 3.0])
+    png = tmp_path / "p.png"
+    r = fpsmt("construct", "--targets", str(_csv(tmp_path, fmt, pts)), "--format", "bfloat16",
+              "--out", str(tmp_path / "n.json"), "--torch", "--plot", str(png), "--json")
+    assert r.returncode == 0, r.stderr
+    doc = json.loads(r.stdout)
+    assert doc["torch"]["scalar"]["bit_exact"] == len(pts) and png.stat().st_size > 10_000
