@@ -183,3 +183,16 @@ def test_an_enumeration_in_slices_on_a_cluster_gives_the_local_answer(tmp_path, 
     assert (spread.status, spread.witness) == (local.status, local.witness) and local.status == status
     assert any("in slices of 4 pieces on the cluster" in m for m in said)
     assert any("resuming the enumeration after" in m for m in said) == (t != 0x0100)
+
+
+@pytest.mark.parametrize("fmt", [Format(5, 12), Format(8, 13)], ids=str)
+def test_a_whole_variable_of_a_format_between_16_and_32_bits(tmp_path, fmt):
+    """18 bits (a whole axis of its own, built) and 22 bits (the lazy axis, in pieces):
+    ∀ x: x ⊗ 1 = x for finite x is PROVED by enumeration, and ∀ x: x < 2 or NaN is
+    REFUTED at the first pattern whose value is 2."""
+    ok = forall("mul_one", {"x": Float(finite=True)}, goal=lambda s: (s.x * 1).same(s.x))
+    r = _prove(tmp_path / "s.sqlite", ok, fmt)
+    assert r.status == "PROVED" and r.solver == "exhaustive"
+    below = forall("below2", {"x": Float()}, goal=lambda s: (s.x < s.const(2)) | s.x.is_nan())
+    r = _prove(tmp_path / "s.sqlite", below, fmt)
+    assert r.status == "REFUTED" and r.witness["x"] == fmt.round(2)

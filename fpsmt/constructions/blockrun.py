@@ -334,18 +334,20 @@ def own_blocks(A, net, kinds, x, y, sem=PAPER):
     each point owns.  ``kinds`` = [(template, owners), …]: the network is the template's
     copies side by side, kind after kind (checked by :func:`copy_layout`), copy c of a
     kind built for point ``owners[c]``.  Each copy runs at its own point alone (one pair
-    per copy: linear in the number of copies), and the network's output row and D^AD's
-    sum over the first layer are folded, per point, from its own copies' terms, with −0
-    in place of every term of a copy it does not own.  That is the network's value
-    wherever every copy contributes zeros away from its own point (a zero changes no
-    sum but the sign of a zero sum) — what the caller's lemmas must state; a copy's terms
-    at its own point are computed, never assumed.  A point's terms keep the kinds' order.
+    per copy: linear in the number of copies).  The output row is folded, per point, from
+    its own copies' outputs (each copy's output terms summed as the copy alone sums
+    them, bias −0), with −0 in place of every copy it does not own; D^AD's sum over the
+    first layer from its own copies' first-layer terms, one by one, with −0 for the
+    others'.  Left to right (the paper's rows only), that is the network's value and
+    D^AD up to the sign of a zero wherever every other copy contributes zeros — what the
+    caller's lemmas must state — and a copy's partial sum before its own terms is then a
+    zero, so summing its terms first changes nothing but that sign.  A copy's terms at
+    its own point are computed, never assumed.  A point's terms keep the kinds' order.
     Returns (value, D^AD) as arrays of the format."""
     from fpsmt.errors import InputError
     n = len(np.ravel(x))
-    if sem.fold_init != "first" or sem.wide is not None or sem.order not in ("left", "reversed") \
-            or sem.activation != "correct":
-        raise InputError(f"the atoms' evaluation folds rows of the paper's kind, not under {sem.spec}")
+    if sem.fold_init != "first" or sem.wide is not None or sem.order != "left" or sem.activation != "correct":
+        raise InputError(f"the atoms' evaluation is the paper's left-to-right rows, not {sem.spec}")
     owners = [np.asarray(o, dtype=np.int64) for _, o in kinds]
     if any(len(o) and (o.min() < 0 or o.max() >= n) for o in owners):
         raise InputError(f"an owner is not one of the {n} points")

@@ -130,6 +130,8 @@ def space(claim, fmt, free, limit=LIMIT):
                 ax = _range_values(fmt, dom, min(LIMIT, limit // total)) if ranged else None
                 if ax is None and fmt.nbits <= 32 and not axes and limit >= (1 << fmt.nbits):
                     ax = PatternAxis(fmt)  # the whole format, not built: the first variable only
+                    if len(ax) <= CHUNK:  # small enough to be a piece's whole axis: built
+                        ax = ax[np.arange(len(ax))]
                 if ax is None:
                     return None
             else:
