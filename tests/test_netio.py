@@ -225,3 +225,13 @@ def test_safetensors_pattern_wider_than_the_format(tmp_path):
                         "layers": json.dumps([{"shape": [1, 1], "activation": "identity", "weights": "dense"}])})
     with pytest.raises(InputError, match=r"weight\[0\]: bit pattern 0x400 does not fit E6M3"):
         load_network(p)
+
+
+@pytest.mark.parametrize("name", ["n.txt", "n", "n.safetensor"])
+def test_construct_refuses_an_out_that_is_not_a_network_file(tmp_path, name):
+    """--out must end in .json or .safetensors: one line, exit 2, nothing written."""
+    from conftest import fpsmt
+    r = fpsmt("construct", "--targets", "example:sin_misleading.py", "--format", "bfloat16",
+              "--out", str(tmp_path / name))
+    assert r.returncode == 2 and "a network file ends in .json or .safetensors" in r.stderr
+    assert len(r.stderr.strip().splitlines()) == 1 and list(tmp_path.iterdir()) == []

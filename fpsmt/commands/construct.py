@@ -175,6 +175,7 @@ def cmd_construct(args):
     from fpsmt.semantics.formats import parse_format
     fmt = parse_format(args.format)
     construction = get_construction(args.activation)
+    netio.check_network_path(args.out)
     out_path = output_path(args.out, "--out")  # every input, output path and store before any work
     if args.plot:
         output_path(args.plot, "--plot")

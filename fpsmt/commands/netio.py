@@ -132,6 +132,15 @@ def kind_of(path) -> str:
     return "safetensors" if str(path).lower().endswith(".safetensors") else "json"
 
 
+def check_network_path(path, option="--out"):
+    """A network file to write must end in .json or .safetensors (the extension chooses
+    the format): anything else is one error line, before any work."""
+    suffix = Path(str(path)).suffix.lower()
+    if suffix not in (".json", ".safetensors"):
+        raise InputError(f"{option} {path}: a network file ends in .json or .safetensors "
+                         f"(the extension chooses the format), not {suffix or 'no extension'}")
+
+
 def load_network(path, kind=None) -> Network:
     """A network file: safetensors or JSON by ``kind`` (default: by the path's extension)."""
     if (kind or kind_of(path)) == "safetensors":
