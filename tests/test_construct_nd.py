@@ -158,7 +158,6 @@ def test_bad_d_dimensional_targets_are_one_line(tmp_path):
 @pytest.mark.parametrize("extra,word", [
     (["--verify", "atoms"], "--verify atoms does not take d-dimensional targets yet"),
     (["--certify"], "--certify does not take d-dimensional targets yet"),
-    (["--cluster", "local:1"], "--cluster does not take d-dimensional targets yet"),
     (["--semantics", "order=reversed"], "--semantics does not take d-dimensional targets yet"),
     (["--activation", "tanh"], "built for relu only"),
 ])
@@ -168,6 +167,13 @@ def test_d_dimensional_refusals(tmp_path, extra, word):
               "--out", str(tmp_path / "n.json"), "--store", str(tmp_path / "s.sqlite"), *extra)
     assert r.returncode == 2 and word in r.stderr and len(r.stderr.strip().splitlines()) == 1, r.stderr
     assert not (tmp_path / "n.json").exists()
+
+
+def test_d_dimensional_refuses_a_cluster(tmp_path):
+    """--cluster (with the extra fpsmt[cluster] installed: without it, --cluster is refused
+    first, for that): refused for d-dimensional targets, one line."""
+    pytest.importorskip("distributed")
+    test_d_dimensional_refusals(tmp_path, ["--cluster", "local:1"], "--cluster does not take d-dimensional targets yet")
 
 
 def test_construct_nd_torch_and_plot(tmp_path):
