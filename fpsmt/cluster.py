@@ -78,33 +78,29 @@ class Cluster:
         """``fn(payload)`` for every payload as tasks; results in payload order.  A line per
         finished task (``describe(payload, result)``) to ``progress``.  An error a task
         raises is raised here, as it was raised there."""
-        from distributed import as_completed
-        futures = self.client.map(fn, payloads, pure=False)
-        index = {f.key: i for i, f in enumerate(futures)}
-        results = [None] * len(futures)
-        for done, f in enumerate(as_completed(futures), start=1):
-            i = index[f.key]
-            results[i] = f.result()
-            progress(f"[{done}/{len(futures)}] {describe(payloads[i], results[i])}")
-        return results
-
+        return _gathered(self.client.map(fn, payloads, pure=False), payloads, describe, progress, "")
 
     def map_shared(self, fn, shared, payloads: list, describe, progress) -> list:
         """``fn(shared, payload)`` for every payload as tasks, ``shared`` sent to the workers
         once; results in payload order, a line per finished task."""
-        from distributed import as_completed
         big = self.client.scatter(shared, broadcast=True)
         futures = [self.client.submit(fn, big, p, pure=False) for p in payloads]
-        index = {f.key: i for i, f in enumerate(futures)}
-        results = [None] * len(futures)
-        for done, f in enumerate(as_completed(futures), start=1):
-            i = index[f.key]
-            results[i] = f.result()
-            progress(f"  [{done}/{len(futures)}] {describe(payloads[i], results[i])}")
-        return results
+        return _gathered(futures, payloads, describe, progress, "  ")
 
     def workers(self) -> int:
         return max(1, len(self.client.scheduler_info().get("workers", {})))
+
+
+def _gathered(futures, payloads, describe, progress, indent) -> list:
+    """The futures' results in payload order, a line to ``progress`` as each finishes."""
+    from distributed import as_completed
+    index = {f.key: i for i, f in enumerate(futures)}
+    results = [None] * len(futures)
+    for done, f in enumerate(as_completed(futures), start=1):
+        i = index[f.key]
+        results[i] = f.result()
+        progress(f"{indent}[{done}/{len(futures)}] {describe(payloads[i], results[i])}")
+    return results
 
 
 @contextlib.contextmanager

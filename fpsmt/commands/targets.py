@@ -127,19 +127,13 @@ def load_targets_nd(path, fmt: Format):
             out.append((tuple(v[:d]), v[d], v[d + 1], tuple(v[d + 2:])))
         return out
     from fpsmt.userfiles import user_code
-    mod = _module(p)
-    for name in ("domain", "f_star", "h_star", "g_star"):
-        if not callable(getattr(mod, name, None)):
-            raise InputError(f"{p} does not define {name}()")
-    with user_code(p, "domain()"):
-        domain = list(mod.domain())
+    mod, domain = _functions_and_domain(p)
     out = []
     for x in domain:
         if not isinstance(x, (tuple, list)) or len(x) != d:
             raise InputError(f"{p}: domain() gave {x!r}: expected a tuple of {d} numbers, as its first point")
         xb = tuple(_round(fmt, c, "domain()", x) for c in x)
-        xf = tuple(float(fmt.to_fraction(b)) if not fmt.is_zero(b) else (-0.0 if b == fmt.sign_bit else 0.0)
-                   for b in xb)
+        xf = tuple(_as_float(fmt, b) for b in xb)
         with user_code(p, f"f_star({xf!r})"):
             fv = mod.f_star(xf)
         with user_code(p, f"h_star({xf!r})"):
@@ -168,18 +162,25 @@ def _round(fmt, v, what, x):
     return b
 
 
-def _from_python(p, fmt):
+def _functions_and_domain(p):
+    """A targets file's module, checked to define domain(), f_star, h_star and g_star, and
+    its domain as a list."""
     from fpsmt.userfiles import user_code
     mod = _module(p)
     for name in ("domain", "f_star", "h_star", "g_star"):
         if not callable(getattr(mod, name, None)):
             raise InputError(f"{p} does not define {name}()")
     with user_code(p, "domain()"):
-        domain = list(mod.domain())
+        return mod, list(mod.domain())
+
+
+def _from_python(p, fmt):
+    from fpsmt.userfiles import user_code
+    mod, domain = _functions_and_domain(p)
     out = []
     for x in domain:
         xb = _round(fmt, x, "domain()", x)
-        xf = float(fmt.to_fraction(xb)) if not fmt.is_zero(xb) else (-0.0 if xb == fmt.sign_bit else 0.0)
+        xf = _as_float(fmt, xb)
         row = [xb]
         for n in ("f_star", "h_star", "g_star"):
             with user_code(p, f"{n}({xf!r})"):

@@ -315,21 +315,9 @@ def _slices(executor, args, pieces):
     def points(a, b):
         return (min(head_total, b * step) - a * step) * tail
 
-    def gen():
-        for a in range(first, n, SLICE):
-            b = min(n, a + SLICE)
-            yield executor.submit(_scan, *args, a, b), b - a, points(a, b)
-    pending = deque()
-    try:
-        for unit in gen():
-            pending.append(unit)
-            if len(pending) >= 8:
-                yield pending.popleft()
-        while pending:
-            yield pending.popleft()
-    finally:
-        for f, _, _ in pending:
-            f.cancel()
+    units = ((executor.submit(_scan, *args, a, min(n, a + SLICE)), min(n, a + SLICE) - a,
+              points(a, min(n, a + SLICE))) for a in range(first, n, SLICE))
+    return _ahead(units, 8)
 
 
 def _narrow(claim, fmt, A, hypotheses, base, free, axes, registry):
@@ -364,10 +352,17 @@ def _narrow(claim, fmt, A, hypotheses, base, free, axes, registry):
 def _in_order(pool, piece, chunks, ahead):
     """(future of ``piece(chunk)``, 1 piece, the chunk's points) for every chunk, in order,
     with at most ``ahead`` pieces submitted ahead; closing it cancels those not started."""
+    return _ahead(((pool.submit(piece, chunk), 1, int(np.prod(chunk[1]))) for chunk in chunks), ahead)
+
+
+def _ahead(units, ahead):
+    """The (future, pieces, points) of ``units`` (a generator that submits each as it is
+    drawn) in order, with at most ``ahead`` submitted before the one awaited; closing it
+    cancels those not started."""
     pending = deque()
     try:
-        for chunk in chunks:
-            pending.append((pool.submit(piece, chunk), 1, int(np.prod(chunk[1]))))
+        for unit in units:
+            pending.append(unit)
             if len(pending) >= ahead:
                 yield pending.popleft()
         while pending:
