@@ -39,6 +39,11 @@ X_DOM = X()
 #: a finite upstream gradient
 FINITE = Float(finite=True)
 
+
+def nd_variables(d):
+    """z0 … z{d−1} and x0 … x{d−1}, each in X: a point and an input of X^d."""
+    return {**{f"z{j}": X_DOM for j in range(d)}, **{f"x{j}": X_DOM for j in range(d)}}
+
 #: the step indicators' guarantees, and the pair the blocks on top of them assume
 STEP_GE = Pred("step_indicator.ge", {"z": X_DOM, "x": X_DOM, "ge": Float()},
                lambda s: s.ge.same(indicator(s, s.x >= s.z)), doc="ge = 1[x >= z] (1 or +0)")

@@ -58,6 +58,11 @@ def inputs(d):
     return tuple(f"x{j}" for j in range(d))
 
 
+def at_point(s, d):
+    """x = z in every coordinate (the scope's variables ``x0`` … and ``z0`` …; +0 = −0)."""
+    return s.all(*[s[f"x{j}"].eq(s[f"z{j}"]) for j in range(d)])
+
+
 def zero_gradient_atom(s, *args):
     """ZGA(z, v) for z = args[:-1] (d coordinates), v = args[-1] (module docstring)."""
     *zs, v = args

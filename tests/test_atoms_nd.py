@@ -1,0 +1,158 @@
+"""The d-dimensional atoms' lemmas (proofs/zero_gradient_atom_nd.py, gradient_atom_nd.py,
+coordinates_nd.py): each row PROVED in E3M2, and each failing on a wrong construction with
+a replayed counterexample; the premises the trees' joins argue from, checked on built
+networks for d = 2, 3, 4 — the stages' networks are the whole's slices, the rows that sum
+over the coordinates take the killers in the order the induction folds them, and every
+absent term of the whole is a zero."""
+
+import random
+
+import numpy as np
+import pytest
+
+from fpsmt.constructions import relu as C, relu_nd as N
+from fpsmt.proof import lemmas
+from fpsmt.proof.engine import Engine
+from fpsmt.semantics.arith import concrete as executor
+from fpsmt.semantics.formats import parse_format
+from fpsmt.semantics.network import run
+
+
+def _row(name, fmt="E3M2", built=None):
+    lemma = lemmas.load(name)
+    return lemmas._row(Engine(solver="portfolio", timeout=300, confirm=True), name, lemma, "repaired",
+                       parse_format(fmt), None, built)
+
+
+def _failed(row):
+    return [n for n in row["tree"]["children"] if n.get("status") == "REFUTED"] if row.get("tree") else []
+
+
+def test_zero_gradient_atom_nd_tree_proved():
+    r = _row("zero_gradient_atom_nd")
+    assert r["status"] == "PROVED", r.get("reason")
+    assert "every d <= 32768" in r["statement"]
+
+
+def _halved_killer_weight(monkeypatch):
+    """The atom with its killers' weight −|v|/2: at x_j = z_j a killer stays on."""
+    real = N.zero_gradient_atom
+
+    def wrong(s, *args):
+        net, P = real(s, *args)
+        return net, {**P, "nb": P["nb"] * s.const(0.5)}
+    monkeypatch.setattr(N, "zero_gradient_atom", wrong)
+
+
+def test_zero_gradient_atom_nd_tree_refutes_a_wrong_killer(monkeypatch):
+    _halved_killer_weight(monkeypatch)
+    r = _row("zero_gradient_atom_nd")
+    assert r["status"] == "REFUTED", r
+    assert "zero_gradient_atom_nd.coordinate" in r["statement"] and r["counterexample"], r
+    fmt = parse_format("E3M2")
+    cx = r["counterexample"]
+    assert all(v.startswith("0x") for v in cx.values())
+    # the counterexample is a point where the killer is on although x = z
+    assert fmt.to_fraction(int(cx["x"], 16)) == fmt.to_fraction(int(cx["z"], 16))
+
+
+def test_zero_gradient_atom_nd_whole_d2_proved_and_refuted(monkeypatch):
+    from fpsmt.proofs import zero_gradient_atom_nd as Z
+    fmt = parse_format("E3M2")
+    r = _row("zero_gradient_atom_nd", built=Z.block(2)(fmt, None))
+    assert r["status"] == "PROVED", r.get("reason")
+    _halved_killer_weight(monkeypatch)
+    r = _row("zero_gradient_atom_nd", built=Z.block(2)(fmt, None))
+    assert r["status"] == "REFUTED" and r["counterexample"], r
+
+
+def test_coordinates_nd_proved_and_refuted_with_a_small_killer(monkeypatch):
+    r = _row("coordinates_nd")
+    assert r["status"] == "PROVED", r.get("reason")
+    real = C.killer_constant
+    monkeypatch.setattr(C, "killer_constant", lambda fmt: real(fmt) / 4)  # below T's 2^(e_max-1)
+    r = _row("coordinates_nd")
+    assert r["status"] == "REFUTED" and "coordinates_nd.ga_gate" in r["statement"], r
+    assert r["counterexample"]
+
+
+@pytest.mark.slow
+def test_gradient_atom_nd_whole_d2_proved():
+    from fpsmt.proofs import gradient_atom_nd as G
+    r = _row("gradient_atom_nd", built=G.claims(2, parse_format("E3M2")))
+    assert r["status"] == "PROVED", r.get("reason")
+
+
+# ------------------------------------------------------------------ the joins' premises
+def _point(fmt, d, rng):
+    xs = [b for b in range(1 << fmt.nbits) if fmt.is_finite(b) and abs(fmt.to_fraction(b)) <= C.constants(fmt).M_sigma]
+    return [rng.choice(xs) for _ in range(d)], xs
+
+
+def _entries(L, row):
+    k = np.nonzero(L.rows == row)[0]
+    return [(int(L.cols[i]), L.weights[i]) for i in k], L.bias[row]
+
+
+@pytest.mark.parametrize("d", [2, 3, 4])
+def test_zero_gradient_atom_nd_layers_are_the_stages(d):
+    """Layers 0–4: pair j's rows are the step blocks' (reading x_j, then their own rows);
+    layer 5: coordinate j's killers are the rows ``coordinate`` runs (the d = 1 atom's
+    layer 5); layer 6: N sums the 2d killers in column order (the fold's order) with weight
+    −1 and bias |v|; layer 7 is the d = 1 atom's."""
+    fmt = parse_format("bfloat16")
+    rng = random.Random(d)
+    zs, _ = _point(fmt, d, rng)
+    v = fmt.round(-2.5)
+    net = C.concrete(N.zero_gradient_atom, fmt, *zs, v)
+    assert len(net.layers) == 8
+    for j, z in enumerate(zs):
+        for r, block in ((2 * j, C.concrete(C.step_ge, fmt, z)), (2 * j + 1, C.concrete(C.step_le, fmt, z))):
+            for k in range(5):
+                (entries, bias), (want, want_bias) = _entries(net.layers[k], r), _entries(block.layers[k], 0)
+                assert [w for _, w in entries] == [w for _, w in want] and bias == want_bias
+                assert [c for c, _ in entries] == [j if k == 0 else r]
+                assert net.layers[k].activation == block.layers[k].activation
+        one = C.concrete(N.zero_gradient_atom, fmt, z, v).layers[5]
+        for a in range(2):
+            (entries, bias), (want, want_bias) = _entries(net.layers[5], 2 * j + a), _entries(one, a)
+            assert entries == [(c + 2 * j, w) for c, w in want] and bias == want_bias
+    top = net.layers[6]
+    entries, bias = _entries(top, 0)
+    assert entries == [(c, fmt.round(-1)) for c in range(2 * d)] and bias == fmt.round(2.5)
+    assert top.activation == "relu" and net.layers[7].weights == C.concrete(N.zero_gradient_atom, fmt, zs[0], v).layers[7].weights
+
+
+@pytest.mark.parametrize("d,kind", [(2, "zga"), (3, "zga"), (2, "ga"), (3, "ga")])
+def test_every_absent_term_of_the_whole_is_a_zero(d, kind):
+    """The whole d-dimensional atom at points with x = z, one coordinate off and all off,
+    upstreams of both signs: every absent term, forward and backward, is ±0 (what the
+    stand-ins of the stages cover), and the atom's value and D^AD are the lemma's."""
+    fmt = parse_format("bfloat16")
+    A = executor(fmt)
+    rng = random.Random(10 * d + (kind == "ga"))
+    for _ in range(6):
+        zs, xs_all = _point(fmt, d, rng)
+        v, h, g = fmt.round(rng.choice([-3.0, 0.5, 7.0])), fmt.round(rng.choice([-1.5, 2.0])), fmt.round(0.75)
+        i = rng.randrange(d)
+        net = C.concrete(N.zero_gradient_atom, fmt, *zs, v) if kind == "zga" else \
+            C.concrete(N.gradient_atom(i), fmt, *zs, h, g)
+        xs = [list(zs), [rng.choice(xs_all) if j == 0 else zs[j] for j in range(d)], [rng.choice(xs_all) for _ in zs]]
+        for x in xs:
+            at = all(fmt.to_fraction(a) == fmt.to_fraction(b) for a, b in zip(x, zs))
+            y = h if (kind == "ga" and at) else fmt.round(rng.choice([-5.0, 3.0]))
+            t = run(A, net, A.const(np.asarray([x], dtype=np.uint64)), A.const(np.asarray([[y]], dtype=np.uint64)),
+                    keep_absent=True)
+            for fwd, bwd in t.absent:
+                for term in list(fwd.values()) + list(bwd.values()):
+                    assert fmt.is_zero(int(np.ravel(A.to_bits(term))[0]))
+            out = int(np.ravel(A.to_bits(t.out))[0])
+            grad = [int(b) for b in np.ravel(A.to_bits(t.grad))]
+            if kind == "zga":
+                assert (out == v) if at else fmt.is_zero(out)
+                assert all(fmt.is_zero(b) for b in grad)
+            else:
+                assert fmt.is_zero(out)
+                assert all(fmt.is_zero(b) for j, b in enumerate(grad) if j != i or not at)
+                if at:
+                    assert grad[i] == g
