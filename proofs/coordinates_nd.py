@@ -1,23 +1,21 @@
 """The coordinates' induction: what the d-dimensional atoms' rows that sum over the
 coordinates compute, for every number of coordinates.
 
-In the atoms of fpsmt.constructions.relu_nd, four kinds of row add, after a lead term t,
-the killer terms of every coordinate, −1 ⊗ G_0a, −1 ⊗ G_0b, …, −1 ⊗ G_(d−1)b, left to
-right (the paper's fold; columns in that order), then a zero Z (the row's absent terms,
-if any) and the bias B; each killer G is +0 or K:
+In the atoms of fpsmt.constructions.relu_nd two rows add the killer terms of every
+coordinate, −1 ⊗ G_0a, −1 ⊗ G_0b, …, −1 ⊗ G_(d−1)b, left to right (the paper's fold;
+the columns in that order), after a lead term t (none here: the fold starts at −0, its
+identity), then a zero Z (the row's absent terms, if any) and the bias B; each killer G
+is +0 or K:
 
-* the zero-gradient atom's N row: no lead (the fold starts at −0, its identity), K = |v|,
-  B = |v|;
-* the gradient atom's gate row R: t = T in [+0, 2^(e_max−1)], K = C = 2^e_max, B = −0
-  (U = 2^(e_max−1) ⊕ −C);
-* its chain rows, killed (R = +0): t = c ⊗ R, a zero, K = C, B <= 2 (CHAIN_LAYER);
-* its N row: no lead, K = C, B = w_out in (0, 1].
+* the zero-gradient atom's N row: K = |v|, B = |v|;
+* the gradient atom's A row: K = C = 2^e_max, B = C (A = C at x = z, +0 elsewhere; two
+  layers on, the 1-D atom's gate and chain take over).
 
 ``coordinates_nd.fold`` is an induction over the killer terms (k = 0 … 2^16: every d up
 to 2^15), for any lead t, killer K >= +0 and bound U >= t ⊕ (−K): after k terms the sum
 S is the lead bit for bit while every killer so far is +0 (m = 0; then the row's
 pre-activation is (t ⊕ Z) ⊕ B, as the 1-D atom's row computes it where its killers are
-+0), and at most U once one of them is K (m = 1).  Four claims, one per kind of row,
++0), and at most U once one of them is K (m = 1).  Two claims, one per kind of row,
 show its t, K and U satisfy U >= t ⊕ (−K) and that every S <= U gives a pre-activation
 (S ⊕ Z) ⊕ B <= 0 over the row's ranges; ``relu_off``, that a pre-activation <= 0 gives
 ReLU = a zero and ReLU' = 0: a row with a killer on is off and passes no gradient.
@@ -27,8 +25,6 @@ per-coordinate stages (each coordinate's step pair inside a d-wide layer, whose 
 are +0 exactly at x_j = z_j) and the layers 1–5 of d pairs side by side.  For d = 2 and
 3 the atoms are proved whole (proofs/zero_gradient_atom_nd.py, gradient_atom_nd.py).
 """
-
-from fractions import Fraction
 
 from fpsmt.constructions import relu as C
 from fpsmt.proof.claims import Float, Int, forall
@@ -78,19 +74,12 @@ def _use(name, doc, variables, t, K, U, B):
 
 def uses(fmt):
     Cc = C.killer_constant(fmt)
-    top = Fraction(2) ** (fmt.e_max - 1)  # T = x ⊖ z⁻ of X is at most 2^(e_max-1)
     neg0 = lambda s: -s.const(0)  # noqa: E731
     return [
         _use("zga_n", "the zero-gradient atom's N row: t = −0, K = b = |v|, U = −b, B = b",
              {"b": Float(finite=True, sign="+")}, neg0, lambda s: s.b, lambda s: -s.b, lambda s: s.b),
-        _use("ga_gate", "the gradient atom's gate row: t = T in [+0, 2^(e_max-1)], K = C, U = 2^(e_max-1) ⊕ −C, "
-             "B = −0", {"T": Float(range=(0, top))}, lambda s: s.T, lambda s: s.const(Cc),
-             lambda s: s.const(top) + (-s.const(Cc)), neg0),
-        _use("ga_chain", "a killed chain row: t = c ⊗ R with R = ±0, K = C, U = −C, B <= 2",
-             {"R0": zero(), "c": _fin, "B": Float(finite=True, range=(None, 2))}, lambda s: s.c * s.R0,
-             lambda s: s.const(Cc), lambda s: s.const(-Cc), lambda s: s.B),
-        _use("ga_n", "the gradient atom's N row: t = −0, K = C, U = −C, B = w_out in (0, 1]",
-             {"w": Float(range=(0, 1))}, neg0, lambda s: s.const(Cc), lambda s: s.const(-Cc), lambda s: s.w),
+        _use("ga_any", "the gradient atom's A row: t = −0, K = C, U = −C, B = C",
+             {}, neg0, lambda s: s.const(Cc), lambda s: s.const(-Cc), lambda s: s.const(Cc)),
     ]
 
 
@@ -105,7 +94,7 @@ def repaired(fmt):
     tree = Node("lemma", "coordinates_nd", None, [fold(fmt), *uses(fmt), relu_off(fmt)])
     return tree, (f"for every number of killer terms up to {TERMS_MAX} (d <= {TERMS_MAX // 2} coordinates), every "
                   "finite lead t and killer K >= +0: the fold t ⊕ (−1 ⊗ G_1) ⊕ … (each G = +0 or K) is t bit for "
-                  "bit while every G is +0 and at most t ⊕ (−K) after one is K; the four kinds of row that sum over "
+                  "bit while every G is +0 and at most t ⊕ (−K) after one is K; the two kinds of row that sum over "
                   "the coordinates are then <= 0 (ReLU +0, ReLU' 0) once a killer is on")
 
 

@@ -312,17 +312,18 @@ GATE_OFF = Pred("gradient_atom.gate_off", {**GATE.variables}, lambda s: [GATE.ho
                 doc="the gate's (R, G1, G2) at x != z")
 
 
-def chain_killed(fmt):
+def chain_killed(fmt, base=None):
     """At x != z, by induction over the chain layers (shrinks included: any weight and bias
     with CHAIN_LAYER): (0, C, 0) and (0, 0, C) go through every layer unchanged, and a
-    finite upstream on R with zeros on the killers gives zero gradients."""
+    finite upstream on R with zeros on the killers gives zero gradients.  ``base``: the
+    induction's base (a stage guaranteeing KILLED_RUN at i = 0; default from GATE_OFF)."""
     def layer(s):
         net = _layer_net(s.fmt)
         return s.run(net, [s.R, s.G1, s.G2], [s.uR, s.o1, s.o2], params={"c": s.c, "B": s.B})
     fin = Float(finite=True)
     return induction(
         "gradient_atom.chain_killed", KILLED_RUN, "i", 0, CHAIN_MAX,
-        stage("gradient_atom.chain_killed.base", {"n": _i}, KILLED_RUN, lambda s: {"i": 0}, GATE_OFF),
+        base or stage("gradient_atom.chain_killed.base", {"n": _i}, KILLED_RUN, lambda s: {"i": 0}, GATE_OFF),
         lambda s: dict(zip(("R", "G1", "G2"), layer(s)[0])), KILLED,
         step_vars={"c": fin, "B": fin, "uR": fin, "o1": zero(), "o2": zero()},
         step_given=lambda s: CHAIN_LAYER.holds(s), step_side=lambda s: [g.is_zero() for g in layer(s)[1]],
@@ -459,14 +460,22 @@ def tree(fmt):
     """The repaired atom's tree (see the module docstring)."""
     def flat(c, **uses):
         return Node("stage", c.name, c, uses=uses)
-    out = flat(output_claim(fmt), hypothesis=W_OUT, premise=[W_OUT, CHAIN_WEIGHT], side=[CHAIN_BACK])
     gate = sequence("gradient_atom.gate", [step_node("ge", fmt, True), step_node("le", fmt, True), gate_t_stage(fmt),
                                            gate_beside(fmt), gate_top_stage(fmt)])
-    parts = [gate, flat(shrink_claim(fmt), side=[PASS]), flat(spacing_claim(fmt)),
-             sequence("gradient_atom.at_z", [shrinks_stage(fmt), chain_at_z(fmt)]),
-             flat(shrink_biases_claim(fmt), guarantee=CHAIN_LAYER), biases_stage(fmt), chain_killed(fmt),
-             out, transfer_tree(fmt), one_fact(fmt), cong_fact(fmt), backward_tree(fmt)]
-    return Node("lemma", "gradient_atom", None, parts)
+    return Node("lemma", "gradient_atom", None, [gate] + chain_parts(fmt))
+
+
+def chain_parts(fmt, killed_base=None):
+    """The tree's nodes after the gate (from (R, G1, G2) on: the shrinks, the chain at x = z
+    and at x != z, the output, the transfer, the backward chain), which the d-dimensional
+    atom shares (proofs/gradient_atom_nd.py; ``killed_base``: its base of chain_killed)."""
+    def flat(c, **uses):
+        return Node("stage", c.name, c, uses=uses)
+    out = flat(output_claim(fmt), hypothesis=W_OUT, premise=[W_OUT, CHAIN_WEIGHT], side=[CHAIN_BACK])
+    return [flat(shrink_claim(fmt), side=[PASS]), flat(spacing_claim(fmt)),
+            sequence("gradient_atom.at_z", [shrinks_stage(fmt), chain_at_z(fmt)]),
+            flat(shrink_biases_claim(fmt), guarantee=CHAIN_LAYER), biases_stage(fmt), chain_killed(fmt, killed_base),
+            out, transfer_tree(fmt), one_fact(fmt), cong_fact(fmt), backward_tree(fmt)]
 
 
 def repaired(fmt):

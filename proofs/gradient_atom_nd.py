@@ -3,18 +3,47 @@ fpsmt.constructions.relu_nd.gradient_atom): value ±0 on X^d; D^AD w.r.t. x_i is
 x = z with upstream h, and ±0 elsewhere for every finite upstream y; D^AD w.r.t. every
 other coordinate is ±0 everywhere (h ≠ 0 finite, g ≠ 0 finite).
 
-Stated with z and x symbolic in X^d, as one claim about the whole block per coordinate i,
-for d = 2 (the lemma's row: i = 0, 1) and d = 3 (a second row: i = 0, 1, 2).  The block
-is the 1-D gradient atom's chain with the killers of every coordinate in each row
-(proofs/gradient_atom.py proves the 1-D atom as a tree); here each claim is decided whole,
-which the solvers do in formats of at most 8 bits.  Wider formats need the atom's proof
-tree with d coordinates' killers (not written): the lemma has no row there, and says so.
+The block (fpsmt.constructions.relu_nd.gradient_atom): layers 0–4 the d step pairs and T =
+relu(x_i ⊖ z_i⁻) side by side; layer 5 T and every coordinate's killers G_ja, G_jb (+0 at
+x_j = z_j, one of them C = 2^e_max elsewhere); layer 6 T and A = relu(C ⊖ Σ killers);
+layer 7 T, G1 = relu(C ⊖ A) and G2 = +0; from layer 8 on the 1-D atom's gate row, chain
+and output on (T, G1, G2).  Rows:
+
+* ``repaired`` (every d up to 2^15), a proof tree:
+  - the step blocks inside d-wide layers and the pair (the zero-gradient atom's stages,
+    proofs/zero_gradient_atom_nd.py), and ``coordinate``: a coordinate's killers on its
+    pair (their absent terms any ±0), +0 at x_j = z_j, one of them C elsewhere, with
+    zero gradients into the pair when their upstream is a zero or x_j = z_j;
+  - ``T``: T through layers 0–5 inside d-wide layers (every absent term any ±0, the
+    first layer's included): T5 of the 1-D tree, and its gradient: the upstream where T > 0
+    (PASS), a zero where T = 0 or the upstream is a zero;
+  - ``fold`` and ``ga_any`` (proofs/coordinates_nd.py): A's sum over the 2d killer terms
+    is −0 while every killer is +0 (m = 0), at most −C once one is C (m = 1);
+  - ``collapse``: layers 6–8 on (T, that sum): (R, G1, G2) = (z_i − z_i⁻, +0, +0) at
+    m = 0 and (+0, C, +0) at m = 1 — the 1-D gate's states at x = z and x != z; the
+    gradient into T passed through at m = 0 (PASS), a zero at m = 1; A's term into the
+    killers a zero always;
+  - from (R, G1, G2) on, the 1-D atom's tree (proofs/gradient_atom.py ``chain_parts``: the
+    shrinks, the chain at x = z and, from ``collapse``'s (+0, C, +0), killed; the output,
+    the transfer and the backward chain's product): the very claims of the 1-D row;
+  - ``zeros_sum``, ``plus_zero``: D^AD w.r.t. x_i is T's first-layer term plus zeros (the
+    pair's terms, the absent ones), so T's; w.r.t. every other x_j a sum of zeros.
+  Argued, not a claim: m = 1 exactly when some x_j != z_j (``coordinate``: C != 0), so
+  m = 0 gives x_i = z_i, T = z_i − z_i⁻, and the 1-D tree's x = z; every killer's
+  upstream is A's term, a zero.  tests/test_atoms_nd.py checks on built networks that the
+  stages' networks are the whole's slices (layer 8 on: the 1-D atom's layers) and that
+  every absent term of the whole is a zero.
+* ``repaired``, d = 2 and 3: GA_i as one claim per coordinate i with z and x symbolic in
+  X^d, decided whole — in formats of at most 8 bits (wider ones get no such row).
 """
 
 from fpsmt.constructions import relu as C, relu_nd as N
-from fpsmt.proof.claims import Float
+from fpsmt.proof.claims import Float, forall, zero_variables
 from fpsmt.proof.lemmas import Lemma
-from fpsmt.proofs.common import FINITE, nd_variables, whole, xdesc
+from fpsmt.proof.tree import Node, Pred, join, sequence, stage
+from fpsmt.proofs import coordinates_nd as K, gradient_atom as G, zero_gradient_atom_nd as Z
+from fpsmt.proofs.common import FINITE, STEP_GE, STEP_LE, STEP_PAIR, X_DOM, finite_inside, nd_variables, whole, xdesc, \
+    zero
 from fpsmt.proofs.zero_gradient_atom_nd import DIMS
 
 #: the widest format whose whole-block claims the lemma states
@@ -48,13 +77,168 @@ def claims(d, fmt):
     return [c for i in range(d) for c in block(d, i)(fmt, None)[0]], _statement(fmt, d)
 
 
+def _killer(s):
+    return s.const(C.killer_constant(s.fmt))
+
+
+#: a coordinate's two killers in the gradient atom
+COORD = Pred("gradient_atom_nd.coordinate", {"z": X_DOM, "x": X_DOM, "Ga": Float(), "Gb": Float()},
+             lambda s: [s.any(s.Ga.same(0), s.Ga.same(_killer(s))), s.any(s.Gb.same(0), s.Gb.same(_killer(s))),
+                        s.x.eq(s.z).implies(s.all(s.Ga.same(0), s.Gb.same(0))),
+                        (~s.x.eq(s.z)).implies(s.any(s.Ga.same(_killer(s)), s.Gb.same(_killer(s))))],
+             doc="G_ja, G_jb in {+0, C}; both +0 at x_j = z_j, one of them C elsewhere")
+
+
+def _one_d(s, z):
+    """The d = 1 atom as built, for its layers (each a slice of every d's, tests/test_atoms_nd.py)."""
+    return N.gradient_atom(0)(s, z, s.const(1), s.const(1))
+
+
+def coordinate(fmt):
+    """Layer 5's killer rows of one coordinate (rows 1, 2 of the d = 1 atom's layer 5, on
+    columns (ge, le, T)), every absent term any ±0."""
+    from fpsmt.semantics.network import Network
+
+    def rows(s):
+        net, P = _one_d(s, s.z)
+        layer = Network(s.fmt, net.layers[5:6])
+        return s.run(layer, [s.ge, s.le, s.T], [s.uT, s.ua, s.ub], params=P, trace=True,
+                     zeros={"forward": {0: [s.Z0, s.Za, s.Zb]}, "backward": {0: [s.W0, s.Wa, s.Wb]}})
+
+    def side(s):
+        _, grad, (pre, _, _) = rows(s)
+        quiet = s.any(s.all(s.ua.is_zero(), s.ub.is_zero()), s.x.eq(s.z))
+        return [quiet.implies(s.all(grad[0].is_zero(), grad[1].is_zero()))] + \
+            [(u * s.sigma_prime(C.hidden(), p)).is_finite() for u, p in zip((s.ua, s.ub), pre[0][1:])]
+    zs = {n: zero() for n in ("Z0", "Za", "Zb", "W0", "Wa", "Wb")}
+    return stage("gradient_atom_nd.coordinate", {"T": Float(finite=True), "uT": FINITE, "ua": FINITE, "ub": FINITE,
+                                                  **zs},
+                 COORD, lambda s: dict(zip(("Ga", "Gb"), rows(s)[0][1:])), STEP_PAIR, side=side,
+                 doc="layer 5's killers of one coordinate (absent terms any ±0): +0 at x_j = z_j, one of them C "
+                     "elsewhere; zero gradients into the pair when their upstream is a zero or x_j = z_j")
+
+
+def _t_net(fmt):
+    from fpsmt.constructions.relu import Plan
+    P = Plan(fmt)
+    for k in range(6):
+        P.add([C.t_carry(k)])
+    return P.network(last_act=None)
+
+
+def t_stage(fmt):
+    """T through layers 0–5 inside d-wide layers: every absent term (the first layer's
+    included) any ±0."""
+    def run(s):
+        net = _t_net(s.fmt)
+        return s.run(net, [s.x], [s.u], params=C.step_params(s, "ge", s.z), zeros=s.zeros(net, first=0), trace=True)
+
+    def side(s):
+        (T,), (g,), (pre, post, up) = run(s)
+        return G.t_gradient(s, T, g) + finite_inside(post, up) + \
+            [(u * s.sigma_prime(C.hidden(), p)).is_finite() for layer in zip(up, pre) for u, p in zip(*layer)]
+    return stage("gradient_atom_nd.T", {"z": X_DOM, "x": X_DOM, "u": FINITE, **zero_variables(_t_net(fmt), first=0)},
+                 G.T5, lambda s: {"T": run(s)[0][0]}, side=side, states=[G.PASS],
+                 doc="T = relu(x_i ⊖ z_i⁻) carried through layers 0–5 inside d-wide layers (absent terms any ±0)")
+
+
+#: (R, G1, G2) after layer 8: the 1-D gate's states, at m = 0 (x = z) and m = 1
+GATE_AT = Pred("gradient_atom_nd.gate", {"z": X_DOM, "x": X_DOM, "m": K._m, "R": Float(), "G1": Float(), "G2": Float()},
+               lambda s: [s.m.eq(0).implies(s.all(s.x.eq(s.z), s.R.same(s.z - s.z.next_down()), s.G1.same(0),
+                                                  s.G2.same(0))),
+                          s.m.eq(1).implies(s.all(s.R.same(0), s.G1.same(_killer(s)), s.G2.same(0)))],
+               doc="(R, G1, G2) = (z_i − z_i⁻, +0, +0) with x_i = z_i at m = 0; (+0, C, +0) at m = 1")
+GATE_OFF = Pred("gradient_atom_nd.gate_off", {**GATE_AT.variables}, lambda s: [GATE_AT.holds(s), s.m.eq(1)],
+                doc="(R, G1, G2) = (+0, C, +0): some x_j != z_j")
+
+
+def _collapse_net(s, z):
+    """Layers 6–8 on (T, S), S the sum of A's killer terms: layer 6 is T carried and A =
+    relu(1 ⊗ S ⊕ C) (the whole's A row is relu(S ⊕ Z ⊕ C), 1 ⊗ S = S), layers 7–8 the d = 1
+    atom's."""
+    from fpsmt.constructions.relu import Plan
+    from fpsmt.semantics.network import Network
+    net, P = _one_d(s, z)
+    six = Plan(s.fmt, inputs=("T", "S"))
+    six.add([C.carried(["T"])[0], ("A", [("S", 1)], C.killer_constant(s.fmt))])
+    return Network(s.fmt, six.network(last_act=None).layers + net.layers[7:9]), P
+
+
+def collapse(fmt):
+    def run(s):
+        net, P = _collapse_net(s, s.z)
+        ups = [s.where(s.m.eq(0), u, u * 0) for u in (s.uR, s.u1, s.u2)]
+        return s.run(net, [s.T, s.S], ups, params=P, trace=True, zeros=s.zeros(net, first=0))
+
+    def side(s):
+        _, grad, (pre, post, up) = run(s)
+        a_term = up[0][1] * s.sigma_prime(C.hidden(), pre[0][1])  # A's gradient term, what each killer column gets ⊗ −1
+        return [s.m.eq(0).implies(G.PASS.holds(s, u=s.uR, g=grad[0])), s.m.eq(1).implies(grad[0].is_zero()),
+                a_term.is_zero()] + finite_inside(post, up)
+    fin = Float(finite=True)
+
+    def given(s):
+        return [G.T5.holds(s), K.FOLDED.holds(s, t=-s.const(0), K=_killer(s), U=-_killer(s)),
+                s.m.eq(0).implies(s.x.eq(s.z))]
+    zs = _collapse_zeros(fmt)
+    c = forall("gradient_atom_nd.collapse", {"z": X_DOM, "x": X_DOM, "T": Float(), "S": Float(), "m": K._m,
+                                             "n": K._k, "uR": fin, "u1": fin, "u2": fin, **zs},
+               given=given, goal=lambda s: [GATE_AT.holds(s, **dict(zip(("R", "G1", "G2"), run(s)[0])))] + side(s),
+               doc="layers 6–8 on T and A's killer sum: the 1-D gate's (R, G1, G2) at m = 0 and m = 1, T's gradient "
+                   "passed through at m = 0 and a zero at m = 1, A's term into the killers a zero")
+    return Node("stage", c.name, c, doc=c.doc, uses={"guarantee": GATE_AT, "premise": [G.T5, K.FOLDED],
+                                                     "side": [G.PASS]})
+
+
+def _collapse_zeros(fmt):
+    from fpsmt.proof.claims import Scope
+    from fpsmt.semantics.arith import concrete as executor
+    s = Scope(executor(fmt), fmt, {})
+    net, _ = _collapse_net(s, s.const(1))  # its layers do not depend on z
+    return zero_variables(net, first=0)
+
+
+def killed_base(fmt):
+    return stage("gradient_atom_nd.chain_killed.base", {"n": G._i}, G.KILLED_RUN, lambda s: {"i": 0}, GATE_OFF,
+                 doc="the chain's state at x != z is the 1-D one: (R, G1, G2) = (+0, C, +0)")
+
+
+def plus_zero(fmt):
+    c = forall("gradient_atom_nd.plus_zero", {"a": Float(not_nan=True, nonzero=True), "c": zero()},
+               goal=lambda s: (s.a + s.c).same(s.a), doc="a ⊕ (a zero) = a for every a != ±0, not NaN")
+    return Node("fact", c.name, c, doc=c.doc)
+
+
+def tree(fmt):
+    pair = join("gradient_atom_nd.pair", [STEP_GE, STEP_LE], STEP_PAIR,
+                doc="the two step blocks of one coordinate give its pair")
+    coord = sequence("gradient_atom_nd.coordinates",
+                     [Z.step_block(fmt, "ge"), Z.step_block(fmt, "le"), pair, coordinate(fmt)])
+    any_ = [u for u in K.uses(fmt) if u.name == "coordinates_nd.ga_any"]
+    return Node("lemma", "gradient_atom_nd", None,
+                [coord, t_stage(fmt), K.fold(fmt), *any_, K.relu_off(fmt), collapse(fmt)]
+                + G.chain_parts(fmt, killed_base(fmt)) + [Z.zeros_sum(fmt), plus_zero(fmt)])
+
+
+def repaired(fmt):
+    return tree(fmt), (f"every d <= {K.TERMS_MAX // 2}, every coordinate i < d: for all z, x in {xdesc(fmt)}^d, every "
+                       "finite h != 0, every finite g != 0 and every finite y: out = ±0; D^AD w.r.t. x_i = g (bit for "
+                       "bit) at x = z with upstream h and ±0 at x != z with upstream y; D^AD w.r.t. every other "
+                       f"coordinate ±0; depth {N.depth(fmt)}; proved as a tree: the d-wide gate (step blocks, killers, "
+                       "T, the induction over the killer terms, the two layers that collapse them), then the 1-D "
+                       "atom's chain, output, transfer and backward claims")
+
+
 def _formats(fmt):
     if fmt.nbits > MAX_BITS:
-        return (f"stated as whole-block claims in formats of at most {MAX_BITS} bits; {fmt.name} needs the atom's "
-                "proof tree with every coordinate's killers (not written)")
+        return (f"stated as whole-block claims in formats of at most {MAX_BITS} bits; {fmt.name} has the tree row "
+                "(every d)")
     return None
 
 
+def _extra(fmt):
+    return [] if _formats(fmt) else [("repaired", *claims(d, fmt)) for d in DIMS]
+
+
 LEMMA = Lemma("gradient_atom_nd", "Lemma 3.5 for x in F^d (BRIEF §5; Theorem 3.1's X^d)",
-              {"repaired": lambda fmt: claims(DIMS[0], fmt)}, order=82, only=("repaired",), formats=_formats,
-              extra=lambda fmt: [("repaired", *claims(d, fmt)) for d in DIMS[1:]])
+              {"repaired": repaired}, order=82, only=("repaired",), extra=_extra)

@@ -66,13 +66,41 @@ def test_zero_gradient_atom_nd_whole_d2_proved_and_refuted(monkeypatch):
     assert r["status"] == "REFUTED" and r["counterexample"], r
 
 
-def test_coordinates_nd_proved_and_refuted_with_a_small_killer(monkeypatch):
+def test_coordinates_nd_proved_and_a_row_kind_with_too_large_a_bias_refuted():
+    from fpsmt.proofs import coordinates_nd as K
     r = _row("coordinates_nd")
     assert r["status"] == "PROVED", r.get("reason")
-    real = C.killer_constant
-    monkeypatch.setattr(C, "killer_constant", lambda fmt: real(fmt) / 4)  # below T's 2^(e_max-1)
-    r = _row("coordinates_nd")
-    assert r["status"] == "REFUTED" and "coordinates_nd.ga_gate" in r["statement"], r
+    fmt = parse_format("E3M2")
+    C_ = C.killer_constant(fmt)
+    # a row whose bias exceeds its killer (1.5 C against C): a killer no longer turns it off
+    bad = K._use("bad", "bias 1.5 C", {}, lambda s: -s.const(0), lambda s: s.const(C_), lambda s: s.const(-C_),
+                 lambda s: s.const(C_ * 3 / 2)).claim
+    r = Engine(solver="portfolio", timeout=60).prove(bad, fmt, {bad.name: bad})
+    assert r.status == "REFUTED" and "S" in r.witness and r.reason == "counterexample replayed", r
+
+
+def test_gradient_atom_nd_tree_proved():
+    r = _row("gradient_atom_nd")
+    assert r["status"] == "PROVED", r.get("reason")
+    assert "every d <= 32768" in r["statement"]
+
+
+def test_gradient_atom_nd_tree_refutes_a_wrong_collapse(monkeypatch):
+    """G1's bias C/2 instead of C: at x != z the gate gives (+0, C/2, +0), not the 1-D
+    gate's (+0, C, +0)."""
+    real = N.gradient_atom
+
+    def wrong(i):
+        def build(s, *args):
+            net, P = real(i)(s, *args)
+            layer = net.layers[7]
+            layer.bias = list(layer.bias)
+            layer.bias[1] = s.fmt.round(C.killer_constant(s.fmt) / 2)
+            return net, P
+        return build
+    monkeypatch.setattr(N, "gradient_atom", wrong)
+    r = _row("gradient_atom_nd")
+    assert r["status"] == "REFUTED" and "gradient_atom_nd.collapse" in r["statement"], r
     assert r["counterexample"]
 
 
@@ -121,6 +149,48 @@ def test_zero_gradient_atom_nd_layers_are_the_stages(d):
     entries, bias = _entries(top, 0)
     assert entries == [(c, fmt.round(-1)) for c in range(2 * d)] and bias == fmt.round(2.5)
     assert top.activation == "relu" and net.layers[7].weights == C.concrete(N.zero_gradient_atom, fmt, zs[0], v).layers[7].weights
+
+
+@pytest.mark.parametrize("d", [2, 3, 4])
+def test_gradient_atom_nd_layers_are_the_stages(d):
+    """Layers 0–4: the step pairs and T (the T stage's rows, on x_i); layer 5: T and each
+    coordinate's killers (the d = 1 atom's layer 5, columns shifted); layer 6: A sums the 2d
+    killers in column order with weight −1 and bias C (the fold, then ``collapse``'s
+    layer 6); layers 7 on: the d = 1 atom's, and from layer 8 on the 1-D atom's layers 6 on
+    (its gate row, chain and output), weights and biases bit for bit."""
+    fmt = parse_format("bfloat16")
+    rng = random.Random(100 + d)
+    zs, _ = _point(fmt, d, rng)
+    h, g = fmt.round(-1.5), fmt.round(0.375)
+    for i in range(d):
+        net = C.concrete(N.gradient_atom(i), fmt, *zs, h, g)
+        one = C.concrete(N.gradient_atom(0), fmt, zs[i], h, g)
+        one_d = C.concrete(C.gradient_atom, fmt, zs[i], h, g)
+        assert len(net.layers) == N.depth(fmt) == len(one_d.layers) + 2
+        T = 2 * d
+        for k in range(5):
+            (entries, bias), (want, want_bias) = _entries(net.layers[k], T), _entries(one.layers[k], 2)
+            assert [w for _, w in entries] == [w for _, w in want] and bias == want_bias
+            assert [c for c, _ in entries] == [i if k == 0 else T]
+        L5 = net.layers[5]
+        assert _entries(L5, 0) == ([(T, w) for _, w in _entries(one.layers[5], 0)[0]], _entries(one.layers[5], 0)[1])
+        for j in range(d):
+            one_j = C.concrete(N.gradient_atom(0), fmt, zs[j], h, g).layers[5]
+            for a in (1, 2):
+                entries, bias = _entries(L5, 2 * j + a)
+                want, want_bias = _entries(one_j, a)
+                assert entries == [(c + 2 * j, w) for c, w in want] and bias == want_bias
+        entries, bias = _entries(net.layers[6], 1)
+        assert entries == [(c, fmt.round(-1)) for c in range(1, 2 * d + 1)]
+        assert bias == fmt.round(C.killer_constant(fmt)) and net.layers[6].activation == "relu"
+        assert _entries(net.layers[6], 0) == _entries(one.layers[6], 0)
+        for k in range(7, len(net.layers)):
+            a, b = net.layers[k], one.layers[k]
+            assert (list(a.rows), list(a.cols), a.weights, a.bias, a.activation) == \
+                (list(b.rows), list(b.cols), b.weights, b.bias, b.activation)
+        for a, b in zip(net.layers[8:], one_d.layers[6:]):
+            assert (list(a.rows), list(a.cols), a.weights, a.bias, a.activation) == \
+                (list(b.rows), list(b.cols), b.weights, b.bias, b.activation)
 
 
 @pytest.mark.parametrize("d,kind", [(2, "zga"), (3, "zga"), (2, "ga"), (3, "ga")])

@@ -7,10 +7,11 @@ for a point z of F^d.
   (x_j > z_j); N = relu(Σ_j (−G_j1 − G_j2) ⊕ |v|) = |v|·1[x = z]; out = sgn(v) ⊗ N.  For
   d = 1 this is the 1-D atom.
 * **Gradient atom** GA_i(z, h, g) (g the target gradient on input i only): the step pairs
-  of every coordinate; T = relu(x_i ⊖ z_i⁻) beside them, on input i only; killers
-  G_j1 = relu(C ⊖ C·1[x_j >= z_j]), G_j2 likewise, C = 2^e_max; the gate
-  R = relu(T − Σ_j (G_j1 + G_j2)); the chain and the output of the 1-D atom with the
-  killers of every coordinate in each row.  D^AD reaches input i through T only.
+  of every coordinate; T = relu(x_i ⊖ z_i⁻) beside them, on input i only; the killers of
+  every coordinate, G_ja = relu(C ⊖ C·1[x_j >= z_j]) and G_jb, C = 2^e_max, collapsed in two
+  layers into one killer G1 = C·1[x != z] (A = relu(C ⊖ Σ killers), G1 = relu(C ⊖ A)) and
+  G2 = +0; from there the 1-D atom's gate row, chain and output on (T, G1, G2).  D^AD
+  reaches input i through T only.  Two layers deeper than the 1-D atom (:func:`depth`).
 * The network: every GA_i of every point with g*_i ≠ 0 (coordinate by coordinate), then
   every point's ZGA, side by side on the d inputs (:func:`fpsmt.constructions.relu.boxplus_copies`),
   one output row summing their terms in that order.
@@ -20,9 +21,11 @@ Where two or more coordinates differ from z, a row subtracts two or more killers
 whose derivative is 0), no +inf term meets it (so no NaN), and every value after a ReLU
 stays finite, as the dense semantics' absent terms (+0 ⊗ value) need.
 
-What is proved: the 1-D atoms' and ⊞'s lemmas (``fpsmt reproduce``).  The d-dimensional
-atoms are not yet stated as lemmas: ``fpsmt construct`` verifies each network it builds
-in the executor, bit for bit, at every domain point.
+What is proved (``fpsmt reproduce``): the zero-gradient atom for every d (its tree:
+proofs/zero_gradient_atom_nd.py), the gradient atom for every d (proofs/gradient_atom_nd.py:
+the d-wide gate, then the 1-D atom's chain and output lemmas), and both as whole-block
+claims for d = 2, 3; the sums over the coordinates by an induction over their killer
+terms (proofs/coordinates_nd.py).
 """
 
 from __future__ import annotations
@@ -81,38 +84,47 @@ def zero_gradient_atom(s, *args):
 
 
 def gradient_atom(i):
-    """The builder of GA_i: ``(s, z_0 … z_{d−1}, h, g)`` → (network, params)."""
+    """The builder of GA_i: ``(s, z_0 … z_{d−1}, h, g)`` → (network, params).
+
+    * layers 0–4: the step pairs of every coordinate; beside them T = relu(x_i ⊖ z_i⁻),
+      carried (the 1-D gate's T, on input i);
+    * layer 5: T carried; the killers G_ja = relu(C ⊖ C ⊗ 1[x_j >= z_j]) and G_jb (from
+      1[x_j <= z_j]) of every coordinate, C = 2^e_max: both +0 at x_j = z_j, one of them C
+      elsewhere;
+    * layer 6: T carried; A = relu(Σ_j (−G_ja − G_jb) ⊕ C): C at x = z, +0 elsewhere;
+    * layer 7: T carried; G1 = relu(−A ⊕ C): +0 at x = z, C elsewhere; G2 (no terms): +0;
+    * from layer 8 on, the 1-D atom's layers on (T, G1, G2) — its gate row R = relu(T − G1 −
+      G2), its chain and its output (:func:`fpsmt.constructions.relu.repaired_gradient_atom`):
+      (R, G1, G2) is the 1-D gate's (d, 0, 0) at x = z and (0, C, 0) elsewhere.
+    Two layers deeper than the 1-D atom (:func:`depth`)."""
     def build(s, *args):
         *zs, h, g = args
         d = len(zs)
         f = s.fmt
         P = R.Plan(f, inputs(d))
-        steps = _steps(f, d)
-        for k, layer in enumerate(steps):
-            T = ("T", [(f"x{i}", 1)], R.Param(f"ge{i}_nzm")) if k == 0 else R.carried(["T"])[0]
-            P.add(layer + [T])
+        for k, layer in enumerate(_steps(f, d)):
+            P.add(layer + [("T", [(f"x{i}", 1)], R.Param(f"ge{i}_nzm")) if k == 0 else R.carried(["T"])[0]])
         C = R.killer_constant(f)
         killers = [f"G{j}{c}" for j in range(d) for c in "ab"]
         P.add([R.carried(["T"])[0]] + [(f"G{j}{c}", [(f"{t}{j}_4", -C)], C)
                                         for j in range(d) for c, t in (("a", "ge"), ("b", "le"))])
-        P.add([("R", [("T", 1)] + [(g_, -1) for g_ in killers], R.NEG0)] + R.carried(killers))
+        P.add([R.carried(["T"])[0], ("A", [(g_, -1) for g_ in killers], C)])
+        P.add([R.carried(["T"])[0], ("G1", [("A", -1)], C), ("G2", [], R.NEG0)])
+        P.add([("R", [("T", 1), ("G1", -1), ("G2", -1)], R.NEG0)] + R.carried(["G1", "G2"]))
+        params = _step_params(s, zs)
         w_out, chain = R.transfer_weights(s, h, g)
         weights = [s.const(1)] * R.shrink_count(f) + list(reversed(chain))
-        params = _step_params(s, zs)
-        F = zs[i] - zs[i].next_down()  # the gate's value at x = z
-        for n, c in enumerate(weights):
-            Pin = c * F
-            params[f"c{n}"], params[f"B{n}"] = c, R.reset_bias(s, Pin)
-            F = Pin + params[f"B{n}"]
-            layer = [("R", [("R", R.Param(f"c{n}"))] + [(g_, -1) for g_ in killers], R.Param(f"B{n}"))] \
-                + R.carried(killers)
-            if n == len(weights) - 1:
-                layer.append(("N", [(g_, -1) for g_ in killers], R.Param("w_out")))
-            P.add(layer)
+        params.update(R.reset_chain(s, P, zs[i] - zs[i].next_down(), weights, with_n=True))
         params["w_out"] = w_out
         P.add(R.OUTPUT_LAYER)
         return P.network(), params
     return build
+
+
+def depth(fmt):
+    """The d-dimensional atoms' depth: the gradient atom's, two layers more than the 1-D one
+    (A and G1 collapse the coordinates' killers into the 1-D gate's)."""
+    return R.gradient_atom_depth(fmt) + 2
 
 
 def theorem_network(fmt, points):
@@ -121,15 +133,15 @@ def theorem_network(fmt, points):
     point's zero-gradient atom (module docstring)."""
     check_points(fmt, points)
     d = len(points[0][0])
-    depth = R.gradient_atom_depth(fmt)
+    depth_ = depth(fmt)
     kinds = []
     for i in range(d):
         ga = [(z, h, g[i]) for z, _, h, g in points if not fmt.is_zero(g[i])]
         if ga:
             args = [[z[j] for z, _, _ in ga] for j in range(d)] + [[h for _, h, _ in ga], [g for _, _, g in ga]]
-            kinds.append(R.block_copies(gradient_atom(i), fmt, args, depth))
+            kinds.append(R.block_copies(gradient_atom(i), fmt, args, depth_))
     args = [[z[j] for z, *_ in points] for j in range(d)] + [[v for _, v, *_ in points]]
-    kinds.append(R.block_copies(zero_gradient_atom, fmt, args, depth))
+    kinds.append(R.block_copies(zero_gradient_atom, fmt, args, depth_))
     return R.boxplus_copies(fmt, kinds)
 
 
