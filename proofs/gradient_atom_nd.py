@@ -33,8 +33,9 @@ and output on (T, G1, G2).  Rows:
   upstream is A's term, a zero.  tests/test_atoms_nd.py checks on built networks that the
   stages' networks are the whole's slices (layer 8 on: the 1-D atom's layers) and that
   every absent term of the whole is a zero.
-* ``repaired``, d = 2 and 3: GA_i as one claim per coordinate i with z and x symbolic in
-  X^d, decided whole — in formats of at most 8 bits (wider ones get no such row).
+* ``repaired``, d = 2: GA_i as one claim per coordinate i with z and x symbolic in X^2,
+  decided whole — in formats of at most 8 bits (wider ones get no such row): a check of
+  the tree on the built networks.
 """
 
 from fpsmt.constructions import relu as C, relu_nd as N
@@ -44,7 +45,6 @@ from fpsmt.proof.tree import Node, Pred, join, sequence, stage
 from fpsmt.proofs import coordinates_nd as K, gradient_atom as G, zero_gradient_atom_nd as Z
 from fpsmt.proofs.common import FINITE, STEP_GE, STEP_LE, STEP_PAIR, X_DOM, finite_inside, nd_variables, whole, xdesc, \
     zero
-from fpsmt.proofs.zero_gradient_atom_nd import DIMS
 
 #: the widest format whose whole-block claims the lemma states
 MAX_BITS = 8
@@ -89,31 +89,39 @@ COORD = Pred("gradient_atom_nd.coordinate", {"z": X_DOM, "x": X_DOM, "Ga": Float
              doc="G_ja, G_jb in {+0, C}; both +0 at x_j = z_j, one of them C elsewhere")
 
 
-def _one_d(s, z):
-    """The d = 1 atom as built, for its layers (each a slice of every d's, tests/test_atoms_nd.py)."""
-    return N.gradient_atom(0)(s, z, s.const(1), s.const(1))
+def _one_d(fmt):
+    """The d = 1 atom as built, with every parameter bound (z = 0, h = g = 1): its layers 5–8
+    hold constants only (the killers, A, G1, G2, the gate row), each a slice of every d's
+    (tests/test_atoms_nd.py)."""
+    return C.concrete(N.gradient_atom(0), fmt, 0, fmt.round(1), fmt.round(1))
+
+
+def _killer_rows(fmt):
+    """The killer rows of the d = 1 atom's layer 5 (rows 1, 2 on columns ge, le; its row 0
+    carries T, the T stage's), as a layer of their own."""
+    from fpsmt.semantics.network import Layer, Network
+    L = _one_d(fmt).layers[5]
+    keep = [k for k in range(len(L.weights)) if L.rows[k] in (1, 2)]
+    if any(L.cols[k] not in (0, 1) for k in keep):
+        raise AssertionError("the killer rows read the step pair only")
+    return Network(fmt, [Layer(2, 2, [int(L.rows[k]) - 1 for k in keep], [int(L.cols[k]) for k in keep],
+                               [L.weights[k] for k in keep], list(L.bias[1:3]), L.activation)])
 
 
 def coordinate(fmt):
-    """Layer 5's killer rows of one coordinate (rows 1, 2 of the d = 1 atom's layer 5, on
-    columns (ge, le, T)), every absent term any ±0."""
-    from fpsmt.semantics.network import Network
-
+    """Layer 5's killer rows of one coordinate on its pair (every absent term any ±0)."""
     def rows(s):
-        net, P = _one_d(s, s.z)
-        layer = Network(s.fmt, net.layers[5:6])
-        return s.run(layer, [s.ge, s.le, s.T], [s.uT, s.ua, s.ub], params=P, trace=True,
-                     zeros={"forward": {0: [s.Z0, s.Za, s.Zb]}, "backward": {0: [s.W0, s.Wa, s.Wb]}})
+        return s.run(_killer_rows(s.fmt), [s.ge, s.le], [s.ua, s.ub], trace=True,
+                     zeros={"forward": {0: [s.Za, s.Zb]}, "backward": {0: [s.Wa, s.Wb]}})
 
     def side(s):
         _, grad, (pre, _, _) = rows(s)
         quiet = s.any(s.all(s.ua.is_zero(), s.ub.is_zero()), s.x.eq(s.z))
         return [quiet.implies(s.all(grad[0].is_zero(), grad[1].is_zero()))] + \
-            [(u * s.sigma_prime(C.hidden(), p)).is_finite() for u, p in zip((s.ua, s.ub), pre[0][1:])]
-    zs = {n: zero() for n in ("Z0", "Za", "Zb", "W0", "Wa", "Wb")}
-    return stage("gradient_atom_nd.coordinate", {"T": Float(finite=True), "uT": FINITE, "ua": FINITE, "ub": FINITE,
-                                                  **zs},
-                 COORD, lambda s: dict(zip(("Ga", "Gb"), rows(s)[0][1:])), STEP_PAIR, side=side,
+            [(u * s.sigma_prime(C.hidden(), p)).is_finite() for u, p in zip((s.ua, s.ub), pre[0])]
+    zs = {n: zero() for n in ("Za", "Zb", "Wa", "Wb")}
+    return stage("gradient_atom_nd.coordinate", {"ua": FINITE, "ub": FINITE, **zs},
+                 COORD, lambda s: dict(zip(("Ga", "Gb"), rows(s)[0])), STEP_PAIR, side=side,
                  doc="layer 5's killers of one coordinate (absent terms any ±0): +0 at x_j = z_j, one of them C "
                      "elsewhere; zero gradients into the pair when their upstream is a zero or x_j = z_j")
 
@@ -152,23 +160,22 @@ GATE_OFF = Pred("gradient_atom_nd.gate_off", {**GATE_AT.variables}, lambda s: [G
                 doc="(R, G1, G2) = (+0, C, +0): some x_j != z_j")
 
 
-def _collapse_net(s, z):
+def _collapse_net(fmt):
     """Layers 6–8 on (T, S), S the sum of A's killer terms: layer 6 is T carried and A =
     relu(1 ⊗ S ⊕ C) (the whole's A row is relu(S ⊕ Z ⊕ C), 1 ⊗ S = S), layers 7–8 the d = 1
     atom's."""
     from fpsmt.constructions.relu import Plan
     from fpsmt.semantics.network import Network
-    net, P = _one_d(s, z)
-    six = Plan(s.fmt, inputs=("T", "S"))
-    six.add([C.carried(["T"])[0], ("A", [("S", 1)], C.killer_constant(s.fmt))])
-    return Network(s.fmt, six.network(last_act=None).layers + net.layers[7:9]), P
+    six = Plan(fmt, inputs=("T", "S"))
+    six.add([C.carried(["T"])[0], ("A", [("S", 1)], C.killer_constant(fmt))])
+    return Network(fmt, six.network(last_act=None).layers + _one_d(fmt).layers[7:9])
 
 
 def collapse(fmt):
     def run(s):
-        net, P = _collapse_net(s, s.z)
+        net = _collapse_net(s.fmt)
         ups = [s.where(s.m.eq(0), u, u * 0) for u in (s.uR, s.u1, s.u2)]
-        return s.run(net, [s.T, s.S], ups, params=P, trace=True, zeros=s.zeros(net, first=0))
+        return s.run(net, [s.T, s.S], ups, trace=True, zeros=s.zeros(net, first=0))
 
     def side(s):
         _, grad, (pre, post, up) = run(s)
@@ -191,11 +198,7 @@ def collapse(fmt):
 
 
 def _collapse_zeros(fmt):
-    from fpsmt.proof.claims import Scope
-    from fpsmt.semantics.arith import concrete as executor
-    s = Scope(executor(fmt), fmt, {})
-    net, _ = _collapse_net(s, s.const(1))  # its layers do not depend on z
-    return zero_variables(net, first=0)
+    return zero_variables(_collapse_net(fmt), first=0)
 
 
 def killed_base(fmt):
@@ -230,14 +233,19 @@ def repaired(fmt):
 
 
 def _formats(fmt):
+    """Why the whole-block rows are not stated in ``fmt`` (None where they are)."""
     if fmt.nbits > MAX_BITS:
-        return (f"stated as whole-block claims in formats of at most {MAX_BITS} bits; {fmt.name} has the tree row "
-                "(every d)")
+        return f"the whole-block rows are stated in formats of at most {MAX_BITS} bits"
     return None
 
 
+#: the dimensions of the whole-block rows (d = 3's three claims take longer than this
+#: tree's whole row even in E3M2)
+WHOLE_DIMS = (2,)
+
+
 def _extra(fmt):
-    return [] if _formats(fmt) else [("repaired", *claims(d, fmt)) for d in DIMS]
+    return [] if _formats(fmt) else [("repaired", *claims(d, fmt)) for d in WHOLE_DIMS]
 
 
 LEMMA = Lemma("gradient_atom_nd", "Lemma 3.5 for x in F^d (BRIEF §5; Theorem 3.1's X^d)",
