@@ -45,7 +45,7 @@ from fpsmt.proofs import coordinates_nd as K
 from fpsmt.proofs.common import (FINITE, STEP_GE, STEP_LE, STEP_PAIR, X_DOM, finite_inside, nd_variables, whole,
                                  xdesc, zero)
 
-#: the dimensions the whole-block claims are stated for (the first is the lemma's row)
+#: the dimensions of the whole-block rows (the tree row covers every d)
 DIMS = (2, 3)
 
 

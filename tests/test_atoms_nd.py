@@ -18,9 +18,17 @@ from fpsmt.semantics.formats import parse_format
 from fpsmt.semantics.network import run
 
 
-def _row(name, fmt="E3M2", built=None):
+@pytest.fixture(scope="module")
+def store(tmp_path_factory):
+    """One results store for the module's PROVED rows: the trees share stages (the step
+    blocks, the fold, the 1-D chain), decided once as in ``fpsmt reproduce``."""
+    from fpsmt.proof.store import Store
+    return Store(tmp_path_factory.mktemp("nd") / "results.sqlite")
+
+
+def _row(name, fmt="E3M2", built=None, store=None):
     lemma = lemmas.load(name)
-    return lemmas._row(Engine(solver="portfolio", timeout=300, confirm=True), name, lemma, "repaired",
+    return lemmas._row(Engine(solver="portfolio", timeout=300, confirm=True, store=store), name, lemma, "repaired",
                        parse_format(fmt), None, built)
 
 
@@ -28,8 +36,8 @@ def _failed(row):
     return [n for n in row["tree"]["children"] if n.get("status") == "REFUTED"] if row.get("tree") else []
 
 
-def test_zero_gradient_atom_nd_tree_proved():
-    r = _row("zero_gradient_atom_nd")
+def test_zero_gradient_atom_nd_tree_proved(store):
+    r = _row("zero_gradient_atom_nd", store=store)
     assert r["status"] == "PROVED", r.get("reason")
     assert "every d <= 32768" in r["statement"]
 
@@ -56,13 +64,17 @@ def test_zero_gradient_atom_nd_tree_refutes_a_wrong_killer(monkeypatch):
     assert fmt.to_fraction(int(cx["x"], 16)) == fmt.to_fraction(int(cx["z"], 16))
 
 
-def test_zero_gradient_atom_nd_whole_d2_proved_and_refuted(monkeypatch):
+@pytest.mark.slow
+def test_zero_gradient_atom_nd_whole_d2_proved():
     from fpsmt.proofs import zero_gradient_atom_nd as Z
-    fmt = parse_format("E3M2")
-    r = _row("zero_gradient_atom_nd", built=Z.block(2)(fmt, None))
+    r = _row("zero_gradient_atom_nd", built=Z.block(2)(parse_format("E3M2"), None))
     assert r["status"] == "PROVED", r.get("reason")
+
+
+def test_zero_gradient_atom_nd_whole_d2_refutes_a_wrong_killer(monkeypatch):
+    from fpsmt.proofs import zero_gradient_atom_nd as Z
     _halved_killer_weight(monkeypatch)
-    r = _row("zero_gradient_atom_nd", built=Z.block(2)(fmt, None))
+    r = _row("zero_gradient_atom_nd", built=Z.block(2)(parse_format("E3M2"), None))
     assert r["status"] == "REFUTED" and r["counterexample"], r
 
 
@@ -79,10 +91,17 @@ def test_coordinates_nd_proved_and_a_row_kind_with_too_large_a_bias_refuted():
     assert r.status == "REFUTED" and "S" in r.witness and r.reason == "counterexample replayed", r
 
 
-def test_gradient_atom_nd_tree_proved():
-    r = _row("gradient_atom_nd")
+def test_gradient_atom_nd_tree_proved(store):
+    r = _row("gradient_atom_nd", store=store)
     assert r["status"] == "PROVED", r.get("reason")
     assert "every d <= 32768" in r["statement"]
+
+
+def test_theorem_3_1_relu_nd_proved(store):
+    r = _row("theorem_3_1_relu_nd", store=store)
+    assert r["status"] == "PROVED", r.get("reason")
+    names = {n["name"] for n in r["tree"]["children"]}
+    assert {"zero_gradient_atom_nd", "gradient_atom_nd", "boxplus_neutrality"} <= names, names
 
 
 def test_gradient_atom_nd_tree_refutes_a_wrong_collapse(monkeypatch):
@@ -226,3 +245,56 @@ def test_every_absent_term_of_the_whole_is_a_zero(d, kind):
                 assert all(fmt.is_zero(b) for j, b in enumerate(grad) if j != i or not at)
                 if at:
                     assert grad[i] == g
+
+
+@pytest.mark.parametrize("d", [2, 3])
+def test_every_atom_inside_the_d_dimensional_theorem_network_is_itself(d):
+    """What approx.congruence proves, seen in the executor (as tests/test_tree.py does for
+    d = 1): in relu_nd.theorem_network every hidden layer's values and gradients of each
+    atom are, bit for bit or as zeros, those of the atom alone, at points on and off the
+    domain with upstreams of both signs; the network meets every target."""
+    fmt = parse_format("bfloat16")
+    A = executor(fmt)
+    r = fmt.round
+    rng = random.Random(7 + d)
+    _, xs_all = _point(fmt, d, rng)
+    pts = []
+    for k in range(4):
+        z = tuple(r(float(k - 1) / 2 + j) for j in range(d))
+        g = tuple(r(0) if (k + j) % 3 == 0 else r(0.5 * (j + 1) - k) for j in range(d))
+        pts.append((z, r(k - 1.5), r(1) if k % 2 else r(-2), g))
+    whole = N.theorem_network(fmt, pts)
+    depth = N.depth(fmt)
+    atoms = []
+    for i in range(d):
+        for z, _, h, g in pts:
+            if not fmt.is_zero(g[i]):
+                atoms.append(C.boxplus_copies(fmt, [C.block_copies(N.gradient_atom(i), fmt,
+                                                                   [[b] for b in z] + [[h], [g[i]]], depth)]))
+    atoms += [C.boxplus_copies(fmt, [C.block_copies(N.zero_gradient_atom, fmt, [[b] for b in z] + [[v]], depth)])
+              for z, v, _, _ in pts]
+    xs = [list(p[0]) for p in pts] + [[rng.choice(xs_all) for _ in range(d)] for _ in range(4)] + \
+        [[pts[0][0][0]] + [fmt.next_up(b) for b in pts[0][0][1:]]]
+    ys = [r(1), r(-2), r(0.25)]
+    X = np.asarray([x for x in xs for _ in ys], dtype=np.uint64)
+    Y = np.asarray([[y] for _ in xs for y in ys], dtype=np.uint64)
+    tw = run(A, whole, A.const(X), A.const(Y))
+    zero = np.vectorize(lambda u: fmt.is_zero(int(u)))
+    off = [0] * depth
+    for atom in atoms:
+        ta = run(A, atom, A.const(X), A.const(Y))
+        for k in range(depth - 1):
+            n = atom.layers[k].n_out
+            for mine, own in ((tw.post[k][..., off[k]:off[k] + n], ta.post[k]),
+                              (tw.upstream[k][..., off[k]:off[k] + n], ta.upstream[k])):
+                a, b = A.to_bits(mine), A.to_bits(own)
+                assert ((a == b) | (zero(a) & zero(b))).all(), (k, d)
+            off[k] += n
+    assert off[:depth - 1] == [L.n_out for L in whole.layers[:depth - 1]]
+    out, grad = A.to_bits(tw.out), A.to_bits(tw.grad)
+    for row, (z, v, h, g) in enumerate(pts):
+        at = row * len(ys) + ys.index(h)  # x = z with upstream h*(z)
+        assert int(out[at][0]) == v or (fmt.is_zero(v) and fmt.is_zero(int(out[at][0])))
+        for j in range(d):
+            got = int(grad[at][j])
+            assert got == g[j] or (fmt.is_zero(g[j]) and fmt.is_zero(got)), (row, j)
