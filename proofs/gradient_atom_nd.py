@@ -208,7 +208,8 @@ def killed_base(fmt):
 
 def plus_zero(fmt):
     c = forall("gradient_atom_nd.plus_zero", {"a": Float(not_nan=True, nonzero=True), "c": zero()},
-               goal=lambda s: (s.a + s.c).same(s.a), doc="a ⊕ (a zero) = a for every a != ±0, not NaN")
+               goal=lambda s: [(s.a + s.c).same(s.a), (s.c + s.a).same(s.a)],
+               doc="a ⊕ (a zero) = (a zero) ⊕ a = a for every a != ±0, not NaN")
     return Node("fact", c.name, c, doc=c.doc)
 
 

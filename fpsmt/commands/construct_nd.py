@@ -22,7 +22,7 @@ def check_options(args, construction, sem):
     if construction.activation != "relu":
         raise InputError(f"d-dimensional targets are built for relu only, not {construction.activation}")
     for flag, given, why in (("--verify atoms", args.verify == "atoms", "the atoms' evaluation is 1-D"),
-                             ("--certify", args.certify, "the theorem's row (the atoms' ⊞) is stated for d = 1"),
+                             ("--certify", args.certify, "certificates link the 1-D lemma rows"),
                              ("--cluster", bool(args.cluster), "the verification of d-dimensional networks runs here"),
                              ("--semantics", not sem.is_paper, "the profiles' second verification is 1-D")):
         if given:
@@ -60,8 +60,8 @@ def construct(args, fmt, construction, path, out_path, sem):
         + ("" if bad else f" -> {out_path}"))
     err(f"  verified in the executor: {summary['verified']}/{len(points)} points bit-exact (value and every component "
         f"of D^AD(h*(x)); a zero target met by either zero); build {built:.2f} s, verify {checked:.2f} s")
-    err("  the atoms are lemmas for every d (fpsmt reproduce: zero_gradient_atom_nd, gradient_atom_nd); their ⊞ on d "
-        "inputs is not: this verification at every domain point is the network's check")
+    err("  for every d the network rests on the lemma rows theorem_3_1_relu_nd, zero_gradient_atom_nd and "
+        "gradient_atom_nd (fpsmt reproduce); this run verified it at every domain point")
     for b in bad[:10]:
         err(f"  MISMATCH at x = ({', '.join(b['x'])}): f = {b['f']} (target {b['f_target']}), "
             f"D^AD = ({', '.join(b['grad'])}) (target ({', '.join(b['g_target'])}))")
