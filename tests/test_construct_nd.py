@@ -189,3 +189,14 @@ def test_construct_nd_torch_and_plot(tmp_path):
     assert r.returncode == 0, r.stderr
     doc = json.loads(r.stdout)
     assert doc["torch"]["scalar"]["bit_exact"] == len(pts) and png.stat().st_size > 10_000
+
+
+def test_the_shipped_two_input_example_is_met_at_every_point(tmp_path):
+    """examples/sin_cos_2d.py (the README's d = 2 example), in float8_e4m3: every one of
+    the 289 grid points meets its value and both gradient components."""
+    out = tmp_path / "n.safetensors"
+    r = fpsmt("construct", "--targets", "example:sin_cos_2d.py", "--format", "float8_e4m3", "--out", str(out), "--json")
+    assert r.returncode == 0, r.stderr
+    summary = json.loads(r.stdout)
+    assert summary["dimension"] == 2 and summary["points"] == 289 and summary["verified"] == 289, summary
+    assert summary["depth"] == relu_nd.depth(parse_format("float8_e4m3")) and out.exists()
