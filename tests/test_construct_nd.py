@@ -157,7 +157,6 @@ def test_bad_d_dimensional_targets_are_one_line(tmp_path):
 
 @pytest.mark.parametrize("extra,word", [
     (["--verify", "atoms"], "--verify atoms does not take d-dimensional targets yet"),
-    (["--certify"], "--certify does not take d-dimensional targets yet"),
     (["--semantics", "order=reversed"], "--semantics does not take d-dimensional targets yet"),
     (["--activation", "tanh"], "built for relu only"),
 ])
@@ -200,3 +199,19 @@ def test_the_shipped_two_input_example_is_met_at_every_point(tmp_path):
     summary = json.loads(r.stdout)
     assert summary["dimension"] == 2 and summary["points"] == 289 and summary["verified"] == 289, summary
     assert summary["depth"] == relu_nd.depth(parse_format("float8_e4m3")) and out.exists()
+
+
+def test_d_dimensional_certify_links_the_nd_lemma_rows(tmp_path):
+    """--certify on a 2-D network (E3M2): the rows it rests on — the d-dimensional atoms'
+    trees, ⊞'s and the theorem's — PROVED with every UNSAT answer confirmed, their own rows
+    only (not the whole-block cross-checks)."""
+    fmt = parse_format("E3M2")
+    r = fpsmt("construct", "--targets", str(_csv(tmp_path, fmt, _rows(fmt, 2, [-1.0, 0.0, 1.0]))), "--format", "E3M2",
+              "--out", str(tmp_path / "n.json"), "--store", str(tmp_path / "s.sqlite"), "--certify", "--json")
+    assert r.returncode == 0, r.stderr
+    summary = json.loads(r.stdout)
+    assert summary["verified"] == 9 and summary["certified"] is True, r.stderr
+    certs = summary["certificates"]
+    assert [c["lemma"] for c in certs] == list(relu_nd.LEMMAS) and all(c["status"] == "PROVED" for c in certs)
+    assert all("every d" in c["statement"] or c["lemma"] == "boxplus_neutrality" for c in certs)
+    assert "certified: every lemma the network rests on is PROVED" in r.stderr

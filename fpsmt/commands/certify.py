@@ -12,17 +12,18 @@ def summarize(rows) -> list:
             for r in rows]
 
 
-def link_lemmas(args, fmt, construction, last=True):
+def link_lemmas(args, fmt, construction, last=True, names=None):
     """The repaired lemmas the construction rests on, from the results store (proved now
     where missing): per lemma its status and the store keys of its claims.  ``last``: the
     lemmas are all the network rests on (the verdict line says "certified"); otherwise
-    the caller adds its own parts and says the verdict."""
+    the caller adds its own parts and says the verdict.  ``names``: those lemmas (default:
+    the family's construction lemmas); only their own rows, not their extra ones."""
     from fpsmt.proof import lemmas as reproduce
-    names = reproduce.construction_lemmas(construction.family)
+    names = list(names or reproduce.construction_lemmas(construction.family))
     err(f"  certificates: the repaired lemmas of {', '.join(names)} for {construction.activation} in {fmt.name} "
         f"(from the store {args.store or 'default'}, proved where missing) ...")
     with engine_session(args, confirm=args.confirm) as eng:
-        rows = reproduce.run(eng, names, ["repaired"], [fmt.name], progress=err, construction=construction)
+        rows = reproduce.run(eng, names, ["repaired"], [fmt.name], progress=err, construction=construction, extra=False)
     certs = summarize(rows)
     why = []  # what keeps the network from being certified
     for c in certs:

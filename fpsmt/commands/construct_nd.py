@@ -22,7 +22,6 @@ def check_options(args, construction, sem):
     if construction.activation != "relu":
         raise InputError(f"d-dimensional targets are built for relu only, not {construction.activation}")
     for flag, given, why in (("--verify atoms", args.verify == "atoms", "the atoms' evaluation is 1-D"),
-                             ("--certify", args.certify, "certificates link the 1-D lemma rows"),
                              ("--cluster", bool(args.cluster), "the verification of d-dimensional networks runs here"),
                              ("--semantics", not sem.is_paper, "the profiles' second verification is 1-D")):
         if given:
@@ -72,6 +71,10 @@ def construct(args, fmt, construction, path, out_path, sem):
         summary["plot"] = _plot(args, fmt, points, f_got, g_got, net.depth)
     if args.torch and not bad:
         summary["torch"] = _torch(fmt, written, points)
+    if args.certify and not bad:
+        from fpsmt.commands import certify
+        summary["certificates"], summary["certified"] = certify.link_lemmas(args, fmt, construction,
+                                                                            names=relu_nd.LEMMAS)
     if args.json:
         out(json.dumps(summary))
     return 1 if bad else 0

@@ -121,6 +121,10 @@ def gradient_atom(i):
     return build
 
 
+#: the lemma rows the d-dimensional network rests on (``construct --certify``)
+LEMMAS = ("zero_gradient_atom_nd", "gradient_atom_nd", "boxplus_neutrality", "theorem_3_1_relu_nd")
+
+
 def depth(fmt):
     """The d-dimensional atoms' depth: the gradient atom's, two layers more than the 1-D one
     (A and G1 collapse the coordinates' killers into the 1-D gate's)."""

@@ -101,14 +101,15 @@ def load(name) -> Lemma:
     return lemmas[name]
 
 
-def run(engine, lemmas, variants, formats, progress=None, construction=None, semantics=None):
+def run(engine, lemmas, variants, formats, progress=None, construction=None, semantics=None, extra=True):
     """Rows (dicts) for every lemma x variant x format.  With a ``construction`` (an
     object with ``activation``, ``family`` and an ``active()`` context, see
     :mod:`fpsmt.constructions.registry`) the rows are that activation's: built and
     decided while it is active, lemmas of another family skipped; without, ReLU's.
 
     ``semantics`` (a profile other than the paper's): the rows of the construction's
-    variant (repaired) under it (:func:`_profile_row`)."""
+    variant (repaired) under it (:func:`_profile_row`).  ``extra=False``: each lemma's
+    own rows only, not its :attr:`Lemma.extra` rows (e.g. the whole-block cross-checks)."""
     from fpsmt.semantics.network import parse_semantics
     sem = parse_semantics(semantics)
     if not sem.is_paper:
@@ -134,7 +135,7 @@ def run(engine, lemmas, variants, formats, progress=None, construction=None, sem
                             progress(f"{name} ({variant}, {activation}) in {fmt.name}: not stated here: {why}")
                         continue
                     rows.append(_row(engine, name, lemma, variant, fmt, progress, activation=activation))
-                    for v, claims, statement in (lemma.extra(fmt) if lemma.extra else []):
+                    for v, claims, statement in (lemma.extra(fmt) if lemma.extra and extra else []):
                         if v == variant:
                             rows.append(_row(engine, name, lemma, variant, fmt, progress, (claims, statement),
                                              activation=activation))
