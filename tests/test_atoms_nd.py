@@ -65,7 +65,10 @@ def test_zero_gradient_atom_nd_tree_refutes_a_wrong_killer(monkeypatch):
 
 
 @pytest.mark.slow
+@pytest.mark.soundness
 def test_zero_gradient_atom_nd_whole_d2_proved():
+    """The built d = 2 atom as one claim, decided whole (no tree, no argued join): it
+    agrees with the tree's PROVED row."""
     from fpsmt.proofs import zero_gradient_atom_nd as Z
     r = _row("zero_gradient_atom_nd", built=Z.block(2)(parse_format("E3M2"), None))
     assert r["status"] == "PROVED", r.get("reason")
