@@ -20,10 +20,9 @@ show its t, K and U satisfy U >= t ⊕ (−K) and that every S <= U gives a pre-
 (S ⊕ Z) ⊕ B <= 0 over the row's ranges; ``relu_off``, that a pre-activation <= 0 gives
 ReLU = a zero and ReLU' = 0: a row with a killer on is off and passes no gradient.
 
-What this row does not yet state (so no row claims the atoms for every d): the
-per-coordinate stages (each coordinate's step pair inside a d-wide layer, whose killers
-are +0 exactly at x_j = z_j) and the layers 1–5 of d pairs side by side.  For d = 2 and
-3 the atoms are proved whole (proofs/zero_gradient_atom_nd.py, gradient_atom_nd.py).
+The rest of the d-dimensional argument — each coordinate's blocks inside d-wide layers,
+the top and collapse layers — is in the atoms' trees (proofs/zero_gradient_atom_nd.py,
+gradient_atom_nd.py), which take this induction as a node.
 """
 
 from fpsmt.constructions import relu as C
@@ -42,7 +41,8 @@ _K = Float(finite=True, sign="+")  # +0 or a positive finite killer
 
 STATE = {"t": _fin, "K": _K, "U": _fin, "n": _k}
 FOLD = Pred("coordinates_nd.fold", {**STATE, "S": Float(), "m": _m, "k": _k},
-            lambda s: [s.k <= s.n, s.t + (-s.K) <= s.U, ~s.S.is_nan(), s.m.eq(0).implies(s.S.same(s.t)), s.m.eq(1).implies(s.S <= s.U)],
+            lambda s: [s.k <= s.n, s.t + (-s.K) <= s.U, ~s.S.is_nan(), s.m.eq(0).implies(s.S.same(s.t)),
+                       s.m.eq(1).implies(s.S <= s.U)],
             doc="after k of the row's n killer terms (U >= t ⊕ (−K)): S = t bit for bit if every killer was +0 "
                 "(m = 0), S <= U once one was K (m = 1)")
 START = Pred("coordinates_nd.start", {**STATE}, lambda s: s.t + (-s.K) <= s.U,
