@@ -140,10 +140,11 @@ GATE = Pred("gradient_atom.gate", {"z": X_DOM, "x": X_DOM, "R": Float(), "G1": F
             doc="(R, G1, G2) = (d, 0, 0) at x = z, (0, C, 0) below, (0, 0, C) above (C = 2^e_max)")
 
 
-def _t_net(fmt):
+def _t_net(fmt, layers=5):
+    """T's own neurons through the gate's first ``layers`` layers (relu(x ⊖ z⁻), then carried)."""
     from fpsmt.constructions.relu import Plan
     P = Plan(fmt)
-    for k in range(5):
+    for k in range(layers):
         P.add([C.t_carry(k)])
     return P.network(last_act=None)
 

@@ -127,11 +127,7 @@ def coordinate(fmt):
 
 
 def _t_net(fmt):
-    from fpsmt.constructions.relu import Plan
-    P = Plan(fmt)
-    for k in range(6):
-        P.add([C.t_carry(k)])
-    return P.network(last_act=None)
+    return G._t_net(fmt, 6)  # layers 0–5: the d-dimensional atom carries T through layer 5 too
 
 
 def t_stage(fmt):

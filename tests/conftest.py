@@ -95,3 +95,30 @@ def point_network_proved(d, stderr, activation, zero, one):
     assert claims[zero]["status"] == net["status"] == "PROVED" and not net["confirmed"]["unconfirmed"]
     assert f"(repaired, {activation})" in stderr
     return net
+
+
+def atoms_inside_whole(A, whole, atoms, X, Y, depth):
+    """Each atom (a network of its own, ``depth`` layers) inside ``whole`` (the atoms side by
+    side, in order): every hidden layer's values and gradients of the atom in the whole are,
+    bit for bit or as zeros, those of the atom alone, at inputs X with upstreams Y.  Asserts
+    that and that the atoms fill the whole's hidden layers; returns (values checked, of
+    them nonzero in the atoms alone, the whole's trace)."""
+    from fpsmt.semantics.network import run
+    fmt = whole.fmt
+    zero = np.vectorize(lambda u: fmt.is_zero(int(u)))
+    tw = run(A, whole, A.const(X), A.const(Y))
+    off = [0] * depth
+    checked = nonzero = 0
+    for atom in atoms:
+        ta = run(A, atom, A.const(X), A.const(Y))
+        for k in range(depth - 1):
+            n = atom.layers[k].n_out
+            for mine, own in ((tw.post[k][..., off[k]:off[k] + n], ta.post[k]),
+                              (tw.upstream[k][..., off[k]:off[k] + n], ta.upstream[k])):
+                a, b = A.to_bits(mine), A.to_bits(own)
+                assert ((a == b) | (zero(a) & zero(b))).all(), (k, atom)
+                checked += a.size
+                nonzero += int((~zero(b)).sum())
+            off[k] += n
+    assert off[:depth - 1] == [L.n_out for L in whole.layers[:depth - 1]]
+    return checked, nonzero, tw

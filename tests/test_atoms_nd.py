@@ -9,6 +9,7 @@ import random
 
 import numpy as np
 import pytest
+from conftest import atoms_inside_whole
 
 from fpsmt.constructions import relu as C, relu_nd as N
 from fpsmt.proof import lemmas
@@ -282,19 +283,7 @@ def test_every_atom_inside_the_d_dimensional_theorem_network_is_itself(d):
     ys = [r(1), r(-2), r(0.25)]
     X = np.asarray([x for x in xs for _ in ys], dtype=np.uint64)
     Y = np.asarray([[y] for _ in xs for y in ys], dtype=np.uint64)
-    tw = run(A, whole, A.const(X), A.const(Y))
-    zero = np.vectorize(lambda u: fmt.is_zero(int(u)))
-    off = [0] * depth
-    for atom in atoms:
-        ta = run(A, atom, A.const(X), A.const(Y))
-        for k in range(depth - 1):
-            n = atom.layers[k].n_out
-            for mine, own in ((tw.post[k][..., off[k]:off[k] + n], ta.post[k]),
-                              (tw.upstream[k][..., off[k]:off[k] + n], ta.upstream[k])):
-                a, b = A.to_bits(mine), A.to_bits(own)
-                assert ((a == b) | (zero(a) & zero(b))).all(), (k, d)
-            off[k] += n
-    assert off[:depth - 1] == [L.n_out for L in whole.layers[:depth - 1]]
+    _, _, tw = atoms_inside_whole(A, whole, atoms, X, Y, depth)
     out, grad = A.to_bits(tw.out), A.to_bits(tw.grad)
     for row, (z, v, h, g) in enumerate(pts):
         at = row * len(ys) + ys.index(h)  # x = z with upstream h*(z)

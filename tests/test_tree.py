@@ -4,6 +4,7 @@ engine decides, and a wrong link or a wrong step is caught."""
 from fractions import Fraction
 
 import pytest
+from conftest import atoms_inside_whole
 
 from fpsmt.proof.claims import Float, Int
 from fpsmt.proof.engine import Engine
@@ -953,7 +954,6 @@ def test_every_atom_inside_the_theorem_network_is_itself_up_to_signs_of_zeros(fm
 
     from fpsmt.constructions import relu as C
     from fpsmt.semantics.arith import concrete
-    from fpsmt.semantics.network import run
     f = parse_format(fmt)
     A = concrete(f)
     r = f.round
@@ -968,23 +968,5 @@ def test_every_atom_inside_the_theorem_network_is_itself_up_to_signs_of_zeros(fm
     ys = [r(1), r(-1), r(0.25), r(2), f.sign_bit, 0, r(-0.5)]
     X = np.repeat(np.asarray(xs, dtype=np.uint64), len(ys))[:, None]
     Y = np.tile(np.asarray(ys, dtype=np.uint64), len(xs))[:, None]
-    tw = run(A, whole, A.const(X), A.const(Y))
-    bits = A.to_bits
-
-    def approx_bits(a, b):
-        za = np.vectorize(lambda u: f.is_zero(int(u)))
-        return (a == b) | (za(a) & za(b))
-    off = [0] * depth
-    checked = nonzero = 0
-    for atom in atoms:
-        ta = run(A, atom, A.const(X), A.const(Y))
-        for k in range(depth - 1):
-            n = atom.layers[k].n_out
-            for mine, own in ((tw.post[k][..., off[k]:off[k] + n], ta.post[k]),
-                              (tw.upstream[k][..., off[k]:off[k] + n], ta.upstream[k])):
-                assert approx_bits(bits(mine), bits(own)).all(), (k, atom)
-                checked += mine.size
-                nonzero += int((~np.vectorize(lambda u: f.is_zero(int(u)))(bits(own))).sum())
-            off[k] += n
-    assert off[:depth - 1] == [L.n_out for L in whole.layers[:depth - 1]]
+    checked, nonzero, _ = atoms_inside_whole(A, whole, atoms, X, Y, depth)
     assert 0 < nonzero < checked, (nonzero, checked)

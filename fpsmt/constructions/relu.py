@@ -593,15 +593,23 @@ def repaired_gradient_atom(s, z, h, g):
     has a finite upstream and dies at a ReLU whose pre-activation is exactly 0.  At x ≠ z
     it meets w_out or −1 (finite for |y| <= Ω) and dies at R_last or N.
     """
-    f = s.fmt
-    P = gate_plan(f)
+    P = gate_plan(s.fmt)
     params = {**step_params(s, "ge", z), **step_params(s, "le", -z)}
+    params.update(chain_and_output(s, P, z, h, g))
+    return P.network(), params
+
+
+def chain_and_output(s, P, z, h, g):
+    """Add the gradient atom's chain and output layers to the plan P, whose last layer holds
+    the gate (R, G1, G2) with R = d = z − z⁻ at x = z: the shrinks (weight 1) and the
+    transfer weights (input side first), each bias resetting R (:func:`reset_chain`), N in
+    the last, then :data:`OUTPUT_LAYER`.  Returns their params (c_i, B_i, w_out)."""
     w_out, chain = transfer_weights(s, h, g)
-    weights = [s.const(1)] * shrink_count(f) + list(reversed(chain))  # forward order
-    params.update(reset_chain(s, P, z - z.next_down(), weights, with_n=True))  # the gate gives d at x = z
+    weights = [s.const(1)] * shrink_count(s.fmt) + list(reversed(chain))  # forward order
+    params = reset_chain(s, P, z - z.next_down(), weights, with_n=True)  # the gate gives d at x = z
     params["w_out"] = w_out
     P.add(OUTPUT_LAYER)
-    return P.network(), params
+    return params
 
 
 def killer_constant(fmt):

@@ -112,11 +112,7 @@ def gradient_atom(i):
         P.add([R.carried(["T"])[0], ("G1", [("A", -1)], C), ("G2", [], R.NEG0)])
         P.add([("R", [("T", 1), ("G1", -1), ("G2", -1)], R.NEG0)] + R.carried(["G1", "G2"]))
         params = _step_params(s, zs)
-        w_out, chain = R.transfer_weights(s, h, g)
-        weights = [s.const(1)] * R.shrink_count(f) + list(reversed(chain))
-        params.update(R.reset_chain(s, P, zs[i] - zs[i].next_down(), weights, with_n=True))
-        params["w_out"] = w_out
-        P.add(R.OUTPUT_LAYER)
+        params.update(R.chain_and_output(s, P, zs[i], h, g))
         return P.network(), params
     return build
 
