@@ -7,12 +7,13 @@ that its peak memory (max RSS) is its own.  Prints build and verification second
 memory, file size and how each grows against the previous size.
 
     python benchmarks/construct.py [--sizes 100,1000,5000] [--format bfloat16] [--activation relu,tanh]
-    python benchmarks/construct.py --verify atoms [--sizes 100,1000,10000,all] [--compare-max 5000]
+    python benchmarks/construct.py --verify atoms [--sizes 100,1000,10000,all] [--compare-max 5000] [--dimension D]
 
 ``--verify atoms``: ReLU on N floats of X (``all``: every one; bfloat16's X has 64,513),
 each point verified from its own atoms (``construct --verify atoms``); the full evaluation
 beside it up to ``--compare-max`` points, with how many points agree bit for bit; the
-fitted exponent of time and memory against N.
+fitted exponent of time and memory against N.  ``--dimension 2`` (or more): the
+d-dimensional network on a grid of about N points of X^d.
 
 With several activations, each size is built for each of them, side by side, with the
 ratio of its build + verify time to the first activation's.
@@ -71,42 +72,53 @@ print(json.dumps({"points": len(points), "build": t1 - t0, "verify": t2 - t1, "b
 """
 
 ATOMS_CHILD = r"""
-import json, math, resource, sys, time
+import itertools, json, math, resource, sys, time
 from fractions import Fraction
-from fpsmt.constructions import relu
-from fpsmt.commands import netio, targets
+import numpy as np
+from fpsmt.constructions import relu, relu_nd
+from fpsmt.commands import construct_nd, netio, targets
 from fpsmt.semantics.formats import parse_format
-fmt, n, out, full = parse_format(sys.argv[1]), sys.argv[2], sys.argv[3], sys.argv[4] == "full"
+fmt, n, out, full, d = parse_format(sys.argv[1]), sys.argv[2], sys.argv[3], sys.argv[4] == "full", int(sys.argv[5])
 top = fmt.round(Fraction(2) ** (fmt.e_max - 2))  # X = [-2^(e_max-2), 2^(e_max-2)], its floats in order
 allx = [fmt.sign_bit | b for b in range(top, 0, -1)] + list(range(0, top + 1))
-n = len(allx) if n == "all" else int(n)
-pick = sorted({round(i * (len(allx) - 1) / max(n - 1, 1)) for i in range(n)})
+side = len(allx) if n == "all" else round(int(n) ** (1 / d))  # d >= 2: a grid of side^d points
+pick = sorted({round(i * (len(allx) - 1) / max(side - 1, 1)) for i in range(side)})
 r = lambda v: fmt.round(Fraction(v))
+num = lambda b: float(fmt.to_fraction(b))
 points = []
-for i in pick:
-    xf = float(fmt.to_fraction(allx[i]))
-    points.append((allx[i], r(math.sin(xf)), r(1.0), r(-math.cos(xf))))
+if d == 1:
+    for i in pick:
+        xf = num(allx[i])
+        points.append((allx[i], r(math.sin(xf)), r(1.0), r(-math.cos(xf))))
+else:  # f* = sin(x1 + ... + xd), h* = 1, g*_j = -cos x_j
+    for zs in itertools.product([allx[i] for i in pick], repeat=d):
+        points.append((zs, r(math.sin(sum(num(b) for b in zs))), r(1.0), tuple(r(-math.cos(num(b))) for b in zs)))
 t0 = time.perf_counter()
-relu.CONSTRUCTIONS[0].check_points(fmt, points)
-net = relu.theorem_network(fmt, points)
+if d == 1:
+    relu.CONSTRUCTIONS[0].check_points(fmt, points)
+    net, kinds = relu.theorem_network(fmt, points), relu.atom_kinds(fmt, points)
+else:
+    relu_nd.check_points(fmt, points)
+    net, kinds = relu_nd.theorem_network(fmt, points), relu_nd.atom_kinds(fmt, points)
 t1 = time.perf_counter()
 size = netio.save_network(net, out)
 written = netio.load_network(out)
 t2 = time.perf_counter()
-bad, f, g = targets.verify_atoms(fmt, written, points, net, relu.atom_kinds(fmt, points))
+bad, f, g = targets.verify_atoms(fmt, written, points, net, kinds)
 t3 = time.perf_counter()
 peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 doc = {"points": len(points), "build": t1 - t0, "io": t2 - t1, "verify": t3 - t2, "bytes": size, "bad": len(bad),
        "peak_mb": peak}
 if full:
     t4 = time.perf_counter()
-    bad_full, f_full, g_full = targets.verify(fmt, written, points)
+    bad_full, f_full, g_full = (targets.verify if d == 1 else construct_nd.verify)(fmt, written, points)
     doc["full"] = time.perf_counter() - t4
-    same = (f == f_full) & (g == g_full)
-    zeros = lambda a, b: [fmt.is_zero(int(u)) and fmt.is_zero(int(v)) for u, v in zip(a, b)]
-    doc["agree"] = {"bits": int(same.sum()), "up_to_zero_sign": int(sum(s or (z1 and z2) for s, z1, z2 in
-                                                                        zip(same, zeros(f, f_full), zeros(g, g_full)))),
-                    "full_bad": len(bad_full)}
+    g, g_full = np.reshape(g, (len(points), -1)), np.reshape(g_full, (len(points), -1))
+    same = (f == f_full) & (g == g_full).all(axis=1)
+    zero = lambda u, v: fmt.is_zero(int(u)) and fmt.is_zero(int(v))
+    close = [(a == b or zero(a, b)) and all(u == v or zero(u, v) for u, v in zip(ga, gb))
+             for a, b, ga, gb in zip(f, f_full, g, g_full)]
+    doc["agree"] = {"bits": int(same.sum()), "up_to_zero_sign": int(sum(close)), "full_bad": len(bad_full)}
 print(json.dumps(doc))
 """
 
@@ -123,6 +135,9 @@ def main():
                          "beside it up to --compare-max points, and the fitted exponents")
     ap.add_argument("--compare-max", type=int, default=5000,
                     help="with --verify atoms: also run the full evaluation for N up to this, and compare")
+    ap.add_argument("--dimension", type=int, default=1,
+                    help="with --verify atoms: d >= 2 builds the d-dimensional network on a grid of about N points "
+                         "of X^d (side round(N^(1/d))): f* = sin(x1 + ... + xd), h* = 1, g*_j = -cos x_j")
     args = ap.parse_args()
     if args.verify == "atoms":
         return atoms(args)
@@ -162,17 +177,23 @@ def main():
 
 def atoms(args):
     import math
-    sizes = (args.sizes or "100,1000,10000,all").split(",")
-    print(f"fpsmt construct --verify atoms in {args.format} (relu): f* = sin x, h* = 1, g* = -cos x on N floats of "
-          f"X, spread evenly in their order; a safetensors file written and read back; each size in a fresh process")
+    d = args.dimension
+    if d < 1 or (d > 1 and "all" in (args.sizes or "")):
+        sys.exit("benchmarks/construct.py: --dimension is at least 1, and 'all' is for d = 1")
+    sizes = (args.sizes or ("100,1000,10000,all" if d == 1 else "100,1024,10000,65536")).split(",")
+    what = "f* = sin x, h* = 1, g* = -cos x on N floats of X, spread evenly in their order" if d == 1 else \
+        (f"f* = sin({' + '.join(f'x{j}' for j in range(1, d + 1)) if d <= 3 else f'x1 + ... + x{d}'}), h* = 1, g*_j = -cos x_j on a grid of N points of X^{d}, each side spread "
+         "evenly over X's floats in their order")
+    print(f"fpsmt construct --verify atoms in {args.format} (relu): {what}; a safetensors file written and read "
+          f"back; each size in a fresh process")
     print(f"{'N':>7} {'build s':>8} {'file s':>7} {'verify s':>9} {'peak MB':>8} {'file MB':>8} {'bad':>4}  "
           f"{'full verify s':>13}  agreement with the full evaluation")
     rows = []
     for n in sizes:
         full = n != "all" and int(n) <= args.compare_max
-        with tempfile.TemporaryDirectory() as d:
-            r = subprocess.run([sys.executable, "-c", ATOMS_CHILD, args.format, n, f"{d}/net.safetensors",
-                                "full" if full else "atoms"], capture_output=True, text=True)
+        with tempfile.TemporaryDirectory() as tmp:
+            r = subprocess.run([sys.executable, "-c", ATOMS_CHILD, args.format, n, f"{tmp}/net.safetensors",
+                                "full" if full else "atoms", str(d)], capture_output=True, text=True)
         if r.returncode:
             print(f"{n:>7} failed: {r.stderr.strip().splitlines()[-1] if r.stderr else r.returncode}")
             continue
@@ -196,8 +217,8 @@ def atoms(args):
               f"{slope(lambda m: m['peak_mb']):.2f}")
         last = rows[-1]
         total = last["build"] + last["io"] + last["verify"]
-        print(f"N = {last['points']}: {total:.1f} s (build, file, verify) and {last['peak_mb'] / 1024:.2f} GB peak "
-              f"(goal for the whole bfloat16 domain: under 10 minutes and 8 GB on 2 cores)")
+        print(f"N = {last['points']}: {total:.1f} s (build, file, verify) and {last['peak_mb'] / 1024:.2f} GB peak"
+              + (" (goal for the whole bfloat16 domain: under 10 minutes and 8 GB on 2 cores)" if d == 1 else ""))
 
 
 def _child(fmt, n, activation="relu"):

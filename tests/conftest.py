@@ -122,3 +122,44 @@ def atoms_inside_whole(A, whole, atoms, X, Y, depth):
             off[k] += n
     assert off[:depth - 1] == [L.n_out for L in whole.layers[:depth - 1]]
     return checked, nonzero, tw
+
+
+def targets_csv_nd(tmp_path, fmt, pts):
+    """A d-dimensional targets CSV (``x1,…,xd,f,h,g1,…,gd``, hex patterns) for ``pts`` =
+    [((x1 … xd), f, h, (g1 … gd)), …]; its path."""
+    d = len(pts[0][0])
+    lines = [",".join([f"x{j}" for j in range(1, d + 1)] + ["f", "h"] + [f"g{j}" for j in range(1, d + 1)])]
+    lines += [",".join([fmt.hex(b) for b in z] + [fmt.hex(v), fmt.hex(h)] + [fmt.hex(b) for b in g])
+              for z, v, h, g in pts]
+    p = tmp_path / "t.csv"
+    p.write_text("\n".join(lines) + "\n")
+    return p
+
+
+def grid_targets_nd(fmt, d, grid):
+    """Grid points with f* = sin(Σx), upstreams of both signs, gradient components with
+    zeros among them (no gradient atom there), every value rounded once."""
+    import itertools
+    import math
+    from fractions import Fraction
+    r = lambda v: fmt.round(Fraction(v))  # noqa: E731
+    pts = []
+    for k, xs in enumerate(itertools.product(grid, repeat=d)):
+        g = tuple(r(0.0) if (k + j) % 3 == 0 else r((j + 1) * xs[j] + 0.5) for j in range(d))
+        pts.append((tuple(fmt.from_float(x) for x in xs), r(math.sin(sum(xs))), r(1.0) if k % 2 else r(-0.5), g))
+    return pts
+
+
+def read_back_one_bit_off(monkeypatch):
+    """Every network read back (``netio.load_network``) comes with its last output weight —
+    the last zero-gradient atom's — one bit off: a wrong network the verification must
+    catch at that atom's point."""
+    from fpsmt.commands import netio
+    real = netio.load_network
+
+    def corrupted(path, **kw):
+        net = real(path, **kw)
+        last = net.layers[-1]
+        last.weights[-1] = int(last.weights[-1]) ^ 0x1
+        return net
+    monkeypatch.setattr(netio, "load_network", corrupted)

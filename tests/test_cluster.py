@@ -134,15 +134,10 @@ def test_construct_on_a_cluster_catches_a_wrong_network(tmp_path, monkeypatch):
     import contextlib
     import io
 
-    from fpsmt.commands import cli, netio
-    real = netio.load_network
+    from conftest import read_back_one_bit_off
 
-    def corrupted(path, **kw):
-        net = real(path, **kw)
-        last = net.layers[-1]
-        last.weights[-1] = last.weights[-1] ^ 0x0001  # the last zero-gradient atom's output weight
-        return net
-    monkeypatch.setattr(netio, "load_network", corrupted)
+    from fpsmt.commands import cli
+    read_back_one_bit_off(monkeypatch)
     out = tmp_path / "n.json"
     o, e = io.StringIO(), io.StringIO()
     with contextlib.redirect_stdout(o), contextlib.redirect_stderr(e):
@@ -157,3 +152,47 @@ def test_construct_cluster_refusals(tmp_path):
     r = fpsmt("construct", "--targets", "example:sin_misleading.py", "--format", "bfloat16", "--out",
               str(tmp_path / "n.json"), "--verify", "atoms", "--cluster", "local:2")
     assert r.returncode == 2 and "--verify atoms is linear and runs here" in r.stderr
+
+
+def test_construct_d_dimensional_on_a_cluster(tmp_path):
+    """A 2-D float8_e4m3 network verified on two local workers (the points in parts): the
+    same summary (points verified, mismatches) as the local run, and the workers' lines."""
+    from conftest import grid_targets_nd, targets_csv_nd
+
+    from fpsmt.semantics.formats import parse_format
+    fmt = parse_format("float8_e4m3")
+    csv = targets_csv_nd(tmp_path, fmt, grid_targets_nd(fmt, 2, [-2.0, 0.0, 1.0, 3.0]))
+    docs = []
+    for extra in ([], ["--cluster", "local:2"]):
+        r = fpsmt("construct", "--targets", str(csv), "--format", "float8_e4m3", "--out",
+                  str(tmp_path / f"n{len(extra)}.json"), "--json", *extra)
+        assert r.returncode == 0, r.stderr
+        docs.append(json.loads(r.stdout))
+    assert "points evaluated" in r.stderr and "starting a local Dask cluster of 2" in r.stderr
+    keep = ("points", "dimension", "verified", "mismatches", "parameters", "depth")
+    assert [{k: d[k] for k in keep} for d in docs] == [{k: docs[0][k] for k in keep}] * 2
+    assert docs[0]["verified"] == 16
+    assert (tmp_path / "n0.json").read_bytes() == (tmp_path / "n2.json").read_bytes()
+
+
+def test_construct_d_dimensional_on_a_cluster_catches_a_wrong_network(tmp_path, monkeypatch):
+    """The 2-D network one bit off as read back (the last zero-gradient atom's output
+    weight): the workers report that point alone, exit 1, nothing written."""
+    import contextlib
+    import io
+
+    from conftest import grid_targets_nd, read_back_one_bit_off, targets_csv_nd
+
+    from fpsmt.commands import cli
+    from fpsmt.semantics.formats import parse_format
+    fmt = parse_format("float8_e4m3")
+    pts = grid_targets_nd(fmt, 2, [-2.0, 0.0, 1.0, 3.0])
+    read_back_one_bit_off(monkeypatch)
+    out = tmp_path / "n.json"
+    o, e = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(o), contextlib.redirect_stderr(e):
+        code = cli.main(["construct", "--targets", str(targets_csv_nd(tmp_path, fmt, pts)), "--format", "float8_e4m3",
+                         "--out", str(out), "--json", "--cluster", "local:2"])
+    doc = json.loads(o.getvalue())
+    assert code == 1 and [b["x"] for b in doc["mismatches"]] == [[fmt.hex(b) for b in pts[-1][0]]]
+    assert not out.exists() and "points evaluated" in e.getvalue()

@@ -4,7 +4,7 @@ targets, bad targets rejected with one line and exit 2)."""
 import json
 
 import pytest
-from conftest import fpsmt
+from conftest import fpsmt, read_back_one_bit_off
 
 from fpsmt.semantics.formats import parse_format
 from fpsmt.commands.netio import load_network
@@ -278,17 +278,7 @@ def test_construct_wrong_executor_result_is_a_mismatch_and_writes_nothing(tmp_pa
 def test_construct_corrupted_network_is_a_mismatch_and_writes_nothing(tmp_path, monkeypatch):
     """The network is verified as written: one output weight changed in the file read back
     gives a mismatch, exit 1, and no file at --out."""
-    from fpsmt.commands import netio
-    real = netio.load_network
-
-    def corrupted(path, **kw):
-        net = real(path, **kw)
-        last = net.layers[-1]
-        last.weights[-1] = last.weights[-1] ^ 0x0001  # the last zero-gradient atom's output weight
-        return net
-
-    code, doc, err, out = _construct_in_process(tmp_path, monkeypatch,
-                                                lambda mp: mp.setattr(netio, "load_network", corrupted))
+    code, doc, err, out = _construct_in_process(tmp_path, monkeypatch, read_back_one_bit_off)
     assert code == 1 and doc["mismatches"] and "MISMATCH" in err
     assert not out.exists()
 

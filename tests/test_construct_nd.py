@@ -4,15 +4,12 @@ runs the d-input network; bad targets and options are one line, exit 2."""
 
 import contextlib
 import io
-import itertools
 import json
-import math
 import re
-from fractions import Fraction
 
 import numpy as np
 import pytest
-from conftest import fpsmt
+from conftest import fpsmt, grid_targets_nd as _rows, read_back_one_bit_off, targets_csv_nd as _csv
 
 from fpsmt.commands import netio, targets
 from fpsmt.constructions import relu_nd
@@ -20,27 +17,6 @@ from fpsmt.errors import InputError
 from fpsmt.semantics.arith import ExactArith
 from fpsmt.semantics.formats import parse_format
 from fpsmt.semantics.network import run
-
-
-def _rows(fmt, d, grid):
-    """Grid points with f* = sin(Σx), upstreams of both signs, gradient components with
-    zeros among them (no gradient atom there), every value rounded once."""
-    r = lambda v: fmt.round(Fraction(v))  # noqa: E731
-    pts = []
-    for k, xs in enumerate(itertools.product(grid, repeat=d)):
-        g = tuple(r(0.0) if (k + j) % 3 == 0 else r((j + 1) * xs[j] + 0.5) for j in range(d))
-        pts.append((tuple(fmt.from_float(x) for x in xs), r(math.sin(sum(xs))), r(1.0) if k % 2 else r(-0.5), g))
-    return pts
-
-
-def _csv(tmp_path, fmt, pts):
-    d = len(pts[0][0])
-    lines = [",".join([f"x{j}" for j in range(1, d + 1)] + ["f", "h"] + [f"g{j}" for j in range(1, d + 1)])]
-    lines += [",".join([fmt.hex(b) for b in z] + [fmt.hex(v), fmt.hex(h)] + [fmt.hex(b) for b in g])
-              for z, v, h, g in pts]
-    p = tmp_path / "t.csv"
-    p.write_text("\n".join(lines) + "\n")
-    return p
 
 
 def _exact_check(fmt, path, pts):
@@ -116,13 +92,7 @@ def test_a_wrong_d_dimensional_network_is_a_mismatch(tmp_path, monkeypatch):
     from fpsmt.commands import cli
     fmt = parse_format("float8_e4m3")
     pts = _rows(fmt, 2, [-2.0, 0.0, 0.5, 1.0])
-    real = netio.load_network
-
-    def corrupted(path, **kw):
-        net = real(path, **kw)
-        net.layers[-1].weights[-1] = int(net.layers[-1].weights[-1]) ^ 0x01
-        return net
-    monkeypatch.setattr(netio, "load_network", corrupted)
+    read_back_one_bit_off(monkeypatch)
     out = tmp_path / "n.json"
     o, e = io.StringIO(), io.StringIO()
     with contextlib.redirect_stdout(o), contextlib.redirect_stderr(e):
@@ -155,24 +125,35 @@ def test_bad_d_dimensional_targets_are_one_line(tmp_path):
     assert r.returncode == 2 and "g_star(x) returned 1, not 2 values" in r.stderr
 
 
-@pytest.mark.parametrize("extra,word", [
-    (["--verify", "atoms"], "--verify atoms does not take d-dimensional targets yet"),
-    (["--semantics", "order=reversed"], "--semantics does not take d-dimensional targets yet"),
-    (["--activation", "tanh"], "built for relu only"),
-])
-def test_d_dimensional_refusals(tmp_path, extra, word):
+def test_d_dimensional_refusals(tmp_path):
     fmt = parse_format("bfloat16")
     r = fpsmt("construct", "--targets", str(_csv(tmp_path, fmt, _rows(fmt, 2, [0.0, 1.0]))), "--format", "bfloat16",
-              "--out", str(tmp_path / "n.json"), "--store", str(tmp_path / "s.sqlite"), *extra)
-    assert r.returncode == 2 and word in r.stderr and len(r.stderr.strip().splitlines()) == 1, r.stderr
+              "--out", str(tmp_path / "n.json"), "--store", str(tmp_path / "s.sqlite"), "--activation", "tanh")
+    assert r.returncode == 2 and "built for relu only" in r.stderr and len(r.stderr.strip().splitlines()) == 1, r.stderr
     assert not (tmp_path / "n.json").exists()
 
 
-def test_d_dimensional_refuses_a_cluster(tmp_path):
-    """--cluster (with the extra fpsmt[cluster] installed: without it, --cluster is refused
-    first, for that): refused for d-dimensional targets, one line."""
-    pytest.importorskip("distributed")
-    test_d_dimensional_refusals(tmp_path, ["--cluster", "local:1"], "--cluster does not take d-dimensional targets yet")
+def test_d_dimensional_network_under_another_semantics(tmp_path):
+    """--semantics order=reversed on a 2-D float8_e4m3 network (built and verified for the
+    paper's rows): the points it reports broken there are exactly those where the exact
+    reference, run on the file under the same profile, misses a target."""
+    from fpsmt.semantics.network import parse_semantics
+    fmt = parse_format("float8_e4m3")
+    pts = _rows(fmt, 2, [-2.0, 0.0, 1.0, 3.0])
+    out = tmp_path / "n.json"
+    r = fpsmt("construct", "--targets", str(_csv(tmp_path, fmt, pts)), "--format", "float8_e4m3", "--out", str(out),
+              "--semantics", "order=reversed", "--json")
+    assert r.returncode == 0, r.stderr
+    doc = json.loads(r.stdout)
+    assert doc["verified"] == len(pts) and doc["semantics"]["spec"] == parse_semantics("order=reversed").spec
+    sem = parse_semantics("order=reversed")
+    A = ExactArith(fmt)
+    t = run(A, netio.load_network(out), A.const(np.asarray([list(p[0]) for p in pts], dtype=object)),
+            A.const(np.asarray([[p[2]] for p in pts], dtype=object)), sem=sem)
+    exact = [[fmt.hex(b) for b in p[0]] for p, o, g in zip(pts, A.to_bits(t.out), A.to_bits(t.grad))
+             if not (targets.meets(fmt, int(o[0]), p[1]) and all(targets.meets(fmt, int(a), b) for a, b in zip(g, p[3])))]
+    assert [b["x"] for b in doc["semantics"]["broken"]] == exact
+    assert doc["semantics"]["met"] == len(pts) - len(exact)
 
 
 def test_construct_nd_torch_and_plot(tmp_path):

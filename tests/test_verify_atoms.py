@@ -10,7 +10,7 @@ from fractions import Fraction
 
 import numpy as np
 import pytest
-from conftest import fpsmt, x_domain
+from conftest import fpsmt, grid_targets_nd, targets_csv_nd, x_domain
 
 from fpsmt.commands import targets
 from fpsmt.constructions import relu
@@ -199,3 +199,97 @@ def test_construct_verify_atoms_refuses_more_atoms_than_the_lemmas_cover(tmp_pat
                                 "--store", str(tmp_path / "s.sqlite")],
                                monkeypatch, lambda mp: mp.setattr(approx, "SLOTS", 40))
     assert code == 2 and "cover at most 40 of each; use --verify full" in err and "rests on" not in err, err
+
+
+# ---------------------------------------------------------------- d-dimensional inputs
+def _full_nd(fmt, net, pts):
+    from fpsmt.commands import construct_nd
+    return construct_nd.verify(fmt, net, pts)
+
+
+@pytest.mark.parametrize("fmt_name,d,grid", [("bfloat16", 2, [-1.5, -0.0, 0.25, 3.0, 5.0]),
+                                             ("float8_e4m3", 3, [-1.0, 0.5, 2.0])])
+def test_atoms_nd_agree_with_the_full_evaluation(fmt_name, d, grid):
+    """d = 2 and 3: both evaluations meet every target, and give the same value and the
+    same D^AD in every component at every point, up to the sign of a zero."""
+    from fpsmt.constructions import relu_nd
+    fmt = parse_format(fmt_name)
+    pts = grid_targets_nd(fmt, d, grid)
+    net = relu_nd.theorem_network(fmt, pts)
+    bad_full, f_full, g_full = _full_nd(fmt, net, pts)
+    bad_atoms, f_atoms, g_atoms = targets.verify_atoms(fmt, net, pts, net, relu_nd.atom_kinds(fmt, pts))
+    assert bad_full == [] and bad_atoms == [] and g_atoms.shape == (len(pts), d)
+    for a, b in zip(np.concatenate([f_full, g_full.ravel()]), np.concatenate([f_atoms, g_atoms.ravel()])):
+        assert a == b or (fmt.is_zero(int(a)) and fmt.is_zero(int(b))), (fmt.hex(int(a)), fmt.hex(int(b)))
+
+
+def test_atoms_nd_catch_a_wrong_gradient_atom():
+    """One GA_2 copy's first-layer weight into T (its last first-layer entry) one bit off:
+    its point's value and second gradient component miss, and only that point is
+    reported, with the same values, by both evaluations."""
+    from fpsmt.constructions import relu_nd
+    fmt = parse_format("bfloat16")
+    pts = grid_targets_nd(fmt, 2, [-1.5, -0.0, 0.25, 3.0, 5.0])
+    net = relu_nd.theorem_network(fmt, pts)
+    kinds = relu_nd.atom_kinds(fmt, pts)
+    (T0, own0), (T1, own1) = kinds[0], kinds[1]
+    e0, e1 = len(T0.layers[0].rows), len(T1.layers[0].rows)
+    c = 3  # the fourth copy of GA_2 (gradient atoms on input 2)
+    first = net.layers[0]
+    entry = int(np.lexsort((first.cols, first.rows))[len(own0) * e0 + c * e1 + e1 - 1])
+    assert first.cols[entry] == 1 and first.weights[entry] == fmt.from_float(1.0)  # T = relu(x2 ⊖ z2⁻)
+    first.weights[entry] = int(first.weights[entry]) ^ 0x1
+    bad_atoms = targets.verify_atoms(fmt, net, pts, net, kinds)[0]
+    bad_full = _full_nd(fmt, net, pts)[0]
+    assert bad_atoms == bad_full and [b["x"] for b in bad_atoms] == [[fmt.hex(b) for b in pts[own1[c]][0]]]
+    assert bad_atoms[0]["grad"][1] != bad_atoms[0]["g_target"][1]
+
+
+def test_atoms_nd_catch_a_wrong_zero_gradient_atom():
+    """One zero-gradient atom's output weight one bit off: that point alone, in both."""
+    from fpsmt.constructions import relu_nd
+    fmt = parse_format("float8_e4m3")
+    pts = grid_targets_nd(fmt, 2, [-2.0, 0.0, 1.0, 3.0])
+    net = relu_nd.theorem_network(fmt, pts)
+    kinds = relu_nd.atom_kinds(fmt, pts)
+    n_ga = sum(len(o) for _, o in kinds[:-1])
+    order = np.argsort(net.layers[-1].cols, kind="stable")
+    j = 9
+    _corrupt_output_weight(net, int(order[2 * n_ga + j]))  # a gradient atom has two output entries, a ZGA one
+    bad_atoms = targets.verify_atoms(fmt, net, pts, net, kinds)[0]
+    assert bad_atoms == _full_nd(fmt, net, pts)[0] and [b["x"] for b in bad_atoms] == [[fmt.hex(b) for b in pts[j][0]]]
+
+
+def test_construct_nd_verify_atoms_end_to_end(tmp_path):
+    """float8_e4m3, d = 2, from the CSV: the d-dimensional lemma rows proved into an empty
+    store and named; every point verified from its own atoms; the file written and,
+    read back, meeting every target in the full evaluation too."""
+    from fpsmt.commands import netio
+    from fpsmt.constructions import relu_nd
+    fmt = parse_format("float8_e4m3")
+    pts = grid_targets_nd(fmt, 2, [-2.0, 0.0, 1.0, 3.0])
+    p = targets_csv_nd(tmp_path, fmt, pts)
+    out = tmp_path / "n.safetensors"
+    r = fpsmt("construct", "--targets", str(p), "--format", "float8_e4m3", "--verify", "atoms", "--out", str(out),
+              "--store", str(tmp_path / "s.sqlite"), "--json")
+    assert r.returncode == 0, r.stderr
+    doc = json.loads(r.stdout)
+    assert doc["verify"] == "atoms" and doc["dimension"] == 2 and doc["verified"] == doc["points"] == 16
+    assert [(x["lemma"], x["status"]) for x in doc["lemmas"]] == [(n, "PROVED") for n in relu_nd.LEMMAS]
+    assert "each from its own atoms and the PROVED lemma rows" in r.stderr
+    assert _full_nd(fmt, netio.load_network(out), pts)[0] == []
+
+
+def test_construct_nd_verify_atoms_refuses_a_dimension_the_lemmas_do_not_state(tmp_path, monkeypatch):
+    """The rows are stated for d <= D_MAX (the induction's bound): with D_MAX lowered to
+    1, d = 2 is refused in one line before the lemmas are looked up."""
+    from fpsmt.constructions import relu_nd
+    from fpsmt.proofs import coordinates_nd
+    assert relu_nd.D_MAX == coordinates_nd.TERMS_MAX // 2  # two killer terms per coordinate
+    fmt = parse_format("float8_e4m3")
+    p = targets_csv_nd(tmp_path, fmt, grid_targets_nd(fmt, 2, [0.0, 1.0]))
+    code, _, err = _in_process(["construct", "--targets", str(p), "--format", "float8_e4m3", "--verify", "atoms",
+                                "--out", str(tmp_path / "n.json"), "--store", str(tmp_path / "s.sqlite")],
+                               monkeypatch, lambda mp: mp.setattr(relu_nd, "D_MAX", 1))
+    assert code == 2 and "stated for d <= 1, the targets have d = 2; use --verify full" in err and "rests on" not in err
+    assert not (tmp_path / "n.json").exists()

@@ -122,11 +122,11 @@ def estimate(n_points: int, verify: str = "full", kind: str = "json") -> tuple:
     return MEMORY_BASE + MEMORY_PER_POINT * n_points, VERIFY_SECONDS_5000 * (n_points / 5000) ** 1.5
 
 
-def _atoms_within_the_lemmas(fmt, construction, points):
+def atoms_within_the_lemmas(points, kinds):
     """The lemma rows' inductions cover at most SLOTS atoms in the output row and SLOTS
-    first-layer neurons: a larger network is refused for --verify atoms (one line)."""
+    first-layer neurons: a larger network (``kinds``: its atom kinds, template and owners)
+    is refused for --verify atoms (one line)."""
     from fpsmt.proof.approx import SLOTS
-    kinds = construction.blocks.atom_kinds(fmt, points)
     atoms = sum(len(own) for _, own in kinds)
     first = sum(len(own) * T.layers[0].n_out for T, own in kinds)
     if atoms > SLOTS or first > SLOTS:
@@ -134,16 +134,18 @@ def _atoms_within_the_lemmas(fmt, construction, points):
                          f"the lemma rows' inductions cover at most {SLOTS} of each; use --verify full")
 
 
-def _atom_lemmas(args, fmt, construction) -> list:
-    """--verify atoms: the lemma rows that state every atom's zeros away from its point,
-    from the store (proved where missing), before any network is built; refused in one line
-    when one is not PROVED with every UNSAT answer confirmed."""
+def atom_lemmas(args, fmt, construction, names=None) -> list:
+    """--verify atoms: the lemma rows that state every atom's zeros away from its point
+    (``names``; default the family's ``ATOM_LEMMAS``), their own rows, from the store
+    (proved where missing), before any network is built; refused in one line when one is
+    not PROVED with every UNSAT answer confirmed."""
     from fpsmt.proof import lemmas as reproduce
-    names = list(construction.blocks.ATOM_LEMMAS)
+    names = list(names or construction.blocks.ATOM_LEMMAS)
     err(f"  --verify atoms rests on {', '.join(names)} for {construction.activation} in {fmt.name} "
         f"(from the store {args.store or 'default'}, proved where missing) ...")
     with engine_session(args, confirm=args.confirm) as eng:
-        rows = reproduce.run(eng, names, ["repaired"], [fmt.name], progress=err, construction=construction)
+        rows = reproduce.run(eng, names, ["repaired"], [fmt.name], progress=err, construction=construction,
+                             extra=False)
     certs = certify.summarize(rows)
     for c in certs:
         err(f"    {c['lemma']}: {c['status']}" + (f" ({c['reason']})" if c["status"] != "PROVED" else "")
@@ -222,8 +224,8 @@ def cmd_construct(args):
                             "; a .safetensors --out needs less" if netio.kind_of(out_path) == "json" else "") + ")")
     check_requirements(args, fmt, construction)
     if args.verify == "atoms":
-        _atoms_within_the_lemmas(fmt, construction, points)
-    atom_rows = _atom_lemmas(args, fmt, construction) if args.verify == "atoms" else None
+        atoms_within_the_lemmas(points, construction.blocks.atom_kinds(fmt, points))
+    atom_rows = atom_lemmas(args, fmt, construction) if args.verify == "atoms" else None
     spread = cluster.spec_of(args) if atom_rows is None else None
     with cluster.session(spread, None, err) as cl:  # a cluster is reached before anything is built
         err(f"fpsmt: building the {construction.activation} network for {len(points)} points in {fmt.name} (estimate: at most "
@@ -267,12 +269,12 @@ def cmd_construct(args):
         ", ".join(r["lemma"] for r in atom_rows)
     err(f"  verified in the executor: {summary['verified']}/{len(points)} points bit-exact "
         f"(value and D^AD(h*(x)); a zero target met by either zero{how}); build {built:.2f} s, verify {checked:.2f} s")
-    _list_points("MISMATCH", bad)
+    list_points("MISMATCH", bad)
     if bad:
         err(f"fpsmt: internal error: the network does not meet its targets at {len(bad)} point(s); "
             f"nothing written to {out_path}")
     if not sem.is_paper and not bad:
-        summary["semantics"] = _under(fmt, written, points, sem)
+        summary["semantics"] = under(fmt, written, points, sem)
     if args.plot:
         summary["plot"] = _plot(args, fmt, points, f_got, g_got, net.depth, len(bad))
     if args.torch and not bad:
@@ -284,27 +286,30 @@ def cmd_construct(args):
     return 1 if bad else 0
 
 
-def _list_points(word, bad, more=False):
-    """The first ten points of :func:`fpsmt.commands.targets.verify`'s list on stderr
-    (``more``: and how many were left out)."""
+def list_points(word, bad, more=False):
+    """The first ten points of a verification's list (:func:`fpsmt.commands.targets.verify`,
+    or its d-dimensional twin, whose x and gradients are lists) on stderr (``more``: and
+    how many were left out)."""
+    show = lambda v: f"({', '.join(v)})" if isinstance(v, list) else v  # noqa: E731
     for b in bad[:10]:
-        err(f"  {word} at x = {b['x']}: f = {b['f']} (target {b['f_target']}), "
-            f"D^AD = {b['grad']} (target {b['g_target']})")
+        err(f"  {word} at x = {show(b['x'])}: f = {b['f']} (target {b['f_target']}), "
+            f"D^AD = {show(b['grad'])} (target {show(b['g_target'])})")
     if more and len(bad) > 10:
         err(f"  … and {len(bad) - 10} more (--json lists them all)")
 
 
-def _under(fmt, net, points, sem) -> dict:
+def under(fmt, net, points, sem, check=None) -> dict:
     """The network (built and verified for the paper's semantics) run under another profile:
-    the points where it misses its targets there (a result, not an error)."""
+    the points where it misses its targets there (a result, not an error).  ``check(fmt,
+    net, points, sem)`` gives those points (default the 1-D :func:`fpsmt.commands.targets.verify`'s)."""
     import time
     from fpsmt.commands import targets
     t0 = time.perf_counter()
-    broken, _, _ = targets.verify(fmt, net, points, sem)
+    broken = (check or (lambda *a: targets.verify(*a)[0]))(fmt, net, points, sem)
     secs = time.perf_counter() - t0
     err(f"  under --semantics {sem.spec}: {len(points) - len(broken)}/{len(points)} points still meet their "
         f"targets ({secs:.2f} s)")
-    _list_points("BROKEN", broken, more=True)
+    list_points("BROKEN", broken, more=True)
     return {"spec": sem.spec, "met": len(points) - len(broken), "broken": broken, "seconds": round(secs, 3)}
 
 
@@ -338,8 +343,9 @@ def register(sub):
                    help="full (default): run the whole network at every point; atoms (relu): at each point run the "
                         "atoms built for it, and take every other atom's contribution — a zero value and a zero "
                         "gradient — from the PROVED lemma rows zero_gradient_atom, gradient_atom, "
-                        "boxplus_neutrality and theorem_3_1_relu (from the store, proved first where missing): "
-                        "linear in the number of points")
+                        "boxplus_neutrality and theorem_3_1_relu (d-dimensional targets: zero_gradient_atom_nd, "
+                        "gradient_atom_nd, boxplus_neutrality and theorem_3_1_relu_nd; from the store, proved first "
+                        "where missing): linear in the number of points")
     s.add_argument("--cluster", metavar="ADDRESS|local:N",
                    help=f"run the full verification on a Dask cluster: the network sent once, the points in parts; "
                         f"local:N starts N workers on this machine for the run, ADDRESS (tcp://host:8786) uses a "

@@ -1,7 +1,9 @@
 """``fpsmt construct`` for d-dimensional targets (d >= 2): the ReLU network of
 :mod:`fpsmt.constructions.relu_nd`, written, read back and verified in the executor at every
-domain point — value and every component of D^AD(h*(x)), bit for bit — and optionally
-run in PyTorch and drawn (d = 2: heat maps)."""
+domain point — value and every component of D^AD(h*(x)), bit for bit: the whole network
+(``--verify full``, here or on a Dask cluster) or each point's own atoms with the PROVED
+d-dimensional lemma rows (``--verify atoms``) — then optionally run again under another
+semantics profile, run in PyTorch and drawn (d = 2: heat maps)."""
 
 from __future__ import annotations
 
@@ -21,52 +23,70 @@ def check_options(args, construction, sem):
     """What d-dimensional targets do not take, refused in one line before any work."""
     if construction.activation != "relu":
         raise InputError(f"d-dimensional targets are built for relu only, not {construction.activation}")
-    for flag, given, why in (("--verify atoms", args.verify == "atoms", "the atoms' evaluation is 1-D"),
-                             ("--cluster", bool(args.cluster), "the verification of d-dimensional networks runs here"),
-                             ("--semantics", not sem.is_paper, "the profiles' second verification is 1-D")):
-        if given:
-            raise InputError(f"{flag} does not take d-dimensional targets yet: {why}")
 
 
 def construct(args, fmt, construction, path, out_path, sem):
     from fpsmt.commands import netio, targets
     from fpsmt.constructions import relu_nd
+    from fpsmt import cluster
+    from fpsmt.commands.construct import atom_lemmas, atoms_within_the_lemmas, list_points, under
     check_options(args, construction, sem)
     points = targets.load_targets_nd(path, fmt)
     relu_nd.check_points(fmt, points)
     d = len(points[0][0])
-    err(f"fpsmt: building the relu network for {len(points)} points of {fmt.name}^{d} ...")
-    t0 = time.perf_counter()
-    with construction.active():
-        net = relu_nd.theorem_network(fmt, points)
-    built = time.perf_counter() - t0
-    with netio.pending_network(net, out_path) as (pending, size, written):  # verified as written
-        err(f"  verifying at {len(points)} points (value and the {d} components of D^AD, bit for bit) ...")
-        t1 = time.perf_counter()
-        bad, f_got, g_got = verify(fmt, written, points)
-        checked = time.perf_counter() - t1
-        if bad:
-            pending.discard()
+    atom_rows = None
+    if args.verify == "atoms":
+        if d > relu_nd.D_MAX:
+            raise InputError(f"--verify atoms: the lemma rows are stated for d <= {relu_nd.D_MAX}, the targets have "
+                             f"d = {d}; use --verify full")
+        with construction.active():
+            kinds = relu_nd.atom_kinds(fmt, points)
+        atoms_within_the_lemmas(points, kinds)
+        atom_rows = atom_lemmas(args, fmt, construction, names=relu_nd.LEMMAS)
+    spread = cluster.spec_of(args) if atom_rows is None else None
+    with cluster.session(spread, None, err) as cl:  # a cluster is reached before anything is built
+        err(f"fpsmt: building the relu network for {len(points)} points of {fmt.name}^{d} ...")
+        t0 = time.perf_counter()
+        with construction.active():
+            net = relu_nd.theorem_network(fmt, points)
+        built = time.perf_counter() - t0
+        with netio.pending_network(net, out_path) as (pending, size, written):  # verified as written
+            t1 = time.perf_counter()
+            if atom_rows is None:
+                err(f"  verifying at {len(points)} points (value and the {d} components of D^AD, bit for bit) ...")
+                bad, f_got, g_got = verify(fmt, written, points, cluster=cl, progress=err)
+            else:
+                err(f"  verifying at {len(points)} points from each point's own atoms (value and the {d} components "
+                    f"of D^AD, bit for bit; every other atom's zeros by the lemmas above) ...")
+                bad, f_got, g_got = targets.verify_atoms(fmt, written, points, net, kinds)
+            checked = time.perf_counter() - t1
+            if bad:
+                pending.discard()
     n_ga = [sum(1 for p in points if not fmt.is_zero(p[3][i])) for i in range(d)]
     summary = {"format": fmt.name, "dimension": d, "points": len(points), "gradient_atoms": n_ga,
                "value_atoms": len(points), "depth": net.depth, "activation": "relu", "paper_depth": 7,
                "widths": [L.n_out for L in net.layers], "max_width": max(L.n_out for L in net.layers),
                "parameters": net.n_parameters(), "bytes": size, "out": None if bad else str(out_path),
-               "verified": len(points) - len(bad), "mismatches": bad, "verify": "full",
+               "verified": len(points) - len(bad), "mismatches": bad, "verify": args.verify,
                "seconds": {"build": round(built, 3), "verify": round(checked, 3)}}
+    if atom_rows is not None:
+        summary["lemmas"] = atom_rows
     err(f"fpsmt: {len(points)} points in {fmt.name}^{d}: gradient atoms per input {n_ga}, {len(points)} value atoms; "
         f"depth {net.depth} (the paper: L >= 7), {summary['parameters']} parameters, {size} bytes"
         + ("" if bad else f" -> {out_path}"))
+    how = "" if atom_rows is None else ", each from its own atoms and the PROVED lemma rows " + \
+        ", ".join(r["lemma"] for r in atom_rows)
     err(f"  verified in the executor: {summary['verified']}/{len(points)} points bit-exact (value and every component "
-        f"of D^AD(h*(x)); a zero target met by either zero); build {built:.2f} s, verify {checked:.2f} s")
-    err("  for every d the network rests on the lemma rows theorem_3_1_relu_nd, zero_gradient_atom_nd and "
-        "gradient_atom_nd (fpsmt reproduce); this run verified it at every domain point")
-    for b in bad[:10]:
-        err(f"  MISMATCH at x = ({', '.join(b['x'])}): f = {b['f']} (target {b['f_target']}), "
-            f"D^AD = ({', '.join(b['grad'])}) (target ({', '.join(b['g_target'])}))")
+        f"of D^AD(h*(x)); a zero target met by either zero{how}); build {built:.2f} s, verify {checked:.2f} s")
+    if atom_rows is None:
+        err("  for every d the network rests on the lemma rows theorem_3_1_relu_nd, zero_gradient_atom_nd and "
+            "gradient_atom_nd (fpsmt reproduce); this run verified it at every domain point")
+    list_points("MISMATCH", bad)
     if bad:
         err(f"fpsmt: internal error: the network does not meet its targets at {len(bad)} point(s); "
             f"nothing written to {out_path}")
+    if not sem.is_paper and not bad:
+        summary["semantics"] = under(fmt, written, points, sem, lambda *a: verify(*a)[0])
     if args.plot and not bad:
         summary["plot"] = _plot(args, fmt, points, f_got, g_got, net.depth)
     if args.torch and not bad:
@@ -80,29 +100,43 @@ def construct(args, fmt, construction, path, out_path, sem):
     return 1 if bad else 0
 
 
-def verify(fmt, net, points):
+def verify(fmt, net, points, sem=None, cluster=None, progress=None):
     """``(bad, f, grad)``: the points where the value or a component of D^AD differs from
     the targets (a zero target met by either zero), the values (n,) and gradients (n, d)
-    computed — the whole network in the executor, in batches of points."""
-    from fpsmt.commands.targets import meets
-    from fpsmt.semantics.arith import concrete
-    from fpsmt.semantics.network import run
-    A = concrete(fmt)
+    computed — the whole network in the executor under ``sem`` (default the paper's), in
+    batches of points.  ``cluster`` (:class:`fpsmt.cluster.Cluster`): the network goes to
+    its workers once and the points in parts, two per worker (each point's bits are its
+    own, whatever the other points of a batch)."""
+    from fpsmt.commands.targets import mismatches_nd
+    from fpsmt.semantics.network import PAPER
     X = np.asarray([list(p[0]) for p in points], dtype=np.uint64)
     Y = np.asarray([[p[2]] for p in points], dtype=np.uint64)
+    if cluster is None:
+        f, g = _evaluate(net, (X, Y, sem or PAPER))
+    else:
+        k = min(len(points), 2 * cluster.workers())
+        cuts = np.linspace(0, len(points), k + 1).astype(int)
+        parts = [(X[a:b], Y[a:b], sem or PAPER) for a, b in zip(cuts[:-1], cuts[1:])]
+        got = cluster.map_shared(_evaluate, net, parts, lambda p, r: f"{len(p[0])} points evaluated",
+                                 progress or (lambda m: None))
+        f, g = np.concatenate([r[0] for r in got]), np.concatenate([r[1] for r in got])
+    return mismatches_nd(fmt, points, (f, g)), f, g
+
+
+def _evaluate(net, part):
+    """Value (n,) and D^AD (n, d) bits of ``net`` at inputs ``X`` (n, d) with upstreams
+    ``Y`` (n, 1), in batches of points (a task on a cluster's worker, or the local run)."""
+    from fpsmt.semantics.arith import concrete
+    from fpsmt.semantics.network import run
+    X, Y, sem = part
+    A = concrete(net.fmt)
     step = max(1, BATCH_CELLS // max(L.n_out for L in net.layers))
     fs, gs = [], []
-    for a in range(0, len(points), step):
-        t = run(A, net, A.const(X[a:a + step]), A.const(Y[a:a + step]))
+    for a in range(0, len(X), step):
+        t = run(A, net, A.const(X[a:a + step]), A.const(Y[a:a + step]), sem=sem)
         fs.append(np.asarray(A.to_bits(t.out)).reshape(-1))
         gs.append(np.asarray(A.to_bits(t.grad)).reshape(-1, net.n_in))
-    f, g = np.concatenate(fs), np.concatenate(gs)
-    bad = []
-    for p, o, gr in zip(points, f.tolist(), g.tolist()):
-        if not (meets(fmt, o, p[1]) and all(meets(fmt, a, b) for a, b in zip(gr, p[3]))):
-            bad.append({"x": [fmt.hex(b) for b in p[0]], "f": fmt.hex(o), "f_target": fmt.hex(p[1]),
-                        "grad": [fmt.hex(b) for b in gr], "g_target": [fmt.hex(b) for b in p[3]]})
-    return bad, f, g
+    return np.concatenate(fs), np.concatenate(gs)
 
 
 def _torch(fmt, net, points):

@@ -252,11 +252,13 @@ def verify_atoms(fmt, net, points, built, kinds):
         raise InputError("the network as written differs from the network built; the atoms' lemmas speak of the "
                          "built one")
     A = concrete(fmt)
-    xs = np.asarray([p[0] for p in points], dtype=np.uint64)
+    xs = np.asarray([p[0] for p in points], dtype=np.uint64)  # (n,), or (n, d) for d-dimensional points
     ys = np.asarray([p[2] for p in points], dtype=np.uint64)
     out, grad = own_blocks(A, built, kinds, A.const(xs), A.const(ys))  # the file's network, in the builder's layout
-    evaluated = (np.ravel(A.to_bits(out)), np.ravel(A.to_bits(grad)))
-    return _mismatches(fmt, points, evaluated), *evaluated
+    evaluated = (np.ravel(A.to_bits(out)), np.asarray(A.to_bits(grad)))
+    if xs.ndim == 1:
+        return _mismatches(fmt, points, evaluated), *evaluated
+    return mismatches_nd(fmt, points, evaluated), *evaluated
 
 
 def same_network(a, b) -> bool:
@@ -291,6 +293,17 @@ def _mismatches(fmt, points, evaluated):
         if not (meets(fmt, int(o), p[1]) and meets(fmt, int(d), p[3])):
             bad.append({"x": fmt.hex(p[0]), "f": fmt.hex(int(o)), "f_target": fmt.hex(p[1]),
                         "grad": fmt.hex(int(d)), "g_target": fmt.hex(p[3])})
+    return bad
+
+
+def mismatches_nd(fmt, points, evaluated):
+    """The d-dimensional points whose value or some gradient component misses its target
+    (a zero target met by either zero), with every value named in hex."""
+    bad = []
+    for p, o, gr in zip(points, *(np.asarray(e).tolist() for e in evaluated)):
+        if not (meets(fmt, o, p[1]) and all(meets(fmt, a, b) for a, b in zip(gr, p[3]))):
+            bad.append({"x": [fmt.hex(b) for b in p[0]], "f": fmt.hex(o), "f_target": fmt.hex(p[1]),
+                        "grad": [fmt.hex(b) for b in gr], "g_target": [fmt.hex(b) for b in p[3]]})
     return bad
 
 

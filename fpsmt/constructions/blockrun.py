@@ -198,17 +198,15 @@ def _run_group(A, specs, x, y, sem, absent_cols):
     G, n = len(specs), len(np.ravel(x))
     xb = np.ravel(A.to_bits(x)).astype(np.uint64)
     yb = np.ravel(A.to_bits(y)).astype(np.uint64)
-    out, post, terms = _run_pairs(A, specs, np.repeat(np.arange(G), n), np.tile(xb, G), np.tile(yb, G), sem,
-                                  any(absent_cols))
+    out, post, terms, _ = _run_pairs(A, specs, np.repeat(np.arange(G), n), np.tile(xb, G), np.tile(yb, G), sem,
+                                     any(absent_cols))
     return out.reshape(G, n, -1), None if post is None else post.reshape(G, n, -1), terms.reshape(G, n, -1)
 
 
 def _run_pairs(A, specs, block, xb, yb, sem, need_post):
     """Blocks of one shape at (block, input, upstream) triples (``block``: indices into
     ``specs``, non-decreasing; ``xb``, ``yb``: patterns), each pair computed exactly as
-    the block alone computes it.  Returns per pair the output terms (P, m), the last
-    hidden layer's values (P, width) when ``need_post`` (else None), and the first
-    layer's gradient terms (P, n1)."""
+    the block alone computes it.  Returns what :func:`_run_copies` returns."""
     G = len(specs)
     layers = [Layer(n_out, n_in, rows, cols, [0] * len(rows), [0] * n_out, act)
               for n_out, n_in, rows, cols, _, _, act in specs[0]]  # the shape; values below
@@ -218,13 +216,20 @@ def _run_pairs(A, specs, block, xb, yb, sem, need_post):
 
 
 def _run_copies(A, layers, Wb, Bb, block, xb, yb, sem, need_post):
-    """:func:`_run_pairs` for copies of one shape given as arrays: ``layers`` the shape
-    (Layers whose own weights are not read), ``Wb[k]`` (copies × the layer's entries, in
-    its entry order) and ``Bb[k]`` (copies × neurons) the copies' patterns."""
+    """Copies of one shape at (copy, input, upstream) triples, each computed exactly as
+    the copy alone computes it: ``layers`` the shape (Layers whose own weights are not
+    read), ``Wb[k]`` (copies × the layer's entries, in its entry order) and ``Bb[k]``
+    (copies × neurons) the copies' patterns; ``block`` the copy of each triple
+    (non-decreasing), ``xb`` its input — (P,) for one input, (P, d) for d — and ``yb``
+    its upstream (P,).  Returns per triple the output terms (P, m), the last hidden
+    layer's values (P, width) when ``need_post`` (else None), the first layer's gradient
+    terms (P, entries): g_r ⊗ w for each first-layer entry (r, j), g_r the upstream of
+    neuron r after its activation's backward formula, in (row, column) order — and those
+    upstreams g_r (P, n1)."""
     total = len(block)
     # ---- forward, merging equal states
     starts = np.arange(total)
-    h = A.const(xb)[:, None]
+    h = A.const(xb)[:, None] if np.ndim(xb) == 1 else A.const(xb)
     fwd = []
     for k, layer in enumerate(layers):
         W, b = A.const(Wb[k][block]), A.const(Bb[k][block])
@@ -259,9 +264,9 @@ def _run_copies(A, layers, Wb, Bb, block, xb, yb, sem, need_post):
         g = sem.backward_formula(layer.act)(A, layer.act, g, z[fi], a[fi])
         if k == 0:
             W0 = A.const(Wb[0][fblock[fi]])
-            order = np.argsort(layer.rows, kind="stable")  # entry of each first-layer neuron
-            terms = A.mul(g, W0[:, order])
-            return out, post, _expand(terms, u, total)
+            order = np.lexsort((layer.cols, layer.rows))  # the first layer's entries by (row, column)
+            terms = A.mul(g[:, layer.rows[order]], W0[:, order])
+            return out, post, _expand(terms, u, total), _expand(g, u, total)
         W = A.const(Wb[k][fblock[fi]])
         g = fold(A, layer.pattern("backward", sem), W, g, lambda B, gs, ws: B.mul(gs, ws), sem)
         bstarts = u
@@ -271,9 +276,9 @@ def _run_copies(A, layers, Wb, Bb, block, xb, yb, sem, need_post):
 def copy_layout(net, kinds):
     """The blocks of a ⊞ network laid out kind after kind (as
     :func:`fpsmt.constructions.relu.boxplus_copies` lays them out): ``kinds`` = [(template
-    network: one input, one output, output bias −0; number of copies), …].  Checks that
-    ``net`` is exactly those copies side by side — per layer the same neurons, entries
-    (row, column) and activations, every copy reading the shared input and the output row
+    network: the network's inputs, one output, output bias −0; number of copies), …].
+    Checks that ``net`` is exactly those copies side by side — per layer the same neurons,
+    entries (row, column) and activations, every copy reading the shared inputs and the output row
     reading every copy's output entries in order — and returns per kind (the template's
     layers in (row, column) entry order, Wb, Bb: per layer the copies' weights (copies ×
     entries) and biases (copies × neurons) read from ``net``, the template's last-layer
@@ -282,7 +287,7 @@ def copy_layout(net, kinds):
     from fpsmt.errors import InputError
     L = net.layers
     depth = len(L)
-    if any(T.depth != depth or T.n_in != 1 or T.n_out != 1 for T, _ in kinds) or net.n_in != 1 or net.n_out != 1:
+    if any(T.depth != depth or T.n_in != net.n_in or T.n_out != 1 for T, _ in kinds) or net.n_out != 1:
         raise InputError("the network is not the copies' layout: the depths or the inputs and outputs differ")
     out = [([], [], [], None) for _ in kinds]
     for k in range(depth):
@@ -330,33 +335,40 @@ def copy_layout(net, kinds):
 
 
 def own_blocks(A, net, kinds, x, y, sem=PAPER):
-    """Value and D^AD at inputs ``x`` (shape (n,)) with upstream ``y`` from only the blocks
-    each point owns.  ``kinds`` = [(template, owners), …]: the network is the template's
-    copies side by side, kind after kind (checked by :func:`copy_layout`), copy c of a
-    kind built for point ``owners[c]``.  Each copy runs at its own point alone (one pair
-    per copy: linear in the number of copies).  The output row is folded, per point, from
-    its own copies' outputs (each copy's output terms summed as the copy alone sums
-    them, bias −0), with −0 in place of every copy it does not own; D^AD's sum over the
-    first layer from its own copies' first-layer terms, one by one, with −0 for the
-    others'.  Left to right (the paper's rows only), that is the network's value and
-    D^AD up to the sign of a zero wherever every other copy contributes zeros — what the
-    caller's lemmas must state — and a copy's partial sum before its own terms is then a
-    zero, so summing its terms first changes nothing but that sign.  A copy's terms at
-    its own point are computed, never assumed.  A point's terms keep the kinds' order.
-    Returns (value, D^AD) as arrays of the format."""
+    """Value and D^AD at inputs ``x`` ((n,) for one input, (n, d) for d) with upstream
+    ``y`` (n,) from only the blocks each point owns.  ``kinds`` = [(template, owners), …]:
+    the network is the template's copies side by side, kind after kind (checked by
+    :func:`copy_layout`), copy c of a kind built for point ``owners[c]``.  Each copy runs
+    at its own point alone (one pair per copy: linear in the number of copies).  The output
+    row is folded, per point, from its own copies' outputs (each copy's output terms summed
+    as the copy alone sums them, bias −0), with −0 in place of every copy it does not own;
+    D^AD w.r.t. each input j from its own copies' first-layer terms in column j, one by one
+    in the whole's row order, with −0 for the others'.  Left to right (the paper's rows
+    only), that is the network's value and D^AD up to the sign of a zero wherever every
+    other copy contributes zeros, term by term — what the caller's lemmas must state — and
+    a copy's partial sum before its own terms is then a zero, so summing its terms first
+    changes nothing but that sign.  The absent entries' sums (the output row's, and with d
+    inputs each column's over the first-layer rows that do not read it) are a zero, or NaN
+    where a point's own copy has a non-finite value there; the other copies' are finite by
+    the same lemmas.  A copy's terms at its own point are computed, never assumed.  A
+    point's terms keep the kinds' order.  Returns (value (n,), D^AD (n,) for one input,
+    (n, d) for d) as arrays of the format."""
     from fpsmt.errors import InputError
-    n = len(np.ravel(x))
+    d = net.n_in
+    n = len(np.ravel(y))
     if sem.fold_init != "first" or sem.wide is not None or sem.order != "left" or sem.activation != "correct":
         raise InputError(f"the atoms' evaluation is the paper's left-to-right rows, not {sem.spec}")
     owners = [np.asarray(o, dtype=np.int64) for _, o in kinds]
     if any(len(o) and (o.min() < 0 or o.max() >= n) for o in owners):
         raise InputError(f"an owner is not one of the {n} points")
     layout = copy_layout(net, [(T, len(o)) for (T, _), o in zip(kinds, owners)])
-    xb = np.ravel(A.to_bits(x)).astype(np.uint64)
+    xb = np.asarray(A.to_bits(x)).astype(np.uint64).reshape(n, d)
     yb = np.ravel(A.to_bits(y)).astype(np.uint64)
     neg0 = A.fmt.sign_bit
-    v_cols, g_cols = [], []  # per kind: (n, slots × terms) patterns, −0 where a point has no copy
+    v_cols = []  # per kind: (n, slots × terms) patterns, −0 where a point has no copy
+    g_cols = [[] for _ in range(d)]  # per input, per kind: the same for its first-layer terms
     bad_absent = np.zeros(n, dtype=bool)
+    bad_column = np.zeros((n, d), dtype=bool)  # a non-finite upstream at a first-layer row that does not read x_j
     for (layers, Wb, Bb, unread), own in zip(layout, owners):
         C = len(own)
         if not C:
@@ -365,26 +377,47 @@ def own_blocks(A, net, kinds, x, y, sem=PAPER):
         order = np.argsort(own, kind="stable")
         slot[order] = np.arange(C) - np.searchsorted(own[order], own[order])
         slots = int(slot.max()) + 1
-        m, n1 = layers[-1].n_out, layers[0].n_out
+        first = layers[0]
+        entry = np.lexsort((first.cols, first.rows))  # the terms' order: (row, column)
+        ecol = first.cols[entry]
+        reads = np.zeros((first.n_out, d), dtype=bool)
+        reads[first.rows, first.cols] = True
+        m = layers[-1].n_out
         V = np.full((n, slots * m), neg0, dtype=np.uint64)
-        Gr = np.full((n, slots * n1), neg0, dtype=np.uint64)
+        Gr = [np.full((n, slots * int((ecol == j).sum())), neg0, dtype=np.uint64) for j in range(d)]
         for a in range(0, C, CHUNK):
             b = min(C, a + CHUNK)
-            o, post, gterms = _run_copies(A, layers, [W[a:b] for W in Wb], [B[a:b] for B in Bb], np.arange(b - a),
-                                          xb[own[a:b]], yb[own[a:b]], sem, bool(unread))
+            o, post, gterms, g0 = _run_copies(A, layers, [W[a:b] for W in Wb], [B[a:b] for B in Bb],
+                                              np.arange(b - a), xb[own[a:b]], yb[own[a:b]], sem, bool(unread))
             o, gterms = np.asarray(A.to_bits(o)), np.asarray(A.to_bits(gterms))
             for t in range(m):
                 V[own[a:b], slot[a:b] * m + t] = o[:, t]
-            for t in range(n1):
-                Gr[own[a:b], slot[a:b] * n1 + t] = gterms[:, t]
+            for j in range(d):
+                mine = np.flatnonzero(ecol == j)
+                for t, e in enumerate(mine):
+                    Gr[j][own[a:b], slot[a:b] * len(mine) + t] = gterms[:, e]
+                if not reads[:, j].all():  # the rows that do not read x_j: +0 ⊗ their upstream
+                    nf = ~np.asarray(A.is_finite(g0[:, ~reads[:, j]])).all(axis=1)
+                    np.logical_or.at(bad_column[:, j], own[a:b], nf)
             if unread:  # an unread value of a point's own copy: the absent sum's NaN
                 np.logical_or.at(bad_absent, own[a:b], ~np.asarray(A.is_finite(post[:, unread])).all(axis=1))
         v_cols.append(V)
-        g_cols.append(Gr)
-    terms_v, terms_g = np.concatenate(v_cols, axis=1), np.concatenate(g_cols, axis=1)
+        for j in range(d):
+            g_cols[j].append(Gr[j])
+    terms_v = np.concatenate(v_cols, axis=1)
     S_v = fold_terms(A, [A.const(terms_v[:, k]) for k in range(terms_v.shape[1])], sem)
-    S_g = fold_terms(A, [A.const(terms_g[:, k]) for k in range(terms_g.shape[1])], sem)
     if len(net.layers[-1].weights) < net.layers[-2].n_out:  # ⊕ the absent entries' sum: a zero, or NaN
         S_v = A.add(S_v, A.const(np.where(bad_absent, A.fmt.nan_bits, neg0).astype(np.uint64)))
     S_v = A.add(S_v, A.const(np.full(n, int(net.layers[-1].bias[0]), dtype=np.uint64)))
-    return S_v, S_g
+    L0 = net.layers[0]
+    read = np.zeros(d, dtype=np.int64)
+    np.add.at(read, L0.cols, 1)
+    grads = []
+    for j in range(d):
+        terms_g = np.concatenate(g_cols[j], axis=1)
+        S_g = fold_terms(A, [A.const(terms_g[:, k]) for k in range(terms_g.shape[1])], sem) if terms_g.shape[1] \
+            else A.const(np.full(n, neg0, dtype=np.uint64))
+        if read[j] < L0.n_out:  # rows of the whole's first layer that do not read x_j: their absent sum
+            S_g = A.add(S_g, A.const(np.where(bad_column[:, j], A.fmt.nan_bits, neg0).astype(np.uint64)))
+        grads.append(S_g)
+    return S_v, (grads[0] if d == 1 else np.stack(grads, axis=1))

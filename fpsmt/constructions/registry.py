@@ -72,17 +72,25 @@ class Construction:
             self.blocks.check_points(fmt, points)
         c = self.constants(fmt)
         for z, _, h, _ in points:
-            if abs(fmt.to_fraction(z)) > c.M_sigma:
-                raise InputError(f"at x = {fmt.show(z)}: x is outside X = [-{show_bound(c.M_sigma)}, {show_bound(c.M_sigma)}] "
-                                 f"of Theorem 3.1 for {self.activation} in {fmt.name}")
-            if abs(fmt.to_fraction(h)) > c.H_sigma:
-                raise InputError(f"at x = {fmt.show(z)}: |h*| = {fmt.describe(h)} exceeds H = {show_bound(c.H_sigma)} "
-                                 f"of Theorem 3.1 for {self.activation} in {fmt.name}")
+            check_bounds(fmt, c, self.activation, f"at x = {fmt.show(z)}", [("x", z)], h)
 
     def network(self, fmt, points):
         """The Theorem 3.1 network f2 ⊞ f1 for ``points`` = [(x, f*, h*, g*)] (patterns)."""
         with self.active():
             return self.blocks.theorem_network(fmt, points)
+
+
+def check_bounds(fmt, c, activation, at, coordinates, h):
+    """Theorem 3.1's hypotheses on one target point, one error line naming it (``at``): each
+    of ``coordinates`` ([(name, pattern)]) in X = [−M_σ, M_σ] and |h*| <= H_σ (``c``: the
+    theorem's constants for ``activation`` in ``fmt``)."""
+    for name, b in coordinates:
+        if abs(fmt.to_fraction(b)) > c.M_sigma:
+            raise InputError(f"{at}: {name} is outside X = [-{show_bound(c.M_sigma)}, {show_bound(c.M_sigma)}] "
+                             f"of Theorem 3.1 for {activation} in {fmt.name}")
+    if abs(fmt.to_fraction(h)) > c.H_sigma:
+        raise InputError(f"{at}: |h*| = {fmt.describe(h)} exceeds H = {show_bound(c.H_sigma)} "
+                         f"of Theorem 3.1 for {activation} in {fmt.name}")
 
 
 def show_bound(q: Fraction) -> str:

@@ -30,8 +30,6 @@ terms (proofs/coordinates_nd.py).
 
 from __future__ import annotations
 
-from fractions import Fraction
-
 from fpsmt.constructions import relu as R
 from fpsmt.errors import InputError
 
@@ -117,7 +115,10 @@ def gradient_atom(i):
     return build
 
 
-#: the lemma rows the d-dimensional network rests on (``construct --certify``)
+#: the largest d the lemma rows state (proofs/coordinates_nd.py: 2d killer terms <= 2^16)
+D_MAX = 1 << 15
+
+#: the lemma rows the d-dimensional network rests on (``construct --certify``, ``--verify atoms``)
 LEMMAS = ("zero_gradient_atom_nd", "gradient_atom_nd", "boxplus_neutrality", "theorem_3_1_relu_nd")
 
 
@@ -145,10 +146,32 @@ def theorem_network(fmt, points):
     return R.boxplus_copies(fmt, kinds)
 
 
+def atom_kinds(fmt, points) -> list:
+    """The kinds of :func:`theorem_network`'s blocks, in its order, as
+    :func:`fpsmt.constructions.blockrun.own_blocks` takes them: (template, the points — indices
+    into ``points`` — its copies were built for): GA_i of the points with g*_i ≠ 0, input
+    by input, then every point's zero-gradient atom.  The templates are the builders' for
+    the first point of each kind (only their shape is read)."""
+    d = len(points[0][0])
+    depth_ = depth(fmt)
+    kinds = []
+    for i in range(d):
+        ga = [k for k, p in enumerate(points) if not fmt.is_zero(p[3][i])]
+        if ga:
+            z, _, h, g = points[ga[0]]
+            kinds.append((R.block_copies(gradient_atom(i), fmt, [[b] for b in z] + [[h], [g[i]]], depth_)[0], ga))
+    z, v = points[0][:2]
+    kinds.append((R.block_copies(zero_gradient_atom, fmt, [[b] for b in z] + [[v]], depth_)[0],
+                  list(range(len(points)))))
+    return kinds
+
+
 def check_points(fmt, points):
     """The hypotheses on d-dimensional targets, each violation one error line naming x:
     a non-empty domain of distinct points of one dimension (+0 and −0 are one value),
-    finite values, each coordinate in X, |h*| <= H, g*_i = 0 where h* = 0."""
+    finite values, each coordinate in X, |h*| <= H (:func:`fpsmt.constructions.registry.check_bounds`,
+    as for d = 1), g*_i = 0 where h* = 0."""
+    from fpsmt.constructions.registry import check_bounds
     if not points:
         raise InputError("the domain is empty")
     d = len(points[0][0])
@@ -166,17 +189,7 @@ def check_points(fmt, points):
         if key in seen:
             raise InputError(f"{at}: x appears twice (+0 and -0 are one value)")
         seen.add(key)
-        for j, b in enumerate(z):
-            if abs(fmt.to_fraction(b)) > c.M_sigma:
-                raise InputError(f"{at}: x{j + 1} is outside X = [-{_bound(c.M_sigma)}, {_bound(c.M_sigma)}] of "
-                                 f"Theorem 3.1 for relu in {fmt.name}")
-        if abs(fmt.to_fraction(h)) > c.H_sigma:
-            raise InputError(f"{at}: |h*| = {fmt.describe(h)} exceeds H = {_bound(c.H_sigma)} of Theorem 3.1 for "
-                             f"relu in {fmt.name}")
+        check_bounds(fmt, c, "relu", at, [(f"x{j + 1}", b) for j, b in enumerate(z)], h)
         if fmt.is_zero(h) and any(not fmt.is_zero(b) for b in g):
             raise InputError(f"{at}: h* = 0 but g* is not zero: a zero upstream gradient gives a zero gradient")
 
-
-def _bound(q):
-    from fpsmt.constructions.registry import show_bound
-    return show_bound(Fraction(q))
