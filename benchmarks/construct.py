@@ -8,6 +8,7 @@ memory, file size and how each grows against the previous size.
 
     python benchmarks/construct.py [--sizes 100,1000,5000] [--format bfloat16] [--activation relu,tanh]
     python benchmarks/construct.py --verify atoms [--sizes 100,1000,10000,all] [--compare-max 5000] [--dimension D]
+    python benchmarks/construct.py --depths
 
 ``--verify atoms``: ReLU on N floats of X (``all``: every one; bfloat16's X has 64,513),
 each point verified from its own atoms (``construct --verify atoms``); the full evaluation
@@ -138,7 +139,12 @@ def main():
     ap.add_argument("--dimension", type=int, default=1,
                     help="with --verify atoms: d >= 2 builds the d-dimensional network on a grid of about N points "
                          "of X^d (side round(N^(1/d))): f* = sin(x1 + ... + xd), h* = 1, g*_j = -cos x_j")
+    ap.add_argument("--depths", action="store_true",
+                    help="the depth table: per activation x format the Theorem 3.1 network's depth, widest layer and "
+                         "parameter count (3 points) beside the paper's depth, with its layer budget")
     args = ap.parse_args()
+    if args.depths:
+        return depths()
     if args.verify == "atoms":
         return atoms(args)
     args.sizes = args.sizes or "100,1000,5000"
@@ -219,6 +225,59 @@ def atoms(args):
         total = last["build"] + last["io"] + last["verify"]
         print(f"N = {last['points']}: {total:.1f} s (build, file, verify) and {last['peak_mb'] / 1024:.2f} GB peak"
               + (" (goal for the whole bfloat16 domain: under 10 minutes and 8 GB on 2 cores)" if d == 1 else ""))
+
+
+DEPTH_FORMATS = ("float8_e4m3", "float8_e5m2", "float16", "bfloat16", "float32", "float64")
+DEPTH_ACTIVATIONS = ("relu", "elu", "gelu", "swish", "tanh", "sigmoid")
+
+
+def budget(construction, fmt):
+    """The least depth's layer budget: (indicator layers, transfer-chain layers, the rest),
+    from the family's own depth formulas (the rest: the gate, killers, output)."""
+    from fpsmt.constructions import logistic, relu
+    b = construction.blocks
+    if construction.family == "relu":
+        ind = len(relu._step_layers(fmt, "ge", 1, 0))
+        chain = relu.shrink_count(fmt) + relu.transfer_length(fmt)
+        least = relu.least_depth(fmt)
+    else:
+        with construction.active():
+            ind = b.block_constants(fmt).step_depth
+            chain = logistic.chain_length(fmt) if b is logistic else relu.transfer_length(fmt)
+            least = max(b.gradient_depth(fmt), b.block_constants(fmt).value_depth)
+    return ind, chain, least - ind - chain
+
+
+def depths():
+    """The depth table (README, § The paper's depth)."""
+    from fractions import Fraction
+    import math
+    from fpsmt.constructions import relu
+    from fpsmt.constructions.registry import get_construction
+    from fpsmt.errors import InputError
+    from fpsmt.semantics.formats import parse_format
+    print("Theorem 3.1 networks at their least depth: 3 points x in {-1, 0, 1} (1-D), f* = sin x, h* = 1, "
+          "g* = -cos x; the paper's depth beside them; budget = indicator + transfer chain + the rest (gate, "
+          "killers, output)")
+    print(f"{'activation':>10} {'format':>12} {'depth':>6} {'paper':>6} {'widest':>7} {'params':>7}  budget")
+    for act in DEPTH_ACTIVATIONS:
+        cons = get_construction(act)
+        for name in DEPTH_FORMATS:
+            fmt = parse_format(name)
+            r = lambda v: fmt.round(Fraction(v))  # noqa: E731
+            pts = [(r(x), r(math.sin(x)), r(1), r(-math.cos(x))) for x in (-1.0, 0.0, 1.0)]
+            try:
+                cons.check_points(fmt, pts)
+                net = cons.network(fmt, pts)
+                ind, chain, rest = budget(cons, fmt)
+            except (InputError, ValueError) as e:
+                print(f"{act:>10} {name:>12}  no network: {str(e).splitlines()[0]}")
+                continue
+            q = relu.step_cap(fmt)
+            U_h, U_g = relu.transfer_slots(fmt)
+            print(f"{act:>10} {name:>12} {net.depth:>6} {cons.paper_depth!s:>6} {max(L.n_out for L in net.layers):>7} "
+                  f"{net.n_parameters():>7}  {ind} + {chain} + {rest}  (chain weights <= 2^{q}: {U_h} normalise h, "
+                  f"{U_g} reach g)", flush=True)
 
 
 def _child(fmt, n, activation="relu"):

@@ -7,13 +7,18 @@ numbers: +0 and −0 are one point), f*: D → finite floats, h*: D → floats w
     f = f2 ⊞ f1,  f2 = ⊞_{z ∈ D, g*(z) ≠ 0} GA(z, h*(z), g*(z)),  f1 = ⊞_{z ∈ D} ZGA(z, f*(z))
 
 (fpsmt.constructions.relu.theorem_network: repaired gradient atoms, then repaired zero-gradient
-atoms, padded to the gradient atom's depth) satisfies, for every x ∈ D,
+atoms, padded to the gradient atom's depth or to any depth above it: construct --depth) satisfies, for every x ∈ D,
 f(x) = f*(x) and D^AD_(f,x)(h*(x)) = g*(x), where a zero target is met by +0 or −0
 (proofs/boxplus_neutrality.py shows why no network of this form can do better).
 
 Argument.  Fix x ∈ D and write y = h*(x).
 1. Every atom is a network of its own on the shared input; ⊞ only pads (exact copies,
-   boxplus docstring) and merges the output rows.  Under the dense semantics every
+   boxplus docstring) and merges the output rows.  Padding (the zero-gradient atoms to
+   the gradient atom's depth; with ``construct --depth``, every atom to a greater one)
+   inserts copies of an atom's last hidden layer before its output row: by
+   boxplus_neutrality.padding, for any number of copies, they carry every value (ReLU
+   outputs: >= 0 and finite) unchanged and every gradient up to the sign of a zero, so
+   the atom's ``output`` stage meets the values it meets unpadded.  Under the dense semantics every
    hidden row of an atom also adds +0 ⊗ (the other atoms' values), and every upstream
    gradient +0 ⊗ (the other atoms' gradients): those terms are zeros only because every
    atom's values and gradients are finite (its stages state each value and gradient
@@ -65,6 +70,7 @@ lemmas first, and shows the first that fails.
 """
 
 from fpsmt.constructions import relu as C
+from fpsmt.proof.approx import SLOTS
 from fpsmt.proof.lemmas import Lemma, load
 from fpsmt.proof.tree import Node
 
@@ -133,7 +139,9 @@ def repaired(fmt):
     return tree, (
         f"for every domain D of distinct floats in X = [-2^{fmt.e_max - 2}, 2^{fmt.e_max - 2}], every finite f*, "
         "every h* with |h*| <= Omega and every finite g* with g* = 0 where h* = 0: the network f2 ⊞ f1 of "
-        f"fpsmt.constructions.relu.theorem_network (depth {C.gradient_atom_depth(fmt)}) has f(x) = f*(x) and D^AD(h*(x)) = "
+        f"fpsmt.constructions.relu.theorem_network (depth {C.gradient_atom_depth(fmt)}, or any depth above it up to "
+        f"{SLOTS} more: every atom padded by copies of its last hidden layer, boxplus_neutrality.padding) has f(x) "
+        "= f*(x) and D^AD(h*(x)) = "
         "g*(x) at every x of D (a zero target met by +0 or -0); proved as the trees of zero_gradient_atom, "
         "gradient_atom and boxplus_neutrality and the atoms' congruence beside each other (approx.congruence), "
         "joined by the argument in proofs/theorem_3_1_relu.py")

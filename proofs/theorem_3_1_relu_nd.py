@@ -8,7 +8,7 @@ each coordinate: +0 and −0 are one value), f*: D → finite floats, h*: D → 
     f = f2 ⊞ f1,  f2 = ⊞_i ⊞_{z ∈ D, g*_i(z) ≠ 0} GA_i(z, h*(z), g*_i(z)),  f1 = ⊞_{z ∈ D} ZGA(z, f*(z))
 
 (fpsmt.constructions.relu_nd.theorem_network: the gradient atoms input by input, then the
-zero-gradient atoms, padded to the gradient atom's depth) has f(x) = f*(x) and
+zero-gradient atoms, padded to the gradient atom's depth or to any depth above it) has f(x) = f*(x) and
 D^AD_(f,x)(h*(x)) = g*(x), component by component, at every x ∈ D (a zero target met by
 +0 or −0).
 
@@ -30,6 +30,7 @@ lemmas in place of the 1-D ones.
 """
 
 from fpsmt.constructions import relu_nd as N
+from fpsmt.proof.approx import SLOTS
 from fpsmt.proof.lemmas import Lemma, load, tree_node
 from fpsmt.proof.tree import Node
 
@@ -52,7 +53,9 @@ def repaired(fmt):
         f"every d <= 32768: for every domain D of distinct points of X^d, X = [-2^{fmt.e_max - 2}, "
         f"2^{fmt.e_max - 2}], every finite f*, every h* with |h*| <= Omega and every finite g* (d components) "
         "with g* = 0 where h* = 0: the network f2 ⊞ f1 of fpsmt.constructions.relu_nd.theorem_network "
-        f"(depth {N.depth(fmt)}) has f(x) = f*(x) and D^AD(h*(x)) = g*(x) in every component at every x of D (a "
+        f"(depth {N.depth(fmt)}, or any depth above it up to {SLOTS} more: every atom padded by copies of its last "
+        "hidden layer, boxplus_neutrality.padding) has f(x) = f*(x) and D^AD(h*(x)) = g*(x) in every component at "
+        "every x of D (a "
         "zero target met by +0 or -0); proved as the trees of zero_gradient_atom_nd, gradient_atom_nd and "
         "boxplus_neutrality and the atoms' congruence beside each other (approx.congruence), joined by the "
         "argument in proofs/theorem_3_1_relu_nd.py")

@@ -8,8 +8,8 @@ import json
 
 from fpsmt import cluster
 from fpsmt.commands import certify
-from fpsmt.commands.options import (check_requirements, engine_session, err, out, pyplot, save_figure, semantics_of,
-                                   semantics_option, solver_options)
+from fpsmt.commands.options import (check_requirements, engine_session, err, out, positive_int, pyplot, save_figure,
+                                   semantics_of, semantics_option, solver_options)
 from fpsmt.errors import InputError
 
 
@@ -200,7 +200,17 @@ def cmd_construct(args):
         if not sem.is_paper:
             raise InputError("--verify atoms rests on lemmas proved for the paper's semantics; --semantics needs "
                              "--verify full")
-    if targets.dimension(resolve(args.targets)) > 1:
+    nd = targets.dimension(resolve(args.targets)) > 1
+    if args.depth is not None:  # before any work: a depth the lemmas cover, at or above the least
+        if targets.theorem_of(resolve(args.targets)) == "3.2":
+            raise InputError("--depth pads Theorem 3.1 networks; a Theorem 3.2 network has the depth its pieces need")
+        if not construction.pads():
+            raise InputError(f"--depth: the {construction.family} family's lemmas state its network at its least depth "
+                             f"only ({construction.activation}); padding to any depth is proved for relu "
+                             "(boxplus_neutrality.padding)")
+        from fpsmt.constructions import relu, relu_nd
+        relu.theorem_depth(fmt, args.depth, least=(relu_nd if nd else construction.blocks).least_depth(fmt))
+    if nd:
         from fpsmt.commands import construct_nd
         return construct_nd.construct(args, fmt, construction, resolve(args.targets), out_path, sem)
     if targets.theorem_of(resolve(args.targets)) == "3.2":
@@ -224,14 +234,14 @@ def cmd_construct(args):
                             "; a .safetensors --out needs less" if netio.kind_of(out_path) == "json" else "") + ")")
     check_requirements(args, fmt, construction)
     if args.verify == "atoms":
-        atoms_within_the_lemmas(points, construction.blocks.atom_kinds(fmt, points))
+        atoms_within_the_lemmas(points, construction.blocks.atom_kinds(fmt, points, depth=args.depth))
     atom_rows = atom_lemmas(args, fmt, construction) if args.verify == "atoms" else None
     spread = cluster.spec_of(args) if atom_rows is None else None
     with cluster.session(spread, None, err) as cl:  # a cluster is reached before anything is built
         err(f"fpsmt: building the {construction.activation} network for {len(points)} points in {fmt.name} (estimate: at most "
             f"{need / 2**20:.0f} MiB, verification about {secs:.0f} s) ...")
         t0 = time.perf_counter()
-        net = construction.network(fmt, points)
+        net = construction.network(fmt, points, depth=args.depth)
         built = time.perf_counter() - t0
         with netio.pending_network(net, out_path) as (pending, size, written):  # verified and exported as written
             t1 = time.perf_counter()
@@ -242,7 +252,7 @@ def cmd_construct(args):
                 err(f"  verifying at {len(points)} points from each point's own atoms (value and D^AD, bit for bit; every "
                     f"other atom's zeros by the lemmas above) ...")
                 bad, f_got, g_got = targets.verify_atoms(fmt, written, points, net,
-                                                         construction.blocks.atom_kinds(fmt, points))
+                                                         construction.blocks.atom_kinds(fmt, points, depth=args.depth))
             checked = time.perf_counter() - t1
             if bad:
                 pending.discard()  # a network that fails its verification is not left at --out
@@ -261,7 +271,12 @@ def cmd_construct(args):
         + (" (zero-gradient atoms)" if counts is None else " (one per piece of each nonzero f*)"))
     paper = f"the paper: L >= {construction.paper_depth}" if construction.paper_depth is not None else \
         "not one of the paper's activations"
-    err(f"  depth {net.depth} ({paper}), widths {_runs(summary['widths'])}, "
+    least = getattr(construction.blocks, "least_depth", None)
+    if least is not None:
+        summary["least_depth"] = least(fmt)
+    padded = f"; padded from the least, {summary['least_depth']}" if least is not None and \
+        net.depth > summary["least_depth"] else ""
+    err(f"  depth {net.depth} ({paper}{padded}), widths {_runs(summary['widths'])}, "
         f"{summary['parameters']} parameters, {size} bytes" + (f" -> {out_path}" if not bad else ""))
     if atom_rows is not None:
         summary["lemmas"] = atom_rows
@@ -350,6 +365,10 @@ def register(sub):
                    help=f"run the full verification on a Dask cluster: the network sent once, the points in parts; "
                         f"local:N starts N workers on this machine for the run, ADDRESS (tcp://host:8786) uses a "
                         f"running scheduler (default ${cluster.ENV}; needs the extra fpsmt[cluster])")
+    s.add_argument("--depth", type=positive_int, metavar="L",
+                   help="Theorem 3.1 networks of relu (1-D and d-dimensional): L layers, at least the least depth "
+                        "(refused below it, naming it): every atom padded by copies of its last hidden layer, "
+                        "which the lemma row boxplus_neutrality proves for any number of copies")
     s.add_argument("--force", action="store_true",
                    help="build even when the estimated memory exceeds what is available")
     s.add_argument("--prove", action=argparse.BooleanOptionalAction, default=True,

@@ -40,7 +40,7 @@ def construct(args, fmt, construction, path, out_path, sem):
             raise InputError(f"--verify atoms: the lemma rows are stated for d <= {relu_nd.D_MAX}, the targets have "
                              f"d = {d}; use --verify full")
         with construction.active():
-            kinds = relu_nd.atom_kinds(fmt, points)
+            kinds = relu_nd.atom_kinds(fmt, points, depth=args.depth)
         atoms_within_the_lemmas(points, kinds)
         atom_rows = atom_lemmas(args, fmt, construction, names=relu_nd.LEMMAS)
     spread = cluster.spec_of(args) if atom_rows is None else None
@@ -48,7 +48,7 @@ def construct(args, fmt, construction, path, out_path, sem):
         err(f"fpsmt: building the relu network for {len(points)} points of {fmt.name}^{d} ...")
         t0 = time.perf_counter()
         with construction.active():
-            net = relu_nd.theorem_network(fmt, points)
+            net = relu_nd.theorem_network(fmt, points, depth=args.depth)
         built = time.perf_counter() - t0
         with netio.pending_network(net, out_path) as (pending, size, written):  # verified as written
             t1 = time.perf_counter()
@@ -64,7 +64,8 @@ def construct(args, fmt, construction, path, out_path, sem):
                 pending.discard()
     n_ga = [sum(1 for p in points if not fmt.is_zero(p[3][i])) for i in range(d)]
     summary = {"format": fmt.name, "dimension": d, "points": len(points), "gradient_atoms": n_ga,
-               "value_atoms": len(points), "depth": net.depth, "activation": "relu", "paper_depth": 7,
+               "value_atoms": len(points), "depth": net.depth, "least_depth": relu_nd.least_depth(fmt),
+               "activation": "relu", "paper_depth": 7,
                "widths": [L.n_out for L in net.layers], "max_width": max(L.n_out for L in net.layers),
                "parameters": net.n_parameters(), "bytes": size, "out": None if bad else str(out_path),
                "verified": len(points) - len(bad), "mismatches": bad, "verify": args.verify,
@@ -72,7 +73,9 @@ def construct(args, fmt, construction, path, out_path, sem):
     if atom_rows is not None:
         summary["lemmas"] = atom_rows
     err(f"fpsmt: {len(points)} points in {fmt.name}^{d}: gradient atoms per input {n_ga}, {len(points)} value atoms; "
-        f"depth {net.depth} (the paper: L >= 7), {summary['parameters']} parameters, {size} bytes"
+        f"depth {net.depth} (the paper: L >= 7"
+        + (f"; padded from the least, {summary['least_depth']}" if net.depth > summary["least_depth"] else "")
+        + f"), {summary['parameters']} parameters, {size} bytes"
         + ("" if bad else f" -> {out_path}"))
     how = "" if atom_rows is None else ", each from its own atoms and the PROVED lemma rows " + \
         ", ".join(r["lemma"] for r in atom_rows)

@@ -74,10 +74,18 @@ class Construction:
         for z, _, h, _ in points:
             check_bounds(fmt, c, self.activation, f"at x = {fmt.show(z)}", [("x", z)], h)
 
-    def network(self, fmt, points):
-        """The Theorem 3.1 network f2 ⊞ f1 for ``points`` = [(x, f*, h*, g*)] (patterns)."""
+    def network(self, fmt, points, depth=None):
+        """The Theorem 3.1 network f2 ⊞ f1 for ``points`` = [(x, f*, h*, g*)] (patterns);
+        ``depth``: a depth above the least, for a family that pads (:meth:`pads`)."""
         with self.active():
-            return self.blocks.theorem_network(fmt, points)
+            if depth is None:
+                return self.blocks.theorem_network(fmt, points)
+            return self.blocks.theorem_network(fmt, points, depth=depth)
+
+    def pads(self) -> bool:
+        """Whether the family's lemmas cover its network padded to any depth above the least
+        (``--depth``): its blocks name their ``least_depth``."""
+        return getattr(self.blocks, "least_depth", None) is not None
 
 
 def check_bounds(fmt, c, activation, at, coordinates, h):

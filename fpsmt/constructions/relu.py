@@ -771,27 +771,50 @@ def released_gradient_atom(s, z, h, g):
 
 
 # ------------------------------------------------------------------ Theorem 3.1 (ReLU, d = 1)
-def theorem_network(fmt, points):
+def least_depth(fmt):
+    """The Theorem 3.1 network's least depth in ``fmt``: the repaired gradient atom's."""
+    return gradient_atom_depth(fmt)
+
+
+def theorem_depth(fmt, depth=None, least=None):
+    """``depth`` (None: the least, ``least`` or :func:`least_depth`), refused in one line
+    below the least; above it, every atom is padded by copies of its last hidden layer,
+    which boxplus_neutrality.padding proves for any number of copies up to its slot bound."""
+    least = least or least_depth(fmt)
+    if depth is None:
+        return least
+    from fpsmt.proof.approx import SLOTS
+    if depth < least:
+        raise InputError(f"--depth {depth}: the relu network in {fmt.name} needs at least {least} layers")
+    if depth - least > SLOTS:
+        raise InputError(f"--depth {depth}: the padding lemma covers at most {SLOTS} copies above the least depth "
+                         f"{least}")
+    return depth
+
+
+def theorem_network(fmt, points, depth=None):
     """f = f2 ⊞ f1 for targets on a finite domain: ``points`` = [(z, f*, h*, g*), …] as bit
     patterns (distinct z in X, |h*| <= Ω, g* = 0 where h* = 0).  f2 is the ⊞ of the
     repaired gradient atoms of the points with g* ≠ 0, f1 the ⊞ of the repaired
     zero-gradient atoms of every point; f2's terms come first in the output row
-    (proofs/boxplus_neutrality.py, proofs/theorem_3_1_relu.py)."""
+    (proofs/boxplus_neutrality.py, proofs/theorem_3_1_relu.py).  ``depth``: at least
+    :func:`least_depth` (default), every atom padded to it (:func:`theorem_depth`)."""
     CONSTRUCTIONS[0].check_points(fmt, points)  # the theorem's hypotheses and the blocks'
-    depth = gradient_atom_depth(fmt)
+    depth = theorem_depth(fmt, depth)
     ga = [(z, h, g) for z, _, h, g in points if not fmt.is_zero(g)]
     kinds = [block_copies(repaired_gradient_atom, fmt, list(zip(*ga)), depth)] if ga else []
     kinds.append(block_copies(zero_gradient_atom, fmt, [[z for z, *_ in points], [v for _, v, *_ in points]], depth))
     return boxplus_copies(fmt, kinds)
 
 
-def atom_kinds(fmt, points) -> list:
+def atom_kinds(fmt, points, depth=None) -> list:
     """The kinds of :func:`theorem_network`'s blocks, in its order, as
     :func:`fpsmt.constructions.blockrun.own_blocks` takes them: (template, the point — an
     index into ``points`` — each copy was built for): the gradient atoms of the points
     with g* ≠ 0, then every point's zero-gradient atom.  The templates are the builders'
-    (for the first point of each kind: only their shape is read)."""
-    depth = gradient_atom_depth(fmt)
+    (for the first point of each kind: only their shape is read).  ``depth``: the
+    network's (:func:`theorem_network`)."""
+    depth = theorem_depth(fmt, depth)
     ga = [i for i, p in enumerate(points) if not fmt.is_zero(p[3])]
     kinds = []
     if ga:

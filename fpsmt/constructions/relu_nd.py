@@ -128,13 +128,17 @@ def depth(fmt):
     return R.gradient_atom_depth(fmt) + 2
 
 
-def theorem_network(fmt, points):
+least_depth = depth  # the d-dimensional Theorem 3.1 network's least depth
+
+
+def theorem_network(fmt, points, depth=None):
     """f = f2 ⊞ f1 for ``points`` = [(z: d patterns, f*, h*, g*: d patterns), …]: the
     gradient atoms GA_i of the points with g*_i ≠ 0, coordinate by coordinate, then every
-    point's zero-gradient atom (module docstring)."""
+    point's zero-gradient atom (module docstring).  ``depth``: at least :func:`least_depth`
+    (default), every atom padded to it (:func:`fpsmt.constructions.relu.theorem_depth`)."""
     check_points(fmt, points)
     d = len(points[0][0])
-    depth_ = depth(fmt)
+    depth_ = R.theorem_depth(fmt, depth, least=least_depth(fmt))
     kinds = []
     for i in range(d):
         ga = [(z, h, g[i]) for z, _, h, g in points if not fmt.is_zero(g[i])]
@@ -146,14 +150,14 @@ def theorem_network(fmt, points):
     return R.boxplus_copies(fmt, kinds)
 
 
-def atom_kinds(fmt, points) -> list:
+def atom_kinds(fmt, points, depth=None) -> list:
     """The kinds of :func:`theorem_network`'s blocks, in its order, as
     :func:`fpsmt.constructions.blockrun.own_blocks` takes them: (template, the points — indices
     into ``points`` — its copies were built for): GA_i of the points with g*_i ≠ 0, input
     by input, then every point's zero-gradient atom.  The templates are the builders' for
-    the first point of each kind (only their shape is read)."""
+    the first point of each kind (only their shape is read).  ``depth``: the network's."""
     d = len(points[0][0])
-    depth_ = depth(fmt)
+    depth_ = R.theorem_depth(fmt, depth, least=least_depth(fmt))
     kinds = []
     for i in range(d):
         ga = [k for k, p in enumerate(points) if not fmt.is_zero(p[3][i])]
