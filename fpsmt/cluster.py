@@ -157,11 +157,13 @@ def _used(eng) -> list:
 def reproduce_task(p) -> dict:
     """One ``reproduce`` row (and its extra rows): :func:`fpsmt.proof.lemmas.run` for one
     lemma, variant and format."""
+    from fpsmt.commands.hypothesis import network_row
     from fpsmt.constructions.registry import get_construction
     from fpsmt.proof import lemmas
     with _engine(p) as eng:
         rows = lemmas.run(eng, [p["lemma"]], [p["variant"]], [p["format"]],
-                          construction=get_construction(p["activation"]), semantics=p["semantics"])
+                          construction=get_construction(p["activation"]), semantics=p["semantics"],
+                          network_row=network_row)
         return {"rows": rows, "store": _used(eng)}
 
 

@@ -14,4 +14,4 @@ LEMMA = Lemma("logi_theorem_3_1", f"Theorem 3.1 for a logistic σ {TITLE}",
               {"repaired": theorem_row("logi_theorem_3_1", ("logi_value_atom", "logi_gradient_atom"), False, FAMILY,
                                        "fpsmt.constructions.logistic.theorem_network",
                                        split="logi_gradient_split")},
-              formats=formats, order=790, family="logistic", construction=True)
+              formats=formats, order=790, family="logistic", construction=True, network=True)

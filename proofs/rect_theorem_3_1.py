@@ -13,4 +13,4 @@ from fpsmt.proofs.rect_common import FAMILY, formats
 LEMMA = Lemma("rect_theorem_3_1", "Theorem 3.1 for a rectifying σ (GELU, Swish, ELU; reconstructed)",
               {"repaired": theorem_row("rect_theorem_3_1", ("rect_value_atom", "rect_gradient_atom"), True, FAMILY,
                                        "fpsmt.constructions.rectifying.theorem_network")},
-              formats=formats, order=690, family="rectifying", construction=True)
+              formats=formats, order=690, family="rectifying", construction=True, network=True)

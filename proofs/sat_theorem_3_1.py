@@ -10,4 +10,4 @@ from fpsmt.proofs.sat_common import FAMILY, formats
 LEMMA = Lemma("sat_theorem_3_1", "Theorem 3.1 for a saturating σ (tanh; BRIEF §9, reconstructed)",
               {"repaired": theorem_row("sat_theorem_3_1", ("sat_value_atom", "sat_gradient_atom"), False, FAMILY,
                                        "fpsmt.constructions.saturating.theorem_network")},
-              formats=formats, order=590, family="saturating", construction=True)
+              formats=formats, order=590, family="saturating", construction=True, network=True)

@@ -148,4 +148,4 @@ def repaired(fmt):
 
 
 LEMMA = Lemma("theorem_3_1_relu", "Theorem 3.1 (BRIEF §4, §5)", {"released": released, "repaired": repaired},
-              order=100, construction=True)
+              order=100, construction=True, network=True)

@@ -163,3 +163,16 @@ def read_back_one_bit_off(monkeypatch):
         last.weights[-1] = int(last.weights[-1]) ^ 0x1
         return net
     monkeypatch.setattr(netio, "load_network", corrupted)
+
+
+def cli_in_process(args):
+    """``fpsmt ARGS`` in this process (so that a test's monkeypatches apply): (exit code,
+    stdout, stderr)."""
+    import contextlib
+    import io
+
+    from fpsmt.commands import cli
+    o, e = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(o), contextlib.redirect_stderr(e):
+        code = cli.main(args)
+    return code, o.getvalue(), e.getvalue()

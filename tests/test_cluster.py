@@ -178,21 +178,16 @@ def test_construct_d_dimensional_on_a_cluster(tmp_path):
 def test_construct_d_dimensional_on_a_cluster_catches_a_wrong_network(tmp_path, monkeypatch):
     """The 2-D network one bit off as read back (the last zero-gradient atom's output
     weight): the workers report that point alone, exit 1, nothing written."""
-    import contextlib
-    import io
+    from conftest import cli_in_process, grid_targets_nd, read_back_one_bit_off, targets_csv_nd
 
-    from conftest import grid_targets_nd, read_back_one_bit_off, targets_csv_nd
-
-    from fpsmt.commands import cli
     from fpsmt.semantics.formats import parse_format
     fmt = parse_format("float8_e4m3")
     pts = grid_targets_nd(fmt, 2, [-2.0, 0.0, 1.0, 3.0])
     read_back_one_bit_off(monkeypatch)
     out = tmp_path / "n.json"
-    o, e = io.StringIO(), io.StringIO()
-    with contextlib.redirect_stdout(o), contextlib.redirect_stderr(e):
-        code = cli.main(["construct", "--targets", str(targets_csv_nd(tmp_path, fmt, pts)), "--format", "float8_e4m3",
-                         "--out", str(out), "--json", "--cluster", "local:2"])
-    doc = json.loads(o.getvalue())
+    code, stdout, stderr = cli_in_process(["construct", "--targets", str(targets_csv_nd(tmp_path, fmt, pts)),
+                                           "--format", "float8_e4m3", "--out", str(out), "--json",
+                                           "--cluster", "local:2"])
+    doc = json.loads(stdout)
     assert code == 1 and [b["x"] for b in doc["mismatches"]] == [[fmt.hex(b) for b in pts[-1][0]]]
-    assert not out.exists() and "points evaluated" in e.getvalue()
+    assert not out.exists() and "points evaluated" in stderr

@@ -2,14 +2,12 @@
 value and every gradient component, checked on the file by the exact reference; ``eval``
 runs the d-input network; bad targets and options are one line, exit 2."""
 
-import contextlib
-import io
 import json
 import re
 
 import numpy as np
 import pytest
-from conftest import fpsmt, grid_targets_nd as _rows, read_back_one_bit_off, targets_csv_nd as _csv
+from conftest import cli_in_process, fpsmt, grid_targets_nd as _rows, read_back_one_bit_off, targets_csv_nd as _csv
 
 from fpsmt.commands import netio, targets
 from fpsmt.constructions import relu_nd
@@ -89,17 +87,14 @@ def test_python_targets_in_two_dimensions(tmp_path):
 def test_a_wrong_d_dimensional_network_is_a_mismatch(tmp_path, monkeypatch):
     """One output weight one bit off in the file read back: a mismatch, exit 1, nothing
     written — the verification compares every component."""
-    from fpsmt.commands import cli
     fmt = parse_format("float8_e4m3")
     pts = _rows(fmt, 2, [-2.0, 0.0, 0.5, 1.0])
     read_back_one_bit_off(monkeypatch)
     out = tmp_path / "n.json"
-    o, e = io.StringIO(), io.StringIO()
-    with contextlib.redirect_stdout(o), contextlib.redirect_stderr(e):
-        code = cli.main(["construct", "--targets", str(_csv(tmp_path, fmt, pts)), "--format", "float8_e4m3",
-                         "--out", str(out), "--json"])
-    assert code == 1 and json.loads(o.getvalue())["mismatches"] and not out.exists()
-    assert "MISMATCH at x = (" in e.getvalue()
+    code, stdout, stderr = cli_in_process(["construct", "--targets", str(_csv(tmp_path, fmt, pts)), "--format",
+                                           "float8_e4m3", "--out", str(out), "--json"])
+    assert code == 1 and json.loads(stdout)["mismatches"] and not out.exists()
+    assert "MISMATCH at x = (" in stderr
 
 
 def test_bad_d_dimensional_targets_are_one_line(tmp_path):

@@ -217,8 +217,34 @@ def test_reproduce_under_a_profile_names_it_in_every_row(tmp_path):
     assert rows["step_indicator_ge"]["status"] == "PROVED"
     assert rows["boxplus_neutrality"]["status"] == "REFUTED"
     assert rows["multiplication_transfer"]["status"] == "PROVED"
-    assert rows["theorem_3_1_relu"]["status"] == "UNKNOWN" and "no whole-block claim" in rows["theorem_3_1_relu"]["statement"]
     assert "| semantics |" in (tmp_path / "r.md").read_text()
+    # the theorem: the construct network on one built-in target misses it under reversed —
+    # rebuilt here and run by the exact reference under the profile, independently of the row
+    t = rows["theorem_3_1_relu"]
+    assert t["status"] == "REFUTED" and "on the one target" in t["statement"], t["statement"]
+    assert "replayed in the exact reference" in t["statement"]
+    cex = {k: E4M3.parse_hex(v) for k, v in t["counterexample"].items()}
+    from fpsmt.constructions import relu
+    net = relu.theorem_network(E4M3, [(cex["x"], cex["f*"], cex["y"], cex["g*"])])
+    A = ExactArith(E4M3)
+    run_ = __import__("fpsmt.semantics.network", fromlist=["run"]).run
+    got = run_(A, net, A.const(np.asarray([[cex["x"]]], dtype=object)), A.const(np.asarray([[cex["y"]]], dtype=object)),
+               sem=parse_semantics("order=reversed"))
+    f, d = int(np.ravel(A.to_bits(got.out))[0]), int(np.ravel(A.to_bits(got.grad))[0])
+    assert (f, d) == (cex["f"], cex["D"]) and not (f == cex["f*"] and d == cex["g*"])
+    paper = run_(A, net, A.const(np.asarray([[cex["x"]]], dtype=object)), A.const(np.asarray([[cex["y"]]], dtype=object)))
+    assert int(np.ravel(A.to_bits(paper.out))[0]) == cex["f*"]  # the paper's order meets it
+
+
+def test_a_theorem_row_is_not_proved_by_a_network_that_survives(tmp_path):
+    """Under order=blocked:2 the construct network meets every built-in target: the theorem
+    row stays UNKNOWN (a check, not a proof), saying so."""
+    r = fpsmt("reproduce", "--format", "float8_e4m3", "--lemma", "theorem_3_1_relu", "--activation", "relu",
+              "--semantics", "order=blocked:2", "--store", str(tmp_path / "s.sqlite"), "--json", timeout=900)
+    assert r.returncode == 0, r.stderr
+    row = json.loads(r.stdout)[0]
+    assert row["status"] == "UNKNOWN" and "meets every target under" in row["statement"]
+    assert "a check, not a proof" in row["statement"] and row["counterexample"] is None
 
 
 def test_the_survival_table_collects_lemma_by_profile(tmp_path):

@@ -2,15 +2,13 @@
 every other atom's zeros from the PROVED lemma rows — linear in the number of points; it
 agrees with the full evaluation, and it catches a wrong atom."""
 
-import contextlib
-import io
 import json
 import math
 from fractions import Fraction
 
 import numpy as np
 import pytest
-from conftest import fpsmt, grid_targets_nd, targets_csv_nd, x_domain
+from conftest import cli_in_process, fpsmt, grid_targets_nd, targets_csv_nd, x_domain
 
 from fpsmt.commands import targets
 from fpsmt.constructions import relu
@@ -129,13 +127,9 @@ def test_copy_layout_refuses_what_is_not_the_copies():
 
 
 def _in_process(args, monkeypatch=None, patch=None):
-    from fpsmt.commands import cli
     if patch:
         patch(monkeypatch)
-    o, e = io.StringIO(), io.StringIO()
-    with contextlib.redirect_stdout(o), contextlib.redirect_stderr(e):
-        code = cli.main(args)
-    return code, o.getvalue(), e.getvalue()
+    return cli_in_process(args)
 
 
 def _targets_file(tmp_path):

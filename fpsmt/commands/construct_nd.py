@@ -29,7 +29,7 @@ def construct(args, fmt, construction, path, out_path, sem):
     from fpsmt.commands import netio, targets
     from fpsmt.constructions import relu_nd
     from fpsmt import cluster
-    from fpsmt.commands.construct import atom_lemmas, atoms_within_the_lemmas, list_points, under
+    from fpsmt.commands.construct_common import atom_lemmas, atoms_within_the_lemmas, list_points, under
     check_options(args, construction, sem)
     points = targets.load_targets_nd(path, fmt)
     relu_nd.check_points(fmt, points)
@@ -110,19 +110,10 @@ def verify(fmt, net, points, sem=None, cluster=None, progress=None):
     batches of points.  ``cluster`` (:class:`fpsmt.cluster.Cluster`): the network goes to
     its workers once and the points in parts, two per worker (each point's bits are its
     own, whatever the other points of a batch)."""
-    from fpsmt.commands.targets import mismatches_nd
-    from fpsmt.semantics.network import PAPER
+    from fpsmt.commands.targets import evaluate_parts, mismatches_nd
     X = np.asarray([list(p[0]) for p in points], dtype=np.uint64)
     Y = np.asarray([[p[2]] for p in points], dtype=np.uint64)
-    if cluster is None:
-        f, g = _evaluate(net, (X, Y, sem or PAPER))
-    else:
-        k = min(len(points), 2 * cluster.workers())
-        cuts = np.linspace(0, len(points), k + 1).astype(int)
-        parts = [(X[a:b], Y[a:b], sem or PAPER) for a, b in zip(cuts[:-1], cuts[1:])]
-        got = cluster.map_shared(_evaluate, net, parts, lambda p, r: f"{len(p[0])} points evaluated",
-                                 progress or (lambda m: None))
-        f, g = np.concatenate([r[0] for r in got]), np.concatenate([r[1] for r in got])
+    f, g = evaluate_parts(_evaluate, net, X, Y, sem, cluster, progress)
     return mismatches_nd(fmt, points, (f, g)), f, g
 
 

@@ -196,6 +196,61 @@ def construct_entries(fmt, construction, points, sems, drop):
     return entries, net
 
 
+#: the targets a theorem row's network is built on under a profile (:func:`_network_row`)
+NETWORK_TARGETS, NETWORK_POINTS = "example:sin_misleading.py", 64
+
+
+def network_row(name, activation, fmt, sem, construction, progress=None):
+    """A Theorem 3.1 row under a profile that fixes one order and one implementation: the
+    construction's network on up to NETWORK_POINTS targets of NETWORK_TARGETS, built and
+    verified for the paper's semantics, run under ``sem`` at every target point
+    (:func:`fpsmt.commands.hypothesis.construct_entries`).  REFUTED with the first point it
+    misses — replayed in the exact reference — or UNKNOWN: a network that meets its
+    targets under the profile on these targets proves nothing about every domain."""
+    from fpsmt.commands import targets
+    from fpsmt.constructions.registry import get_construction
+    from fpsmt.proof import lemmas
+    t0 = time.perf_counter()
+    cons = construction or get_construction(activation)
+    try:
+        points = targets_for(NETWORK_TARGETS, fmt, cons, NETWORK_POINTS)
+    except InputError as e:
+        return lemmas.unknown_row(name, activation, fmt, sem, f"no whole-block claim states this lemma, and no "
+                                                              f"built-in target lies in its domain here ({e})")
+    net = _built(fmt, cons, points)[0]
+    broken = targets.verify(fmt, net, points, sem)[0]
+    where = f"the network of fpsmt construct on {len(points)} targets of {NETWORK_TARGETS}"
+    if broken:  # the first broken point alone, if its one-point network breaks too: a small counterexample
+        where += f" misses {len(broken)} of them under {sem.spec}"
+        first = [p for p in points if fmt.hex(p[0]) == broken[0]["x"]]
+        e = construct_entries(fmt, cons, first, [sem], "semantics")[0][0]
+        if e["status"] == "REFUTED":
+            points = first
+            where += f"; so does the network on the one target x = {fmt.hex(first[0][0])}"
+        else:
+            e = construct_entries(fmt, cons, points, [sem], "semantics")[0][0]
+    if not broken:
+        row = lemmas.unknown_row(name, activation, fmt, sem,
+                                 f"no whole-block claim states this lemma, and its proof tree's joins are argued for the "
+                                 f"paper's semantics; {where} meets every target under {sem.spec} (a check, not a "
+                                 "proof)")
+    else:
+        i = e["_point"]
+        x, f_t, h, g_t = points[i]
+        cex = {"x": fmt.hex(x), "y": fmt.hex(h), "f*": fmt.hex(f_t), "g*": fmt.hex(g_t),
+               "f": e["obtained"]["f"][0], "D": e["obtained"]["grad"][0]}
+        row = {**lemmas.unknown_row(name, activation, fmt, sem, ""), "status": "REFUTED", "reason": None,
+               "statement": f"{where} (each built and verified for the paper's semantics): at x = {cex['x']} "
+                            f"with upstream h* = {cex['y']}, f = {cex['f']} and D^AD = {cex['D']} (targets f* = "
+                            f"{cex['f*']}, g* = {cex['g*']}), replayed in the exact reference",
+               "counterexample": cex, "replayed": True, "targets": NETWORK_TARGETS, "points": len(points)}
+    row["seconds"] = round(time.perf_counter() - t0, 3)
+    if progress:
+        progress(f"{name} ({lemmas.PROFILE_VARIANT}, {activation}) in {fmt.name} under {sem.spec}: {row['status']}"
+                 + (f" ({row['reason']})" if row["status"] != "REFUTED" else f": {row['statement']}"))
+    return row
+
+
 # ------------------------------------------------------------------ input hypotheses
 def _beyond(fmt, bound, count=4):
     """Up to ``count`` positive floats above ``bound`` (a Fraction): the next float, 2×, 16×

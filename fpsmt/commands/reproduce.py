@@ -15,6 +15,7 @@ def cmd_reproduce(args):
     from fpsmt.proof import lemmas as reproduce
     from fpsmt.semantics.formats import parse_format
     from fpsmt.constructions.registry import constructions, get_construction
+    from fpsmt.commands import hypothesis
     activations = listed(args.activation, "--activation") or sorted(constructions())
     families = {get_construction(a).family for a in activations}  # an activation without one: exit 2
     known = [n for f in sorted(families) for n in reproduce.lemma_names(f)]
@@ -54,7 +55,8 @@ def cmd_reproduce(args):
             cluster.session(spec, eng.store.path, err) as cl:
         def run_rows(names, vs, fs, a, sem):
             if cl is None:
-                return reproduce.run(eng, names, vs, fs, progress=err, construction=get_construction(a), semantics=sem)
+                return reproduce.run(eng, names, vs, fs, progress=err, construction=get_construction(a), semantics=sem,
+                                     network_row=hypothesis.network_row)
             return _cluster_rows(args, cl, eng, names, vs, fs, a, sem)
         rows = []
         for sem, where in profiles:

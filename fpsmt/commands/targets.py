@@ -212,19 +212,26 @@ def verify(fmt, net, points, sem=None, cluster=None, progress=None):
     the paper's).  ``cluster`` (:class:`fpsmt.cluster.Cluster`): the network goes to its
     workers once and the points in parts, two per worker (each point's bits are its own:
     the evaluation is the same per point whatever the other points of a batch)."""
-    from fpsmt.semantics.network import PAPER
     xs = np.asarray([p[0] for p in points], dtype=np.uint64)
     ys = np.asarray([p[2] for p in points], dtype=np.uint64)
-    if cluster is None:
-        evaluated = _evaluate(net, (xs, ys, sem or PAPER))
-    else:
-        k = min(len(points), 2 * cluster.workers())
-        cuts = np.linspace(0, len(points), k + 1).astype(int)
-        parts = [(xs[a:b], ys[a:b], sem or PAPER) for a, b in zip(cuts[:-1], cuts[1:])]
-        got = cluster.map_shared(_evaluate, net, parts, lambda p, r: f"{len(p[0])} points evaluated",
-                                 progress or (lambda m: None))
-        evaluated = (np.concatenate([g[0] for g in got]), np.concatenate([g[1] for g in got]))
+    evaluated = evaluate_parts(_evaluate, net, xs, ys, sem, cluster, progress)
     return _mismatches(fmt, points, evaluated), *evaluated
+
+
+def evaluate_parts(evaluate, net, xs, ys, sem=None, cluster=None, progress=None):
+    """``evaluate(net, (xs, ys, sem))`` → (values, gradients), here or — with a ``cluster``
+    (:class:`fpsmt.cluster.Cluster`) — on its workers: the network sent once, the points
+    in parts, two per worker (each point's bits are its own, whatever the other points of
+    a part), the parts' results joined in order.  ``sem``: default the paper's."""
+    from fpsmt.semantics.network import PAPER
+    if cluster is None:
+        return evaluate(net, (xs, ys, sem or PAPER))
+    k = min(len(xs), 2 * cluster.workers())
+    cuts = np.linspace(0, len(xs), k + 1).astype(int)
+    parts = [(xs[a:b], ys[a:b], sem or PAPER) for a, b in zip(cuts[:-1], cuts[1:])]
+    got = cluster.map_shared(evaluate, net, parts, lambda p, r: f"{len(p[0])} points evaluated",
+                             progress or (lambda m: None))
+    return np.concatenate([r[0] for r in got]), np.concatenate([r[1] for r in got])
 
 
 def _evaluate(net, part):

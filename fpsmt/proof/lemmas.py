@@ -52,6 +52,11 @@ class Lemma:
     #: why the lemma's claims mean the same under every profile (they involve no network:
     #: e.g. products of weights), or None; such a lemma's row under a profile is its own
     profile_free: str | None = None
+    #: the lemma is Theorem 3.1 for the network ``fpsmt construct`` builds (1-D): under a
+    #: profile that fixes one order and one implementation, that network on built-in
+    #: targets is run, and a point it misses there refutes the lemma (its proof tree's
+    #: joins are the paper's semantics', so a run that meets every target decides nothing)
+    network: bool = False
 
     def build(self, variant, fmt):
         if variant not in self.variants:
@@ -101,7 +106,8 @@ def load(name) -> Lemma:
     return lemmas[name]
 
 
-def run(engine, lemmas, variants, formats, progress=None, construction=None, semantics=None, extra=True):
+def run(engine, lemmas, variants, formats, progress=None, construction=None, semantics=None, extra=True,
+        network_row=None):
     """Rows (dicts) for every lemma x variant x format.  With a ``construction`` (an
     object with ``activation``, ``family`` and an ``active()`` context, see
     :mod:`fpsmt.constructions.registry`) the rows are that activation's: built and
@@ -109,11 +115,14 @@ def run(engine, lemmas, variants, formats, progress=None, construction=None, sem
 
     ``semantics`` (a profile other than the paper's): the rows of the construction's
     variant (repaired) under it (:func:`_profile_row`).  ``extra=False``: each lemma's
-    own rows only, not its :attr:`Lemma.extra` rows (e.g. the whole-block cross-checks)."""
+    own rows only, not its :attr:`Lemma.extra` rows (e.g. the whole-block cross-checks).
+    ``network_row(name, activation, fmt, sem, construction, progress)``: the row under a
+    profile of a lemma about the construct network (:attr:`Lemma.network`; the commands'
+    :func:`fpsmt.commands.hypothesis.network_row` runs that network), else UNKNOWN."""
     from fpsmt.semantics.network import parse_semantics
     sem = parse_semantics(semantics)
     if not sem.is_paper:
-        return _profile_rows(engine, lemmas, formats, progress, construction, sem)
+        return _profile_rows(engine, lemmas, formats, progress, construction, sem, network_row)
     activation = construction.activation if construction is not None else "relu"
     family = construction.family if construction is not None else "relu"
     rows = []
@@ -146,7 +155,7 @@ def run(engine, lemmas, variants, formats, progress=None, construction=None, sem
 PROFILE_VARIANT = "repaired"
 
 
-def _profile_rows(engine, lemmas, formats, progress, construction, sem):
+def _profile_rows(engine, lemmas, formats, progress, construction, sem, network_row=None):
     """Rows under the profile ``sem``, one per lemma x format, of the repaired variant: a
     lemma whose claims involve no network (:attr:`Lemma.profile_free`) is its own row; one
     with a whole-block statement (:attr:`Lemma.whole`) is decided by it under the profile
@@ -179,12 +188,14 @@ def _profile_rows(engine, lemmas, formats, progress, construction, sem):
                     except InputError as e:  # e.g. order=any over a row too wide to encode every order of
                         built, why = None, f"its whole-block claim cannot be stated under the profile: {e}"
                     row = (_row(engine, name, lemma, PROFILE_VARIANT, fmt, progress, built, activation, sem)
-                           if built is not None else _unknown_row(name, activation, fmt, sem, why))
+                           if built is not None else unknown_row(name, activation, fmt, sem, why))
                     if built is None and progress:
                         progress(f"{name} ({PROFILE_VARIANT}, {activation}) in {fmt.name} under {sem.spec}: "
                                  f"UNKNOWN: {why}")
+                elif lemma.network and not sem.chooses and network_row is not None:
+                    row = network_row(name, activation, fmt, sem, construction, progress)
                 else:
-                    row = _unknown_row(name, activation, fmt, sem,
+                    row = unknown_row(name, activation, fmt, sem,
                                        "no whole-block claim states this lemma, and its proof tree's joins are "
                                        "argued for the paper's semantics")
                     if progress:
@@ -194,7 +205,8 @@ def _profile_rows(engine, lemmas, formats, progress, construction, sem):
     return rows
 
 
-def _unknown_row(name, activation, fmt, sem, reason):
+def unknown_row(name, activation, fmt, sem, reason):
+    """A row under ``sem`` that is not decided, saying why."""
     return {"lemma": name, "activation": activation, "variant": PROFILE_VARIANT, "format": fmt.name,
             "semantics": sem.spec, "status": "UNKNOWN", "statement": f"not decided under {sem.spec}: {reason}",
             "counterexample": None, "solver": None, "seconds": 0.0, "reason": reason, "cached": False, "keys": [],
