@@ -173,6 +173,25 @@ def test_whole_block_claims_hold_under_the_papers_semantics(lemma):
         assert eng.prove(c, E4M3, {c.name: c}).status == "PROVED", c.name
 
 
+@pytest.mark.parametrize("activation,lemma", [("tanh", "sat_value_atom"), ("sigmoid", "logi_value_atom"),
+                                              pytest.param("gelu", "rect_value_atom", marks=pytest.mark.slow)])
+def test_the_families_value_atoms_as_whole_blocks(activation, lemma):
+    """The value atom of each construction family as one claim about its whole block (at
+    the theorem's depth), float8_e4m3: PROVED under the paper's semantics (its tree's row
+    says the same) and under order=reversed; REFUTED under activation=ulp:1, with the
+    counterexample replayed under the profile — the claim can fail."""
+    from fpsmt.constructions.registry import get_construction
+    from fpsmt.proof.lemmas import load
+    with get_construction(activation).active():
+        for spec, want in (("paper", "PROVED"), ("order=reversed", "PROVED"), ("activation=ulp:1", "REFUTED")):
+            c = load(lemma).whole(E4M3, parse_semantics(spec))[0][0]
+            r = Engine(solver="portfolio", timeout=300).prove(c, E4M3, {c.name: c})
+            assert r.status == want, (spec, r.status, r.reason)
+            if want == "REFUTED":
+                assert r.reason == "counterexample replayed" and any(
+                    k.startswith("ulp") and v != 0 for k, v in r.witness.items())
+
+
 def test_boxplus_holds_where_each_pair_is_summed_before_v():
     """The ⊞ row [w, −w, w', −w', v1, v2] (bias −0): reversed adds v before the pair, (v ⊕ −w)
     ⊕ w ≠ v; pairwise (split at ⌊6/2⌋) brackets it (t0 ⊕ (t1 ⊕ t2)) ⊕ (t3 ⊕ (t4 ⊕ t5)),
