@@ -177,6 +177,7 @@ def test_the_shipped_two_input_example_is_met_at_every_point(tmp_path):
     assert summary["depth"] == relu_nd.depth(parse_format("float8_e4m3")) and out.exists()
 
 
+@pytest.mark.slow  # long: the default suite keeps under about 10 minutes
 def test_d_dimensional_certify_links_the_nd_lemma_rows(tmp_path):
     """--certify on a 2-D network (E3M2): the rows it rests on — the d-dimensional atoms'
     trees, ⊞'s and the theorem's — PROVED with every UNSAT answer confirmed, their own rows

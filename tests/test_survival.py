@@ -192,6 +192,18 @@ def test_the_families_value_atoms_as_whole_blocks(activation, lemma):
                     k.startswith("ulp") and v != 0 for k, v in r.witness.items())
 
 
+@pytest.mark.slow
+def test_the_saturating_gradient_atom_as_a_whole_block():
+    """tanh's gradient atom as one whole-block claim, float8_e4m3, the paper's semantics:
+    PROVED, as its tree is."""
+    from fpsmt.constructions.registry import get_construction
+    from fpsmt.proof.lemmas import load
+    with get_construction("tanh").active():
+        c = load("sat_gradient_atom").whole(E4M3, PAPER)[0][0]
+        r = Engine(solver="portfolio", timeout=600).prove(c, E4M3, {c.name: c})
+    assert r.status == "PROVED", r.reason
+
+
 def test_boxplus_holds_where_each_pair_is_summed_before_v():
     """The ⊞ row [w, −w, w', −w', v1, v2] (bias −0): reversed adds v before the pair, (v ⊕ −w)
     ⊕ w ≠ v; pairwise (split at ⌊6/2⌋) brackets it (t0 ⊕ (t1 ⊕ t2)) ⊕ (t3 ⊕ (t4 ⊕ t5)),

@@ -73,6 +73,7 @@ def _run_nodes(floor):
                if ".layers" in n.name]
 
 
+@pytest.mark.slow  # long: the default suite keeps under about 10 minutes
 def test_run_claim_needs_the_floor_I():
     c, runs = _run_nodes(None)
     _, floored = _run_nodes(Fraction(c.I))
