@@ -368,6 +368,45 @@ def whole(name, variables, build, expect, structure, statement, doc="", enumerat
     return make
 
 
+def family_value_whole(name, module, variables, statement, zero_v=True):
+    """A construction family's value atom (``module.value_atom`` at the theorem's depth,
+    ``module.depth``) as one whole-block claim (:func:`whole`): out = v at x = z (bit for
+    bit; with ``zero_v`` a zero v met by either zero), a zero elsewhere, D^AD(y) = ±0;
+    ``variables`` z, x, v, y."""
+    from fpsmt.constructions.relu import concrete
+
+    def one(s):
+        net, P = module.value_atom(s, s.z, s.v, depth=module.depth(s.fmt))
+        return net, P, [s.x], [s.y]
+
+    def expect(s, out, grad):
+        at = s.x.eq(s.z)
+        same = out[0].same(s.v) | (out[0].is_zero() & s.v.is_zero()) if zero_v else out[0].same(s.v)
+        return [at.implies(same), (~at).implies(out[0].is_zero()), grad[0].eq(0)]
+    return whole(name, variables, one, expect,
+                 lambda fmt: concrete(lambda s, z, v: module.value_atom(s, z, v, depth=module.depth(s.fmt)), fmt, 0, 0),
+                 statement)
+
+
+def family_gradient_whole(name, module, variables, statement):
+    """A construction family's gradient atom (``module.gradient_atom`` at the theorem's
+    depth) as one whole-block claim (:func:`whole`): out = ±0; D^AD(h) = g at x = z (the
+    upstream h there), D^AD(y) = ±0 elsewhere; ``variables`` z, x, h, g, y."""
+    from fpsmt.constructions.relu import concrete
+
+    def one(s):
+        net, P = module.gradient_atom(s, s.z, s.h, s.g, depth=module.depth(s.fmt))
+        return net, P, [s.x], [s.where(s.x.eq(s.z), s.h, s.y)]
+
+    def expect(s, out, grad):
+        at = s.x.eq(s.z)
+        return [out[0].is_zero(), at.implies(grad[0].same(s.g)), (~at).implies(grad[0].is_zero())]
+    return whole(name, variables, one, expect,
+                 lambda fmt: concrete(lambda s, z, h, g: module.gradient_atom(s, z, h, g, depth=module.depth(s.fmt)),
+                                      fmt, 0, fmt.round(1), fmt.round(1)),
+                 statement)
+
+
 def lets(s, out, grad):
     """Name a whole-block run's output ``f`` and D^AD ``D`` (what a counterexample's report
     shows: ``counterexample hypothesis`` compares them with the paper's semantics')."""

@@ -24,10 +24,9 @@ A proof tree:
 from fpsmt.constructions import logistic as LG
 from fpsmt.constructions.registry import show_bound
 from fpsmt.proof.claims import Float
-from fpsmt.constructions.relu import concrete
 from fpsmt.proof.lemmas import Lemma
 from fpsmt.proof.tree import Pred, sequence, stage
-from fpsmt.proofs.common import finite_inside, whole
+from fpsmt.proofs.common import family_value_whole, finite_inside
 from fpsmt.proofs.logi_common import TITLE, H, X, formats, xdesc
 from fpsmt.proofs.sat_common import within
 from fpsmt.semantics.network import Network
@@ -96,21 +95,15 @@ def repaired(fmt):
         "a zero elsewhere; a finite gradient into p)")
 
 
-def _whole_one(s):
-    net, P = LG.value_atom(s, s.z, s.v, depth=LG.depth(s.fmt))
-    return net, P, [s.x], [s.y]
-
-
-def _whole_expect(s, out, grad):
-    at = s.x.eq(s.z)
-    return [at.implies(out[0].same(s.v) | (out[0].is_zero() & s.v.is_zero())), (~at).implies(out[0].is_zero()), grad[0].eq(0)]
-
-
 #: the atom as one claim about its whole block (at the theorem's depth), for any semantics profile
-WHOLE = whole("logi_value_atom", {"z": X(), "x": X(), "v": within(V), "y": within(H)}, _whole_one, _whole_expect,
-              lambda fmt: concrete(lambda s, z, v: LG.value_atom(s, z, v, depth=LG.depth(s.fmt)), fmt, 0, 0),
-              lambda fmt: f"for all z, x in {xdesc(fmt)}, every v with |v| <= Omega/H = {show_bound(V(fmt))} and every upstream |y| <= H = {show_bound(H(fmt))}: out = v at x = z (bit for bit; a zero v by either zero), a zero elsewhere, and D^AD(y) = ±0 (as one claim about the whole block)")
-
+WHOLE = family_value_whole(
+    "logi_value_atom", LG,
+    {"z": X(), "x": X(), "v": within(V), "y": within(H)},
+    lambda fmt: (
+        f"for all z, x in {xdesc(fmt)}, every v with |v| <= Omega/H = {show_bound(V(fmt))} and every "
+        f"upstream |y| <= H = {show_bound(H(fmt))}: out = v at x = z (bit for bit; a zero v by either "
+        f"zero), a zero elsewhere, and D^AD(y) = ±0 (as one claim about the whole block)"
+    ))
 
 LEMMA = Lemma("logi_value_atom", f"Lemma 3.4's atom for a logistic σ {TITLE}",
               {"repaired": repaired}, formats=formats, order=740, family="logistic", construction=True, whole=WHOLE)

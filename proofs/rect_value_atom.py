@@ -45,10 +45,9 @@ from fpsmt.constructions import rectifying as RC
 from fpsmt.constructions.registry import show_bound
 from fpsmt.proof.approx import approx
 from fpsmt.proof.claims import Float, Int, forall
-from fpsmt.constructions.relu import concrete
 from fpsmt.proof.lemmas import Lemma
 from fpsmt.proof.tree import Node, Pred, induction, join, sequence, stage
-from fpsmt.proofs.common import finite_inside, whole, zero
+from fpsmt.proofs.common import family_value_whole, finite_inside, zero
 from fpsmt.proofs.rect_common import X, dead as _dead, formats, killer as _G, theorem, upstreams as _ups, xdesc
 from fpsmt.semantics.network import Network
 
@@ -415,21 +414,16 @@ def repaired(fmt):
                   "indicators and killers at x = z and at x != z, then the last layers from each")
 
 
-def _whole_one(s):
-    net, P = RC.value_atom(s, s.z, s.v, depth=RC.depth(s.fmt))
-    return net, P, [s.x], [s.y]
-
-
-def _whole_expect(s, out, grad):
-    at = s.x.eq(s.z)
-    return [at.implies(out[0].same(s.v) | (out[0].is_zero() & s.v.is_zero())), (~at).implies(out[0].is_zero()), grad[0].eq(0)]
-
-
 #: the atom as one claim about its whole block (at the theorem's depth), for any semantics profile
-WHOLE = whole("rect_value_atom", {"z": X(), "x": X(), "v": Float(range=(lambda f: f.hex(f.round(-V(f))), lambda f: f.hex(f.round(V(f))))), "y": Float(finite=True)}, _whole_one, _whole_expect,
-              lambda fmt: concrete(lambda s, z, v: RC.value_atom(s, z, v, depth=RC.depth(s.fmt)), fmt, 0, 0),
-              lambda fmt: f"for all z, x in {xdesc(fmt)}, every v with |v| <= {show_bound(V(fmt))} and every finite upstream y: out = v at x = z (bit for bit; a zero v by either zero), a zero elsewhere, and D^AD(y) = ±0 (as one claim about the whole block)")
-
+WHOLE = family_value_whole(
+    "rect_value_atom", RC,
+    {"z": X(), "x": X(), "v": Float(range=(lambda f: f.hex(f.round(-V(f))), lambda f: f.hex(f.round(V(f))))),
+     "y": Float(finite=True)},
+    lambda fmt: (
+        f"for all z, x in {xdesc(fmt)}, every v with |v| <= {show_bound(V(fmt))} and every finite upstream y: "
+        "out = v at x = z (bit for bit; a zero v by either zero), a zero elsewhere, and D^AD(y) = ±0 (as one "
+        "claim about the whole block)"
+    ))
 
 LEMMA = Lemma("rect_value_atom", "Lemma 3.4's atom for a rectifying σ (GELU, Swish, ELU; reconstructed)",
               {"repaired": repaired}, formats=formats, order=640, family="rectifying", construction=True, whole=WHOLE)

@@ -42,10 +42,9 @@ hidden value and gradient is finite."""
 
 from fpsmt.constructions import saturating as S
 from fpsmt.proof.claims import Float, Int, forall
-from fpsmt.constructions.relu import concrete
 from fpsmt.proof.lemmas import Lemma
 from fpsmt.proof.tree import Node, Pred, fact, induction, join, sequence, stage
-from fpsmt.proofs.common import finite_inside, whole, zero
+from fpsmt.proofs.common import family_gradient_whole, finite_inside, zero
 from fpsmt.proofs.gradient_atom import AT_Z_GRAD, GRAD_IS_P, PASS, cong_fact, pass_grad
 from fpsmt.proofs.multiplication_transfer import CHAIN_WEIGHT, REACHES, W_OUT, transfer_tree
 from fpsmt.proofs.sat_common import (H, X, chain_back_at_zero, chain_grad_node, chain_killed_node, formats,
@@ -196,23 +195,15 @@ def repaired(fmt):
         "backward chain's product against the transfer's")
 
 
-def _whole_one(s):
-    net, P = S.gradient_atom(s, s.z, s.h, s.g, depth=S.depth(s.fmt))
-    return net, P, [s.x], [s.where(s.x.eq(s.z), s.h, s.y)]
-
-
-def _whole_expect(s, out, grad):
-    at = s.x.eq(s.z)
-    return [out[0].is_zero(), at.implies(grad[0].same(s.g)), (~at).implies(grad[0].is_zero())]
-
-
 #: the atom as one claim about its whole block (at the theorem's depth), for any semantics profile
-WHOLE = whole("sat_gradient_atom", {"z": X(), "x": X(), "h": within(H, nonzero=True), "g": Float(finite=True, nonzero=True),
-                          "y": within(H)}, _whole_one, _whole_expect,
-              lambda fmt: concrete(lambda s, z, h, g: S.gradient_atom(s, z, h, g, depth=S.depth(s.fmt)), fmt, 0,
-                                   fmt.round(1), fmt.round(1)),
-              lambda fmt: f"for all z, x in {xdesc(fmt)}, every h with 0 < |h| <= H = {S.show_bound(H(fmt))}, every finite g != 0 and every upstream |y| <= H: out = ±0; at x = z, D^AD(h) = g (bit for bit); elsewhere D^AD(y) = ±0 (as one claim about the whole block, depth {S.depth(fmt)})")
-
+WHOLE = family_gradient_whole(
+    "sat_gradient_atom", S,
+    {"z": X(), "x": X(), "h": within(H, nonzero=True), "g": Float(finite=True, nonzero=True), "y": within(H)},
+    lambda fmt: (
+        f"for all z, x in {xdesc(fmt)}, every h with 0 < |h| <= H = {S.show_bound(H(fmt))}, every finite g != 0 "
+        "and every upstream |y| <= H: out = ±0; at x = z, D^AD(h) = g (bit for bit); elsewhere D^AD(y) = ±0 (as "
+        f"one claim about the whole block, depth {S.depth(fmt)})"
+    ))
 
 LEMMA = Lemma("sat_gradient_atom", "Lemma 3.5's atom for a saturating σ (BRIEF §9, reconstructed)",
               {"repaired": repaired}, formats=formats, order=550, family="saturating", construction=True,

@@ -25,10 +25,9 @@ A proof tree:
 
 from fpsmt.constructions import saturating as S
 from fpsmt.proof.claims import Float
-from fpsmt.constructions.relu import concrete
 from fpsmt.proof.lemmas import Lemma
 from fpsmt.proof.tree import Pred, sequence, stage
-from fpsmt.proofs.common import finite_inside, whole
+from fpsmt.proofs.common import family_value_whole, finite_inside
 from fpsmt.proofs.sat_common import H, X, formats, within, xdesc
 from fpsmt.semantics.network import Network
 
@@ -98,21 +97,15 @@ def repaired(fmt):
         "upstream alike on all), then the last two layers at p = 1 and p = -1")
 
 
-def _whole_one(s):
-    net, P = S.value_atom(s, s.z, s.v, depth=S.depth(s.fmt))
-    return net, P, [s.x], [s.y]
-
-
-def _whole_expect(s, out, grad):
-    at = s.x.eq(s.z)
-    return [at.implies(out[0].same(s.v)), (~at).implies(out[0].is_zero()), grad[0].eq(0)]
-
-
 #: the atom as one claim about its whole block (at the theorem's depth), for any semantics profile
-WHOLE = whole("sat_value_atom", {"z": X(), "x": X(), "v": within(V), "y": within(H)}, _whole_one, _whole_expect,
-              lambda fmt: concrete(lambda s, z, v: S.value_atom(s, z, v, depth=S.depth(s.fmt)), fmt, 0, 0),
-              lambda fmt: f"for all z, x in {xdesc(fmt)}, every v with |v| <= Omega/(H*W) = {S.show_bound(V(fmt))} and every upstream |y| <= H = {S.show_bound(H(fmt))}: out = v at x = z (bit for bit), ±0 elsewhere, and D^AD(y) = ±0 (as one claim about the whole block)")
-
+WHOLE = family_value_whole(
+    "sat_value_atom", S,
+    {"z": X(), "x": X(), "v": within(V), "y": within(H)},
+    lambda fmt: (
+        f"for all z, x in {xdesc(fmt)}, every v with |v| <= Omega/(H*W) = {S.show_bound(V(fmt))} and "
+        f"every upstream |y| <= H = {S.show_bound(H(fmt))}: out = v at x = z (bit for bit), ±0 elsewhere, "
+        f"and D^AD(y) = ±0 (as one claim about the whole block)"
+    ), zero_v=False)
 
 LEMMA = Lemma("sat_value_atom", "Lemma 3.4's atom for a saturating σ (BRIEF §9, reconstructed)",
               {"repaired": repaired}, formats=formats, order=540, family="saturating", construction=True, whole=WHOLE)
