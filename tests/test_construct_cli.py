@@ -4,7 +4,7 @@ targets, bad targets rejected with one line and exit 2)."""
 import json
 
 import pytest
-from conftest import fpsmt, read_back_one_bit_off
+from conftest import cli_in_process, fpsmt, read_back_one_bit_off
 
 from fpsmt.semantics.formats import parse_format
 from fpsmt.commands.netio import load_network
@@ -243,17 +243,11 @@ def test_blockwise_keeps_the_irs_order_when_blocks_interleave():
 
 
 def _construct_in_process(tmp_path, monkeypatch, patch):
-    import contextlib
-    import io
-
-    from fpsmt.commands import cli
     patch(monkeypatch)
     out = tmp_path / "n.json"
-    o, e = io.StringIO(), io.StringIO()
-    with contextlib.redirect_stdout(o), contextlib.redirect_stderr(e):
-        code = cli.main(["construct", "--targets", str(_csv(tmp_path, ROWS)), "--format", "bfloat16",
-                         "--out", str(out), "--json"])
-    return code, json.loads(o.getvalue()), e.getvalue(), out
+    code, stdout, stderr = cli_in_process(["construct", "--targets", str(_csv(tmp_path, ROWS)), "--format", "bfloat16",
+                                           "--out", str(out), "--json"])
+    return code, json.loads(stdout), stderr, out
 
 
 def test_construct_wrong_executor_result_is_a_mismatch_and_writes_nothing(tmp_path, monkeypatch):

@@ -200,8 +200,9 @@ def cmd_construct(args):
                          + ("; --verify atoms needs less" if args.verify != "atoms" else
                             "; a .safetensors --out needs less" if netio.kind_of(out_path) == "json" else "") + ")")
     check_requirements(args, fmt, construction)
-    if args.verify == "atoms":
-        atoms_within_the_lemmas(points, construction.blocks.atom_kinds(fmt, points, depth=args.depth))
+    kinds = construction.blocks.atom_kinds(fmt, points, depth=args.depth) if args.verify == "atoms" else None
+    if kinds is not None:
+        atoms_within_the_lemmas(points, kinds)
     atom_rows = atom_lemmas(args, fmt, construction) if args.verify == "atoms" else None
     spread = cluster.spec_of(args) if atom_rows is None else None
     with cluster.session(spread, None, err) as cl:  # a cluster is reached before anything is built
@@ -218,8 +219,7 @@ def cmd_construct(args):
             else:
                 err(f"  verifying at {len(points)} points from each point's own atoms (value and D^AD, bit for bit; every "
                     f"other atom's zeros by the lemmas above) ...")
-                bad, f_got, g_got = targets.verify_atoms(fmt, written, points, net,
-                                                         construction.blocks.atom_kinds(fmt, points, depth=args.depth))
+                bad, f_got, g_got = targets.verify_atoms(fmt, written, points, net, kinds)
             checked = time.perf_counter() - t1
             if bad:
                 pending.discard()  # a network that fails its verification is not left at --out
@@ -238,11 +238,10 @@ def cmd_construct(args):
         + (" (zero-gradient atoms)" if counts is None else " (one per piece of each nonzero f*)"))
     paper = f"the paper: L >= {construction.paper_depth}" if construction.paper_depth is not None else \
         "not one of the paper's activations"
-    least = getattr(construction.blocks, "least_depth", None)
-    if least is not None:
-        summary["least_depth"] = least(fmt)
-    padded = f"; padded from the least, {summary['least_depth']}" if least is not None and \
-        net.depth > summary["least_depth"] else ""
+    if construction.pads():
+        summary["least_depth"] = construction.blocks.least_depth(fmt)
+    padded = f"; padded from the least, {summary['least_depth']}" if net.depth > summary.get("least_depth", net.depth) \
+        else ""
     err(f"  depth {net.depth} ({paper}{padded}), widths {_runs(summary['widths'])}, "
         f"{summary['parameters']} parameters, {size} bytes" + (f" -> {out_path}" if not bad else ""))
     if atom_rows is not None:

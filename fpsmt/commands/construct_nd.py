@@ -19,7 +19,7 @@ from fpsmt.errors import InputError
 BATCH_CELLS = 1 << 22
 
 
-def check_options(args, construction, sem):
+def check_options(construction):
     """What d-dimensional targets do not take, refused in one line before any work."""
     if construction.activation != "relu":
         raise InputError(f"d-dimensional targets are built for relu only, not {construction.activation}")
@@ -30,7 +30,7 @@ def construct(args, fmt, construction, path, out_path, sem):
     from fpsmt.constructions import relu_nd
     from fpsmt import cluster
     from fpsmt.commands.construct_common import atom_lemmas, atoms_within_the_lemmas, list_points, under
-    check_options(args, construction, sem)
+    check_options(construction)
     points = targets.load_targets_nd(path, fmt)
     relu_nd.check_points(fmt, points)
     d = len(points[0][0])

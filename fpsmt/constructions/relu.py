@@ -801,28 +801,27 @@ def theorem_network(fmt, points, depth=None):
     :func:`least_depth` (default), every atom padded to it (:func:`theorem_depth`)."""
     CONSTRUCTIONS[0].check_points(fmt, points)  # the theorem's hypotheses and the blocks'
     depth = theorem_depth(fmt, depth)
-    ga = [(z, h, g) for z, _, h, g in points if not fmt.is_zero(g)]
-    kinds = [block_copies(repaired_gradient_atom, fmt, list(zip(*ga)), depth)] if ga else []
-    kinds.append(block_copies(zero_gradient_atom, fmt, [[z for z, *_ in points], [v for _, v, *_ in points]], depth))
-    return boxplus_copies(fmt, kinds)
+    return boxplus_copies(fmt, [block_copies(b, fmt, args, depth) for b, args, _ in _kinds(fmt, points)])
+
+
+def _kinds(fmt, points):
+    """The network's blocks kind by kind, in its order: (builder, one list of bit patterns
+    per builder argument, the points — indices into ``points`` — the copies are built
+    for): the gradient atoms of the points with g* ≠ 0, then every point's zero-gradient atom."""
+    own = [k for k, p in enumerate(points) if not fmt.is_zero(p[3])]
+    kinds = [(repaired_gradient_atom, [[points[k][i] for k in own] for i in (0, 2, 3)], own)] if own else []
+    kinds.append((zero_gradient_atom, [[p[0] for p in points], [p[1] for p in points]], list(range(len(points)))))
+    return kinds
 
 
 def atom_kinds(fmt, points, depth=None) -> list:
     """The kinds of :func:`theorem_network`'s blocks, in its order, as
     :func:`fpsmt.constructions.blockrun.own_blocks` takes them: (template, the point — an
-    index into ``points`` — each copy was built for): the gradient atoms of the points
-    with g* ≠ 0, then every point's zero-gradient atom.  The templates are the builders'
+    index into ``points`` — each copy was built for).  The templates are the builders'
     (for the first point of each kind: only their shape is read).  ``depth``: the
     network's (:func:`theorem_network`)."""
     depth = theorem_depth(fmt, depth)
-    ga = [i for i, p in enumerate(points) if not fmt.is_zero(p[3])]
-    kinds = []
-    if ga:
-        z, _, h, g = points[ga[0]]
-        kinds.append((block_copies(repaired_gradient_atom, fmt, [[z], [h], [g]], depth)[0], ga))
-    z, v = points[0][:2]
-    kinds.append((block_copies(zero_gradient_atom, fmt, [[z], [v]], depth)[0], list(range(len(points)))))
-    return kinds
+    return [(block_copies(b, fmt, [a[:1] for a in args], depth)[0], own) for b, args, own in _kinds(fmt, points)]
 
 
 #: the lemma rows that make the atoms' evaluation (construct --verify atoms) a verification:

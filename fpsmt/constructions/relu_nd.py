@@ -131,43 +131,39 @@ def depth(fmt):
 least_depth = depth  # the d-dimensional Theorem 3.1 network's least depth
 
 
+def _kinds(fmt, points):
+    """The network's blocks kind by kind, in its order: (builder, one list of bit patterns
+    per builder argument, the points — indices into ``points`` — the copies are built
+    for): GA_i of the points with g*_i ≠ 0, input by input, then every point's ZGA."""
+    d = len(points[0][0])
+    kinds = []
+    for i in range(d):
+        own = [k for k, p in enumerate(points) if not fmt.is_zero(p[3][i])]
+        if own:
+            kinds.append((gradient_atom(i), [[points[k][0][j] for k in own] for j in range(d)]
+                          + [[points[k][2] for k in own], [points[k][3][i] for k in own]], own))
+    kinds.append((zero_gradient_atom, [[p[0][j] for p in points] for j in range(d)] + [[p[1] for p in points]],
+                  list(range(len(points)))))
+    return kinds
+
+
 def theorem_network(fmt, points, depth=None):
     """f = f2 ⊞ f1 for ``points`` = [(z: d patterns, f*, h*, g*: d patterns), …]: the
     gradient atoms GA_i of the points with g*_i ≠ 0, coordinate by coordinate, then every
     point's zero-gradient atom (module docstring).  ``depth``: at least :func:`least_depth`
     (default), every atom padded to it (:func:`fpsmt.constructions.relu.theorem_depth`)."""
     check_points(fmt, points)
-    d = len(points[0][0])
     depth_ = R.theorem_depth(fmt, depth, least=least_depth(fmt))
-    kinds = []
-    for i in range(d):
-        ga = [(z, h, g[i]) for z, _, h, g in points if not fmt.is_zero(g[i])]
-        if ga:
-            args = [[z[j] for z, _, _ in ga] for j in range(d)] + [[h for _, h, _ in ga], [g for _, _, g in ga]]
-            kinds.append(R.block_copies(gradient_atom(i), fmt, args, depth_))
-    args = [[z[j] for z, *_ in points] for j in range(d)] + [[v for _, v, *_ in points]]
-    kinds.append(R.block_copies(zero_gradient_atom, fmt, args, depth_))
-    return R.boxplus_copies(fmt, kinds)
+    return R.boxplus_copies(fmt, [R.block_copies(b, fmt, args, depth_) for b, args, _ in _kinds(fmt, points)])
 
 
 def atom_kinds(fmt, points, depth=None) -> list:
     """The kinds of :func:`theorem_network`'s blocks, in its order, as
     :func:`fpsmt.constructions.blockrun.own_blocks` takes them: (template, the points — indices
-    into ``points`` — its copies were built for): GA_i of the points with g*_i ≠ 0, input
-    by input, then every point's zero-gradient atom.  The templates are the builders' for
-    the first point of each kind (only their shape is read).  ``depth``: the network's."""
-    d = len(points[0][0])
+    into ``points`` — its copies were built for).  The templates are the builders' for the
+    first point of each kind (only their shape is read).  ``depth``: the network's."""
     depth_ = R.theorem_depth(fmt, depth, least=least_depth(fmt))
-    kinds = []
-    for i in range(d):
-        ga = [k for k, p in enumerate(points) if not fmt.is_zero(p[3][i])]
-        if ga:
-            z, _, h, g = points[ga[0]]
-            kinds.append((R.block_copies(gradient_atom(i), fmt, [[b] for b in z] + [[h], [g[i]]], depth_)[0], ga))
-    z, v = points[0][:2]
-    kinds.append((R.block_copies(zero_gradient_atom, fmt, [[b] for b in z] + [[v]], depth_)[0],
-                  list(range(len(points)))))
-    return kinds
+    return [(R.block_copies(b, fmt, [a[:1] for a in args], depth_)[0], own) for b, args, own in _kinds(fmt, points)]
 
 
 def check_points(fmt, points):
