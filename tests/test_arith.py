@@ -190,7 +190,8 @@ def test_sums_with_negative_zero_are_fp_add(fmt):
     assert fold_bits(fmt, z3.simplify(z3.substitute(x, at))) == fmt.sign_bit
 
 
-@pytest.mark.parametrize("fmt", [f for f in ALL if f.M >= 2], ids=str)
+@pytest.mark.parametrize("fmt", [f if f.name != "E15M112" else pytest.param(f, marks=(pytest.mark.slow, pytest.mark.soundness)) for f in ALL if f.M >= 2],
+                         ids=str)
 def test_products_by_exact_constants_are_fp_mul(fmt):
     """Z3Arith writes x ⊗ ±1, x ⊗ ±0, x ⊗ NaN (and an if-then-else of them) without fp.mul:
     Z3 proves each equal (SMT-LIB =, NaN included) to fp.mul, for a free x; a wrong
@@ -217,7 +218,8 @@ def _scaled_pair(fmt):
     return A, A._by_special(x, p, True), z3.fpMul(A.rm, x, p)
 
 
-@pytest.mark.parametrize("fmt", ["float8_e4m3", "float8_e5m2", "float8_e3m4", "float16", "bfloat16", "float32"])
+@pytest.mark.parametrize("fmt", ["float8_e4m3", "float8_e5m2", "float8_e3m4", "float16", "bfloat16",
+                                 pytest.param("float32", marks=(pytest.mark.slow, pytest.mark.soundness))])
 def test_products_by_a_symbolic_power_of_two_are_fp_mul(fmt):
     """x ⊗ 2^k for a symbolic k (pow2) written by moving x's exponent, rounding only into
     the subnormals (Z3Arith._scaled), not by a multiplier: Z3 proves it equal to fp.mul

@@ -37,6 +37,7 @@ def _failed(row):
     return [n for n in row["tree"]["children"] if n.get("status") == "REFUTED"] if row.get("tree") else []
 
 
+@pytest.mark.slow  # long: the default suite keeps under about 10 minutes
 def test_zero_gradient_atom_nd_tree_proved(store):
     r = _row("zero_gradient_atom_nd", store=store)
     assert r["status"] == "PROVED", r.get("reason")
@@ -53,6 +54,8 @@ def _halved_killer_weight(monkeypatch):
     monkeypatch.setattr(N, "zero_gradient_atom", wrong)
 
 
+@pytest.mark.slow  # long: the default suite keeps under about 10 minutes
+@pytest.mark.soundness
 def test_zero_gradient_atom_nd_tree_refutes_a_wrong_killer(monkeypatch):
     _halved_killer_weight(monkeypatch)
     r = _row("zero_gradient_atom_nd")
@@ -76,6 +79,8 @@ def test_zero_gradient_atom_nd_whole_d2_proved():
     assert r["status"] == "PROVED", r.get("reason")
 
 
+@pytest.mark.slow  # long: the default suite keeps under about 10 minutes
+@pytest.mark.soundness
 def test_zero_gradient_atom_nd_whole_d2_refutes_a_wrong_killer(monkeypatch):
     from fpsmt.proofs import zero_gradient_atom_nd as Z
     _halved_killer_weight(monkeypatch)
@@ -96,6 +101,7 @@ def test_coordinates_nd_proved_and_a_row_kind_with_too_large_a_bias_refuted():
     assert r.status == "REFUTED" and "S" in r.witness and r.reason == "counterexample replayed", r
 
 
+@pytest.mark.slow  # long: the default suite keeps under about 10 minutes
 def test_gradient_atom_nd_tree_proved(store):
     r = _row("gradient_atom_nd", store=store)
     assert r["status"] == "PROVED", r.get("reason")
@@ -109,6 +115,8 @@ def test_theorem_3_1_relu_nd_proved(store):
     assert {"zero_gradient_atom_nd", "gradient_atom_nd", "boxplus_neutrality"} <= names, names
 
 
+@pytest.mark.slow  # long: the default suite keeps under about 10 minutes
+@pytest.mark.soundness
 def test_gradient_atom_nd_tree_refutes_a_wrong_collapse(monkeypatch):
     """G1's bias C/2 instead of C: at x != z the gate gives (+0, C/2, +0), not the 1-D
     gate's (+0, C, +0)."""

@@ -53,6 +53,7 @@ def test_conditions_grid_on_a_local_cluster_equals_the_local_run(tmp_path):
     assert "starting a local Dask cluster of 2 worker process(es)" in err and "[1/1] tanh: C1 in float8_e4m3" in err
 
 
+@pytest.mark.slow  # long: the default suite keeps under about 10 minutes
 def test_reproduce_grid_on_a_local_cluster_equals_the_local_run(tmp_path):
     """Released rows REFUTED with counterexamples, repaired rows PROVED: the same rows,
     counterexamples, proof trees (but their seconds) and store rows."""

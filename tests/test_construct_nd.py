@@ -128,6 +128,7 @@ def test_d_dimensional_refusals(tmp_path):
     assert not (tmp_path / "n.json").exists()
 
 
+@pytest.mark.slow  # long: the default suite keeps under about 10 minutes
 def test_d_dimensional_network_under_another_semantics(tmp_path):
     """--semantics order=reversed on a 2-D float8_e4m3 network (built and verified for the
     paper's rows): the points it reports broken there are exactly those where the exact

@@ -80,7 +80,7 @@ def test_float16_all_pairs_agree_with_the_solver():
     agree(solver_rows(list(PAPER_SIX), "float16"), _values_cache())
 
 
-@pytest.mark.parametrize("fmt", ["float32", "float64"])
+@pytest.mark.parametrize("fmt", ["float32", pytest.param("float64", marks=pytest.mark.slow)])
 def test_wide_format_witnesses_recheck(fmt):
     """relu and sigmoid in the default suite (the others are in the slow test below)."""
     _wide(["relu", "sigmoid"], fmt)

@@ -115,7 +115,26 @@ def test_the_output_rows_step_is_refuted_without_the_later_pieces_hypothesis():
     from fpsmt.proofs.family_theorem import pieces_node
     fmt = parse_format("float8_e4m3")
     loose = _decide(pieces_node("loose", two_terms=True, later_exact=False), fmt, ("loose.pieces.step",))
-    assert [r.status for r in loose.values()] == ["REFUTED"]
+    # the step is decided by cases (a gradient atom's pair, another point's zeros, x's first piece after +0
+    # and after −0, a later piece) and a cover; only the later pieces' case needs the hypothesis
+    assert {k: r.status for k, r in loose.items()} == {
+        "loose.pieces.step": "PROVED", "loose.pieces.step.case1": "PROVED", "loose.pieces.step.case2": "PROVED",
+        "loose.pieces.step.case3": "PROVED", "loose.pieces.step.case4": "REFUTED", "loose.pieces.step.cover": "PROVED"}
+
+
+def test_the_output_rows_step_cases_cover_the_step(monkeypatch):
+    """The step's cases: without one of them the cover is REFUTED (the step would be
+    proved for only part of its hypotheses)."""
+    import fpsmt.proofs.family_theorem as FT
+    fmt = parse_format("float8_e4m3")
+    real = FT.induction
+
+    def dropping_the_last_case(*a, **k):
+        return real(*a, **{**k, "step_cases": k["step_cases"][:-1]})
+    monkeypatch.setattr(FT, "induction", dropping_the_last_case)
+    node = FT.pieces_node("short", two_terms=True)
+    res = _decide(node, fmt, ("short.pieces.step.cover",))
+    assert [r.status for r in res.values()] == ["REFUTED"]
 
 
 def test_the_split_gradient_sum_is_proved_and_refuted_without_the_parts_sum():

@@ -50,6 +50,8 @@ def test_every_pair_of_an_8_bit_format_against_the_fast_executor(fmt):
     assert np.array_equal(A.to_bits(A.pow2(k)).astype(np.uint64), B.to_bits(B.pow2(k)).astype(np.uint64))
 
 
+@pytest.mark.slow  # long: the default suite keeps under about 10 minutes
+@pytest.mark.soundness
 def test_float32_values_near_the_edges():
     """float32 on the integer executor against NumPy's own float32 at sampled pairs."""
     rng = np.random.default_rng(7)

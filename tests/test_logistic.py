@@ -172,6 +172,7 @@ def _rows(tmp_path, names, *extra):
     return json.loads(out)
 
 
+@pytest.mark.slow  # long: the default suite keeps under about 10 minutes
 def test_indicator_lemmas_are_proved_in_float8_e4m3(tmp_path):
     """The indicators with every UNSAT confirmed (by enumeration)."""
     names = ("logi_step_indicator_ge", "logi_step_indicator_le", "logi_point_indicator")
@@ -273,6 +274,7 @@ def test_the_transfer_reaches_the_sign_of_h_under_the_exact_reference(name):
         assert u == (1 if h > 0 else -1), (h, u)
 
 
+@pytest.mark.slow  # long: the default suite keeps under about 10 minutes
 def test_the_gradient_atom_tree_is_proved_in_float8_e4m3(tmp_path):
     """Every stage PROVED (one back end: with confirmation on, gate_at_z's four 8-bit
     variables are too many to enumerate and cvc5 gave no answer within 600 s — README)."""
@@ -312,6 +314,8 @@ def test_the_gate_from_its_own_pre_activations_is_the_run(name):
         assert not all(z3.eq(z3.simplify(a), z3.simplify(b)) for a, b in zip(whole, other))
 
 
+@pytest.mark.slow  # long: the default suite keeps under about 10 minutes
+@pytest.mark.soundness
 def test_the_split_gate_is_proved_in_float8_e4m3_and_refuted_on_a_cut_domain(monkeypatch):
     """The gate at x = z as the wide formats take it (forced in float8_e4m3): the spacing,
     the enumerated run from the powers of two, their join and the link PROVED; with the

@@ -29,7 +29,7 @@ def _targets(fmt, n, seed):
                                         pytest.param("gelu", "float16", 6, marks=pytest.mark.slow),
                                         ("swish", "float8_e4m3", 8), ("gelu", "float8_e5m2", 8),
                                         ("gelu", "float32", 4), ("gelu", "float64", 3),
-                                        ("elu", "bfloat16", 6), ("elu", "float8_e4m3", 8), ("elu", "float32", 4),
+                                        ("elu", "bfloat16", 6), ("elu", "float8_e4m3", 8), pytest.param("elu", "float32", 4, marks=pytest.mark.slow),
                                         pytest.param("elu", "float16", 6, marks=pytest.mark.slow),
                                         pytest.param("elu", "float64", 3, marks=pytest.mark.slow)])
 def test_network_meets_random_targets_under_the_exact_reference(act, name, n, tmp_path):
@@ -102,6 +102,7 @@ def test_the_gradient_atom_uses_weight_two_on_x_where_2g_is_not_finite():
     assert _exact_check(fmt, _network(fmt, pts), pts) == []
 
 
+@pytest.mark.slow  # long: the default suite keeps under about 10 minutes
 def test_requirements_are_proved_with_the_blocks_witnesses(tmp_path):
     code, out, err = _main(["conditions", "--activation", "gelu", "--format", "bfloat16", "--store",
                             tmp_path / "s.sqlite", "--json"])
@@ -140,6 +141,7 @@ def test_elu_requirements_hold_with_dead_value_minus_one(monkeypatch, tmp_path):
     assert not (tmp_path / "n.json").exists()
 
 
+@pytest.mark.slow  # long: the default suite keeps under about 10 minutes
 def test_step_indicators_are_proved_in_float8_e4m3(tmp_path):
     code, out, err = _main(["reproduce", "--activation", "gelu", "--format", "float8_e4m3", "--store",
                             tmp_path / "s.sqlite", "--lemma", "rect_step_indicator_ge,rect_step_indicator_le",
@@ -164,6 +166,7 @@ def test_a_step_indicator_one_stage_short_is_refuted(monkeypatch, tmp_path):
     assert row["status"] == "REFUTED" and row["counterexample"]
 
 
+@pytest.mark.slow  # long: the default suite keeps under about 10 minutes
 def test_value_atom_is_proved_in_float8_e4m3(tmp_path):
     code, out, err = _main(["reproduce", "--activation", "swish", "--format", "float8_e4m3", "--store",
                             tmp_path / "s.sqlite", "--lemma", "rect_value_atom", "--no-confirm",
@@ -289,6 +292,7 @@ def test_the_gradient_atoms_chain_step_is_refuted_with_a_wrong_bias(monkeypatch)
     assert decide_stage(RC, "gelu", "rect_gradient_atom", "chain_at_z.step") == "REFUTED"
 
 
+@pytest.mark.slow  # long: the default suite keeps under about 10 minutes
 @pytest.mark.parametrize("act", ["gelu", pytest.param("elu", marks=pytest.mark.slow)])
 def test_the_gradient_atom_tree_is_proved_in_float8_e4m3(act, tmp_path):
     code, out, err = _main(["reproduce", "--activation", act, "--format", "float8_e4m3", "--store",
@@ -432,6 +436,7 @@ def test_the_gradient_atoms_gate_stages_can_be_enumerated_in_float8_e4m3():
         assert space(c, fmt, list(c.variables)) is None
 
 
+@pytest.mark.slow  # long: the default suite keeps under about 10 minutes
 def test_the_gradient_atoms_split_gate_is_proved_in_float8_e4m3(monkeypatch):
     """The gate as the wide formats take it (forced in float8_e4m3): at x = z the spacing,
     the steps from the pre-activations (2^kg, 2^kl, +0) by enumeration, their join and the

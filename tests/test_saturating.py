@@ -191,6 +191,7 @@ def test_tanh_indicator_lemmas_are_proved_in_float8_e4m3(tmp_path):
     assert all(not r["confirmed"]["unconfirmed"] for r in rows)
 
 
+@pytest.mark.slow  # long: the default suite keeps under about 10 minutes
 def test_tanh_gradient_atom_tree_is_proved_and_confirmed_in_float8_e4m3(tmp_path):
     """The gradient atom as a tree: every stage PROVED and every UNSAT confirmed (cvc5's
     experimental mode or enumeration; about 35 s)."""
@@ -306,6 +307,7 @@ def test_a_step_indicator_that_stops_short_of_saturation_is_refuted(monkeypatch,
     assert row["status"] == "REFUTED" and row["counterexample"]
 
 
+@pytest.mark.slow  # long: the default suite keeps under about 10 minutes
 def test_requirements_are_reported_beside_the_conditions(tmp_path):
     code, out, err = _main(["conditions", "--activation", "tanh", "--format", "bfloat16", "--store",
                             tmp_path / "s.sqlite", "--json"])
@@ -418,6 +420,7 @@ def test_constant_tails_are_where_the_function_is_constant():
     assert constant_tails(ident, parse_format("float32"), "value") == []
 
 
+@pytest.mark.slow  # long: the default suite keeps under about 10 minutes
 def test_softsign_requirements_and_construction(tmp_path):
     """softsign passes the saturating family's requirements in float32 (R.saturation's σ'
     tail rests on the inferred constant tail) and gets a construction: built, verified by

@@ -160,7 +160,8 @@ def test_the_step_indicator_breaks_within_one_ulp_and_the_break_replays():
 
 
 # --------------------------------------------------------- whole-block claims
-@pytest.mark.parametrize("lemma", ["step_indicator_ge", "point_indicator", "zero_gradient_atom", "cancellation_block",
+@pytest.mark.parametrize("lemma", ["step_indicator_ge", "point_indicator", pytest.param("zero_gradient_atom", marks=pytest.mark.slow),
+                                   "cancellation_block",
                                    "boxplus_neutrality", "gradient_threshold", "value_half"])
 def test_whole_block_claims_hold_under_the_papers_semantics(lemma):
     """Each lemma's whole-block claim under the paper's semantics agrees with its proof
@@ -173,6 +174,7 @@ def test_whole_block_claims_hold_under_the_papers_semantics(lemma):
         assert eng.prove(c, E4M3, {c.name: c}).status == "PROVED", c.name
 
 
+@pytest.mark.slow  # long: the default suite keeps under about 10 minutes
 @pytest.mark.parametrize("activation,lemma", [("tanh", "sat_value_atom"), ("sigmoid", "logi_value_atom"),
                                               pytest.param("gelu", "rect_value_atom", marks=pytest.mark.slow)])
 def test_the_families_value_atoms_as_whole_blocks(activation, lemma):
@@ -225,6 +227,7 @@ def test_boxplus_holds_where_each_pair_is_summed_before_v():
                 assert w["jw"] == 1
 
 
+@pytest.mark.slow  # long: the default suite keeps under about 10 minutes
 def test_the_value_half_survives_every_order():
     """f1's row — v at most once among 8 terms, zeros elsewhere — is v for every order of
     its terms (order=any, float8_e4m3 and bfloat16), where the ⊞ row with gradient-atom
@@ -278,6 +281,7 @@ def test_a_theorem_row_is_not_proved_by_a_network_that_survives(tmp_path):
     assert "a check, not a proof" in row["statement"] and row["counterexample"] is None
 
 
+@pytest.mark.slow  # long: the default suite keeps under about 10 minutes
 def test_the_survival_table_collects_lemma_by_profile(tmp_path):
     r = fpsmt("reproduce", "--format", "float8_e4m3", "--lemma", "step_indicator_le,boxplus_neutrality",
               "--activation", "relu", "--semantics", "paper", "--semantics", "order=any", "--semantics",

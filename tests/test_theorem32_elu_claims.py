@@ -81,6 +81,8 @@ def _nodes(z=0, others=()):
     return root.children, net
 
 
+@pytest.mark.slow  # long: the default suite keeps under about 10 minutes
+@pytest.mark.soundness
 def test_layer_claim_fails_on_a_network_with_one_wrong_weight(monkeypatch):
     steps, net, (_, entries) = _built()
     first = len(net.layers) - len(entries)

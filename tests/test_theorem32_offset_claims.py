@@ -86,6 +86,8 @@ def test_run_claim_needs_the_floor_I():
     assert r.status == "REFUTED" and r.witness, r.reason
 
 
+@pytest.mark.slow  # long: the default suite keeps under about 10 minutes
+@pytest.mark.soundness
 def test_layer_claim_fails_on_a_network_with_one_wrong_weight(monkeypatch):
     """A layer claim PROVED on Swish's network as built, REFUTED once the network runs its
     program with one weight doubled (the claims still state the true program)."""
@@ -112,6 +114,7 @@ def test_layer_claim_fails_on_a_network_with_one_wrong_weight(monkeypatch):
     assert r.status == "REFUTED" and r.witness, r.reason
 
 
+@pytest.mark.slow  # long: the default suite keeps under about 10 minutes
 def test_rows_in_reproduce(tmp_path):
     """GELU's rect_theorem_3_2 (the program tree) in float16: PROVED; in float8_e4m3 no row,
     one line saying why (too few significand bits)."""
@@ -125,6 +128,7 @@ def test_rows_in_reproduce(tmp_path):
     assert "rect_theorem_3_2 (repaired, gelu) in float8_e4m3: not stated here: gelu in float8_e4m3: too few" in r.stderr
 
 
+@pytest.mark.slow  # long: the default suite keeps under about 10 minutes
 def test_construct_gelu_prove_network(tmp_path):
     """``construct --activation gelu --prove-network`` in E4M4 (D(y) = ±1 exactly at |y| >= 1
     at x = 0, a zero at x = 1): verified at every (x, y); the point's program and network
@@ -147,7 +151,7 @@ def test_network_rows_proved_e5m6(tmp_path):
     assert all(not x["confirmed"]["unconfirmed"] for x in rows)
 
 
-@pytest.mark.parametrize("activation", ["elu", "gelu"])
+@pytest.mark.parametrize("activation", ["elu", pytest.param("gelu", marks=pytest.mark.slow)])
 def test_pieces_in_float32(tmp_path, activation):
     """Targets given as pieces (examples/clipping_pieces_float32.py) build the rectifying
     family's Theorem 3.2 network in float32: checked by the executor at every breakpoint and

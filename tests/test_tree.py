@@ -887,7 +887,7 @@ def test_every_layer_pattern_of_the_atoms_beside_other_atoms():
     assert {c.name: eng.prove(c, f, reg).status for c in claims} == {c.name: "PROVED" for c in claims}
 
 
-@pytest.mark.parametrize("fmt", ["float8_e4m3", "bfloat16", "float32", "float64"])
+@pytest.mark.parametrize("fmt", ["float8_e4m3", "bfloat16", "float32", pytest.param("float64", marks=pytest.mark.slow)])
 def test_the_congruence_tree_is_tied_and_every_node_confirmed(fmt):
     """fpsmt.proof.approx.congruence_tree (a node of the theorem's row): its predicates tie
     (the row's step takes the pair the σ stages guarantee, the σ stages the sum the row's

@@ -143,6 +143,7 @@ def _targets_file(tmp_path):
     return p
 
 
+@pytest.mark.slow  # long: the default suite keeps under about 10 minutes
 def test_construct_verify_atoms_end_to_end(tmp_path):
     """float8_e4m3: the lemma rows proved into an empty store, named in the output; every
     point verified from its own atoms; the file written."""
@@ -254,6 +255,7 @@ def test_atoms_nd_catch_a_wrong_zero_gradient_atom():
     assert bad_atoms == _full_nd(fmt, net, pts)[0] and [b["x"] for b in bad_atoms] == [[fmt.hex(b) for b in pts[j][0]]]
 
 
+@pytest.mark.slow  # long: the default suite keeps under about 10 minutes
 def test_construct_nd_verify_atoms_end_to_end(tmp_path):
     """float8_e4m3, d = 2, from the CSV: the d-dimensional lemma rows proved into an empty
     store and named; every point verified from its own atoms; the file written and,

@@ -211,7 +211,9 @@ class Engine:
         """(the query, its answer).  ``confirm``: an UNSAT is to be confirmed — where the
         space is too large to enumerate, the other back ends of the race go on for it
         (:func:`~fpsmt.proof.solve.solve_plan`)."""
+        t_build = time.monotonic()
         enc, q = self._query(claim, fmt, registry, build, fixed)
+        built = time.monotonic()
         free = list(q.variables)
         race = confirm and plan is not None and space(claim, fmt, free) is None
         # where the enumeration can confirm what the other back ends do not (bfloat16), they
@@ -229,6 +231,10 @@ class Engine:
                               joiners=joiners)
         refined, ans, rounds = self._refining(enc, build, solve(q, deadline), solve, deadline)
         q = refined or q
+        if ans.status == "unknown" and built >= deadline:
+            # the solvers got the 0.1 s floor: say where the time went, not "no answer within 0.1 s"
+            ans.reason = (f"building the query took {built - t_build:.3g} s, past the time limit of "
+                          f"{self.timeout:.3g} s; {ans.reason}")
         if rounds:
             self.progress(f"  {rounds} lazy refinement(s) of activation values")
             if ans.status == "unknown":

@@ -238,7 +238,7 @@ def induction(name, invariant: Pred, index: str, lo: int, hi: int, base: Node, s
               conclusion: Pred, *, doc="", step_vars: dict | None = None, done: Callable | None = None,
               step_given: Callable | None = None, step_side: Callable | None = None,
               step_assumes: tuple = (), step_premise: list = (), step_states: list = (),
-              step_uninterpreted: tuple = (), step_anchors=None) -> Node:
+              step_uninterpreted: tuple = (), step_anchors=None, step_cases: tuple = ()) -> Node:
     """The invariant ``invariant`` (its Int variable ``index`` ranging over [lo, hi]):
     ``base`` (a stage whose guarantee is the invariant, at index lo), the step
     ∀ k ∈ [lo, hi), v, t. I(k, v) → I(k + 1, step(s)) (``step(s)``: the terms of the next
@@ -256,7 +256,13 @@ def induction(name, invariant: Pred, index: str, lo: int, hi: int, base: Node, s
     ``step_states``: the predicates ``step_side`` states for other nodes;
     ``step_uninterpreted``: operations the step decides uninterpreted
     (:attr:`Claim.uninterpreted`, with facts among ``step_assumes``); ``step_anchors``: the
-    step claim's :attr:`Claim.anchors`."""
+    step claim's :attr:`Claim.anchors`; ``step_cases``: n > 1 functions of the scope, each a
+    condition on the step's variables — the step is then decided as n claims, the i-th with condition i
+    among its hypotheses (the step node's own claim the first, child nodes
+    ``<name>.step.case<i>`` the others), and a child ``<name>.step.cover`` proves that
+    under the step's hypotheses one of them holds: ∀ v. (H → c_1 ∨ … ∨ c_n) and
+    ∀ v. H ∧ c_i → G for every i are ∀ v. H → G.  A solver that stalls on the whole step
+    (one claim with a case analysis inside) may decide its cases."""
     dom = invariant.variables.get(index)
     if not isinstance(dom, IntDomain):
         raise TreeError(f"induction {name}: the invariant has no integer variable {index!r}")
@@ -267,20 +273,44 @@ def induction(name, invariant: Pred, index: str, lo: int, hi: int, base: Node, s
         raise TreeError(f"induction {name}: step variables {', '.join(sorted(clash))} are state variables")
     base.kind = "base"
     state = {n: d for n, d in invariant.variables.items() if n != index}
-    stepc = forall(f"{name}.step", {**state, **(step_vars or {}), index: IntDomain(lo, hi - 1)},
-                   given=lambda s: ([invariant.holds(s)] + ([] if done is None else [~done(s)])
-                                    + ([] if step_given is None else _listed(step_given(s)))),
-                   goal=lambda s: [invariant.holds(s, **{index: s[index] + 1, **step(s)})]
-                   + ([] if step_side is None else _listed(step_side(s))), assumes=step_assumes,
-                   uninterpreted=step_uninterpreted, anchors=step_anchors)
+    step_domain = {**state, **(step_vars or {}), index: IntDomain(lo, hi - 1)}
+
+    def step_hyp(s):
+        return ([invariant.holds(s)] + ([] if done is None else [~done(s)])
+                + ([] if step_given is None else _listed(step_given(s))))
+
+    def step_goal(s):
+        return ([invariant.holds(s, **{index: s[index] + 1, **step(s)})]
+                + ([] if step_side is None else _listed(step_side(s))))
+
+    def step_claim(cname, case=None, doc=""):
+        given = step_hyp if case is None else (lambda s: step_hyp(s) + [step_cases[case](s)])
+        return forall(cname, step_domain, given=given, goal=step_goal, assumes=step_assumes,
+                      uninterpreted=step_uninterpreted, anchors=step_anchors, doc=doc)
+    step_uses = _uses(invariant=invariant, premise=step_premise, side=step_states)
+    if not step_cases:
+        step_node = Node("step", f"{name}.step", step_claim(f"{name}.step"), uses=step_uses)
+    else:
+        n_cases = len(step_cases)
+        if n_cases < 2:
+            raise TreeError(f"induction {name}: step_cases needs at least two cases")
+        kids = [Node("part", f"{name}.step.case{i}",
+                     step_claim(f"{name}.step.case{i}", i, doc=f"the step of {name}, case {i + 1} of {n_cases}"))
+                for i in range(1, n_cases)]
+        cover = forall(f"{name}.step.cover", step_domain, given=step_hyp,
+                       goal=lambda s: s.any(*[c(s) for c in step_cases]),
+                       doc=f"under the step's hypotheses one of its {n_cases} cases holds")
+        kids.append(Node("cases", cover.name, cover))
+        step_node = Node("step", f"{name}.step", step_claim(f"{name}.step", 0,
+                                                            doc=f"the step of {name}, case 1 of {n_cases}"),
+                         kids, uses=step_uses)
     if done is None:
         concl = forall(f"{name}.conclusion", _vars(conclusion, extra=state),
                        given=lambda s: invariant.holds(s, **{index: hi}), goal=lambda s: conclusion.holds(s))
     else:
         concl = forall(f"{name}.conclusion", _vars(conclusion, extra={**state, index: IntDomain(lo, hi)}),
                        given=lambda s: [invariant.holds(s), done(s)], goal=lambda s: conclusion.holds(s))
-    children = [base, Node("step", stepc.name, stepc, uses=_uses(invariant=invariant, premise=step_premise,
-                                                                 side=step_states)),
+    children = [base, step_node,
                 Node("conclusion", concl.name, concl, uses={"invariant": invariant, "conclusion": conclusion})]
     return Node("induction", name, None, children, doc=doc,
                 uses={"invariant": invariant, "guarantee": conclusion,
