@@ -510,5 +510,199 @@ WHOLE = whole("gradient_atom", {"z": X(), "x": X(), "h": Float(finite=True, nonz
               lambda fmt: C.concrete(C.gradient_atom, fmt, 0, fmt.round(1), fmt.round(1)),
               lambda fmt: _statement(fmt, "z in X"))
 
-LEMMA = Lemma("gradient_atom", "Lemma 3.5 (BRIEF §5, §5.1)", {"released": released, "repaired": repaired},
+
+
+
+# ------------------------------------------------------------------ the shallow variant
+# fpsmt.constructions.relu.shallow_gradient_atom: the repaired atom's gate with a constant
+# K = relu(d) beside R in layer 7, then one layer of weight 1 ("normalize": (d, d) ↦ (1, 1)),
+# then one shallow chain layer per transfer weight (weights up to 2^(e_max−1)), the output.
+# Its tree is the repaired one's with the chain's state (R, K, G1, G2):
+#
+# * ``gate`` as the repaired atom's, with ``shallow.gate_top`` (layers 6–7 with K): GATE of
+#   (R, G1, G2) and K = d at every x;
+# * ``shallow.normalize`` (the layer of weight 1 on (2^k, 2^k, 0, 0), every k of the gate's
+#   range: d is such a 2^k, ``spacing``): (1, 1, 0, 0), its gradient into R the upstream
+#   (PASS), the others finite;
+# * ``shallow.chain_at_z``: every chain layer, whatever its weight c in K' = {−1} ∪
+#   (0, 2^(e_max−1)], keeps (1, 1, 0, 0) — c ⊗ 1 ⊕ (−c) ⊗ 1 is +0 — with R alive and
+#   CHAIN_BACK, the others' gradients finite;
+# * ``shallow.chain_killed``: at x ≠ z the normalize layer takes the gate's (0, d, C, 0) or
+#   (0, d, 0, C) to (0, 1, C, 0) or (0, 1, 0, C) (the base) and every chain layer keeps
+#   that, with zero gradients from a finite upstream on R and zeros on K and the killers;
+# * ``shallow.output``: the last chain layer (with N) and the output layer, as ``output``;
+# * the transfer with weights in K' (multiplication_transfer.SHALLOW_CHAIN), the facts and
+#   the backward chain as the repaired atom's (CHAIN_BACK, PASS: the same interfaces).
+from fpsmt.proofs.multiplication_transfer import SHALLOW_CHAIN, SHALLOW_WEIGHT  # noqa: E402
+
+S = "gradient_atom.shallow"
+_STATE = ("R", "K", "G1", "G2")
+
+
+def _shallow_gate_layers(fmt):
+    return C.gate_plan(fmt, shallow=True).network(last_act=None).layers
+
+
+GATE_S = Pred(f"{S}.gate", {**GATE.variables, "K": Float()}, lambda s: [GATE.holds(s), s.K.same(_d(s))],
+              doc="(R, G1, G2) as the gate gives them, and K = d = z - z⁻ at every x")
+GATE_OFF_S = Pred(f"{S}.gate_off", {**GATE_S.variables}, lambda s: [GATE_S.holds(s), ~s.x.eq(s.z)],
+                  doc="the gate's (R, K, G1, G2) at x != z")
+AT_Z_S = Pred(f"{S}.at_z", {n: Float() for n in _STATE},
+              lambda s: [s.R.same(1), s.K.same(1), s.G1.same(0), s.G2.same(0)], doc="(R, K, G1, G2) = (1, 1, 0, 0)")
+AT_Z_RUN_S = Pred(f"{S}.chain_at_z", {**AT_Z_S.variables, "i": _i, "n": _i},
+                  lambda s: [s.i <= s.n, AT_Z_S.holds(s)], doc="after i of the n chain layers: (1, 1, 0, 0)")
+KILLED_S = Pred(f"{S}.killed", {n: Float() for n in _STATE},
+                lambda s: s.any(*[s.all(s.R.same(a), s.K.same(1), s.G1.same(b), s.G2.same(c)) for a, b, c in _killers(s)]),
+                doc="(R, K, G1, G2) = (0, 1, C, 0) or (0, 1, 0, C)")
+KILLED_RUN_S = Pred(f"{S}.chain_killed", {**KILLED_S.variables, "i": _i, "n": _i},
+                    lambda s: [s.i <= s.n, KILLED_S.holds(s)], doc="after i of the n chain layers: still killed")
+
+
+def shallow_gate_top_stage(fmt):
+    """Layers 6–7 with K (the shallow atom's: a slice of it) on layer 5's outputs as GATE5
+    states them, with the chain's upstreams: finite at x = z, zeros elsewhere."""
+    from fpsmt.semantics.network import Network
+
+    def run(s):
+        net = Network(s.fmt, _shallow_gate_layers(s.fmt)[5:7])
+        at = s.x.eq(s.z)
+        ups = [s.where(at, u, u * 0) for u in (s.uR, s.uK, s.u1, s.u2)]
+        return s.run(net, [s.ge, s.le, s.T], ups, params={"d": _d(s)}, trace=True)
+
+    def side(s):
+        _, grad, (_, post, up) = run(s)
+        at = s.x.eq(s.z)
+        return [grad[0].is_finite(), grad[1].is_finite(), at.implies(PASS.holds(s, u=s.uR, g=grad[2])),
+                (~at).implies(grad[2].is_zero())] + finite_inside(post, up)
+    fin = Float(finite=True)
+    return stage(f"{S}.gate_top", {"uR": fin, "uK": fin, "u1": fin, "u2": fin}, GATE_S,
+                 lambda s: dict(zip(_STATE, run(s)[0])), GATE5, side=side, states=[PASS])
+
+
+def _shallow_layer_net(fmt, with_n=False, output=False):
+    from fpsmt.constructions.relu import Plan
+    P = Plan(fmt, inputs=_STATE)
+    P.add(C.shallow_chain_layer("c", "n", with_n=with_n))
+    if output:
+        P.add(C.OUTPUT_LAYER)
+    return P.network(last_act="identity" if output else None)
+
+
+def _shallow_layer(s, ins, ups, c):
+    return s.run(_shallow_layer_net(s.fmt), ins, ups, params={"c": c, "n": -c}, trace=True)
+
+
+_K_RANGE = Int(lambda f: f.e_min - f.M, lambda f: f.e_max - 2 - f.M)
+
+
+def shallow_normalize_stage(fmt):
+    """The layer of weight 1 after the gate on (2^k, 2^k, 0, 0), every k of the gate's range
+    (d = z − z⁻ is such a 2^k: ``spacing``): (1, 1, 0, 0), its gradient into R the upstream
+    (PASS), the others finite."""
+    def run(s):
+        d = s.k.pow2()
+        return _shallow_layer(s, [d, d, 0, 0], [s.uR, s.uK, s.u1, s.u2], s.const(1))
+
+    def side(s):
+        _, grad, _ = run(s)
+        return [PASS.holds(s, u=s.uR, g=grad[0])] + [g.is_finite() for g in grad]
+    fin = Float(finite=True)
+    return stage(f"{S}.normalize", {"k": _K_RANGE, "uR": fin, "uK": fin, "u1": fin, "u2": fin}, AT_Z_S,
+                 lambda s: dict(zip(_STATE, run(s)[0])), side=side, states=[PASS])
+
+
+def _k_gradient(grad):
+    """K's gradient is R's negated (a zero where R's is): (u ⊗ ReLU'(pre)) ⊗ (−c) against
+    (u ⊗ ReLU'(pre)) ⊗ c.  So it is finite wherever R's is — and R's is the transfer's
+    partial product, finite (the backward chain) — which is what the layer below takes of
+    it: K reads nothing, and its gradient meets only the +0 entries of its absent row."""
+    return grad[0].is_zero().implies(grad[1].is_zero()) & (~grad[0].is_zero()).implies(grad[1].same(-grad[0]))
+
+
+def shallow_chain_at_z(fmt):
+    """At x = z, by induction over the chain layers after the normalize one (any number up to
+    CHAIN_MAX, each with its own weight c in K' and finite upstreams): (1, 1, 0, 0) is kept,
+    R is alive with CHAIN_BACK, K's gradient is R's negated (:func:`_k_gradient`), the
+    killers' finite."""
+    def layer(s):
+        return _shallow_layer(s, [s.R, s.K, s.G1, s.G2], [s.uR, s.uK, s.u1, s.u2], s.c)
+
+    def side(s):
+        _, grad, (pre, _, _) = layer(s)
+        return [CHAIN_BACK.holds(s, u=s.uR, pre=pre[0][0], gR=grad[0]), _k_gradient(grad),
+                grad[2].is_finite(), grad[3].is_finite()]
+    fin = Float(finite=True)
+    return induction(
+        f"{S}.chain_at_z", AT_Z_RUN_S, "i", 0, CHAIN_MAX,
+        stage(f"{S}.chain_at_z.base", {"n": _i}, AT_Z_RUN_S, lambda s: {"i": 0}, AT_Z_S),
+        lambda s: dict(zip(_STATE, layer(s)[0])), AT_Z_S,
+        step_vars={"c": fin, "uR": fin, "uK": fin, "u1": fin, "u2": fin},
+        step_given=lambda s: SHALLOW_WEIGHT.holds(s), step_side=side, done=lambda s: s.i.eq(s.n),
+        doc="the shallow chain layers at x = z", step_premise=[SHALLOW_WEIGHT], step_states=[CHAIN_BACK])
+
+
+def shallow_chain_killed(fmt):
+    """At x != z: the normalize layer takes the gate's (0, d, C, 0) or (0, d, 0, C) to
+    (0, 1, C, 0) or (0, 1, 0, C) (the base), every chain layer with a weight in K' keeps it;
+    a finite upstream on R with zeros on K and the killers gives zero gradients."""
+    fin = Float(finite=True)
+    ups = {"uR": fin, "oK": zero(), "o1": zero(), "o2": zero()}
+
+    def ups_of(s):
+        return [s.uR, s.oK, s.o1, s.o2]
+
+    def base_run(s):
+        return _shallow_layer(s, [s.R, s.K, s.G1, s.G2], ups_of(s), s.const(1))
+
+    def layer(s):
+        return _shallow_layer(s, [s.R, s.K, s.G1, s.G2], ups_of(s), s.c)
+    base = stage(f"{S}.chain_killed.base", {"n": _i, **ups}, KILLED_RUN_S,
+                 lambda s: {"i": 0, **dict(zip(_STATE, base_run(s)[0]))}, GATE_OFF_S,
+                 side=lambda s: [g.is_zero() for g in base_run(s)[1]])
+    return induction(
+        f"{S}.chain_killed", KILLED_RUN_S, "i", 0, CHAIN_MAX, base,
+        lambda s: dict(zip(_STATE, layer(s)[0])), KILLED_S, step_vars={"c": fin, **ups},
+        step_given=lambda s: SHALLOW_WEIGHT.holds(s), step_side=lambda s: [g.is_zero() for g in layer(s)[1]],
+        done=lambda s: s.i.eq(s.n), doc="the shallow chain layers at x != z", step_premise=[SHALLOW_WEIGHT])
+
+
+def shallow_output_claim(fmt):
+    def goal(s):
+        net = _shallow_layer_net(s.fmt, with_n=True, output=True)
+        P = {"c": s.c, "n": -s.c, "w_out": s.w}
+        out, grad, (pre, post, up) = s.run(net, [1, 1, 0, 0], [s.y], params=P, trace=True)
+        res = [out[0].same(0), CHAIN_BACK.holds(s, u=s.y * s.w, pre=pre[0][0], gR=grad[0]), _k_gradient(grad),
+               grad[2].is_finite(), grad[3].is_finite()] + finite_inside(post, up)
+        for r, g1, g2 in _killers(s):
+            out, grad, (_, post, up) = s.run(net, [r, s.const(1), g1, g2], [s.y], params=P, trace=True)
+            res += [out[0].is_zero()] + [g.is_zero() for g in grad] + finite_inside(post, up)
+        return res
+    return forall(f"{S}.output", {"c": Float(finite=True), **W_OUT.variables, "y": Float(finite=True)},
+                  goal=goal, given=lambda s: [SHALLOW_WEIGHT.holds(s), W_OUT.holds(s)])
+
+
+def shallow_tree(fmt):
+    """The shallow atom's tree (see the comment above :data:`S`)."""
+    def flat(c, **uses):
+        return Node("stage", c.name, c, uses=uses)
+    gate = sequence(f"{S}.gate", [step_node("ge", fmt, True), step_node("le", fmt, True), gate_t_stage(fmt),
+                                  gate_beside(fmt), shallow_gate_top_stage(fmt)])
+    out = flat(shallow_output_claim(fmt), hypothesis=W_OUT, premise=[W_OUT, SHALLOW_WEIGHT], side=[CHAIN_BACK])
+    return Node("lemma", "gradient_atom", None, [
+        gate, flat(spacing_claim(fmt)), sequence(f"{S}.at_z", [shallow_normalize_stage(fmt), shallow_chain_at_z(fmt)]),
+        shallow_chain_killed(fmt), out, transfer_tree(fmt, chain=SHALLOW_CHAIN), one_fact(fmt), cong_fact(fmt),
+        backward_tree(fmt)])
+
+
+def shallow(fmt):
+    how = (f"; depth {C.gradient_atom_depth(fmt, C.SHALLOW)} (the repaired atom: {C.gradient_atom_depth(fmt)}): "
+           "the repaired atom's gate with a constant K = d beside R, then chain layers c ⊗ R ⊕ (-c) ⊗ K ⊕ ... ⊕ 1 "
+           "that stay exactly 1 at x = z for every weight c up to 2^(e_max-1); proved as a tree: the gate, the "
+           "normalize layer, inductions over the chain layers at x = z and at x != z, output, the transfer with "
+           "weights up to 2^(e_max-1), and the backward chain's product against the transfer's")
+    return shallow_tree(fmt), _statement(fmt, "z in X") + how
+
+
+LEMMA = Lemma("gradient_atom", "Lemma 3.5 (BRIEF §5, §5.1)",
+              {"released": released, "repaired": repaired, "shallow": shallow},
               order=80, construction=True, whole=WHOLE)

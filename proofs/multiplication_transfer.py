@@ -37,9 +37,10 @@ from fpsmt.proof.lemmas import Lemma
 from fpsmt.proof.tree import Pred, sequence, stage
 
 
-def _weights_ok(s, ws):
-    """Each weight in K (the predicate CHAIN_WEIGHT, which the gradient atom's chain assumes)."""
-    return [CHAIN_WEIGHT.holds(s, c=w) for w in ws]
+def _weights_ok(s, ws, weight=None):
+    """Each weight in K (the predicate CHAIN_WEIGHT, or ``weight``, which the gradient atom's
+    chain assumes)."""
+    return [(weight or CHAIN_WEIGHT).holds(s, c=w) for w in ws]
 
 
 def _chain(v, ws):
@@ -73,26 +74,46 @@ W_OUT = Pred("transfer.w_out", {"w": Float(finite=True)},
 #: state it of every weight they make; the gradient atom's chain layers assume it
 CHAIN_WEIGHT = Pred("transfer.chain_weight", {"c": Float(finite=True)},
                     lambda s: s.c.eq(-1) | ((s.c > 0) & (s.c <= s.int_pow2(C.step_cap(s.fmt)))), doc="c in K")
+#: a weight of the shallow gradient atom's chain: in K' = {−1} ∪ (0, 2^(e_max−1)]
+#: (fpsmt.constructions.relu.shallow_cap)
+SHALLOW_WEIGHT = Pred("transfer.shallow_weight", {"c": Float(finite=True)},
+                      lambda s: s.c.eq(-1) | ((s.c > 0) & (s.c <= s.int_pow2(C.shallow_cap(s.fmt)))),
+                      doc="c in K' = {-1} ∪ (0, 2^(e_max-1)]")
 
 
-def _normalized(s):
-    w_out, mids = C.normalize_weights(s, s.h)
+class Chain:
+    """Which chain a transfer tree is for: the stages' name prefix, the cap 2^q of its
+    power-of-two weights (None: relu.step_cap) and the predicate its weights satisfy."""
+
+    def __init__(self, prefix, q=None, weight=CHAIN_WEIGHT):
+        self.prefix, self.q, self.weight = prefix, q, weight
+
+    def cap(self, fmt):
+        return self.q(fmt) if self.q else C.step_cap(fmt)
+
+
+REPAIRED_CHAIN = Chain("multiplication_transfer")
+SHALLOW_CHAIN = Chain("multiplication_transfer.shallow", C.shallow_cap, SHALLOW_WEIGHT)
+
+
+def _normalized(s, chain=REPAIRED_CHAIN):
+    w_out, mids = C.normalize_weights(s, s.h, q=chain.cap(s.fmt))
     return w_out, mids, _chain(s.h, [w_out] + mids)
 
 
-def scale_stage(fmt):
+def scale_stage(fmt, chain=REPAIRED_CHAIN):
     """h ⊗ w_out ⊗ ups lands in ±[1, 2) (significand route)."""
     def side(s):
-        w_out, mids, (_, partial) = _normalized(s)
+        w_out, mids, (_, partial) = _normalized(s, chain)
         ups = mids[:-2]
-        return [W_OUT.holds(s, w=w_out)] + _weights_ok(s, ups) + _nonzero(partial[:len(ups) + 1])
+        return [W_OUT.holds(s, w=w_out)] + _weights_ok(s, ups, chain.weight) + _nonzero(partial[:len(ups) + 1])
     def out(s):
-        w_out, mids, _ = _normalized(s)
+        w_out, mids, _ = _normalized(s, chain)
         return {"v": _chain(s.h, [w_out] + mids[:-2])[0]}
-    return stage("multiplication_transfer.scale", {}, SIGNIFICAND, out, H, side=side, states=[W_OUT, CHAIN_WEIGHT])
+    return stage(f"{chain.prefix}.scale", {}, SIGNIFICAND, out, H, side=side, states=[W_OUT, chain.weight])
 
 
-def significand_stage(fmt):
+def significand_stage(fmt, chain=REPAIRED_CHAIN):
     """(v ⊗ a) ⊗ b = ±1 for every v in ±[1, 2), a and b from |v| (decided by enumeration)."""
     def out(s):
         a, b = C.significand_weights(s, abs(s.v))
@@ -100,49 +121,53 @@ def significand_stage(fmt):
 
     def side(s):
         a, b = C.significand_weights(s, abs(s.v))
-        return [(a > 0.5) & (a <= 1), (b > 0.5) & (b <= 1), _nonzero([s.v * a])[0]] + _weights_ok(s, [a, b])
-    return stage("multiplication_transfer.significand", {}, UNIT, out, SIGNIFICAND, side=side, enumerate=True,
-                 states=[CHAIN_WEIGHT])
+        return ([(a > 0.5) & (a <= 1), (b > 0.5) & (b <= 1), _nonzero([s.v * a])[0]]
+                + _weights_ok(s, [a, b], chain.weight))
+    return stage(f"{chain.prefix}.significand", {}, UNIT, out, SIGNIFICAND, side=side, enumerate=True,
+                 states=[chain.weight])
 
 
-def subnormal_stage(fmt):
+def subnormal_stage(fmt, chain=REPAIRED_CHAIN):
     """h ⊗ w_out ⊗ down ⊗ ups = ±1, through ±ω or ±2ω (subnormal route)."""
     def side(s):
         f = s.fmt
-        w_out, mids, (_, partial) = _normalized(s)
+        w_out, mids, (_, partial) = _normalized(s, chain)
         r = abs(partial[1])
         return ([r.eq(s.int_pow2(f.e_min - f.M)) | r.eq(s.int_pow2(f.e_min - f.M + 1)), W_OUT.holds(s, w=w_out)]
-                + _weights_ok(s, mids) + _nonzero(partial))
-    return stage("multiplication_transfer.subnormal", {}, UNIT, lambda s: {"t": _normalized(s)[2][0]}, H,
-                 side=side, states=[W_OUT, CHAIN_WEIGHT])
+                + _weights_ok(s, mids, chain.weight) + _nonzero(partial))
+    return stage(f"{chain.prefix}.subnormal", {}, UNIT, lambda s: {"t": _normalized(s, chain)[2][0]}, H,
+                 side=side, states=[W_OUT, chain.weight])
 
 
-def target_stage(fmt, name="multiplication_transfer.target", target=None, reaches=REACHES, extra=None):
+def target_stage(fmt, name=None, target=None, reaches=REACHES, extra=None, chain=REPAIRED_CHAIN):
     """±1 ⊗ sgn ⊗ m_g ⊗ exps = g, the weights from g and the ±1.  A gradient atom whose path
     below the chain multiplies further (fpsmt.constructions.rectifying) names its own
     ``target(s)`` (the chain's value, from g), ``reaches`` (its guarantee over g, out and
     the variables ``extra(s)`` gives, terms of g)."""
-    def chain(s):
-        sgn, m, exps = C.target_weights(s, target(s) if target else s.g, s.t)
+    def weights(s):
+        sgn, m, exps = C.target_weights(s, target(s) if target else s.g, s.t, q=chain.cap(s.fmt))
         return (sgn, m, exps), _chain(s.t, [sgn, m] + exps)
 
     def side(s):
-        (sgn, m, exps), (_, partial) = chain(s)
-        return [sgn.eq(1) | sgn.eq(-1), (m >= 1) & (m < 2)] + _weights_ok(s, [sgn, m] + exps) + _nonzero(partial)
-    return stage(name, {"g": NONZERO}, reaches, lambda s: {"out": chain(s)[1][0], **(extra(s) if extra else {})},
-                 UNIT, side=side, cases={"t": UNITS}, states=[CHAIN_WEIGHT])
+        (sgn, m, exps), (_, partial) = weights(s)
+        return ([sgn.eq(1) | sgn.eq(-1), (m >= 1) & (m < 2)] + _weights_ok(s, [sgn, m] + exps, chain.weight)
+                + _nonzero(partial))
+    return stage(name or f"{chain.prefix}.target", {"g": NONZERO}, reaches,
+                 lambda s: {"out": weights(s)[1][0], **(extra(s) if extra else {})},
+                 UNIT, side=side, cases={"t": UNITS}, states=[chain.weight])
 
 
-def transfer_tree(fmt, target=None):
+def transfer_tree(fmt, target=None, chain=REPAIRED_CHAIN):
     """The repaired transfer h → ±1 → g as a proof tree (fpsmt.proof.tree): the route's
     stages (fpsmt.constructions.relu.transfer_route), then the target stage (``target``:
     another one, :func:`target_stage`); each stage's guarantee is the next one's hypothesis
-    (the same predicate), so no join is needed."""
+    (the same predicate), so no join is needed.  ``chain``: :data:`SHALLOW_CHAIN` for the
+    shallow gradient atom's (weights up to 2^(e_max − 1))."""
     if C.transfer_route(fmt) == "significand":
-        first = [scale_stage(fmt), significand_stage(fmt)]
+        first = [scale_stage(fmt, chain), significand_stage(fmt, chain)]
     else:
-        first = [subnormal_stage(fmt)]
-    return sequence("multiplication_transfer", first + [target or target_stage(fmt)], kind="lemma")
+        first = [subnormal_stage(fmt, chain)]
+    return sequence(chain.prefix, first + [target or target_stage(fmt, chain=chain)], kind="lemma")
 
 
 def repaired(fmt):

@@ -87,14 +87,15 @@ def _parts(variant, fmt):
     return claims, hints
 
 
-def atom_layers(fmt, z=1, v=3, h=1, g=2):
+def atom_layers(fmt, z=1, v=3, h=1, g=2, variant=C.REPAIRED):
     """(label, layer) for every layer of the theorem's atoms as the network has them: the
-    repaired gradient atom, the repaired zero-gradient atom and the padding copy that ⊞
-    inserts (at one choice of parameters: the patterns do not depend on them, tested)."""
+    repaired (or shallow) gradient atom, the repaired zero-gradient atom and the padding
+    copy that ⊞ inserts (at one choice of parameters: the patterns do not depend on them,
+    tested)."""
     from fpsmt.proof.claims import Scope
     from fpsmt.semantics.arith import concrete
     s = Scope(concrete(fmt), fmt, {})
-    ga, _ = C.gradient_atom(s, s.const(z), s.const(h), s.const(g), C.REPAIRED)
+    ga, _ = C.gradient_atom(s, s.const(z), s.const(h), s.const(g), variant)
     zga, _ = C.zero_gradient_atom(s, s.const(z), s.const(v), C.REPAIRED)
     pad = C.padding_layer(fmt, zga.layers[-2].n_out)
     return ([(f"gradient_atom[{k}]", L) for k, L in enumerate(ga.layers)]
@@ -126,26 +127,35 @@ def released(fmt):
                     "zero-gradient and gradient atoms, whose lemmas are checked first"), hints
 
 
-def repaired(fmt):
-    """The three lemmas' trees under one lemma node (their shared stages are decided once)."""
+def repaired(fmt, variant=C.REPAIRED):
+    """The three lemmas' trees under one lemma node (their shared stages are decided once);
+    ``variant="shallow"``: the shallow gradient atom's tree in its place (the zero-gradient
+    atoms and ⊞ are the repaired ones, padded to its depth)."""
     from fpsmt.proof.lemmas import tree_node
     from fpsmt.proof import approx
-    parts = [tree_node(name, load(name).build(C.REPAIRED, fmt)[0])
+    parts = [tree_node(name, load(name).build(variant if name == "gradient_atom" else C.REPAIRED, fmt)[0])
              for name in ("zero_gradient_atom", "gradient_atom", "boxplus_neutrality")]
-    acts = [L.activation for _, L in atom_layers(fmt)]
+    acts = [L.activation for _, L in atom_layers(fmt, variant=variant)]
     tree = Node("lemma", "theorem_3_1_relu", None, parts + [approx.congruence_tree(acts)],
                 doc="the atoms' and ⊞'s trees, and approx.congruence: each atom computes in f2 ⊞ f1 what it "
                     "computes alone, up to the signs of zeros (the other atoms' absent entries add zeros)")
     return tree, (
         f"for every domain D of distinct floats in X = [-2^{fmt.e_max - 2}, 2^{fmt.e_max - 2}], every finite f*, "
         "every h* with |h*| <= Omega and every finite g* with g* = 0 where h* = 0: the network f2 ⊞ f1 of "
-        f"fpsmt.constructions.relu.theorem_network (depth {C.gradient_atom_depth(fmt)}, or any depth above it up to "
+        f"fpsmt.constructions.relu.theorem_network{'' if variant == C.REPAIRED else '(variant=' + repr(variant) + ')'} "
+        f"(depth {C.gradient_atom_depth(fmt, variant)}, or any depth above it up to "
         f"{SLOTS} more: every atom padded by copies of its last hidden layer, boxplus_neutrality.padding) has f(x) "
         "= f*(x) and D^AD(h*(x)) = "
         "g*(x) at every x of D (a zero target met by +0 or -0); proved as the trees of zero_gradient_atom, "
-        "gradient_atom and boxplus_neutrality and the atoms' congruence beside each other (approx.congruence), "
+        f"gradient_atom{'' if variant == C.REPAIRED else ' (' + variant + ')'} and boxplus_neutrality and the atoms' "
+        "congruence beside each other (approx.congruence), "
         "joined by the argument in proofs/theorem_3_1_relu.py")
 
 
-LEMMA = Lemma("theorem_3_1_relu", "Theorem 3.1 (BRIEF §4, §5)", {"released": released, "repaired": repaired},
+def shallow(fmt):
+    return repaired(fmt, C.SHALLOW)
+
+
+LEMMA = Lemma("theorem_3_1_relu", "Theorem 3.1 (BRIEF §4, §5)",
+              {"released": released, "repaired": repaired, "shallow": shallow},
               order=100, construction=True, network=True)

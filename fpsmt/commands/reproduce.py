@@ -27,10 +27,10 @@ def cmd_reproduce(args):
             raise InputError(f"unknown lemma {n!r}: use one of {', '.join(known)}")
     fmts = format_names(args) or list(survival.FORMATS if args.survival else reproduce.DEFAULT_FORMATS)
     parsed = [parse_format(f) for f in fmts]
-    variants = [args.variant] if args.variant else (["repaired"] if args.survival else ["released", "repaired"])
+    variants = [args.variant] if args.variant else (["repaired"] if args.survival else list(reproduce.VARIANTS))
     for v in variants:
-        if v not in ("released", "repaired"):
-            raise InputError(f"unknown variant {v!r}: use released or repaired")
+        if v not in reproduce.VARIANTS:
+            raise InputError(f"unknown variant {v!r}: use {', '.join(reproduce.VARIANTS)}")
     profiles = _profiles(args, parsed, activations)
     if any(not p.is_paper for p, _ in profiles) and args.variant == "released":
         raise InputError("a semantics profile other than the paper's is decided for the blocks construct builds: "
@@ -207,8 +207,9 @@ def register(sub):
     s.add_argument("--lemma", action="append", help="lemma name(s); default all")
     s.add_argument("--activation", action="append",
                    help="activation(s) with a construction; repeat or separate with commas (default: every one)")
-    s.add_argument("--variant", help="released or repaired (default both; repaired only under a profile other "
-                                     "than the paper's)")
+    s.add_argument("--variant", help="released, repaired or shallow (the shallow gradient atom: gradient_atom "
+                                     "only; default all three; repaired only under a profile other than the "
+                                     "paper's)")
     s.add_argument("--semantics", action="append", metavar="SPEC",
                    help="decide the lemmas under this semantics profile (key=value parts joined by commas, as eval "
                         "takes it, plus order=any and activation=ulp:K: every order, every implementation within K "

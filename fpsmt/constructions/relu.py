@@ -56,7 +56,7 @@ from fpsmt.constructions.registry import Construction, HiddenActivation
 from fpsmt.errors import InputError
 from fpsmt.semantics.network import Layer, Network, Param
 
-RELEASED, REPAIRED = "released", "repaired"
+RELEASED, REPAIRED, SHALLOW = "released", "repaired", "shallow"
 VARIANTS = (RELEASED, REPAIRED)
 
 
@@ -428,10 +428,18 @@ def step_cap(fmt):
     return min(fmt.M, fmt.e_max)
 
 
-def transfer_slots(fmt):
-    """(U_h, U_g): the number of power-of-two weights (each at most 2^q, :func:`step_cap`)
-    that carry the least subnormal ω = 2^(e_min − M) up to [1, 2), and 1 up to any |g|."""
-    q = step_cap(fmt)
+def shallow_cap(fmt):
+    """q of the shallow gradient atom's chain (:func:`shallow_gradient_atom`): e_max − 1.  Its
+    layers cancel c ⊗ R against c ⊗ K exactly, so no reset bounds the weight; 2^(e_max−1)
+    keeps −c ⊕ (−C) finite where the chain is killed (C = 2^e_max)."""
+    return fmt.e_max - 1
+
+
+def transfer_slots(fmt, q=None):
+    """(U_h, U_g): the number of power-of-two weights (each at most 2^q, default
+    :func:`step_cap`) that carry the least subnormal ω = 2^(e_min − M) up to [1, 2), and 1
+    up to any |g|."""
+    q = q or step_cap(fmt)
     return -(-(fmt.M - fmt.e_min) // q), -(-fmt.e_max // q)
 
 
@@ -455,7 +463,7 @@ def transfer_route(fmt):
     return "significand" if fmt.M <= SIGNIFICAND_ROUTE_BITS else "subnormal"
 
 
-def normalize_weights(s, h, route=None):
+def normalize_weights(s, h, route=None, q=None):
     """Backward weights carrying h (finite, nonzero) to sign(h)·1 exactly: ``(w_out,
     mids)``, ``w_out`` a power of two <= 1 (the output weight: it meets every upstream
     gradient), then ``mids`` by :func:`transfer_route`:
@@ -475,21 +483,21 @@ def normalize_weights(s, h, route=None):
     w_out = s.iwhere(e > 0, -e, 0).pow2()
     v = h * w_out
     if (route or transfer_route(f)) == "significand":
-        ups = ups_to_one(s, s.iwhere(e < 0, -e, 0))  # |v| = |h| 2^-e for e > 0, h itself otherwise
+        ups = ups_to_one(s, s.iwhere(e < 0, -e, 0), q)  # |v| = |h| 2^-e for e > 0, h itself otherwise
         for w in ups:
             v = v * w
         return w_out, ups + significand_weights(s, abs(v))
     down = (f.e_min - f.M - s.iwhere(e > 0, 0, e)).pow2()
     v = v * down  # ±ω or ±2ω
-    return w_out, [down] + ups_to_one(s, -true_exponent(s, v))
+    return w_out, [down] + ups_to_one(s, -true_exponent(s, v), q)
 
 
-def ups_to_one(s, rem):
+def ups_to_one(s, rem, q=None):
     """Powers of two <= 2^q (:func:`transfer_slots`' U_h of them, trailing ones 1) whose
-    product is 2^rem (0 <= rem <= M − e_min), each at most 2^q."""
-    q = step_cap(s.fmt)
+    product is 2^rem (0 <= rem <= M − e_min), each at most 2^q (default :func:`step_cap`)."""
+    q = q or step_cap(s.fmt)
     ups = []
-    for _ in range(transfer_slots(s.fmt)[0]):
+    for _ in range(transfer_slots(s.fmt, q)[0]):
         k = s.iwhere(rem > q, q, rem)
         ups.append(k.pow2())
         rem = rem - k
@@ -513,17 +521,17 @@ def significand_weights(s, m):
     return [s.where(ok, direct, via), s.where(ok, 1, 1 - s.int_pow2(-p - 1))]
 
 
-def target_weights(s, g, sign):
+def target_weights(s, g, sign, q=None):
     """Backward weights carrying ``sign``·1 (sign ±1) to g (finite, nonzero) exactly:
     ``sgn`` (±1), g's significand m_g ∈ [1, 2), then ``exps`` powers of two: up to 2^q each
     for e_g > 0, or one 2^e_g (exact, also into the subnormals) for e_g < 0."""
     f = s.fmt
-    q = step_cap(f)
+    q = q or step_cap(f)
     m, e = significand(s, g)
     sgn = s.where(_same_sign(s, g, sign), 1, -1)
     rem = s.iwhere(e > 0, e, 0)
     exps = []
-    for j in range(transfer_slots(f)[1]):
+    for j in range(transfer_slots(f, q)[1]):
         k = s.iwhere(rem > q, q, rem)
         if j == 0:
             k = s.iwhere(e < 0, e, k)
@@ -536,15 +544,16 @@ def _same_sign(s, a, b):
     return (a.is_negative() & b.is_negative()) | (~a.is_negative() & ~b.is_negative())
 
 
-def transfer_weights(s, h, g, route=None):
+def transfer_weights(s, h, g, route=None, q=None):
     """The whole backward chain h → g: (w_out, [weights after it in backward order]).  The
     target weights are computed from the ±1 the first part reaches (its sign is h's).
-    ``route``: :func:`transfer_route`'s (default) or one named."""
-    w_out, mids = normalize_weights(s, h, route)
+    ``route``: :func:`transfer_route`'s (default) or one named; ``q``: the cap 2^q of the
+    power-of-two weights (default :func:`step_cap`)."""
+    w_out, mids = normalize_weights(s, h, route, q)
     t = h * w_out
     for w in mids:
         t = t * w
-    sgn, m, exps = target_weights(s, g, t)
+    sgn, m, exps = target_weights(s, g, t, q)
     return w_out, mids + [sgn, m] + exps
 
 
@@ -566,7 +575,10 @@ def reset_bias(s, P):
 
 def gradient_atom(s, z, h, g, variant=REPAIRED):
     """Lemma 3.5's atom: value +0 on X; at x = z, D^AD(h) = g; elsewhere D^AD(y) = ±0 for
-    every |y| <= Ω (h ≠ 0, |h| <= Ω, g ≠ 0 finite).  See :func:`repaired_gradient_atom`."""
+    every |y| <= Ω (h ≠ 0, |h| <= Ω, g ≠ 0 finite).  See :func:`repaired_gradient_atom`
+    (and ``variant="shallow"``: :func:`shallow_gradient_atom`, the gradient atom only)."""
+    if variant == SHALLOW:
+        return shallow_gradient_atom(s, z, h, g)
     _check_variant(variant)
     if variant == RELEASED:
         return released_gradient_atom(s, z, h, g)
@@ -617,7 +629,7 @@ def killer_constant(fmt):
     return Fraction(2) ** fmt.e_max
 
 
-def gate_plan(fmt):
+def gate_plan(fmt, shallow=False):
     """Layers 1–7 of the repaired gradient atom (a :class:`Plan` on input x): the step
     pair, and beside it T = relu(x ⊖ z⁻) carried by copies (its own neuron, so that the
     step blocks are exactly the step-indicator lemmas' networks); layer 6 the killers G1,
@@ -633,7 +645,7 @@ def gate_plan(fmt):
             srcs[tag] = f"{tag}{k}"
         layer.append(t_carry(k))
         P.add(layer)
-    for layer in gate_top(fmt):
+    for layer in gate_top(fmt, shallow):
         P.add(layer)
     return P
 
@@ -657,11 +669,12 @@ def reset_chain(s, P, F, weights, with_n=False):
     return params
 
 
-def gate_top(fmt):
-    """Layers 6 and 7 of the gate on columns (ge, le, T) = layer 5's (ge4, le4, T)."""
+def gate_top(fmt, shallow=False):
+    """Layers 6 and 7 of the gate on columns (ge, le, T) = layer 5's (ge4, le4, T);
+    ``shallow``: layer 7 also holds the constant K = relu(d) (:func:`shallow_gradient_atom`)."""
     C = killer_constant(fmt)
-    return ([t_carry(5), ("G1", [("ge4", -C)], C), ("G2", [("le4", -C)], C)],
-            [("R", [("T", 1), ("G1", -1), ("G2", -1)], NEG0)] + carried(["G1", "G2"]))
+    top = [("R", [("T", 1), ("G1", -1), ("G2", -1)], NEG0)] + ([("K", [], Param("d"))] if shallow else [])
+    return ([t_carry(5), ("G1", [("ge4", -C)], C), ("G2", [("le4", -C)], C)], top + carried(["G1", "G2"]))
 
 
 def chain_layer(c, B, with_n=False):
@@ -676,16 +689,67 @@ def chain_layer(c, B, with_n=False):
 OUTPUT_LAYER = [("out", [("R", Param("w_out")), ("N", -1)], NEG0)]
 
 
-def transfer_length(fmt, route=None):
+def transfer_length(fmt, route=None, q=None):
     """The number of weights :func:`transfer_weights` gives after w_out (the same for every
     h and g): the normalising part, sgn and m, the exponents."""
-    U_h, U_g = transfer_slots(fmt)
+    U_h, U_g = transfer_slots(fmt, q)
     mids = U_h + (2 if (route or transfer_route(fmt)) == "significand" else 1)
     return mids + 2 + U_g
 
 
-def gradient_atom_depth(fmt):
+def gradient_atom_depth(fmt, variant=REPAIRED):
+    if variant == SHALLOW:
+        return 7 + 1 + transfer_length(fmt, q=shallow_cap(fmt)) + 1
     return 7 + shrink_count(fmt) + transfer_length(fmt) + 1
+
+
+# ------------------------------------------------------------------ gradient atom (shallow)
+def shallow_chain_layer(c, nc, with_n=False):
+    """One shallow chain layer on columns (R, K, G1, G2): R = relu(c ⊗ R ⊕ (−c) ⊗ K ⊕
+    (−1)⊗G1 ⊕ (−1)⊗G2 ⊕ 1), K = relu(1) (a constant neuron: no inputs), the killers
+    carried; ``with_n`` adds N = relu((−1)⊗G1 ⊕ (−1)⊗G2 ⊕ w_out) (the last one).  At x = z,
+    where R = K and G1 = G2 = 0, c ⊗ R ⊕ (−c) ⊗ K = +0 exactly (one product, negated), so R
+    is exactly 1 whatever the weight c (c ⊗ R finite); at x ≠ z, R = 0 and one killer is C,
+    so the pre-activation is at most 1 − c − C < 0."""
+    layer = [("R", [("R", Param(c)), ("K", Param(nc)), ("G1", -1), ("G2", -1)], 1), ("K", [], 1)]
+    layer += carried(["G1", "G2"])
+    if with_n:
+        layer.append(("N", [("G1", -1), ("G2", -1)], Param("w_out")))
+    return layer
+
+
+def shallow_weights(s, h, g):
+    """(w_out, the chain's weights in forward order): 1 first (it takes (d, d) to (1, 1):
+    d ⊗ c may overflow for a larger c), then the transfer's with the cap
+    2^(e_max − 1) (:func:`shallow_cap`), input side first."""
+    w_out, chain = transfer_weights(s, h, g, q=shallow_cap(s.fmt))
+    return w_out, [s.const(1)] + list(reversed(chain))
+
+
+def shallow_gradient_atom(s, z, h, g):
+    """The shallow gradient atom (depth 7 + 1 + transfer + 1: 17 in bfloat16 and float32,
+    16 in float64, where the repaired one has 65, 30 and 71).
+
+    * layers 1–7: the repaired atom's gate (:func:`gate_plan`), layer 7 with a constant
+      neuron K = relu(d), d = z − z⁻: (R, K, G1, G2) = (d, d, 0, 0) at x = z, (0, d, C, 0)
+      below, (0, d, 0, C) above.
+    * chain: :func:`shallow_chain_layer` per weight (:func:`shallow_weights`): at x = z
+      each takes (F, F, 0, 0) to (1, 1, 0, 0) — the forward value never grows, whatever
+      the weight — and passes the gradient (u ⊗ ReLU'(1)) ⊗ c to R; K's gradient
+      (u ⊗ 1) ⊗ (−c) is finite and stops there (K reads nothing).  At x ≠ z every R is
+      dead.  So the weights are bounded by 2^(e_max − 1), not by 2^min(p, e_max): no
+      shrinks, and two powers of two where the repaired chain needs up to 21.
+    * output: w_out ⊗ R ⊕ (−1) ⊗ N, as the repaired atom's.
+    """
+    P = gate_plan(s.fmt, shallow=True)
+    params = {**step_params(s, "ge", z), **step_params(s, "le", -z), "d": z - z.next_down()}
+    w_out, weights = shallow_weights(s, h, g)
+    for i, c in enumerate(weights):
+        params[f"c{i}"], params[f"n{i}"] = c, -c
+        P.add(shallow_chain_layer(f"c{i}", f"n{i}", with_n=i == len(weights) - 1))
+    params["w_out"] = w_out
+    P.add(OUTPUT_LAYER)
+    return P.network(), params
 
 
 # ------------------------------------------------------------------ ⊞
@@ -771,16 +835,17 @@ def released_gradient_atom(s, z, h, g):
 
 
 # ------------------------------------------------------------------ Theorem 3.1 (ReLU, d = 1)
-def least_depth(fmt):
-    """The Theorem 3.1 network's least depth in ``fmt``: the repaired gradient atom's."""
-    return gradient_atom_depth(fmt)
+def least_depth(fmt, variant=REPAIRED):
+    """The Theorem 3.1 network's least depth in ``fmt``: its gradient atom's (``variant``:
+    repaired, or shallow: :func:`shallow_gradient_atom`)."""
+    return gradient_atom_depth(fmt, variant)
 
 
-def theorem_depth(fmt, depth=None, least=None):
+def theorem_depth(fmt, depth=None, least=None, variant=REPAIRED):
     """``depth`` (None: the least, ``least`` or :func:`least_depth`), refused in one line
     below the least; above it, every atom is padded by copies of its last hidden layer,
     which boxplus_neutrality.padding proves for any number of copies up to its slot bound."""
-    least = least or least_depth(fmt)
+    least = least or least_depth(fmt, variant)
     if depth is None:
         return least
     from fpsmt.proof.approx import SLOTS
@@ -792,36 +857,40 @@ def theorem_depth(fmt, depth=None, least=None):
     return depth
 
 
-def theorem_network(fmt, points, depth=None):
+def theorem_network(fmt, points, depth=None, variant=REPAIRED):
     """f = f2 ⊞ f1 for targets on a finite domain: ``points`` = [(z, f*, h*, g*), …] as bit
     patterns (distinct z in X, |h*| <= Ω, g* = 0 where h* = 0).  f2 is the ⊞ of the
     repaired gradient atoms of the points with g* ≠ 0, f1 the ⊞ of the repaired
     zero-gradient atoms of every point; f2's terms come first in the output row
     (proofs/boxplus_neutrality.py, proofs/theorem_3_1_relu.py).  ``depth``: at least
-    :func:`least_depth` (default), every atom padded to it (:func:`theorem_depth`)."""
+    :func:`least_depth` (default), every atom padded to it (:func:`theorem_depth`).
+    ``variant="shallow"``: the shallow gradient atoms (:func:`shallow_gradient_atom`; the
+    row theorem_3_1_relu's shallow variant)."""
     CONSTRUCTIONS[0].check_points(fmt, points)  # the theorem's hypotheses and the blocks'
-    depth = theorem_depth(fmt, depth)
-    return boxplus_copies(fmt, [block_copies(b, fmt, args, depth) for b, args, _ in _kinds(fmt, points)])
+    depth = theorem_depth(fmt, depth, variant=variant)
+    return boxplus_copies(fmt, [block_copies(b, fmt, args, depth) for b, args, _ in _kinds(fmt, points, variant)])
 
 
-def _kinds(fmt, points):
+def _kinds(fmt, points, variant=REPAIRED):
     """The network's blocks kind by kind, in its order: (builder, one list of bit patterns
     per builder argument, the points — indices into ``points`` — the copies are built
     for): the gradient atoms of the points with g* ≠ 0, then every point's zero-gradient atom."""
     own = [k for k, p in enumerate(points) if not fmt.is_zero(p[3])]
-    kinds = [(repaired_gradient_atom, [[points[k][i] for k in own] for i in (0, 2, 3)], own)] if own else []
+    ga = shallow_gradient_atom if variant == SHALLOW else repaired_gradient_atom
+    kinds = [(ga, [[points[k][i] for k in own] for i in (0, 2, 3)], own)] if own else []
     kinds.append((zero_gradient_atom, [[p[0] for p in points], [p[1] for p in points]], list(range(len(points)))))
     return kinds
 
 
-def atom_kinds(fmt, points, depth=None) -> list:
+def atom_kinds(fmt, points, depth=None, variant=REPAIRED) -> list:
     """The kinds of :func:`theorem_network`'s blocks, in its order, as
     :func:`fpsmt.constructions.blockrun.own_blocks` takes them: (template, the point — an
     index into ``points`` — each copy was built for).  The templates are the builders'
     (for the first point of each kind: only their shape is read).  ``depth``: the
     network's (:func:`theorem_network`)."""
-    depth = theorem_depth(fmt, depth)
-    return [(block_copies(b, fmt, [a[:1] for a in args], depth)[0], own) for b, args, own in _kinds(fmt, points)]
+    depth = theorem_depth(fmt, depth, variant=variant)
+    return [(block_copies(b, fmt, [a[:1] for a in args], depth)[0], own)
+            for b, args, own in _kinds(fmt, points, variant)]
 
 
 #: the lemma rows that make the atoms' evaluation (construct --verify atoms) a verification:

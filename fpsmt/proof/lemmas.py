@@ -136,7 +136,8 @@ def run(engine, lemmas, variants, formats, progress=None, construction=None, sem
             lemma = loaded[name]
             if lemma.family != family:
                 continue
-            for variant in (v for v in variants if v in stated and (not lemma.only or v in lemma.only)):
+            for variant in (v for v in variants if v in stated and (not lemma.only or v in lemma.only)
+                            and (v not in OWN_VARIANTS or v in lemma.variants)):
                 for fmt in fmts:
                     why = lemma.formats(fmt) if lemma.formats else None
                     if why is not None:  # not stated for this σ in this format: no row, and a line saying why
@@ -153,6 +154,11 @@ def run(engine, lemmas, variants, formats, progress=None, construction=None, sem
 
 #: the variant a profile's rows are decided for: the blocks ``fpsmt construct`` builds
 PROFILE_VARIANT = "repaired"
+#: variants only the lemmas whose blocks they change state (the shallow gradient atom,
+#: proofs/gradient_atom.py): a lemma without one has no row for it, not a MISSING one
+OWN_VARIANTS = ("shallow",)
+#: every variant ``reproduce`` knows, in its order
+VARIANTS = ("released", "repaired", "shallow")
 
 
 def _profile_rows(engine, lemmas, formats, progress, construction, sem, network_row=None):

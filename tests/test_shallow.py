@@ -1,0 +1,228 @@
+"""The shallow gradient atom (fpsmt.constructions.relu.shallow_gradient_atom, issue "the
+paper's depth"): run in the executor independently of any solver, its stage networks
+sliced from the atom, its tree's nodes decided in float8_e4m3 — and refuted where a chain
+layer's constant K does not cancel its R."""
+
+from fractions import Fraction
+
+import numpy as np
+import pytest
+
+from fpsmt.constructions import relu as C
+from fpsmt.proof.engine import Engine
+from fpsmt.proof.tree import check_ties
+from fpsmt.semantics.arith import concrete as executor
+from fpsmt.semantics.formats import parse_format
+from fpsmt.semantics.network import run
+
+from conftest import x_domain
+from test_tree import _scope
+
+
+def _bad_points(f, z, h, g, xs, elsewhere):
+    """The x of ``xs`` where the shallow atom's value is not a zero or its D^AD is not g at
+    x = z (upstream h) and a zero elsewhere (upstream ``elsewhere``)."""
+    A = executor(f)
+    net = C.concrete(C.gradient_atom, f, z, h, g, variant=C.SHALLOW)
+    at = np.array([f.to_fraction(int(x)) == f.to_fraction(int(z)) for x in xs])
+    ys = np.where(at, h, elsewhere).astype(np.uint64)
+    t = run(A, net, A.const(xs)[:, None], A.const(ys[:, None]))
+    out, grad = np.ravel(A.to_bits(t.out)), np.ravel(A.to_bits(t.grad))
+    return [int(x) for x, o, d, a in zip(xs, out, grad, at)
+            if not (f.is_zero(int(o)) and (int(d) == g if a else f.is_zero(int(d))))], net
+
+
+def _hg(f):
+    vals = [1, f.max_bits, f.one_bits, f.round(Fraction(3, 2)), f.round(Fraction(-5, 7)),
+            f.max_bits | f.sign_bit, 1 | f.sign_bit]
+    return [(h, g) for h in vals[:5] for g in vals]
+
+
+@pytest.mark.parametrize("fmt,every", [("float8_e4m3", 64), ("float8_e5m2", 64),
+                                       pytest.param("float8_e4m3", 1, marks=pytest.mark.slow),
+                                       pytest.param("float8_e5m2", 1, marks=pytest.mark.slow)])
+def test_the_shallow_atom_meets_value_and_gradient_at_every_x(fmt, every):
+    """Every x of X, every ``every``-th z of X (and the last), extreme and odd h and g, and
+    ±Ω as the upstream elsewhere: value ±0 everywhere, D^AD = g exactly at z and ±0
+    elsewhere."""
+    f = parse_format(fmt)
+    xs = x_domain(f)
+    for z in list(xs[::every]) + [xs[-1]]:
+        for h, g in _hg(f):
+            for other in (f.max_bits, f.max_bits | f.sign_bit):
+                bad, net = _bad_points(f, int(z), h, g, xs, other)
+                assert not bad, (f.show(int(z)), f.show(h), f.show(g), [f.show(x) for x in bad[:3]])
+    assert net.depth == C.gradient_atom_depth(f, C.SHALLOW) == 17
+
+
+@pytest.mark.parametrize("fmt", ["bfloat16", "float32", "float64"])
+def test_the_shallow_atom_in_wide_formats(fmt):
+    """bfloat16, float32 (significand route) and float64 (subnormal route): z at the domain's
+    ends, 0, ±1 and the least subnormal; x at z, its neighbours and 200 random floats of X."""
+    f = parse_format(fmt)
+    top = f.round(Fraction(2) ** (f.e_max - 2))
+    rng = np.random.default_rng(7)
+    for z in (0, 1, f.one_bits, f.one_bits | f.sign_bit, top, top | f.sign_bit):
+        xs = {z, f.next_up(z), f.next_down(z), 0, f.sign_bit}
+        while len(xs) < 205:
+            b = int(rng.integers(0, (1 << f.nbits) - 1, dtype=np.uint64, endpoint=True))
+            if f.is_finite(b) and abs(f.to_fraction(b)) <= f.to_fraction(top):
+                xs.add(b)
+        xs = np.asarray(sorted(x for x in xs if f.is_finite(x) and abs(f.to_fraction(x)) <= f.to_fraction(top)),
+                        dtype=np.uint64)
+        for h, g in _hg(f):
+            bad, net = _bad_points(f, z, h, g, xs, f.max_bits)
+            assert not bad, (f.show(z), f.show(h), f.show(g), [f.show(x) for x in bad[:3]])
+    assert net.depth == C.gradient_atom_depth(f, C.SHALLOW) < C.gradient_atom_depth(f)
+
+
+def test_depths():
+    """7 gate layers, the normalize layer, the transfer (weights up to 2^(e_max − 1): two
+    powers of two each way), the output: 16–17 layers where the repaired atom has 18–71."""
+    got = {n: (C.gradient_atom_depth(parse_format(n), C.SHALLOW), C.gradient_atom_depth(parse_format(n)))
+           for n in ("float8_e4m3", "float8_e5m2", "float16", "bfloat16", "float32", "float64")}
+    assert got == {"float8_e4m3": (17, 19), "float8_e5m2": (17, 32), "float16": (17, 18), "bfloat16": (17, 65),
+                   "float32": (17, 30), "float64": (16, 71)}
+
+
+@pytest.mark.parametrize("fmt", ["bfloat16", "float64"])
+def test_the_shallow_stages_are_slices_of_the_atom(fmt):
+    """The shallow atom, run symbolically (z, x, h, g, y free), is term for term its stage
+    networks one after the other: the gate (layers 1–5, then 6–7 with K), the normalize
+    layer (weight 1), every chain layer (the stage network with that layer's c_i and −c_i),
+    the last with the output — forward and backward; its weights are 1 and the transfer's
+    with the cap 2^(e_max − 1), input side first."""
+    import z3
+
+    from fpsmt.proofs import gradient_atom as GA
+    from fpsmt.semantics.network import Network
+    f = parse_format(fmt)
+    s = _scope(f, ["z", "x", "h", "g", "y"])
+    whole, P = C.shallow_gradient_atom(s, s.z, s.h, s.g)
+    out, grad, (_, post, up) = s.run(whole, [s.x], [s.y], params=P, trace=True)
+    same = lambda a, b: len(a) == len(b) and all(z3.eq(u.v[()], v.v[()]) for u, v in zip(a, b))  # noqa: E731
+    gate = GA._shallow_gate_layers(f)
+    steps = {**C.step_params(s, "ge", s.z), **C.step_params(s, "le", -s.z)}
+    o5, _ = s.run(Network(f, gate[:5]), [s.x], params=steps)
+    o7, _ = s.run(Network(f, gate[5:7]), o5, params={"d": s.z - s.z.next_down()})
+    assert same(o5, post[4]) and same(o7, post[6])
+    n_chain = whole.depth - 8
+    w_out, chain = C.transfer_weights(s, s.h, s.g, q=C.shallow_cap(f))
+    assert n_chain == 1 + len(chain) and z3.eq(s.lift(P["w_out"]).v[()], w_out.v[()])
+    prev = post[6]
+    for i in range(n_chain):
+        last = i == n_chain - 1
+        c = s.lift(P[f"c{i}"])
+        assert z3.eq(c.v[()], (s.const(1) if i == 0 else list(reversed(chain))[i - 1]).v[()])
+        assert z3.eq(s.lift(P[f"n{i}"]).v[()], (-c).v[()])
+        net = GA._shallow_layer_net(f, with_n=last, output=last)
+        params = {"c": c, "n": -c, **({"w_out": w_out} if last else {})}
+        o, _ = s.run(net, prev, params=params)
+        assert same(o, out if last else post[7 + i]), i
+        _, back = s.run(net, prev, [s.y] if last else up[7 + i], params=params)
+        assert same(back, up[6 + i]), i
+        prev = o
+    _, g_gate = s.run(Network(f, gate[:7]), [s.x], up[6], params={**steps, "d": s.z - s.z.next_down()})
+    assert same(g_gate, grad)
+    assert not same(g_gate, [grad[0] + 0])  # the comparison can fail
+
+
+def _shallow_nodes(f, prefixes):
+    from fpsmt.proof.lemmas import load, tree_node
+    node = tree_node("gradient_atom", load("gradient_atom").build("shallow", f)[0])
+    check_ties(node, f)
+    claims = node.claims()
+    reg = {c.name: c for c in claims}
+    eng = Engine(solver="z3", timeout=120)
+    return {c.name: eng.prove(c, f, reg).status for c in claims if c.name.startswith(prefixes)}
+
+
+def test_the_shallow_chain_nodes_are_proved_in_float8_e4m3():
+    f = parse_format("float8_e4m3")
+    got = _shallow_nodes(f, ("gradient_atom.shallow.", "multiplication_transfer.shallow."))
+    assert len(got) >= 12 and set(got.values()) == {"PROVED"}, got
+
+
+@pytest.mark.parametrize("wrong", ["same_sign", "one_ulp"])
+def test_a_constant_that_does_not_cancel_is_refuted(monkeypatch, wrong):
+    """K's weight c (not −c), or −c one ulp off: c ⊗ R ⊕ K's term is no longer +0, and the
+    chain at x = z is REFUTED (a checker failing on a wrong network)."""
+    f = parse_format("float8_e4m3")
+    from fpsmt.proofs import gradient_atom as GA
+    real = GA._shallow_layer
+
+    def skewed(s, ins, ups, c):
+        n = c if wrong == "same_sign" else (-c).next_down()
+        return s.run(GA._shallow_layer_net(s.fmt), ins, ups, params={"c": c, "n": n}, trace=True)
+    monkeypatch.setattr(GA, "_shallow_layer", skewed)
+    got = _shallow_nodes(f, ("gradient_atom.shallow.chain_at_z.step",))
+    assert got == {"gradient_atom.shallow.chain_at_z.step": "REFUTED"}
+    monkeypatch.setattr(GA, "_shallow_layer", real)
+
+
+@pytest.mark.slow  # long: the default suite keeps under about 10 minutes
+def test_the_shallow_atom_tree_is_proved_in_float8_e4m3():
+    f = parse_format("float8_e4m3")
+    got = _shallow_nodes(f, ("",))
+    assert len(got) >= 50 and set(got.values()) == {"PROVED"}, {k: v for k, v in got.items() if v != "PROVED"}
+
+
+@pytest.mark.parametrize("fmt,n", [("bfloat16", 40), ("float32", 24), ("float64", 16), ("float8_e4m3", 30)])
+def test_the_shallow_theorem_network_meets_every_target(fmt, n):
+    """The Theorem 3.1 network with shallow gradient atoms (zero-gradient atoms padded to
+    their depth) on random targets: f(x) = f*(x) and D^AD(h*(x)) = g*(x) bit for bit at
+    every point (a zero target met by either zero), and it is the ⊞ of its atoms."""
+    from test_atoms import _matches, _theorem_points
+    f = parse_format(fmt)
+    A = executor(f)
+    pts = _theorem_points(f, n, 11)
+    net = C.theorem_network(f, pts, variant=C.SHALLOW)
+    xs = np.asarray([p[0] for p in pts], dtype=np.uint64)
+    t = run(A, net, A.const(xs)[:, None], A.const(np.asarray([[p[2]] for p in pts], dtype=np.uint64)))
+    out, grad = np.ravel(A.to_bits(t.out)), np.ravel(A.to_bits(t.grad))
+    for p, o, d in zip(pts, out, grad):
+        assert _matches(f, int(o), p[1]) and _matches(f, int(d), p[3]), [f.show(v) for v in p]
+    assert net.depth == C.least_depth(f, C.SHALLOW) == C.gradient_atom_depth(f, C.SHALLOW)
+    ref, _ = C.boxplus([(C.concrete(C.gradient_atom, f, z, h, g, variant=C.SHALLOW), {})
+                        for z, _, h, g in pts if not f.is_zero(g)]
+                       + [(C.concrete(C.zero_gradient_atom, f, z, v), {}) for z, v, _, _ in pts])
+    assert [(L.rows.tolist(), L.cols.tolist(), [int(w) for w in L.weights], [int(b) for b in L.bias])
+            for L in net.layers] == [(R.rows.tolist(), R.cols.tolist(), [int(w) for w in R.weights],
+                                      [int(b) for b in R.bias]) for R in ref.layers]
+
+
+def test_the_shallow_theorem_row_is_its_parts_trees():
+    """The shallow theorem row: the repaired zero-gradient atom's and ⊞'s trees, the shallow
+    gradient atom's, and the congruence — tied, every claim once."""
+    from fpsmt.proof.lemmas import claims_of, load
+    f = parse_format("bfloat16")
+    tree, statement = load("theorem_3_1_relu").build("shallow", f)
+    check_ties(tree, f)
+    assert [c.name for c in tree.children] == ["zero_gradient_atom", "gradient_atom", "boxplus_neutrality",
+                                               "approx.congruence"]
+    names = [c.name for c in claims_of((tree,))]
+    assert len(names) == len(set(names)) and "gradient_atom.shallow.chain_at_z.step" in names
+    assert "gradient_atom.chain_at_z.step" not in names and "depth 17" in statement
+
+
+@pytest.mark.slow  # long: the default suite keeps under about 10 minutes
+def test_reproduce_shows_the_shallow_variant(tmp_path):
+    """``reproduce --variant shallow`` gives the shallow gradient atom's row (its depth beside
+    the repaired one's); a lemma that has no shallow variant has no row for it (not a
+    MISSING one)."""
+    import json
+
+    from conftest import fpsmt
+    r = fpsmt("reproduce", "--lemma", "gradient_atom,boxplus_neutrality", "--variant", "shallow", "--format",
+              "float8_e4m3", "--store", str(tmp_path / "s.sqlite"), "--json", cwd=str(tmp_path))
+    assert r.returncode == 0, r.stderr
+    rows = json.loads(r.stdout)
+    rows = rows["rows"] if isinstance(rows, dict) else rows
+    assert [(x["lemma"], x["variant"], x["status"]) for x in rows] == [("gradient_atom", "shallow", "PROVED")]
+    assert "depth 17 (the repaired atom: 19)" in rows[0]["statement"]
+
+
+def test_reproduce_refuses_an_unknown_variant(tmp_path):
+    from conftest import fpsmt
+    bad = fpsmt("reproduce", "--variant", "deep", "--format", "E3M2", cwd=str(tmp_path))
+    assert bad.returncode == 2 and bad.stderr.count("\n") == 1 and "shallow" in bad.stderr
