@@ -231,15 +231,20 @@ DEPTH_FORMATS = ("float8_e4m3", "float8_e5m2", "float16", "bfloat16", "float32",
 DEPTH_ACTIVATIONS = ("relu", "elu", "gelu", "swish", "tanh", "sigmoid")
 
 
-def budget(construction, fmt):
+def budget(construction, fmt, variant="repaired"):
     """The least depth's layer budget: (indicator layers, transfer-chain layers, the rest),
-    from the family's own depth formulas (the rest: the gate, killers, output)."""
+    from the family's own depth formulas (the rest: the gate, killers, output).  ``variant``:
+    relu's shallow gradient atom (its chain: the normalize layer and the transfer with
+    weights up to 2^(e_max − 1))."""
     from fpsmt.constructions import logistic, relu
     b = construction.blocks
     if construction.family == "relu":
         ind = len(relu._step_layers(fmt, "ge", 1, 0))
-        chain = relu.shrink_count(fmt) + relu.transfer_length(fmt)
-        least = relu.least_depth(fmt)
+        if variant == "shallow":
+            chain = 1 + relu.transfer_length(fmt, q=relu.shallow_cap(fmt))
+        else:
+            chain = relu.shrink_count(fmt) + relu.transfer_length(fmt)
+        least = relu.least_depth(fmt, variant)
     else:
         with construction.active():
             ind = b.block_constants(fmt).step_depth
@@ -259,23 +264,25 @@ def depths():
     print("Theorem 3.1 networks at their least depth: 3 points x in {-1, 0, 1} (1-D), f* = sin x, h* = 1, "
           "g* = -cos x; the paper's depth beside them; budget = indicator + transfer chain + the rest (gate, "
           "killers, output)")
-    print(f"{'activation':>10} {'format':>12} {'depth':>6} {'paper':>6} {'widest':>7} {'params':>7}  budget")
-    for act in DEPTH_ACTIVATIONS:
+    print(f"{'activation':>16} {'format':>12} {'depth':>6} {'paper':>6} {'widest':>7} {'params':>7}  budget")
+    for act, variant in [(a, "repaired") for a in DEPTH_ACTIVATIONS[:1]] + [("relu", "shallow")] + \
+            [(a, "repaired") for a in DEPTH_ACTIVATIONS[1:]]:
         cons = get_construction(act)
+        label = act if variant == "repaired" else f"{act} ({variant})"
         for name in DEPTH_FORMATS:
             fmt = parse_format(name)
             r = lambda v: fmt.round(Fraction(v))  # noqa: E731
             pts = [(r(x), r(math.sin(x)), r(1), r(-math.cos(x))) for x in (-1.0, 0.0, 1.0)]
             try:
                 cons.check_points(fmt, pts)
-                net = cons.network(fmt, pts)
-                ind, chain, rest = budget(cons, fmt)
+                net = cons.network(fmt, pts, variant=variant)
+                ind, chain, rest = budget(cons, fmt, variant)
             except (InputError, ValueError) as e:
-                print(f"{act:>10} {name:>12}  no network: {str(e).splitlines()[0]}")
+                print(f"{label:>16} {name:>12}  no network: {str(e).splitlines()[0]}")
                 continue
-            q = relu.step_cap(fmt)
-            U_h, U_g = relu.transfer_slots(fmt)
-            print(f"{act:>10} {name:>12} {net.depth:>6} {cons.paper_depth!s:>6} {max(L.n_out for L in net.layers):>7} "
+            q = relu.shallow_cap(fmt) if variant == "shallow" else relu.step_cap(fmt)
+            U_h, U_g = relu.transfer_slots(fmt, q)
+            print(f"{label:>16} {name:>12} {net.depth:>6} {cons.paper_depth!s:>6} {max(L.n_out for L in net.layers):>7} "
                   f"{net.n_parameters():>7}  {ind} + {chain} + {rest}  (chain weights <= 2^{q}: {U_h} normalise h, "
                   f"{U_g} reach g)", flush=True)
 

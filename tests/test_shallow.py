@@ -226,3 +226,62 @@ def test_reproduce_refuses_an_unknown_variant(tmp_path):
     from conftest import fpsmt
     bad = fpsmt("reproduce", "--variant", "deep", "--format", "E3M2", cwd=str(tmp_path))
     assert bad.returncode == 2 and bad.stderr.count("\n") == 1 and "shallow" in bad.stderr
+
+
+def test_construct_builds_the_shallow_network(tmp_path):
+    """``construct --variant shallow``: 17 layers in bfloat16 (65 repaired), every point met
+    bit for bit, padded with --depth; the file is what it says."""
+    import json
+
+    from conftest import fpsmt
+    from fpsmt.commands import netio
+    out = tmp_path / "n.json"
+    r = fpsmt("construct", "--targets", "example:sin_misleading.py", "--format", "bfloat16", "--variant", "shallow",
+              "--depth", "20", "--out", str(out), "--json")
+    assert r.returncode == 0, r.stderr
+    doc = json.loads(r.stdout)
+    assert (doc["variant"], doc["depth"], doc["least_depth"], doc["mismatches"]) == ("shallow", 20, 17, [])
+    assert doc["verified"] == doc["points"] and netio.load_network(out).depth == 20
+
+
+@pytest.mark.parametrize("extra,word", [
+    (["--activation", "tanh"], "--variant shallow: the shallow gradient atom is built for relu, not for tanh"),
+    (["--depth", "16"], "--depth 16: the relu network in float8_e4m3 needs at least 17 layers"),
+    (["--targets", "example:gradient_clipping.py"], "built for 1-D Theorem 3.1 targets (not yet for Theorem 3.2"),
+    (["--targets", "example:sin_cos_2d.py"], "built for 1-D Theorem 3.1 targets (not yet for d-dimensional"),
+])
+def test_construct_shallow_refusals(tmp_path, extra, word):
+    from conftest import fpsmt
+    args = ["construct", "--targets", "example:sin_misleading.py", "--format", "float8_e4m3", "--variant", "shallow",
+            "--out", str(tmp_path / "n.json")]
+    if extra[0] == "--targets":
+        args[2] = extra[1]
+        extra = []
+    r = fpsmt(*args, *extra)
+    assert r.returncode == 2 and word in r.stderr and len(r.stderr.strip().splitlines()) == 1, r.stderr
+    assert not (tmp_path / "n.json").exists()
+
+
+@pytest.mark.slow  # long: the default suite keeps under about 10 minutes
+def test_construct_shallow_verify_atoms_and_certify_from_an_empty_store(tmp_path):
+    """float8_e4m3, an empty store: --verify atoms proves the rows it rests on in their
+    shallow variant where they have one (gradient_atom, theorem_3_1_relu), every UNSAT
+    confirmed; --certify then links them."""
+    import json
+
+    from conftest import fpsmt
+    from test_verify_atoms import _targets_file
+    store = str(tmp_path / "s.sqlite")
+    tf = str(_targets_file(tmp_path))
+    r = fpsmt("construct", "--targets", tf, "--format", "float8_e4m3", "--variant", "shallow",
+              "--verify", "atoms", "--out", str(tmp_path / "n.json"), "--store", store, "--json")
+    assert r.returncode == 0, r.stderr
+    doc = json.loads(r.stdout)
+    assert doc["mismatches"] == [] and {x["lemma"]: x["status"] for x in doc["lemmas"]} == {
+        "zero_gradient_atom": "PROVED", "gradient_atom": "PROVED", "boxplus_neutrality": "PROVED",
+        "theorem_3_1_relu": "PROVED"}
+    assert "gradient_atom.shallow.chain_at_z.step" in r.stderr
+    r = fpsmt("construct", "--targets", tf, "--format", "float8_e4m3", "--variant", "shallow",
+              "--certify", "--out", str(tmp_path / "m.json"), "--store", store, "--json")
+    assert r.returncode == 0, r.stderr
+    assert json.loads(r.stdout)["certified"] is True

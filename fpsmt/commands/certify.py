@@ -20,10 +20,13 @@ def link_lemmas(args, fmt, construction, last=True, names=None):
     the family's construction lemmas); only their own rows, not their extra ones."""
     from fpsmt.proof import lemmas as reproduce
     names = list(names or reproduce.construction_lemmas(construction.family))
-    err(f"  certificates: the repaired lemmas of {', '.join(names)} for {construction.activation} in {fmt.name} "
+    variant = getattr(args, "variant", None) or "repaired"
+    which = "repaired" if variant == "repaired" else f"{variant} (where stated, else repaired)"
+    err(f"  certificates: the {which} lemmas of {', '.join(names)} for {construction.activation} in {fmt.name} "
         f"(from the store {args.store or 'default'}, proved where missing) ...")
     with engine_session(args, confirm=args.confirm) as eng:
-        rows = reproduce.run(eng, names, ["repaired"], [fmt.name], progress=err, construction=construction, extra=False)
+        rows = reproduce.run_variant(eng, names, variant, [fmt.name], progress=err, construction=construction,
+                                     extra=False)
     certs = summarize(rows)
     why = []  # what keeps the network from being certified
     for c in certs:

@@ -168,6 +168,14 @@ def cmd_construct(args):
             raise InputError("--verify atoms rests on lemmas proved for the paper's semantics; --semantics needs "
                              "--verify full")
     nd = targets.dimension(resolve(args.targets)) > 1
+    variant = args.variant
+    if variant != "repaired":  # before any work: the shallow gradient atoms are relu's, 1-D, Theorem 3.1
+        if construction.family != "relu":
+            raise InputError(f"--variant {variant}: the shallow gradient atom is built for relu, not for "
+                             f"{construction.activation} (the {construction.family} family)")
+        if nd or targets.theorem_of(resolve(args.targets)) == "3.2":
+            raise InputError(f"--variant {variant}: built for 1-D Theorem 3.1 targets (not yet for "
+                             f"{'d-dimensional' if nd else 'Theorem 3.2'} ones)")
     if args.depth is not None:  # before any work: a depth the lemmas cover, at or above the least
         if targets.theorem_of(resolve(args.targets)) == "3.2":
             raise InputError("--depth pads Theorem 3.1 networks; a Theorem 3.2 network has the depth its pieces need")
@@ -176,7 +184,9 @@ def cmd_construct(args):
                              f"only ({construction.activation}); padding to any depth is proved for relu "
                              "(boxplus_neutrality.padding)")
         from fpsmt.constructions import relu, relu_nd
-        relu.theorem_depth(fmt, args.depth, least=(relu_nd if nd else construction.blocks).least_depth(fmt))
+        relu.theorem_depth(fmt, args.depth, least=relu_nd.least_depth(fmt) if nd else
+                           construction.blocks.least_depth(fmt, **({} if variant == "repaired" else
+                                                                   {"variant": variant})))
     if nd:
         from fpsmt.commands import construct_nd
         return construct_nd.construct(args, fmt, construction, resolve(args.targets), out_path, sem)
@@ -200,7 +210,8 @@ def cmd_construct(args):
                          + ("; --verify atoms needs less" if args.verify != "atoms" else
                             "; a .safetensors --out needs less" if netio.kind_of(out_path) == "json" else "") + ")")
     check_requirements(args, fmt, construction)
-    kinds = construction.blocks.atom_kinds(fmt, points, depth=args.depth) if args.verify == "atoms" else None
+    vkw = {} if variant == "repaired" else {"variant": variant}
+    kinds = construction.blocks.atom_kinds(fmt, points, depth=args.depth, **vkw) if args.verify == "atoms" else None
     if kinds is not None:
         atoms_within_the_lemmas(points, kinds)
     atom_rows = atom_lemmas(args, fmt, construction) if args.verify == "atoms" else None
@@ -209,7 +220,7 @@ def cmd_construct(args):
         err(f"fpsmt: building the {construction.activation} network for {len(points)} points in {fmt.name} (estimate: at most "
             f"{need / 2**20:.0f} MiB, verification about {secs:.0f} s) ...")
         t0 = time.perf_counter()
-        net = construction.network(fmt, points, depth=args.depth)
+        net = construction.network(fmt, points, depth=args.depth, variant=variant)
         built = time.perf_counter() - t0
         with netio.pending_network(net, out_path) as (pending, size, written):  # verified and exported as written
             t1 = time.perf_counter()
@@ -225,7 +236,8 @@ def cmd_construct(args):
                 pending.discard()  # a network that fails its verification is not left at --out
     n_ga = sum(1 for p in points if not fmt.is_zero(p[3]))
     summary = {"format": fmt.name, "points": len(points), "gradient_atoms": n_ga, "depth": net.depth,
-               "activation": construction.activation, "paper_depth": construction.paper_depth, "max_width": max(L.n_out for L in net.layers),
+               "activation": construction.activation, "variant": variant, "paper_depth": construction.paper_depth,
+               "max_width": max(L.n_out for L in net.layers),
                "widths": [L.n_out for L in net.layers],
                "parameters": net.n_parameters(), "bytes": size, "out": str(out_path) if not bad else None,
                "verified": len(points) - len(bad), "mismatches": bad, "verify": args.verify,
@@ -239,7 +251,7 @@ def cmd_construct(args):
     paper = f"the paper: L >= {construction.paper_depth}" if construction.paper_depth is not None else \
         "not one of the paper's activations"
     if construction.pads():
-        summary["least_depth"] = construction.blocks.least_depth(fmt)
+        summary["least_depth"] = construction.blocks.least_depth(fmt, **vkw)
     padded = f"; padded from the least, {summary['least_depth']}" if net.depth > summary.get("least_depth", net.depth) \
         else ""
     err(f"  depth {net.depth} ({paper}{padded}), widths {_runs(summary['widths'])}, "
@@ -304,6 +316,10 @@ def register(sub):
                    help=f"run the full verification on a Dask cluster: the network sent once, the points in parts; "
                         f"local:N starts N workers on this machine for the run, ADDRESS (tcp://host:8786) uses a "
                         f"running scheduler (default ${cluster.ENV}; needs the extra fpsmt[cluster])")
+    s.add_argument("--variant", choices=("repaired", "shallow"), default="repaired",
+                   help="relu, 1-D Theorem 3.1 targets: shallow builds the shallow gradient atoms (weights up to "
+                        "2^(e_max-1), depth 16-17 in every format; the lemma rows gradient_atom and "
+                        "theorem_3_1_relu in their shallow variant); default repaired")
     s.add_argument("--depth", type=positive_int, metavar="L",
                    help="Theorem 3.1 networks of relu (1-D and d-dimensional): L layers, at least the least depth "
                         "(refused below it, naming it): every atom padded by copies of its last hidden layer, "

@@ -31,8 +31,8 @@ def atom_lemmas(args, fmt, construction, names=None) -> list:
     err(f"  --verify atoms rests on {', '.join(names)} for {construction.activation} in {fmt.name} "
         f"(from the store {args.store or 'default'}, proved where missing) ...")
     with engine_session(args, confirm=args.confirm) as eng:
-        rows = reproduce.run(eng, names, ["repaired"], [fmt.name], progress=err, construction=construction,
-                             extra=False)
+        rows = reproduce.run_variant(eng, names, getattr(args, "variant", None) or "repaired", [fmt.name],
+                                     progress=err, construction=construction, extra=False)
     certs = certify.summarize(rows)
     for c in certs:
         err(f"    {c['lemma']}: {c['status']}" + (f" ({c['reason']})" if c["status"] != "PROVED" else "")

@@ -74,13 +74,15 @@ class Construction:
         for z, _, h, _ in points:
             check_bounds(fmt, c, self.activation, f"at x = {fmt.show(z)}", [("x", z)], h)
 
-    def network(self, fmt, points, depth=None):
+    def network(self, fmt, points, depth=None, variant="repaired"):
         """The Theorem 3.1 network f2 ⊞ f1 for ``points`` = [(x, f*, h*, g*)] (patterns);
-        ``depth``: a depth above the least, for a family that pads (:meth:`pads`)."""
+        ``depth``: a depth above the least, for a family that pads (:meth:`pads`);
+        ``variant``: "shallow" for the relu family's shallow gradient atoms."""
         with self.active():
+            kw = {} if variant == "repaired" else {"variant": variant}
             if depth is None:
-                return self.blocks.theorem_network(fmt, points)
-            return self.blocks.theorem_network(fmt, points, depth=depth)
+                return self.blocks.theorem_network(fmt, points, **kw)
+            return self.blocks.theorem_network(fmt, points, depth=depth, **kw)
 
     def pads(self) -> bool:
         """Whether the family's lemmas cover its network padded to any depth above the least

@@ -161,6 +161,19 @@ OWN_VARIANTS = ("shallow",)
 VARIANTS = ("released", "repaired", "shallow")
 
 
+def run_variant(engine, names, variant, formats, **kw) -> list:
+    """:func:`run` for a network built with ``variant`` (repaired, or one of
+    :data:`OWN_VARIANTS`): each lemma of ``names`` in that variant where it states it, in
+    the repaired one otherwise (the shallow network's zero-gradient atoms and ⊞ are the
+    repaired ones); the rows in the order of ``names``."""
+    own = {n for n in names if variant in OWN_VARIANTS and variant in load(n).variants}
+    rows = []
+    for group, v in (([n for n in names if n not in own], "repaired"), ([n for n in names if n in own], variant)):
+        if group:
+            rows += run(engine, group, [v], formats, **kw)
+    return sorted(rows, key=lambda r: names.index(r["lemma"]))
+
+
 def _profile_rows(engine, lemmas, formats, progress, construction, sem, network_row=None):
     """Rows under the profile ``sem``, one per lemma x format, of the repaired variant: a
     lemma whose claims involve no network (:attr:`Lemma.profile_free`) is its own row; one
