@@ -235,13 +235,13 @@ def budget(construction, fmt, variant="repaired"):
     """The least depth's layer budget: (indicator layers, transfer-chain layers, the rest),
     from the family's own depth formulas (the rest: the gate, killers, output).  ``variant``:
     relu's shallow gradient atom (its chain: the normalize layer and the transfer with
-    weights up to 2^(e_max − 1))."""
+    weights up to 2^e_max, the sign and g's significand one weight)."""
     from fpsmt.constructions import logistic, relu
     b = construction.blocks
     if construction.family == "relu":
         ind = len(relu._step_layers(fmt, "ge", 1, 0))
         if variant == "shallow":
-            chain = 1 + relu.transfer_length(fmt, q=relu.shallow_cap(fmt))
+            chain = 1 + relu.transfer_length(fmt, q=relu.shallow_cap(fmt), merge_sign=True)
         else:
             chain = relu.shrink_count(fmt) + relu.transfer_length(fmt)
         least = relu.least_depth(fmt, variant)

@@ -516,7 +516,7 @@ WHOLE = whole("gradient_atom", {"z": X(), "x": X(), "h": Float(finite=True, nonz
 # ------------------------------------------------------------------ the shallow variant
 # fpsmt.constructions.relu.shallow_gradient_atom: the repaired atom's gate with a constant
 # K = relu(d) beside R in layer 7, then one layer of weight 1 ("normalize": (d, d) ↦ (1, 1)),
-# then one shallow chain layer per transfer weight (weights up to 2^(e_max−1)), the output.
+# then one shallow chain layer per transfer weight (weights up to 2^e_max, the sign and g's significand one weight), the output.
 # Its tree is the repaired one's with the chain's state (R, K, G1, G2):
 #
 # * ``gate`` as the repaired atom's, with ``shallow.gate_top`` (layers 6–7 with K): GATE of
@@ -524,14 +524,15 @@ WHOLE = whole("gradient_atom", {"z": X(), "x": X(), "h": Float(finite=True, nonz
 # * ``shallow.normalize`` (the layer of weight 1 on (2^k, 2^k, 0, 0), every k of the gate's
 #   range: d is such a 2^k, ``spacing``): (1, 1, 0, 0), its gradient into R the upstream
 #   (PASS), the others finite;
-# * ``shallow.chain_at_z``: every chain layer, whatever its weight c in K' = {−1} ∪
-#   (0, 2^(e_max−1)], keeps (1, 1, 0, 0) — c ⊗ 1 ⊕ (−c) ⊗ 1 is +0 — with R alive and
+# * ``shallow.chain_at_z``: every chain layer, whatever its weight c in K' = [−2, 0) ∪
+#   (0, 2^e_max], keeps (1, 1, 0, 0) — c ⊗ 1 ⊕ (−c) ⊗ 1 is +0 — with R alive and
 #   CHAIN_BACK, the others' gradients finite;
 # * ``shallow.chain_killed``: at x ≠ z the normalize layer takes the gate's (0, d, C, 0) or
 #   (0, d, 0, C) to (0, 1, C, 0) or (0, 1, 0, C) (the base) and every chain layer keeps
 #   that, with zero gradients from a finite upstream on R and zeros on K and the killers;
 # * ``shallow.output``: the last chain layer (with N) and the output layer, as ``output``;
-# * the transfer with weights in K' (multiplication_transfer.SHALLOW_CHAIN), the facts and
+# * the transfer with weights in K' (multiplication_transfer.SHALLOW_CHAIN: the cap 2^e_max,
+#   the sign and g's significand one weight ±m_g), the facts and
 #   the backward chain as the repaired atom's (CHAIN_BACK, PASS: the same interfaces).
 from fpsmt.proofs.multiplication_transfer import SHALLOW_CHAIN, SHALLOW_WEIGHT  # noqa: E402
 
@@ -697,9 +698,9 @@ def shallow_tree(fmt):
 def shallow(fmt):
     how = (f"; depth {C.gradient_atom_depth(fmt, C.SHALLOW)} (the repaired atom: {C.gradient_atom_depth(fmt)}): "
            "the repaired atom's gate with a constant K = d beside R, then chain layers c ⊗ R ⊕ (-c) ⊗ K ⊕ ... ⊕ 1 "
-           "that stay exactly 1 at x = z for every weight c up to 2^(e_max-1); proved as a tree: the gate, the "
-           "normalize layer, inductions over the chain layers at x = z and at x != z, output, the transfer with "
-           "weights up to 2^(e_max-1), and the backward chain's product against the transfer's")
+           "that stay exactly 1 at x = z for every weight c in [-2, 0) ∪ (0, 2^e_max]; proved as a tree: the gate, "
+           "the normalize layer, inductions over the chain layers at x = z and at x != z, output, the transfer with "
+           "weights up to 2^e_max, and the backward chain's product against the transfer's")
     return shallow_tree(fmt), _statement(fmt, "z in X") + how
 
 

@@ -74,26 +74,26 @@ W_OUT = Pred("transfer.w_out", {"w": Float(finite=True)},
 #: state it of every weight they make; the gradient atom's chain layers assume it
 CHAIN_WEIGHT = Pred("transfer.chain_weight", {"c": Float(finite=True)},
                     lambda s: s.c.eq(-1) | ((s.c > 0) & (s.c <= s.int_pow2(C.step_cap(s.fmt)))), doc="c in K")
-#: a weight of the shallow gradient atom's chain: in K' = {−1} ∪ (0, 2^(e_max−1)]
-#: (fpsmt.constructions.relu.shallow_cap)
+#: a weight of the shallow gradient atom's chain: in K' = [−2, 0) ∪ (0, 2^e_max]
+#: (fpsmt.constructions.relu.shallow_cap; its sign and g's significand are one weight ±m_g)
 SHALLOW_WEIGHT = Pred("transfer.shallow_weight", {"c": Float(finite=True)},
-                      lambda s: s.c.eq(-1) | ((s.c > 0) & (s.c <= s.int_pow2(C.shallow_cap(s.fmt)))),
-                      doc="c in K' = {-1} ∪ (0, 2^(e_max-1)]")
+                      lambda s: ((s.c >= -2) & (s.c < 0)) | ((s.c > 0) & (s.c <= s.int_pow2(C.shallow_cap(s.fmt)))),
+                      doc="c in K' = [-2, 0) ∪ (0, 2^e_max]")
 
 
 class Chain:
     """Which chain a transfer tree is for: the stages' name prefix, the cap 2^q of its
     power-of-two weights (None: relu.step_cap) and the predicate its weights satisfy."""
 
-    def __init__(self, prefix, q=None, weight=CHAIN_WEIGHT):
-        self.prefix, self.q, self.weight = prefix, q, weight
+    def __init__(self, prefix, q=None, weight=CHAIN_WEIGHT, merge_sign=False):
+        self.prefix, self.q, self.weight, self.merge_sign = prefix, q, weight, merge_sign
 
     def cap(self, fmt):
         return self.q(fmt) if self.q else C.step_cap(fmt)
 
 
 REPAIRED_CHAIN = Chain("multiplication_transfer")
-SHALLOW_CHAIN = Chain("multiplication_transfer.shallow", C.shallow_cap, SHALLOW_WEIGHT)
+SHALLOW_CHAIN = Chain("multiplication_transfer.shallow", C.shallow_cap, SHALLOW_WEIGHT, merge_sign=True)
 
 
 def _normalized(s, chain=REPAIRED_CHAIN):
@@ -146,11 +146,12 @@ def target_stage(fmt, name=None, target=None, reaches=REACHES, extra=None, chain
     the variables ``extra(s)`` gives, terms of g)."""
     def weights(s):
         sgn, m, exps = C.target_weights(s, target(s) if target else s.g, s.t, q=chain.cap(s.fmt))
-        return (sgn, m, exps), _chain(s.t, [sgn, m] + exps)
+        return (sgn, m, exps), _chain(s.t, ([sgn * m] if chain.merge_sign else [sgn, m]) + exps)
 
     def side(s):
         (sgn, m, exps), (_, partial) = weights(s)
-        return ([sgn.eq(1) | sgn.eq(-1), (m >= 1) & (m < 2)] + _weights_ok(s, [sgn, m] + exps, chain.weight)
+        ws = ([sgn * m] if chain.merge_sign else [sgn, m]) + exps
+        return ([sgn.eq(1) | sgn.eq(-1), (m >= 1) & (m < 2)] + _weights_ok(s, ws, chain.weight)
                 + _nonzero(partial))
     return stage(name or f"{chain.prefix}.target", {"g": NONZERO}, reaches,
                  lambda s: {"out": weights(s)[1][0], **(extra(s) if extra else {})},

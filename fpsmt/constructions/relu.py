@@ -429,10 +429,11 @@ def step_cap(fmt):
 
 
 def shallow_cap(fmt):
-    """q of the shallow gradient atom's chain (:func:`shallow_gradient_atom`): e_max − 1.  Its
-    layers cancel c ⊗ R against c ⊗ K exactly, so no reset bounds the weight; 2^(e_max−1)
-    keeps −c ⊕ (−C) finite where the chain is killed (C = 2^e_max)."""
-    return fmt.e_max - 1
+    """q of the shallow gradient atom's chain (:func:`shallow_gradient_atom`): e_max.  Its
+    layers cancel c ⊗ R against c ⊗ K exactly, so no reset bounds the weight; the killers
+    enter its rows with weight −1/2, so that −c ⊕ (−C/2) stays finite where the chain is
+    killed (C = 2^e_max)."""
+    return fmt.e_max
 
 
 def transfer_slots(fmt, q=None):
@@ -544,17 +545,19 @@ def _same_sign(s, a, b):
     return (a.is_negative() & b.is_negative()) | (~a.is_negative() & ~b.is_negative())
 
 
-def transfer_weights(s, h, g, route=None, q=None):
+def transfer_weights(s, h, g, route=None, q=None, merge_sign=False):
     """The whole backward chain h → g: (w_out, [weights after it in backward order]).  The
     target weights are computed from the ±1 the first part reaches (its sign is h's).
     ``route``: :func:`transfer_route`'s (default) or one named; ``q``: the cap 2^q of the
-    power-of-two weights (default :func:`step_cap`)."""
+    power-of-two weights (default :func:`step_cap`); ``merge_sign``: the sign and g's
+    significand as one weight ±m_g (exact: ±1 ⊗ ±m_g), the shallow chain's (its weights
+    may be negative)."""
     w_out, mids = normalize_weights(s, h, route, q)
     t = h * w_out
     for w in mids:
         t = t * w
     sgn, m, exps = target_weights(s, g, t, q)
-    return w_out, mids + [sgn, m] + exps
+    return w_out, mids + ([sgn * m] if merge_sign else [sgn, m]) + exps
 
 
 # ------------------------------------------------------------------ gradient atom (repaired)
@@ -689,29 +692,32 @@ def chain_layer(c, B, with_n=False):
 OUTPUT_LAYER = [("out", [("R", Param("w_out")), ("N", -1)], NEG0)]
 
 
-def transfer_length(fmt, route=None, q=None):
+def transfer_length(fmt, route=None, q=None, merge_sign=False):
     """The number of weights :func:`transfer_weights` gives after w_out (the same for every
-    h and g): the normalising part, sgn and m, the exponents."""
+    h and g): the normalising part, sgn and m (one weight ±m with ``merge_sign``), the
+    exponents."""
     U_h, U_g = transfer_slots(fmt, q)
     mids = U_h + (2 if (route or transfer_route(fmt)) == "significand" else 1)
-    return mids + 2 + U_g
+    return mids + (1 if merge_sign else 2) + U_g
 
 
 def gradient_atom_depth(fmt, variant=REPAIRED):
     if variant == SHALLOW:
-        return 7 + 1 + transfer_length(fmt, q=shallow_cap(fmt)) + 1
+        return 7 + 1 + transfer_length(fmt, q=shallow_cap(fmt), merge_sign=True) + 1
     return 7 + shrink_count(fmt) + transfer_length(fmt) + 1
 
 
 # ------------------------------------------------------------------ gradient atom (shallow)
 def shallow_chain_layer(c, nc, with_n=False):
     """One shallow chain layer on columns (R, K, G1, G2): R = relu(c ⊗ R ⊕ (−c) ⊗ K ⊕
-    (−1)⊗G1 ⊕ (−1)⊗G2 ⊕ 1), K = relu(1) (a constant neuron: no inputs), the killers
+    (−1/2)⊗G1 ⊕ (−1/2)⊗G2 ⊕ 1), K = relu(1) (a constant neuron: no inputs), the killers
     carried; ``with_n`` adds N = relu((−1)⊗G1 ⊕ (−1)⊗G2 ⊕ w_out) (the last one).  At x = z,
     where R = K and G1 = G2 = 0, c ⊗ R ⊕ (−c) ⊗ K = +0 exactly (one product, negated), so R
-    is exactly 1 whatever the weight c (c ⊗ R finite); at x ≠ z, R = 0 and one killer is C,
-    so the pre-activation is at most 1 − c − C < 0."""
-    layer = [("R", [("R", Param(c)), ("K", Param(nc)), ("G1", -1), ("G2", -1)], 1), ("K", [], 1)]
+    is exactly 1 whatever the weight c (c ⊗ R finite); at x ≠ z, R = 0 and one killer is C
+    = 2^e_max, so the pre-activation is −c − C/2 + 1 < 0 for c in [−2, 0) ∪ (0, 2^e_max]
+    (finite: at least −1.5·2^e_max) when e_max >= 3."""
+    half = Fraction(-1, 2)
+    layer = [("R", [("R", Param(c)), ("K", Param(nc)), ("G1", half), ("G2", half)], 1), ("K", [], 1)]
     layer += carried(["G1", "G2"])
     if with_n:
         layer.append(("N", [("G1", -1), ("G2", -1)], Param("w_out")))
@@ -720,15 +726,15 @@ def shallow_chain_layer(c, nc, with_n=False):
 
 def shallow_weights(s, h, g):
     """(w_out, the chain's weights in forward order): 1 first (it takes (d, d) to (1, 1):
-    d ⊗ c may overflow for a larger c), then the transfer's with the cap
-    2^(e_max − 1) (:func:`shallow_cap`), input side first."""
-    w_out, chain = transfer_weights(s, h, g, q=shallow_cap(s.fmt))
+    d ⊗ c may overflow for a larger c), then the transfer's with the cap 2^e_max
+    (:func:`shallow_cap`) and ±m_g one weight, input side first."""
+    w_out, chain = transfer_weights(s, h, g, q=shallow_cap(s.fmt), merge_sign=True)
     return w_out, [s.const(1)] + list(reversed(chain))
 
 
 def shallow_gradient_atom(s, z, h, g):
-    """The shallow gradient atom (depth 7 + 1 + transfer + 1: 17 in bfloat16 and float32,
-    16 in float64, where the repaired one has 65, 30 and 71).
+    """The shallow gradient atom (depth 7 + 1 + transfer + 1: 15 in bfloat16 and float32,
+    14 in float64, where the repaired one has 65, 30 and 71).
 
     * layers 1–7: the repaired atom's gate (:func:`gate_plan`), layer 7 with a constant
       neuron K = relu(d), d = z − z⁻: (R, K, G1, G2) = (d, d, 0, 0) at x = z, (0, d, C, 0)
@@ -737,8 +743,9 @@ def shallow_gradient_atom(s, z, h, g):
       each takes (F, F, 0, 0) to (1, 1, 0, 0) — the forward value never grows, whatever
       the weight — and passes the gradient (u ⊗ ReLU'(1)) ⊗ c to R; K's gradient
       (u ⊗ 1) ⊗ (−c) is finite and stops there (K reads nothing).  At x ≠ z every R is
-      dead.  So the weights are bounded by 2^(e_max − 1), not by 2^min(p, e_max): no
-      shrinks, and two powers of two where the repaired chain needs up to 21.
+      dead.  So the weights are bounded by 2^e_max, not by 2^min(p, e_max): no shrinks,
+      at most two powers of two each way where the repaired chain needs up to 21, and the
+      sign and g's significand one weight ±m_g.
     * output: w_out ⊗ R ⊕ (−1) ⊗ N, as the repaired atom's.
     """
     P = gate_plan(s.fmt, shallow=True)
