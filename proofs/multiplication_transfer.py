@@ -163,7 +163,7 @@ def transfer_tree(fmt, target=None, chain=REPAIRED_CHAIN):
     stages (fpsmt.constructions.relu.transfer_route), then the target stage (``target``:
     another one, :func:`target_stage`); each stage's guarantee is the next one's hypothesis
     (the same predicate), so no join is needed.  ``chain``: :data:`SHALLOW_CHAIN` for the
-    shallow gradient atom's (weights up to 2^(e_max − 1))."""
+    shallow gradient atom's (weights up to 2^e_max, the sign and g's significand one weight)."""
     if C.transfer_route(fmt) == "significand":
         first = [scale_stage(fmt, chain), significand_stage(fmt, chain)]
     else:

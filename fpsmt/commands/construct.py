@@ -317,8 +317,8 @@ def register(sub):
                         f"local:N starts N workers on this machine for the run, ADDRESS (tcp://host:8786) uses a "
                         f"running scheduler (default ${cluster.ENV}; needs the extra fpsmt[cluster])")
     s.add_argument("--variant", choices=("repaired", "shallow"), default="repaired",
-                   help="relu, 1-D Theorem 3.1 targets: shallow builds the shallow gradient atoms (weights up to "
-                        "2^(e_max-1), depth 16-17 in every format; the lemma rows gradient_atom and "
+                   help="relu, 1-D Theorem 3.1 targets: shallow builds the shallow gradient atoms (chain weights up "
+                        "to 2^e_max, depth 14-15 in every format; the lemma rows gradient_atom and "
                         "theorem_3_1_relu in their shallow variant); default repaired")
     s.add_argument("--depth", type=positive_int, metavar="L",
                    help="Theorem 3.1 networks of relu (1-D and d-dimensional): L layers, at least the least depth "
