@@ -108,6 +108,7 @@ def test_gradient_atom_nd_tree_proved(store):
     assert "every d <= 32768" in r["statement"]
 
 
+@pytest.mark.slow  # long: the default suite keeps under about 10 minutes
 def test_theorem_3_1_relu_nd_proved(store):
     r = _row("theorem_3_1_relu_nd", store=store)
     assert r["status"] == "PROVED", r.get("reason")

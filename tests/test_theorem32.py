@@ -277,6 +277,7 @@ def _torch_case(monkeypatch, binary, cache={}):  # noqa: B006  (the table is the
     return construct32.torch_check(fmt, net, pts, [tab], [pieces])
 
 
+@pytest.mark.slow  # long: the default suite keeps under about 10 minutes
 def test_torch_autograd_meets_g_star(monkeypatch):
     """The network as PyTorch scalar operations, torch.autograd with grad_outputs = y, meets
     g* at every pair checked — and, without binary_sums, PyTorch's own accumulation order
