@@ -114,12 +114,14 @@ def _cluster_rows(args, cl, eng, names, variants, fmts, activation, sem):
     """The rows :func:`fpsmt.proof.lemmas.run` gives, one task per lemma × variant × format
     on the cluster (:mod:`fpsmt.cluster`), in its order; the tasks' store rows written into
     the command's store."""
+    from fpsmt.proof.lemmas import OWN_VARIANTS, load
     from fpsmt.semantics.network import parse_semantics
     sem = parse_semantics(sem)
     base = cluster.engine_payload(args, cl, args.confirm)
     payloads = [{**base, "lemma": n, "variant": v, "format": f, "activation": activation,
                  "semantics": None if sem.is_paper else sem.spec}
-                for n in names for v in variants for f in fmts]
+                for n in names for v in variants for f in fmts
+                if v not in OWN_VARIANTS or v in load(n).variants]  # no task for a row that cannot exist
 
     def describe(p, result):
         got = ", ".join(f"{r['status']}" for r in result["rows"]) or "no row"
