@@ -8,7 +8,7 @@ symbolic network a proof quantifies over (Z3 scope) and the concrete network a u
 runs (executor scope, see :func:`concrete`).  Constants are biases or constant neurons
 (zero input weights), never extra inputs.
 
-Two variants:
+Two variants (and a third for the gradient atom alone):
 
 ``released``
     the authors' maths as BRIEF §5.1 states it (their released float32 code,
@@ -43,6 +43,10 @@ Two variants:
       :func:`repaired_gradient_atom`.  Depth 7 + shrinks + chain + 1 (65 in bfloat16, 30
       in float32): each weight is at most 2^min(p, e_max), the output weight at most 1.
     * ⊞ (:func:`boxplus`) and the Theorem 3.1 network (:func:`theorem_network`).
+``shallow``
+    the repaired construction with :func:`shallow_gradient_atom` in place of the repaired
+    gradient atom: a constant neuron K beside R cancels c ⊗ R exactly, so the chain's
+    weights go up to 2^e_max and the network has 15 layers (14 in float64).
 """
 
 from __future__ import annotations
