@@ -200,13 +200,21 @@ def gate_top_stage(fmt):
     GATE5 states them, with the upstream the chain gives: finite (uR, u1, u2) at x = z,
     zeros elsewhere (the kill and output stages).  D^AD into (ge, le) finite, into T: uR at
     x = z (uR != 0), a zero elsewhere."""
+    return _gate_top("gradient_atom.gate_top", _gate_layers, ("R", "G1", "G2"), ("uR", "u1", "u2"), GATE)
+
+
+def _gate_top(name, layers, state, ups, guarantee, params=None):
+    """Layers 6–7 of ``layers(fmt)`` on layer 5's outputs as GATE5 states them, the
+    upstreams ``ups`` (one per neuron of ``state``, R's first; finite at x = z, zeros
+    elsewhere): the outputs as ``guarantee`` states them, D^AD into (ge, le) finite and into
+    T the upstream on R at x = z, a zero elsewhere.  ``params(s)``: the layers' params."""
     from fpsmt.semantics.network import Network
 
     def run(s):
-        net = Network(s.fmt, _gate_layers(s.fmt)[5:7])
+        net = Network(s.fmt, layers(s.fmt)[5:7])
         at = s.x.eq(s.z)
-        ups = [s.where(at, u, u * 0) for u in (s.uR, s.u1, s.u2)]
-        return s.run(net, [s.ge, s.le, s.T], ups, trace=True)
+        return s.run(net, [s.ge, s.le, s.T], [s.where(at, s[u], s[u] * 0) for u in ups],
+                     params=params(s) if params else None, trace=True)
 
     def side(s):
         _, grad, (_, post, up) = run(s)
@@ -214,14 +222,15 @@ def gate_top_stage(fmt):
         return [grad[0].is_finite(), grad[1].is_finite(), at.implies(PASS.holds(s, u=s.uR, g=grad[2])),
                 (~at).implies(grad[2].is_zero())] + finite_inside(post, up)
     fin = Float(finite=True)
-    return stage("gradient_atom.gate_top", {"uR": fin, "u1": fin, "u2": fin}, GATE,
-                 lambda s: dict(zip(("R", "G1", "G2"), run(s)[0])), GATE5, side=side, states=[PASS])
+    return stage(name, {u: fin for u in ups}, guarantee, lambda s: dict(zip(state, run(s)[0])), GATE5, side=side,
+                 states=[PASS])
 
 
-def _layer_net(fmt, with_n=False, output=False):
+def _layer_net(fmt, with_n=False, output=False, inputs=("R", "G1", "G2"), layer=lambda n: C.chain_layer("c", "B", n)):
+    """One chain layer (``layer(with_n)``) on ``inputs``, then the output layer if ``output``."""
     from fpsmt.constructions.relu import Plan
-    P = Plan(fmt, inputs=("R", "G1", "G2"))
-    P.add(C.chain_layer("c", "B", with_n=with_n))
+    P = Plan(fmt, inputs=inputs)
+    P.add(layer(with_n))
     if output:
         P.add(C.OUTPUT_LAYER)
     return P.network(last_act="identity" if output else None)
@@ -562,31 +571,12 @@ KILLED_RUN_S = Pred(f"{S}.chain_killed", {**KILLED_S.variables, "i": _i, "n": _i
 def shallow_gate_top_stage(fmt):
     """Layers 6–7 with K (the shallow atom's: a slice of it) on layer 5's outputs as GATE5
     states them, with the chain's upstreams: finite at x = z, zeros elsewhere."""
-    from fpsmt.semantics.network import Network
-
-    def run(s):
-        net = Network(s.fmt, _shallow_gate_layers(s.fmt)[5:7])
-        at = s.x.eq(s.z)
-        ups = [s.where(at, u, u * 0) for u in (s.uR, s.uK, s.u1, s.u2)]
-        return s.run(net, [s.ge, s.le, s.T], ups, params={"d": _d(s)}, trace=True)
-
-    def side(s):
-        _, grad, (_, post, up) = run(s)
-        at = s.x.eq(s.z)
-        return [grad[0].is_finite(), grad[1].is_finite(), at.implies(PASS.holds(s, u=s.uR, g=grad[2])),
-                (~at).implies(grad[2].is_zero())] + finite_inside(post, up)
-    fin = Float(finite=True)
-    return stage(f"{S}.gate_top", {"uR": fin, "uK": fin, "u1": fin, "u2": fin}, GATE_S,
-                 lambda s: dict(zip(_STATE, run(s)[0])), GATE5, side=side, states=[PASS])
+    return _gate_top(f"{S}.gate_top", _shallow_gate_layers, _STATE, ("uR", "uK", "u1", "u2"), GATE_S,
+                     lambda s: {"d": _d(s)})
 
 
 def _shallow_layer_net(fmt, with_n=False, output=False):
-    from fpsmt.constructions.relu import Plan
-    P = Plan(fmt, inputs=_STATE)
-    P.add(C.shallow_chain_layer("c", "n", with_n=with_n))
-    if output:
-        P.add(C.OUTPUT_LAYER)
-    return P.network(last_act="identity" if output else None)
+    return _layer_net(fmt, with_n, output, _STATE, lambda n: C.shallow_chain_layer("c", "n", with_n=n))
 
 
 def _shallow_layer(s, ins, ups, c):

@@ -63,14 +63,14 @@ from fpsmt.constructions.registry import show_bound
 from fpsmt.proof.claims import Float, Int, forall
 from fpsmt.proof.lemmas import Lemma
 from fpsmt.proof.tree import Node, Pred, fact, induction, join, sequence, stage
-from fpsmt.proofs.common import family_gradient_whole, finite_inside, zero
+from fpsmt.proofs.common import finite_inside, zero
 from fpsmt.proofs.gradient_atom import GRAD_IS_P, PASS, cong_fact, pass_grad
 from fpsmt.proofs.multiplication_transfer import CHAIN_WEIGHT, W_OUT, target_stage, transfer_tree
 from fpsmt.proofs.rect_common import (H, X, I as _I, dead as _dead, formats, killer as _G, theorem,
                                       upstreams as _ups, xdesc)
 from fpsmt.proofs import rect_value_atom as V
 from fpsmt.proofs.sat_common import (chain_back_at_zero, chain_grad_node, chain_killed_node, gate_off_stage,
-                                     layer_slice, within)
+                                     gradient_whole, layer_slice, within)
 
 NAME = "rect_gradient_atom"
 X_DOM = X()
@@ -568,14 +568,7 @@ def repaired(fmt):
 
 
 #: the atom as one claim about its whole block (at the theorem's depth), for any semantics profile
-WHOLE = family_gradient_whole(
-    "rect_gradient_atom", RC,
-    {"z": X(), "x": X(), "h": within(H, nonzero=True), "g": Float(finite=True, nonzero=True), "y": within(H)},
-    lambda fmt: (
-        f"for all z, x in {xdesc(fmt)}, every h with 0 < |h| <= H = {show_bound(H(fmt))}, every finite g != 0 "
-        "and every upstream |y| <= H: out = ±0; at x = z, D^AD(h) = g (bit for bit); elsewhere D^AD(y) = ±0 (as "
-        f"one claim about the whole block, depth {RC.depth(fmt)})"
-    ))
+WHOLE = gradient_whole("rect_gradient_atom", RC, X, H, xdesc)
 
 LEMMA = Lemma("rect_gradient_atom", "Lemma 3.5's atom for a rectifying σ (GELU, Swish, ELU; reconstructed)",
               {"repaired": repaired}, formats=formats, order=650, family="rectifying", construction=True,

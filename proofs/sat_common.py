@@ -124,6 +124,23 @@ def within(bound, **kw):
                  **kw)
 
 
+def gradient_whole(name, module, X, H, xdesc):
+    """A family's gradient atom as one whole-block claim
+    (:func:`fpsmt.proofs.common.family_gradient_whole`) over z, x in X, 0 < |h| <= H, every
+    finite g != 0 and |y| <= H, at its depth ``module.depth``: the saturating and rectifying
+    families' (their statements differ only in X, H and the depth)."""
+    from fpsmt.constructions.registry import show_bound
+    from fpsmt.proofs.common import family_gradient_whole
+    return family_gradient_whole(
+        name, module,
+        {"z": X(), "x": X(), "h": within(H, nonzero=True), "g": Float(finite=True, nonzero=True), "y": within(H)},
+        lambda fmt: (
+            f"for all z, x in {xdesc(fmt)}, every h with 0 < |h| <= H = {show_bound(H(fmt))}, every finite g != 0 "
+            "and every upstream |y| <= H: out = ±0; at x = z, D^AD(h) = g (bit for bit); elsewhere D^AD(y) = ±0 (as "
+            f"one claim about the whole block, depth {module.depth(fmt)})"
+        ))
+
+
 def indicator(s, cond):
     return s.where(cond, 1, 0)
 

@@ -44,11 +44,11 @@ from fpsmt.constructions import saturating as S
 from fpsmt.proof.claims import Float, Int, forall
 from fpsmt.proof.lemmas import Lemma
 from fpsmt.proof.tree import Node, Pred, fact, induction, join, sequence, stage
-from fpsmt.proofs.common import family_gradient_whole, finite_inside, zero
+from fpsmt.proofs.common import finite_inside, zero
 from fpsmt.proofs.gradient_atom import AT_Z_GRAD, GRAD_IS_P, PASS, cong_fact, pass_grad
 from fpsmt.proofs.multiplication_transfer import CHAIN_WEIGHT, REACHES, W_OUT, transfer_tree
 from fpsmt.proofs.sat_common import (H, X, chain_back_at_zero, chain_grad_node, chain_killed_node, formats,
-                                     gate_off_stage, layer_slice, within, xdesc)
+                                     gate_off_stage, gradient_whole, layer_slice, within, xdesc)
 
 NAME = "sat_gradient_atom"
 X_DOM = X()
@@ -196,14 +196,7 @@ def repaired(fmt):
 
 
 #: the atom as one claim about its whole block (at the theorem's depth), for any semantics profile
-WHOLE = family_gradient_whole(
-    "sat_gradient_atom", S,
-    {"z": X(), "x": X(), "h": within(H, nonzero=True), "g": Float(finite=True, nonzero=True), "y": within(H)},
-    lambda fmt: (
-        f"for all z, x in {xdesc(fmt)}, every h with 0 < |h| <= H = {S.show_bound(H(fmt))}, every finite g != 0 "
-        "and every upstream |y| <= H: out = ±0; at x = z, D^AD(h) = g (bit for bit); elsewhere D^AD(y) = ±0 (as "
-        f"one claim about the whole block, depth {S.depth(fmt)})"
-    ))
+WHOLE = gradient_whole("sat_gradient_atom", S, X, H, xdesc)
 
 LEMMA = Lemma("sat_gradient_atom", "Lemma 3.5's atom for a saturating σ (BRIEF §9, reconstructed)",
               {"repaired": repaired}, formats=formats, order=550, family="saturating", construction=True,
