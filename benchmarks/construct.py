@@ -240,10 +240,7 @@ def budget(construction, fmt, variant="repaired"):
     b = construction.blocks
     if construction.family == "relu":
         ind = len(relu._step_layers(fmt, "ge", 1, 0))
-        if variant == "shallow":
-            chain = 1 + relu.transfer_length(fmt, q=relu.shallow_cap(fmt), merge_sign=True)
-        else:
-            chain = relu.shrink_count(fmt) + relu.transfer_length(fmt)
+        chain = relu.chain_length(fmt, variant)
         least = relu.least_depth(fmt, variant)
     else:
         with construction.active():

@@ -169,6 +169,7 @@ def cmd_construct(args):
                              "--verify full")
     nd = targets.dimension(resolve(args.targets)) > 1
     variant = args.variant
+    vkw = {} if variant == "repaired" else {"variant": variant}  # relu's builders take it; the others do not
     if variant != "repaired":  # before any work: the shallow gradient atoms are relu's, 1-D, Theorem 3.1
         if construction.family != "relu":
             raise InputError(f"--variant {variant}: the shallow gradient atom is built for relu, not for "
@@ -185,8 +186,7 @@ def cmd_construct(args):
                              "(boxplus_neutrality.padding)")
         from fpsmt.constructions import relu, relu_nd
         relu.theorem_depth(fmt, args.depth, least=relu_nd.least_depth(fmt) if nd else
-                           construction.blocks.least_depth(fmt, **({} if variant == "repaired" else
-                                                                   {"variant": variant})))
+                           construction.blocks.least_depth(fmt, **vkw))
     if nd:
         from fpsmt.commands import construct_nd
         return construct_nd.construct(args, fmt, construction, resolve(args.targets), out_path, sem)
@@ -210,7 +210,6 @@ def cmd_construct(args):
                          + ("; --verify atoms needs less" if args.verify != "atoms" else
                             "; a .safetensors --out needs less" if netio.kind_of(out_path) == "json" else "") + ")")
     check_requirements(args, fmt, construction)
-    vkw = {} if variant == "repaired" else {"variant": variant}
     kinds = construction.blocks.atom_kinds(fmt, points, depth=args.depth, **vkw) if args.verify == "atoms" else None
     if kinds is not None:
         atoms_within_the_lemmas(points, kinds)

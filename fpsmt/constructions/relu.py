@@ -444,7 +444,7 @@ def transfer_slots(fmt, q=None):
     """(U_h, U_g): the number of power-of-two weights (each at most 2^q, default
     :func:`step_cap`) that carry the least subnormal ω = 2^(e_min − M) up to [1, 2), and 1
     up to any |g|."""
-    q = q or step_cap(fmt)
+    q = step_cap(fmt) if q is None else q
     return -(-(fmt.M - fmt.e_min) // q), -(-fmt.e_max // q)
 
 
@@ -500,7 +500,7 @@ def normalize_weights(s, h, route=None, q=None):
 def ups_to_one(s, rem, q=None):
     """Powers of two <= 2^q (:func:`transfer_slots`' U_h of them, trailing ones 1) whose
     product is 2^rem (0 <= rem <= M − e_min), each at most 2^q (default :func:`step_cap`)."""
-    q = q or step_cap(s.fmt)
+    q = step_cap(s.fmt) if q is None else q
     ups = []
     for _ in range(transfer_slots(s.fmt, q)[0]):
         k = s.iwhere(rem > q, q, rem)
@@ -531,7 +531,7 @@ def target_weights(s, g, sign, q=None):
     ``sgn`` (±1), g's significand m_g ∈ [1, 2), then ``exps`` powers of two: up to 2^q each
     for e_g > 0, or one 2^e_g (exact, also into the subnormals) for e_g < 0."""
     f = s.fmt
-    q = q or step_cap(f)
+    q = step_cap(f) if q is None else q
     m, e = significand(s, g)
     sgn = s.where(_same_sign(s, g, sign), 1, -1)
     rem = s.iwhere(e > 0, e, 0)
@@ -705,10 +705,17 @@ def transfer_length(fmt, route=None, q=None, merge_sign=False):
     return mids + (1 if merge_sign else 2) + U_g
 
 
-def gradient_atom_depth(fmt, variant=REPAIRED):
+def chain_length(fmt, variant=REPAIRED):
+    """The gradient atom's chain layers after its 7-layer gate: the shrinks and the
+    transfer's weights (repaired), or the normalize layer and the transfer's weights with
+    the cap 2^e_max and ±m_g one weight (shallow)."""
     if variant == SHALLOW:
-        return 7 + 1 + transfer_length(fmt, q=shallow_cap(fmt), merge_sign=True) + 1
-    return 7 + shrink_count(fmt) + transfer_length(fmt) + 1
+        return 1 + transfer_length(fmt, q=shallow_cap(fmt), merge_sign=True)
+    return shrink_count(fmt) + transfer_length(fmt)
+
+
+def gradient_atom_depth(fmt, variant=REPAIRED):
+    return 7 + chain_length(fmt, variant) + 1
 
 
 # ------------------------------------------------------------------ gradient atom (shallow)
