@@ -234,19 +234,22 @@ DEPTH_ACTIVATIONS = ("relu", "elu", "gelu", "swish", "tanh", "sigmoid")
 def budget(construction, fmt, variant="repaired"):
     """The least depth's layer budget: (indicator layers, transfer-chain layers, the rest),
     from the family's own depth formulas (the rest: the gate, killers, output).  ``variant``:
-    relu's shallow gradient atom (its chain: the normalize layer and the transfer with
-    weights up to 2^e_max, the sign and g's significand one weight)."""
-    from fpsmt.constructions import logistic, relu
+    the shallow gradient atom (relu's chain: the normalize layer and the transfer with
+    weights up to 2^e_max, the sign and g's significand one weight; the saturating
+    family's: that transfer and the top of weight 1)."""
+    from fpsmt.constructions import logistic, relu, saturating
     b = construction.blocks
     if construction.family == "relu":
         ind = len(relu._step_layers(fmt, "ge", 1, 0))
         chain = relu.chain_length(fmt, variant)
         least = relu.least_depth(fmt, variant)
     else:
+        kw = {} if variant == "repaired" else {"variant": variant}
         with construction.active():
             ind = b.block_constants(fmt).step_depth
-            chain = logistic.chain_length(fmt) if b is logistic else relu.transfer_length(fmt)
-            least = max(b.gradient_depth(fmt), b.block_constants(fmt).value_depth)
+            chain = (logistic.chain_length(fmt) if b is logistic else saturating.chain_length(fmt, variant)
+                     if b is saturating else relu.transfer_length(fmt))
+            least = max(b.gradient_depth(fmt, **kw), b.block_constants(fmt).value_depth)
     return ind, chain, least - ind - chain
 
 
@@ -262,8 +265,12 @@ def depths():
           "g* = -cos x; the paper's depth beside them; budget = indicator + transfer chain + the rest (gate, "
           "killers, output)")
     print(f"{'activation':>16} {'format':>12} {'depth':>6} {'paper':>6} {'widest':>7} {'params':>7}  budget")
-    for act, variant in [(a, "repaired") for a in DEPTH_ACTIVATIONS[:1]] + [("relu", "shallow")] + \
-            [(a, "repaired") for a in DEPTH_ACTIVATIONS[1:]]:
+    rows = []
+    for a in DEPTH_ACTIVATIONS:
+        rows.append((a, "repaired"))
+        if "shallow" in getattr(get_construction(a).blocks, "ATOM_VARIANTS", ()):
+            rows.append((a, "shallow"))
+    for act, variant in rows:
         cons = get_construction(act)
         label = act if variant == "repaired" else f"{act} ({variant})"
         for name in DEPTH_FORMATS:

@@ -151,10 +151,11 @@ def split_gradient_node(name="split_gradient", exact=True):
             "one atom or three")
 
 
-def theorem_row(name, atoms, two_terms, fam, builder, split=None):
-    """A family's Theorem 3.1 row (its repaired variant): ``atoms`` = (value atom lemma,
-    gradient atom lemma), ``fam`` its :class:`fpsmt.proofs.sat_common.Family`, ``builder``
-    the dotted name of its ``theorem_network`` (for the statement)."""
+def theorem_row(name, atoms, two_terms, fam, builder, split=None, variant="repaired"):
+    """A family's Theorem 3.1 row (its repaired variant, or ``variant``: the atoms' lemmas
+    in that variant, the network at its depth): ``atoms`` = (value atom lemma, gradient atom
+    lemma), ``fam`` its :class:`fpsmt.proofs.sat_common.Family`, ``builder`` the dotted name
+    of its ``theorem_network`` (for the statement)."""
     from fpsmt.constructions.registry import show_bound
     from fpsmt.proof import approx as AP
     from fpsmt.proof.lemmas import load, tree_node
@@ -163,7 +164,7 @@ def theorem_row(name, atoms, two_terms, fam, builder, split=None):
 
     def repaired(fmt):
         lemmas = atoms + ((split,) if split else ())
-        parts = [tree_node(a, load(a).build("repaired", fmt)[0]) for a in lemmas]
+        parts = [tree_node(a, load(a).build(variant, fmt)[0]) for a in lemmas]
         gradient = split_gradient_node() if split else B.gradient_node()
         tree = Node("lemma", name, None,
                     parts + [B.start_node(), pieces_node(name, two_terms), gradient, B.times_node(),
@@ -171,8 +172,9 @@ def theorem_row(name, atoms, two_terms, fam, builder, split=None):
                     doc="the atoms' lemmas, the output row's and layer 1's inductions, and approx.congruence")
         return tree, (
             f"for every domain D of distinct floats in {fam.xdesc(fmt)}, every finite f*, every h* with |h*| <= "
-            f"{show_bound(fam.H(fmt))} and every finite g* with g* = 0 where h* = 0: the network of {builder} (depth "
-            f"{fam.blocks.depth(fmt)}) has f(x) = f*(x) and D^AD(h*(x)) = g*(x) at every x of D (a zero target met by "
+            f"{show_bound(fam.H(fmt))} and every finite g* with g* = 0 where h* = 0: the network of {builder}"
+            f"{'' if variant == 'repaired' else f' (variant={variant!r})'} (depth "
+            f"{fam.blocks.depth(fmt, **({} if variant == 'repaired' else {'variant': variant}))}) has f(x) = f*(x) and D^AD(h*(x)) = g*(x) at every x of D (a zero target met by "
             "+0 or -0); proved as the atoms' lemmas, the output row's and layer 1's inductions and the atoms' "
             "congruence beside each other, joined by the argument in proofs/family_theorem.py")
     return repaired

@@ -152,12 +152,14 @@ def step_lemma(kind):
                              lambda fmt, sym: f"out = 1[x {sym} z] (1 or +0)")
 
 
-def layer_slice(blocks, fmt, a, b):
+def layer_slice(blocks, fmt, a, b, variant=None):
     """Layers a … b − 1 of the family's gradient atom at its lemmas' depth
-    (``blocks.gradient_network``): a stage of the atom's proof tree, every neuron of those
-    layers included (so the dense semantics' absent entries are in the claim)."""
+    (``blocks.gradient_network``; ``variant``: its shallow one, at the shallow depth): a
+    stage of the atom's proof tree, every neuron of those layers included (so the dense
+    semantics' absent entries are in the claim)."""
     from fpsmt.semantics.network import Network
-    return Network(fmt, list(blocks.gradient_network(fmt, blocks.depth(fmt)).layers[a:b]))
+    kw = {} if variant is None else {"variant": variant}
+    return Network(fmt, list(blocks.gradient_network(fmt, blocks.depth(fmt, **kw), **kw).layers[a:b]))
 
 
 def chain_back_at_zero(name, hidden, where=None, what="a zero"):
@@ -198,15 +200,17 @@ def _zero_upstreams(outputs):
     return [f"o{i + 1}" for i in range(len(outputs))]
 
 
-def chain_killed_node(name, killed, killed_run, layer, outputs, weight, chain_max):
+def chain_killed_node(name, killed, killed_run, layer, outputs, weight, chain_max, weight_pred=None):
     """A gradient-atom tree's chain layers at x != z, by induction (any number up to
     ``chain_max``): ``killed`` stays, and zero upstreams give zero gradients.  ``layer(s,
     ups)`` runs one chain layer (with trace) on the state ``outputs``; the step variable
-    ``weight`` is the layer's weight in K (the predicate CHAIN_WEIGHT)."""
+    ``weight`` is the layer's weight in K (the predicate CHAIN_WEIGHT, or ``weight_pred``:
+    the shallow chain's SHALLOW_WEIGHT)."""
     from fpsmt.proof.claims import Int
     from fpsmt.proof.tree import induction, stage
     from fpsmt.proofs.common import finite_inside, zero
     from fpsmt.proofs.multiplication_transfer import CHAIN_WEIGHT
+    weight_pred = weight_pred or CHAIN_WEIGHT
 
     ups = _zero_upstreams(outputs)
 
@@ -218,8 +222,8 @@ def chain_killed_node(name, killed, killed_run, layer, outputs, weight, chain_ma
         stage(f"{name}.chain_killed.base", {"n": Int(0, chain_max)}, killed_run, lambda s: {"i": 0}, killed),
         lambda s: dict(zip(outputs, layer(s, [s[u] for u in ups])[0])), killed,
         step_vars={weight: Float(finite=True), **{u: zero() for u in ups}},
-        step_given=lambda s: CHAIN_WEIGHT.holds(s, c=s[weight]), step_side=side, done=lambda s: s.i.eq(s.n),
-        doc="the chain layers at x != z", step_premise=[CHAIN_WEIGHT])
+        step_given=lambda s: weight_pred.holds(s, c=s[weight]), step_side=side, done=lambda s: s.i.eq(s.n),
+        doc="the chain layers at x != z", step_premise=[weight_pred])
 
 
 

@@ -46,11 +46,15 @@ from fpsmt.proof.lemmas import Lemma
 from fpsmt.proof.tree import Node, Pred, fact, induction, join, sequence, stage
 from fpsmt.proofs.common import finite_inside, zero
 from fpsmt.proofs.gradient_atom import AT_Z_GRAD, GRAD_IS_P, PASS, cong_fact, pass_grad
-from fpsmt.proofs.multiplication_transfer import CHAIN_WEIGHT, REACHES, W_OUT, transfer_tree
+from fpsmt.proofs.multiplication_transfer import (CHAIN_WEIGHT, REACHES, SHALLOW_CHAIN, SHALLOW_WEIGHT, W_OUT,
+                                                  transfer_tree)
 from fpsmt.proofs.sat_common import (H, X, chain_back_at_zero, chain_grad_node, chain_killed_node, formats,
                                      gate_off_stage, gradient_whole, layer_slice, within, xdesc)
 
 NAME = "sat_gradient_atom"
+SHALLOW_VARIANT = "shallow"
+#: the prefix of the shallow variant's own nodes
+SHALLOW_NAME = f"{NAME}.shallow"
 X_DOM = X()
 FIN = Float(finite=True)
 UNIT = Float(range=(lambda f: f.hex(f.round(-1)), lambda f: f.hex(f.round(1))))
@@ -59,8 +63,8 @@ CHAIN_MAX = 1 << 12
 _i = Int(0, CHAIN_MAX)
 
 
-def _slice(fmt, a, b):
-    return layer_slice(S, fmt, a, b)
+def _slice(fmt, a, b, variant=None):
+    return layer_slice(S, fmt, a, b, variant)
 
 
 def _in_unit(s, r):
@@ -119,7 +123,10 @@ def _chain_net(fmt):
     return P.network(last_act=None)
 
 
-def chain_at_z(fmt):
+def chain_at_z(fmt, name=NAME, weight=CHAIN_WEIGHT):
+    """The chain layers at x = z, by induction (each with its own weight c, ``weight``
+    holds of it: CHAIN_WEIGHT, or the shallow chain's SHALLOW_WEIGHT; ``name`` the node's
+    prefix)."""
     def layer(s):
         return s.run(_chain_net(s.fmt), [s.p, s.r], [s.up, s.ur], params={"c": s.c}, trace=True)
 
@@ -127,37 +134,47 @@ def chain_at_z(fmt):
         _, grad, (pre, post, up) = layer(s)
         return [CHAIN_BACK.holds(s, u=s.ur, pre=pre[0][1], gR=grad[1]), grad[0].is_finite()] + finite_inside(post, up)
     return induction(
-        f"{NAME}.chain_at_z", AT_Z_RUN, "i", 0, CHAIN_MAX,
-        stage(f"{NAME}.chain_at_z.base", {"n": _i}, AT_Z_RUN, lambda s: {"i": 0}, AT_Z),
+        f"{name}.chain_at_z", AT_Z_RUN, "i", 0, CHAIN_MAX,
+        stage(f"{name}.chain_at_z.base", {"n": _i}, AT_Z_RUN, lambda s: {"i": 0}, AT_Z),
         lambda s: dict(zip(("p", "r"), layer(s)[0])), AT_Z,
-        step_vars={"c": FIN, "up": FIN, "ur": FIN}, step_given=lambda s: CHAIN_WEIGHT.holds(s), step_side=side,
-        done=lambda s: s.i.eq(s.n), doc="the chain layers at x = z", step_premise=[CHAIN_WEIGHT],
+        step_vars={"c": FIN, "up": FIN, "ur": FIN}, step_given=lambda s: weight.holds(s), step_side=side,
+        done=lambda s: s.i.eq(s.n), doc="the chain layers at x = z", step_premise=[weight],
         step_states=[CHAIN_BACK])
 
 
-def chain_killed(fmt):
-    return chain_killed_node(NAME, KILLED, KILLED_RUN, lambda s, ups: s.run(
-        _chain_net(s.fmt), [s.p, s.r], ups, params={"c": s.c}, trace=True), ("p", "r"), "c", CHAIN_MAX)
+def chain_killed(fmt, name=NAME, weight=CHAIN_WEIGHT):
+    return chain_killed_node(name, KILLED, KILLED_RUN, lambda s, ups: s.run(
+        _chain_net(s.fmt), [s.p, s.r], ups, params={"c": s.c}, trace=True), ("p", "r"), "c", CHAIN_MAX,
+        weight_pred=weight)
 
 
-def top_claim(fmt):
-    """The top and output layers, from (1, a zero) and from (−1, r in [−1, 1])."""
-    _, top = S.gradient_layers(fmt, S.depth(fmt))
+def top_claim(fmt, shallow=False):
+    """The top and output layers, from (1, a zero) and from (−1, r in [−1, 1]).  The
+    repaired top's weight is the chain's last, c in K, and its backward step CHAIN_BACK; the
+    shallow top's weight is the constant 1 (a chain weight up to 2^e_max would not let the
+    gate saturate c ⊗ r ⊕ G ⊗ p ⊖ G at x != z), so it passes y ⊗ w_out on (PASS)."""
+    kw = {"variant": SHALLOW_VARIANT} if shallow else {}
+    _, top = S.gradient_layers(fmt, S.depth(fmt, **kw), **kw)
 
     def goal(s):
-        net = _slice(s.fmt, top, top + 2)
-        P = {f"c{top}": s.c, "w_out": s.w}
+        net = _slice(s.fmt, top, top + 2, kw.get("variant"))
+        P = {"w_out": s.w} if shallow else {f"c{top}": s.c, "w_out": s.w}
         out = []
         for ins, live in (([1, s.r0], True), ([-1, s.r], False)):
             o, grad, trace = s.run(net, ins, [s.y], params=P, trace=True)
             pre, post, up = trace
             t1, t2 = s.row_terms(net, 1, "forward", post[0], P)
             out += [o[0].is_zero(), (t1 + t2).is_zero()] + finite_inside(post, up)
-            if live:
+            if live and shallow:
+                out += [pre[0][0].is_zero(), PASS.holds(s, u=s.y * s.w, g=grad[1]), grad[0].is_finite()]
+            elif live:
                 out += [CHAIN_BACK.holds(s, u=s.y * s.w, pre=pre[0][0], gR=grad[1]), grad[0].is_finite()]
             else:
                 out += [g.is_zero() for g in grad]
         return out
+    if shallow:
+        return forall(f"{SHALLOW_NAME}.top", {**W_OUT.variables, "y": within(H), "r0": zero(), "r": UNIT},
+                      goal=goal, given=lambda s: W_OUT.holds(s))
     return forall(f"{NAME}.top", {"c": FIN, **W_OUT.variables, "y": within(H), "r0": zero(), "r": UNIT},
                   goal=goal, given=lambda s: [CHAIN_WEIGHT.holds(s), W_OUT.holds(s)])
 
@@ -195,9 +212,39 @@ def repaired(fmt):
         "backward chain's product against the transfer's")
 
 
+def shallow_tree(fmt):
+    """The shallow atom's tree: the repaired one's gate, the chain layers' inductions with
+    weights in K' = [−2, 0) ∪ (0, 2^e_max] (SHALLOW_WEIGHT), the top of weight 1 (PASS),
+    the transfer with the cap 2^e_max and ±m_g one weight (SHALLOW_CHAIN), the facts, and
+    the backward chain: ``chain_grad`` from the top's input down (the gradient entering it
+    is y ⊗ w_out, the transfer's first partial product, by the top's PASS), ``pass_grad``,
+    the join."""
+    top = Node("stage", f"{SHALLOW_NAME}.top", top_claim(fmt, shallow=True),
+               uses={"hypothesis": W_OUT, "premise": [W_OUT], "side": [PASS]})
+    backward = sequence(f"{SHALLOW_NAME}.backward", [chain_grad(fmt), pass_grad(fmt),
+                                                     join(f"{SHALLOW_NAME}.backward.g", [GRAD_IS_P, REACHES], AT_Z_GRAD)])
+    return Node("lemma", NAME, None, [gate_at_z(fmt), gate_off(fmt), chain_at_z(fmt, SHALLOW_NAME, SHALLOW_WEIGHT),
+                                      chain_killed(fmt, SHALLOW_NAME, SHALLOW_WEIGHT), top,
+                                      transfer_tree(fmt, chain=SHALLOW_CHAIN), one_fact(fmt), cong_fact(fmt), backward])
+
+
+def shallow(fmt):
+    kw = {"variant": SHALLOW_VARIANT}
+    return shallow_tree(fmt), (
+        f"for all z, x in {xdesc(fmt)}, every h with 0 < |h| <= H = {S.show_bound(H(fmt))}, every finite g != 0 and "
+        "every upstream |y| <= H: out = ±0; at x = z, D^AD(h) = g (bit for bit); elsewhere D^AD(y) = ±0; the two "
+        "output terms sum to a zero, D^AD's first-layer terms are zeros but the path's (D^AD itself) at z, zeros "
+        f"elsewhere; every hidden value and gradient finite; depth {S.depth(fmt, **kw)} (the repaired atom's "
+        f"network: {S.depth(fmt)}): chain weights in [-2, 0) ∪ (0, 2^e_max] (the path is a zero at x = z and in "
+        "[-1, 1] elsewhere, so no weight overflows it) under a top of weight 1; proved as a tree: the gate, "
+        "inductions over the chain layers at x = z and at x != z, the top, the multiplication transfer with weights "
+        "up to 2^e_max, and the backward chain's product against the transfer's")
+
+
 #: the atom as one claim about its whole block (at the theorem's depth), for any semantics profile
 WHOLE = gradient_whole("sat_gradient_atom", S, X, H, xdesc)
 
 LEMMA = Lemma("sat_gradient_atom", "Lemma 3.5's atom for a saturating σ (BRIEF §9, reconstructed)",
-              {"repaired": repaired}, formats=formats, order=550, family="saturating", construction=True,
+              {"repaired": repaired, "shallow": shallow}, formats=formats, order=550, family="saturating",
+              construction=True,
               whole=WHOLE)

@@ -41,14 +41,17 @@ def V(fmt):
 
 
 
-def repaired(fmt):
+def repaired(fmt, variant=None):
+    """The tree at the depth of the theorem's network (``variant``: with the shallow
+    gradient atoms, :func:`shallow`)."""
+    kw = {} if variant is None else {"variant": variant}
     c = S.block_constants(fmt)
     n = c.fan
     cut = c.step_depth + 1  # the layers up to the point indicator's p (one neuron when p is carried)
 
     def atom(s, v):  # the atom at the theorem's depth; its layers' shape does not depend on v
-        return S.value_atom(s, s.z, v, depth=S.depth(s.fmt))
-    carried = S.depth(fmt) > c.value_depth  # p is carried, then copied (at the theorem's depth)
+        return S.value_atom(s, s.z, v, depth=S.depth(s.fmt, **kw))
+    carried = S.depth(fmt, **kw) > c.value_depth  # p is carried, then copied (at the theorem's depth)
 
     def point_run(s):
         net, P = atom(s, s.const(0))
@@ -69,7 +72,7 @@ def repaired(fmt):
         def carry_side(s):
             out, grad, trace = carry_run(s)
             return [o.same(out[0]) for o in out[1:]] + [grad[0].is_finite()] + finite_inside(*trace[1:3])
-        stages.append(stage("sat_value_atom.carry", {"u": Float(finite=True)}, SAT_POINT,
+        stages.append(stage("sat_value_atom.carry" if variant is None else f"sat_value_atom.{variant}.carry", {"u": Float(finite=True)}, SAT_POINT,
                             lambda s: {"p": carry_run(s)[0][0]}, SAT_POINT, side=carry_side, cases={"p": [1, -1]}))
 
     out_pred = Pred("sat.value_atom.out", {"z": X_DOM, "x": X_DOM, "v": within(V), "out": Float()},
@@ -94,7 +97,13 @@ def repaired(fmt):
         f"|y| <= H = {S.show_bound(H(fmt))}: out = v at x = z (bit for bit), ±0 elsewhere, and D^AD(y) = ±0; "
         "proved as a tree: the point indicator's p (1 at z, -1 elsewhere, D^AD = ±0 for any finite upstream), "
         "its carries into copies at p = 1 and p = -1 (copies equal to p, a finite gradient into p for any finite "
-        "upstream alike on all), then the last two layers at p = 1 and p = -1")
+        f"upstream alike on all), then the last two layers at p = 1 and p = -1; depth {S.depth(fmt, **kw)}")
+
+
+def shallow(fmt):
+    """At the depth of the network with the shallow gradient atoms (the carry stage has fewer
+    layers; the point indicator's and the top's stages are the repaired variant's)."""
+    return repaired(fmt, "shallow")
 
 
 #: the atom as one claim about its whole block (at the theorem's depth), for any semantics profile
@@ -108,4 +117,4 @@ WHOLE = family_value_whole(
     ), zero_v=False)
 
 LEMMA = Lemma("sat_value_atom", "Lemma 3.4's atom for a saturating σ (BRIEF §9, reconstructed)",
-              {"repaired": repaired}, formats=formats, order=540, family="saturating", construction=True, whole=WHOLE)
+              {"repaired": repaired, "shallow": shallow}, formats=formats, order=540, family="saturating", construction=True, whole=WHOLE)

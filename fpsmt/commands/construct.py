@@ -169,11 +169,14 @@ def cmd_construct(args):
                              "--verify full")
     nd = targets.dimension(resolve(args.targets)) > 1
     variant = args.variant
-    vkw = {} if variant == "repaired" else {"variant": variant}  # relu's builders take it; the others do not
-    if variant != "repaired":  # before any work: the shallow gradient atoms are relu's, 1-D, Theorem 3.1
-        if construction.family != "relu":
-            raise InputError(f"--variant {variant}: the shallow gradient atom is built for relu, not for "
-                             f"{construction.activation} (the {construction.family} family)")
+    vkw = {} if variant == "repaired" else {"variant": variant}  # the builders of a family that has it take it
+    if variant != "repaired":  # before any work: the families that build it, 1-D, Theorem 3.1
+        if variant not in getattr(construction.blocks, "ATOM_VARIANTS", ("repaired",)):
+            from fpsmt.constructions.registry import constructions
+            have = sorted({c.family for c in constructions().values()
+                           if variant in getattr(c.blocks, "ATOM_VARIANTS", ())})
+            raise InputError(f"--variant {variant}: the {variant} gradient atom is built for the {', '.join(have)} "
+                             f"families, not for {construction.activation} (the {construction.family} family)")
         if nd or targets.theorem_of(resolve(args.targets)) == "3.2":
             raise InputError(f"--variant {variant}: built for 1-D Theorem 3.1 targets (not yet for "
                              f"{'d-dimensional' if nd else 'Theorem 3.2'} ones)")
@@ -316,9 +319,10 @@ def register(sub):
                         f"local:N starts N workers on this machine for the run, ADDRESS (tcp://host:8786) uses a "
                         f"running scheduler (default ${cluster.ENV}; needs the extra fpsmt[cluster])")
     s.add_argument("--variant", choices=("repaired", "shallow"), default="repaired",
-                   help="relu, 1-D Theorem 3.1 targets: shallow builds the shallow gradient atoms (chain weights up "
-                        "to 2^e_max, depth 14-15 in every format; the lemma rows gradient_atom and "
-                        "theorem_3_1_relu in their shallow variant); default repaired")
+                   help="1-D Theorem 3.1 targets, relu and the saturating family (tanh): shallow builds the "
+                        "shallow gradient atoms (chain weights up to 2^e_max; relu 14-15 layers, tanh 11-12; the "
+                        "lemma rows gradient_atom and theorem_3_1_relu, or sat_gradient_atom, sat_value_atom and "
+                        "sat_theorem_3_1, in their shallow variant); default repaired")
     s.add_argument("--depth", type=positive_int, metavar="L",
                    help="Theorem 3.1 networks of relu (1-D and d-dimensional): L layers, at least the least depth "
                         "(refused below it, naming it): every atom padded by copies of its last hidden layer, "

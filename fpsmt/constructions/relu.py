@@ -62,6 +62,8 @@ from fpsmt.semantics.network import Layer, Network, Param
 
 RELEASED, REPAIRED, SHALLOW = "released", "repaired", "shallow"
 VARIANTS = (RELEASED, REPAIRED)
+#: the gradient atoms the Theorem 3.1 network can be built with (``construct --variant``)
+ATOM_VARIANTS = (REPAIRED, SHALLOW)
 
 
 # ------------------------------------------------------------------ the hidden activation

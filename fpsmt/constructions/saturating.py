@@ -243,21 +243,36 @@ def value_atom(s, z, v, depth=None):
     return P.network(), {**step_biases(s, z), "v": v}
 
 
-def gradient_depth(fmt):
+def gradient_depth(fmt, variant=R.REPAIRED):
     """Layers of a gradient atom: r0, one layer of weight 1 beside each step layer and p (the
     gate: constants only, so that its lemma stage does not depend on h or g), one per transfer
-    weight (the last one gated by p), the output."""
-    c = block_constants(fmt)
-    return c.step_depth + R.transfer_length(fmt) + 2
+    weight (the last one gated by p), the output.  ``variant="shallow"``: one per weight of
+    the transfer with the cap 2^e_max and ±m_g one weight (:func:`chain_length`), then the
+    gated top with the constant weight 1."""
+    return block_constants(fmt).step_depth + chain_length(fmt, variant) + 2
 
 
-def gradient_network(fmt, depth=None):
+def chain_length(fmt, variant=R.REPAIRED):
+    """The gradient atom's layers between the gate and the output: the transfer's weights
+    (repaired: the last one is the gated top's), or (shallow) the transfer's with the cap
+    2^e_max (:func:`fpsmt.constructions.relu.shallow_cap`) and ±m_g one weight, then the
+    gated top of weight 1.  A chain weight c only scales r, which is a zero at x = z and in
+    [−1, 1] elsewhere, so c ⊗ r is finite for every finite c: nothing bounds the weights
+    but the top's gate, which must saturate c_top ⊗ r ⊕ G ⊗ p ⊖ G at x ≠ z — hence the
+    shallow top's weight 1."""
+    if variant == R.SHALLOW:
+        return R.transfer_length(fmt, q=R.shallow_cap(fmt), merge_sign=True) + 1
+    return R.transfer_length(fmt)
+
+
+def gradient_network(fmt, depth=None, variant=R.REPAIRED):
     """The gradient atom's network with its parameters named (:func:`gradient_atom` gives
     their values): layers 0 … step_depth are the gate (the step indicators and p beside the
     path r0 = σ(x ⊖ z), then r = σ(1 ⊗ r)), then one chain layer (p carried, r = σ(c_i ⊗ r))
-    per weight c_i before the top, the gated top with N, the output."""
+    per weight c_i before the top, the gated top with N, the output.  The shallow top's
+    weight is the constant 1 (:func:`chain_length`)."""
     c = block_constants(fmt)
-    gate, top = gradient_layers(fmt, depth)  # p's layer (the gate's last) and the top's (r0 is layer 0)
+    gate, top = gradient_layers(fmt, depth, variant)  # p's layer (the gate's last) and the top's (r0 is layer 0)
     G = _pow2(c.gate)
 
     def side(k):
@@ -268,7 +283,8 @@ def gradient_network(fmt, depth=None):
         return [chain_neuron(f"c{k}")]
     P = _plan(fmt)
     _steps_and_point(fmt, P, carries=top - 1 - gate, side=side)  # layers 0 … top − 1
-    P.add([("r", [("r", Param(f"c{top}")), ("p", G)], -G), ("N", [("p", -G)], G)])
+    c_top = 1 if variant == R.SHALLOW else Param(f"c{top}")
+    P.add([("r", [("r", c_top), ("p", G)], -G), ("N", [("p", -G)], G)])
     P.add([("out", [("r", Param("w_out")), ("N", Param("w_out"))], NEG0)])
     return P.network()
 
@@ -278,24 +294,30 @@ def chain_neuron(name):
     return ("r", [("r", Param(name))], NEG0)
 
 
-def gradient_layers(fmt, depth=None):
+def gradient_layers(fmt, depth=None, variant=R.REPAIRED):
     """(gate, top): the gate's last layer index (p and r) and the top's (r, N)."""
     c = block_constants(fmt)
-    depth = R.atom_depth(depth, gradient_depth(fmt), "gradient atom")
+    depth = R.atom_depth(depth, gradient_depth(fmt, variant), "gradient atom")
     return c.step_depth, depth - 2
 
 
-def gradient_atom(s, z, h, g, depth=None):
+def gradient_atom(s, z, h, g, depth=None, variant=R.REPAIRED):
     """Value ±0 on X; D^AD(h) = g at x = z; D^AD(y) = ±0 elsewhere for every finite y
     (h, g finite nonzero).  See the module docstring and :func:`gradient_network`: the
-    transfer weights (input side first) are c_{gate+1} … c_top; when the atom is deeper than
-    its least depth, weights 1 come first."""
+    transfer weights (input side first) are c_{gate+1} … c_top (shallow: … c_{top−1}, the
+    transfer with the cap 2^e_max and ±m_g one weight); when the atom is deeper than its
+    least depth, weights 1 come first."""
     f = s.fmt
-    net = gradient_network(f, depth)
-    gate, top = gradient_layers(f, depth)
-    w_out, chain = R.transfer_weights(s, h, g)
+    net = gradient_network(f, depth, variant)
+    gate, top = gradient_layers(f, depth, variant)
+    if variant == R.SHALLOW:
+        w_out, chain = R.transfer_weights(s, h, g, q=R.shallow_cap(f), merge_sign=True)
+        last = top - 1
+    else:
+        w_out, chain = R.transfer_weights(s, h, g)
+        last = top
     weights = list(reversed(chain))  # forward order: input side first
-    ws = [s.const(1)] * (top - gate - len(weights)) + weights
+    ws = [s.const(1)] * (last - gate - len(weights)) + weights
     params = {**step_biases(s, z), "zn": -z, "w_out": w_out}
     params.update({f"c{gate + 1 + i}": w for i, w in enumerate(ws)})
     return net, params
@@ -334,13 +356,16 @@ def pieces(fmt, v, V):
 
 
 # ------------------------------------------------------------------ Theorem 3.1
-def theorem_network(fmt, points):
+def theorem_network(fmt, points, variant=R.REPAIRED):
     """f = f2 ⊞ f1 for ``points`` = [(z, f*, h*, g*)] (bit patterns): the gradient atoms of
-    the points with g* ≠ 0, then the value atoms' pieces (nonzero f* only), at one depth."""
+    the points with g* ≠ 0, then the value atoms' pieces (nonzero f* only), at one depth.
+    ``variant="shallow"``: the shallow gradient atoms (:func:`chain_length`; the rows'
+    shallow variant)."""
     cons = _construction()
     cons.check_points(fmt, points)
-    return atoms_network(fmt, points, piece_bound(fmt, cons.constants(fmt).H_sigma), value_atom, gradient_atom,
-                         block_constants(fmt).value_depth, gradient_depth(fmt))
+    return atoms_network(fmt, points, piece_bound(fmt, cons.constants(fmt).H_sigma),
+                         value_atom, functools.partial(gradient_atom, variant=variant),
+                         block_constants(fmt).value_depth, gradient_depth(fmt, variant))
 
 
 def atoms_network(fmt, points, V, value_atom, gradient_atom, value_depth, gradient_depth, later_piece=None,
@@ -411,9 +436,13 @@ def check_format(fmt):
     block_constants(fmt)
 
 
-def depth(fmt):
-    """The depth of the theorem's network with a gradient atom."""
-    return max(gradient_depth(fmt), block_constants(fmt).value_depth)
+def depth(fmt, variant=R.REPAIRED):
+    """The depth of the theorem's network with a gradient atom (of ``variant``)."""
+    return max(gradient_depth(fmt, variant), block_constants(fmt).value_depth)
+
+
+#: the gradient atoms this family builds (``construct --variant``)
+ATOM_VARIANTS = (R.REPAIRED, R.SHALLOW)
 
 
 # ------------------------------------------------------------------ the construction
