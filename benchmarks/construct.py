@@ -236,8 +236,9 @@ def budget(construction, fmt, variant="repaired"):
     from the family's own depth formulas (the rest: the gate, killers, output).  ``variant``:
     the shallow gradient atom (relu's chain: the normalize layer and the transfer with
     weights up to 2^e_max, the sign and g's significand one weight; the saturating
-    family's: that transfer and the top of weight 1)."""
-    from fpsmt.constructions import logistic, relu, saturating
+    family's: that transfer and the top of weight 1; the logistic family's: the transfer
+    with weights up to 2^(e_max − 2))."""
+    from fpsmt.constructions import relu
     b = construction.blocks
     if construction.family == "relu":
         ind = len(relu._step_layers(fmt, "ge", 1, 0))
@@ -247,8 +248,8 @@ def budget(construction, fmt, variant="repaired"):
         kw = {} if variant == "repaired" else {"variant": variant}
         with construction.active():
             ind = b.block_constants(fmt).step_depth
-            chain = (logistic.chain_length(fmt) if b is logistic else saturating.chain_length(fmt, variant)
-                     if b is saturating else relu.transfer_length(fmt))
+            chain = (b.chain_length(fmt, variant) if getattr(b, "chain_length", None) is not None
+                     else relu.transfer_length(fmt))
             least = max(b.gradient_depth(fmt, **kw), b.block_constants(fmt).value_depth)
     return ind, chain, least - ind - chain
 
@@ -284,7 +285,8 @@ def depths():
             except (InputError, ValueError) as e:
                 print(f"{label:>16} {name:>12}  no network: {str(e).splitlines()[0]}")
                 continue
-            q = relu.shallow_cap(fmt) if variant == "shallow" else relu.step_cap(fmt)
+            cap = getattr(cons.blocks, "shallow_cap", relu.shallow_cap)  # the logistic family's is e_max − 2
+            q = cap(fmt) if variant == "shallow" else relu.step_cap(fmt)
             U_h, U_g = relu.transfer_slots(fmt, q)
             print(f"{label:>16} {name:>12} {net.depth:>6} {cons.paper_depth!s:>6} {max(L.n_out for L in net.layers):>7} "
                   f"{net.n_parameters():>7}  {ind} + {chain} + {rest}  (chain weights <= 2^{q}: {U_h} normalise h, "

@@ -163,8 +163,10 @@ def theorem_row(name, atoms, two_terms, fam, builder, split=None, variant="repai
     from fpsmt.proofs import boxplus_neutrality as B
 
     def repaired(fmt):
-        lemmas = atoms + ((split,) if split else ())
-        parts = [tree_node(a, load(a).build(variant, fmt)[0]) for a in lemmas]
+        # the atoms in ``variant``; the split's one claim is about g and z, not a network
+        parts = [tree_node(a, load(a).build(variant, fmt)[0]) for a in atoms]
+        if split:
+            parts.append(tree_node(split, load(split).build("repaired", fmt)[0]))
         gradient = split_gradient_node() if split else B.gradient_node()
         tree = Node("lemma", name, None,
                     parts + [B.start_node(), pieces_node(name, two_terms), gradient, B.times_node(),

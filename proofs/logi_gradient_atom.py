@@ -99,8 +99,8 @@ def path(s, u, g):
     return path0(s, u) * w_x
 
 
-def _slice(fmt, a, b):
-    return layer_slice(LG, fmt, a, b)
+def _slice(fmt, a, b, variant=None):
+    return layer_slice(LG, fmt, a, b, variant)
 
 
 def _half(s):
@@ -412,7 +412,9 @@ def _chain_params(s):
     return c, {names["c"]: c, names["bc"]: -(c * _half(s))}
 
 
-def chain_at_z(fmt):
+def chain_at_z(fmt, name=NAME, weight=CHAIN_WEIGHT):
+    """The chain layers at x = z, by induction (each with its own w, network weight 4w;
+    ``weight`` holds of w: CHAIN_WEIGHT, or the shallow chain's :data:`SHALLOW_WEIGHT`)."""
     def layer(s):
         net, _ = _chain_net(s.fmt)
         c, P = _chain_params(s)
@@ -423,25 +425,28 @@ def chain_at_z(fmt):
         return [CHAIN_BACK.holds(s, u=s.ur, pre=pre[0][1], c=c, gR=grad[1]), grad[0].is_finite()] \
             + finite_inside(post, up)
     return induction(
-        f"{NAME}.chain_at_z", AT_Z_RUN, "i", 0, CHAIN_MAX,
-        stage(f"{NAME}.chain_at_z.base", {"n": _i}, AT_Z_RUN, lambda s: {"i": 0}, AT_Z),
+        f"{name}.chain_at_z", AT_Z_RUN, "i", 0, CHAIN_MAX,
+        stage(f"{name}.chain_at_z.base", {"n": _i}, AT_Z_RUN, lambda s: {"i": 0}, AT_Z),
         lambda s: dict(zip(("np", "r"), layer(s)[1][0])), AT_Z,
-        step_vars={"w": FIN, "up": FIN, "ur": FIN}, step_given=lambda s: CHAIN_WEIGHT.holds(s, c=s.w),
-        step_side=side, done=lambda s: s.i.eq(s.n), doc="the chain layers at x = z", step_premise=[CHAIN_WEIGHT],
+        step_vars={"w": FIN, "up": FIN, "ur": FIN}, step_given=lambda s: weight.holds(s, c=s.w),
+        step_side=side, done=lambda s: s.i.eq(s.n), doc="the chain layers at x = z", step_premise=[weight],
         step_states=[CHAIN_BACK])
 
 
-def chain_killed(fmt):
+def chain_killed(fmt, name=NAME, weight=CHAIN_WEIGHT):
     def layer(s, ups):
         return s.run(_chain_net(s.fmt)[0], [s.np, s.r], ups, params=_chain_params(s)[1], trace=True)
-    return chain_killed_node(NAME, KILLED, KILLED_RUN, layer, ("np", "r"), "w", CHAIN_MAX)
+    return chain_killed_node(name, KILLED, KILLED_RUN, layer, ("np", "r"), "w", CHAIN_MAX, weight_pred=weight)
 
 
-def top_claim(fmt):
-    _, top = LG.gradient_layers(fmt, LG.depth(fmt))
+def top_claim(fmt, variant=None):
+    """The top and output layers (the top's weight 4 ⊗ w_out, w_out in W_OUT, in both
+    variants: the same claim at the shallow atom's top)."""
+    kw = {} if variant is None else {"variant": variant}
+    _, top = LG.gradient_layers(fmt, LG.depth(fmt, **kw), **kw)
 
     def goal(s):
-        net = _slice(s.fmt, top, top + 2)
+        net = _slice(s.fmt, top, top + 2, variant)
         c = s.const(4) * s.w
         P = {f"c{top}": c, f"bc{top}": -(c * _half(s))}
         out = []
@@ -461,6 +466,31 @@ def top_claim(fmt):
 
 # ------------------------------------------------------------------ the logistic chain's transfer
 LH = Pred(f"{NAME}.transfer.h", {"h": within(H, nonzero=True)}, lambda s: s.true(), doc="0 < |h| <= H")
+#: a weight w of the shallow atom's transfer (its network weight is 4w): in
+#: [−2, 0) ∪ (0, 2^(e_max − 2)] (fpsmt.constructions.logistic.shallow_cap; its sign and g's
+#: significand are one weight ±m_g)
+SHALLOW_WEIGHT = Pred(f"{NAME}.shallow_weight", {"c": Float(finite=True)},
+                      lambda s: ((s.c >= -2) & (s.c < 0)) | ((s.c > 0) & (s.c <= s.int_pow2(LG.shallow_cap(s.fmt)))),
+                      doc="c in [-2, 0) ∪ (0, 2^(e_max - 2)]")
+
+
+class Transfer:
+    """Which transfer a tree's stages are for: their name prefix, the weights' predicate,
+    ``variant`` (logistic.chain's: the shallow one has the cap 2^(e_max − 2) and ±m_g one
+    weight)."""
+
+    def __init__(self, prefix, weight, variant=None):
+        self.prefix, self.weight, self.variant = prefix, weight, variant
+
+    def q(self, fmt):
+        return LG.shallow_cap(fmt) if self.variant else None
+
+    def target(self, sgn, m):
+        return [sgn * m] if self.variant else [sgn, m]
+
+
+REPAIRED_TRANSFER = Transfer(f"{NAME}.transfer", CHAIN_WEIGHT)
+SHALLOW_TRANSFER = Transfer(f"{NAME}.shallow.transfer", SHALLOW_WEIGHT, "shallow")
 
 
 def _chain(s, p, ws):
@@ -471,28 +501,28 @@ def _chain(s, p, ws):
     return p, partial
 
 
-def _normalized(s):
-    return LG.normalize_weights(s, s.h * LG.W_OUT)
+def _normalized(s, tr):
+    return LG.normalize_weights(s, s.h * LG.W_OUT, tr.q(s.fmt))
 
 
 def _nonzero(ps):
     return [p.is_finite() & ~p.is_zero() for p in ps]
 
 
-def scale_stage(fmt):
+def scale_stage(fmt, tr=REPAIRED_TRANSFER):
     """h ⊗ 4, then (⊗ 1/4, ⊗ 4w) per weight w_out, ups: lands in ±[1, 2)."""
     def run(s):
-        w_out, mids = _normalized(s)
+        w_out, mids = _normalized(s, tr)
         return w_out, mids[:-2], _chain(s, s.h * LG.W_OUT, [w_out] + mids[:-2])
 
     def side(s):
         w_out, ups, (_, partial) = run(s)
-        return [W_OUT.holds(s, w=w_out)] + [CHAIN_WEIGHT.holds(s, c=w) for w in ups] + _nonzero(partial)
-    return stage(f"{NAME}.transfer.scale", {}, SIGNIFICAND, lambda s: {"v": run(s)[2][0]}, LH, side=side,
-                 states=[W_OUT, CHAIN_WEIGHT])
+        return [W_OUT.holds(s, w=w_out)] + [tr.weight.holds(s, c=w) for w in ups] + _nonzero(partial)
+    return stage(f"{tr.prefix}.scale", {}, SIGNIFICAND, lambda s: {"v": run(s)[2][0]}, LH, side=side,
+                 states=[W_OUT, tr.weight])
 
 
-def significand_stage(fmt):
+def significand_stage(fmt, tr=REPAIRED_TRANSFER):
     """(v ⊗ 1/4 ⊗ 4a) ⊗ 1/4 ⊗ 4b = ±1 for every v in ±[1, 2) (decided by enumeration)."""
     def run(s):
         a, b = R.significand_weights(s, abs(s.v))
@@ -500,17 +530,17 @@ def significand_stage(fmt):
 
     def side(s):
         a, b, (_, partial) = run(s)
-        return [CHAIN_WEIGHT.holds(s, c=a), CHAIN_WEIGHT.holds(s, c=b)] + _nonzero(partial)
-    return stage(f"{NAME}.transfer.significand", {}, UNIT, lambda s: {"t": run(s)[2][0]}, SIGNIFICAND, side=side,
-                 enumerate=True, states=[CHAIN_WEIGHT])
+        return [tr.weight.holds(s, c=a), tr.weight.holds(s, c=b)] + _nonzero(partial)
+    return stage(f"{tr.prefix}.significand", {}, UNIT, lambda s: {"t": run(s)[2][0]}, SIGNIFICAND, side=side,
+                 enumerate=True, states=[tr.weight])
 
 
-def quarter_stage(fmt):
+def quarter_stage(fmt, tr=REPAIRED_TRANSFER):
     """The quarter route (float64): h ⊗ 4, then (⊗ 1/4, ⊗ 4w) per weight w_out, down, ups
     lands on ±1, the one rounding (into ±[4ω, 8ω]) followed by ⊗ 1/4 to ±ω or ±2ω
     (stated).  No product has two operands of more than one significant bit."""
     def run(s):
-        w_out, mids = _normalized(s)
+        w_out, mids = _normalized(s, tr)
         return w_out, mids, _chain(s, s.h * LG.W_OUT, [w_out] + mids)
 
     def side(s):
@@ -518,31 +548,33 @@ def quarter_stage(fmt):
         w_out, mids, (_, partial) = run(s)
         r = abs(partial[1] * _q(s))
         return ([r.eq(s.int_pow2(f.e_min - f.M)) | r.eq(s.int_pow2(f.e_min - f.M + 1)), W_OUT.holds(s, w=w_out)]
-                + [CHAIN_WEIGHT.holds(s, c=w) for w in mids] + _nonzero(partial))
-    return stage(f"{NAME}.transfer.quarter", {}, UNIT, lambda s: {"t": run(s)[2][0]}, LH, side=side,
-                 states=[W_OUT, CHAIN_WEIGHT])
+                + [tr.weight.holds(s, c=w) for w in mids] + _nonzero(partial))
+    return stage(f"{tr.prefix}.quarter", {}, UNIT, lambda s: {"t": run(s)[2][0]}, LH, side=side,
+                 states=[W_OUT, tr.weight])
 
 
-def target_stage(fmt):
+def target_stage(fmt, tr=REPAIRED_TRANSFER):
     """±1 through the target weights (from g) lands on ``out`` with PATH(out) = g."""
     def run(s):
         w_x, E = LG.input_weight(s, s.g)
         target = s.where(s.g.is_negative(), -E.pow2(), E.pow2())
-        sgn, m, exps = R.target_weights(s, target, s.t)
-        return [sgn, m] + exps, _chain(s, s.t, [sgn, m] + exps)
+        sgn, m, exps = R.target_weights(s, target, s.t, tr.q(s.fmt))
+        ws = tr.target(sgn, m) + exps
+        return ws, _chain(s, s.t, ws)
 
     def side(s):
         ws, (_, partial) = run(s)
-        return [CHAIN_WEIGHT.holds(s, c=w) for w in ws] + _nonzero(partial)
-    return stage(f"{NAME}.transfer.target", {"g": NONZERO}, REACHES, lambda s: {"out": run(s)[1][0]}, UNIT,
-                 side=side, cases={"t": UNITS}, states=[CHAIN_WEIGHT])
+        return [tr.weight.holds(s, c=w) for w in ws] + _nonzero(partial)
+    return stage(f"{tr.prefix}.target", {"g": NONZERO}, REACHES, lambda s: {"out": run(s)[1][0]}, UNIT,
+                 side=side, cases={"t": UNITS}, states=[tr.weight])
 
 
-def transfer_tree(fmt):
+def transfer_tree(fmt, tr=REPAIRED_TRANSFER):
     """The transfer by LG.route: scale and significand (enumerated), or the quarter stage;
-    then the target stage."""
-    first = [scale_stage(fmt), significand_stage(fmt)] if LG.route(fmt) == "significand" else [quarter_stage(fmt)]
-    return sequence(f"{NAME}.transfer", first + [target_stage(fmt)], kind="lemma")
+    then the target stage (``tr``: :data:`SHALLOW_TRANSFER` for the shallow atom's)."""
+    first = ([scale_stage(fmt, tr), significand_stage(fmt, tr)] if LG.route(fmt) == "significand"
+             else [quarter_stage(fmt, tr)])
+    return sequence(tr.prefix, first + [target_stage(fmt, tr)], kind="lemma")
 
 
 # ------------------------------------------------------------------ the backward product
@@ -587,9 +619,12 @@ def chain_grad(fmt):
         step_premise=[CHAIN_BACK])
 
 
-def tree(fmt):
-    top = Node("stage", f"{NAME}.top", top_claim(fmt), uses={"hypothesis": W_OUT, "premise": [W_OUT],
-                                                               "side": [CHAIN_BACK]})
+def tree(fmt, variant=None):
+    """The atom's tree; ``variant="shallow"``: the chain inductions over weights in
+    :data:`SHALLOW_WEIGHT` and the shallow transfer (the gate, the top and the backward
+    chain are the repaired tree's claims)."""
+    top = Node("stage", f"{NAME}.top", top_claim(fmt, variant), uses={"hypothesis": W_OUT, "premise": [W_OUT],
+                                                                        "side": [CHAIN_BACK]})
     # D = T ⊗ w_x and T = PATH₀(G) = PATH₀(out) give D = PATH₀(out) ⊗ w_x = PATH(out) = g by
     # cong1 (a congruence, decided with ⊗ uninterpreted)
     g_join = join(f"{NAME}.backward.g", [GRAD_IS_P, REACHES, GATE_BACK], AT_Z_GRAD,
@@ -597,9 +632,13 @@ def tree(fmt):
                                              e=LG.input_weight(s, s.g)[0]),
                   assumes=(f"{NAME}.cong1",))
     backward = sequence(f"{NAME}.backward", [chain_grad(fmt), g_join])
-    return Node("lemma", NAME, None, [gate_at_z(fmt), gate_off(fmt), chain_at_z(fmt), chain_killed(fmt), top,
-                                      transfer_tree(fmt), quarter_fact(fmt), cong2_fact(fmt), cong1_fact(fmt),
-                                      backward])
+    if variant:
+        chain = [chain_at_z(fmt, f"{NAME}.{variant}", SHALLOW_WEIGHT), chain_killed(fmt, f"{NAME}.{variant}", SHALLOW_WEIGHT)]
+        transfer = transfer_tree(fmt, SHALLOW_TRANSFER)
+    else:
+        chain, transfer = [chain_at_z(fmt), chain_killed(fmt)], transfer_tree(fmt)
+    return Node("lemma", NAME, None, [gate_at_z(fmt), gate_off(fmt)] + chain + [top, transfer, quarter_fact(fmt),
+                                                                               cong2_fact(fmt), cong1_fact(fmt), backward])
 
 
 def repaired(fmt):
@@ -612,5 +651,19 @@ def repaired(fmt):
         "transfer, and the backward chain's product against the transfer's")
 
 
+def shallow(fmt):
+    kw = {"variant": "shallow"}
+    return tree(fmt, "shallow"), (
+        f"for all z, x in {xdesc(fmt)}, every h with 0 < |h| <= H = {show_bound(H(fmt))}, every finite g != 0 that "
+        "one atom reaches at z (w_x ⊗ z finite) and every upstream |y| <= H: out = ±0; at x = z, D^AD(h) = g (bit for "
+        "bit); elsewhere D^AD(y) = ±0; the two output terms sum to a zero, D^AD's first-layer terms are zeros but the "
+        f"path's (D^AD itself) at z, zeros elsewhere; every hidden value and gradient finite; depth "
+        f"{LG.depth(fmt, **kw)} (the repaired atom's network: {LG.depth(fmt)}): network chain weights 4w, w in "
+        "[-2, 0) ∪ (0, 2^(e_max - 2)]; proved as a tree: the gate, inductions over the chain layers at x = z and at "
+        "x != z, the top, the chain's transfer with weights up to 2^(e_max - 2), and the backward chain's product "
+        "against the transfer's")
+
+
 LEMMA = Lemma("logi_gradient_atom", f"Lemma 3.5's atom for a logistic σ {TITLE}",
-              {"repaired": repaired}, formats=formats, order=750, family="logistic", construction=True)
+              {"repaired": repaired, "shallow": shallow}, formats=formats, order=750, family="logistic",
+              construction=True)

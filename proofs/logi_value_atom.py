@@ -40,12 +40,15 @@ def V(fmt):
     return LG.piece_bound(fmt, H(fmt))
 
 
-def repaired(fmt):
+def repaired(fmt, variant=None):
+    """The tree at the depth of the theorem's network (``variant``: with the shallow
+    gradient atoms, :func:`shallow`)."""
+    kw = {} if variant is None else {"variant": variant}
     c = LG.block_constants(fmt)
     cut = c.step_depth + 1  # the layers up to the point indicator's p
 
     def atom(s, v):  # the atom at the theorem's depth; its layers' shape does not depend on v
-        return LG.value_atom(s, s.z, v, depth=LG.depth(s.fmt))
+        return LG.value_atom(s, s.z, v, depth=LG.depth(s.fmt, **kw))
 
     def point_run(s):
         net, P = atom(s, s.const(0))
@@ -57,7 +60,7 @@ def repaired(fmt):
         return [grad[0].eq(0)] + [t.is_zero() for t in s.input_terms(lower, P, trace)] + finite_inside(*trace[1:3])
     stages = [stage("logi_value_atom.point", {"z": X_DOM, "x": X_DOM, "u": Float(finite=True)}, LOGI_POINT,
                     lambda s: {"p": point_run(s)[0][0]}, side=point_side)]
-    if LG.depth(fmt) > c.value_depth:
+    if LG.depth(fmt, **kw) > c.value_depth:
         def carry_run(s):
             net, P = atom(s, s.const(0))
             return s.run(Network(s.fmt, net.layers[cut:-1]), [s.p], [s.u], params=P, trace=True)
@@ -65,7 +68,7 @@ def repaired(fmt):
         def carry_side(s):
             _, grad, trace = carry_run(s)
             return [grad[0].is_finite()] + finite_inside(*trace[1:3])
-        stages.append(stage("logi_value_atom.carry", {"u": Float(finite=True)}, LOGI_POINT,
+        stages.append(stage("logi_value_atom.carry" if variant is None else f"logi_value_atom.{variant}.carry", {"u": Float(finite=True)}, LOGI_POINT,
                             lambda s: {"p": carry_run(s)[0][0]}, LOGI_POINT, side=carry_side, cases={"p": [1, 0]}))
 
     out_pred = Pred("logi.value_atom.out", {"z": X_DOM, "x": X_DOM, "v": within(V), "out": Float()},
@@ -92,7 +95,13 @@ def repaired(fmt):
         "and D^AD(y) = ±0; proved as a tree: the point indicator's p (1 at z, +0 elsewhere, D^AD = ±0 for any finite "
         "upstream, every first-layer term of D^AD a zero), its carries at p = 1 and p = +0 (p again, a finite "
         "gradient into p for any finite upstream), then the output layer v ⊗ p at p = 1 and p = +0 (its term v at z, "
-        "a zero elsewhere; a finite gradient into p)")
+        f"a zero elsewhere; a finite gradient into p); depth {LG.depth(fmt, **kw)}")
+
+
+def shallow(fmt):
+    """At the depth of the network with the shallow gradient atoms (the carry stage has fewer
+    layers; the point indicator's and the top's stages are the repaired variant's)."""
+    return repaired(fmt, "shallow")
 
 
 #: the atom as one claim about its whole block (at the theorem's depth), for any semantics profile
@@ -106,4 +115,5 @@ WHOLE = family_value_whole(
     ))
 
 LEMMA = Lemma("logi_value_atom", f"Lemma 3.4's atom for a logistic σ {TITLE}",
-              {"repaired": repaired}, formats=formats, order=740, family="logistic", construction=True, whole=WHOLE)
+              {"repaired": repaired, "shallow": shallow}, formats=formats, order=740, family="logistic",
+              construction=True, whole=WHOLE)

@@ -279,7 +279,7 @@ def chain_step(s, u, c):
     return (u * s.lift(Fraction(1, 4))) * (s.const(4) * c)
 
 
-def normalize_weights(s, u):
+def normalize_weights(s, u, q=None):
     """(w_out, mids): the transfer's weights carrying u = 4h (finite, a nonzero multiple of
     4ω) to sign(h)·1 through :func:`chain_step`, by :func:`route`.  Quarter route: w_out, a
     power of two <= 1, takes u to ±[2^e, 2^(e+1)), e <= 0 (exact); ``down`` =
@@ -288,12 +288,12 @@ def normalize_weights(s, u):
     exponent) carry it on to ±1."""
     f = s.fmt
     if route(f) == "significand":
-        return R.normalize_weights(s, u, "significand")
+        return R.normalize_weights(s, u, "significand", q)
     e = R.true_exponent(s, u)
     w_out = s.iwhere(e > 0, -e, 0).pow2()
     down = (f.e_min - f.M + DOWN_LIFT - s.iwhere(e > 0, 0, e)).pow2()
     r = chain_step(s, chain_step(s, u, w_out), down) * s.lift(Fraction(1, 4))  # ±ω or ±2ω
-    return w_out, [down] + R.ups_to_one(s, s.iwhere(r.is_zero(), 0, -R.true_exponent(s, r) - 2))
+    return w_out, [down] + R.ups_to_one(s, s.iwhere(r.is_zero(), 0, -R.true_exponent(s, r) - 2), q)
 
 #: the gradient atom's output weight: h ⊗ 4 is a multiple of 4ω, so h ⊗ 4 ⊗ 1/4 = h exactly
 W_OUT = 4
@@ -308,33 +308,50 @@ def input_weight(s, g):
     return m * k.pow2(), e + 2 - k
 
 
-def chain(s, h, g):
+def shallow_cap(fmt):
+    """q of the shallow gradient atom's transfer: e_max − 2, so that every network weight
+    4c (c <= 2^q) is finite.  A chain layer σ(4c ⊗ r ⊖ 2c) takes r = 1/2 to σ(+0) = 1/2 for
+    every finite 4c (4c ⊗ 1/2 is exact), and elsewhere r is in [0, 1]: no reset bounds the
+    weight further (the repaired chain's cap is ReLU's 2^min(p, e_max))."""
+    return fmt.e_max - 2
+
+
+def _transfer(fmt, variant):
+    """(q, merge_sign) of ``variant``'s transfer (:func:`fpsmt.constructions.relu.transfer_length`)."""
+    return (shallow_cap(fmt), True) if variant == R.SHALLOW else (None, False)
+
+
+def chain(s, h, g, variant=R.REPAIRED):
     """(w_x, [c_L, …, c_1]): the backward weights of the gradient atom's path after the
-    output weight W_OUT, output side first (see the module docstring)."""
+    output weight W_OUT, output side first (see the module docstring).  ``variant="shallow"``:
+    the transfer's powers of two up to 2^(e_max − 2) (:func:`shallow_cap`) and the sign and
+    g's significand one weight ±m_g."""
+    q, merge = _transfer(s.fmt, variant)
     w_x, E = input_weight(s, g)
     target = s.where(g.is_negative(), -E.pow2(), E.pow2())
-    w_out, mids = normalize_weights(s, h * W_OUT)
+    w_out, mids = normalize_weights(s, h * W_OUT, q)
     t = h * W_OUT
     for c in [w_out] + mids:
         t = chain_step(s, t, c)  # sign(h)·1
-    sgn, m, exps = R.target_weights(s, target, t)
-    return w_x, [4 * w for w in [w_out] + mids + [sgn, m] + exps]
+    sgn, m, exps = R.target_weights(s, target, t, q)
+    return w_x, [4 * w for w in [w_out] + mids + ([sgn * m] if merge else [sgn, m]) + exps]
 
 
-def chain_length(fmt):
-    return 1 + R.transfer_length(fmt, route=route(fmt))
+def chain_length(fmt, variant=R.REPAIRED):
+    q, merge = _transfer(fmt, variant)
+    return 1 + R.transfer_length(fmt, route=route(fmt), q=q, merge_sign=merge)
 
 
-def gradient_depth(fmt):
+def gradient_depth(fmt, variant=R.REPAIRED):
     """r0, one layer σ(4 ⊗ r ⊖ 2) beside each step layer and np (the gate: constants only,
     so that its lemma stage does not depend on h), one per chain weight (the last one the
     gated top), the output."""
-    return block_constants(fmt).step_depth + chain_length(fmt) + 2
+    return block_constants(fmt).step_depth + chain_length(fmt, variant) + 2
 
 
-def gradient_layers(fmt, depth=None):
+def gradient_layers(fmt, depth=None, variant=R.REPAIRED):
     """(gate, top): the gate's last layer index (np and r) and the top's (r, N)."""
-    depth = R.atom_depth(depth, gradient_depth(fmt), "gradient atom")
+    depth = R.atom_depth(depth, gradient_depth(fmt, variant), "gradient atom")
     return block_constants(fmt).step_depth, depth - 2
 
 
@@ -343,14 +360,15 @@ def chain_neuron(k):
     return ("r", [("r", Param(f"c{k}"))], Param(f"bc{k}"))
 
 
-def gradient_network(fmt, depth=None):
+def gradient_network(fmt, depth=None, variant=R.REPAIRED):
     """The gradient atom's network with its parameters named (:func:`gradient_atom` gives
     their values): layers 0 … s (s the step depth) are the gate — the step indicators and
     np beside r0 = σ(w_x ⊗ x ⊖ w_x ⊗ z), then r = σ(4 ⊗ r ⊖ 2) — then one chain layer (np
     carried, :func:`chain_neuron`) per chain weight before the top, the gated top with N,
-    the output ``4 ⊗ top ⊕ (−4) ⊗ N``."""
+    the output ``4 ⊗ top ⊕ (−4) ⊗ N``.  The shallow variant has the same layers, fewer of
+    them (:func:`chain_length`)."""
     c = block_constants(fmt)
-    gate, top = gradient_layers(fmt, depth)
+    gate, top = gradient_layers(fmt, depth, variant)
     G = _pow2(c.T + 1)
 
     def side(k):
@@ -366,15 +384,16 @@ def gradient_network(fmt, depth=None):
     return P.network()
 
 
-def gradient_atom(s, z, h, g, depth=None):
+def gradient_atom(s, z, h, g, depth=None, variant=R.REPAIRED):
     """Value ±0 on X; D^AD(h) = g at x = z; D^AD(y) = ±0 elsewhere for |y| <= H (h, g finite
     nonzero, within :func:`check_points`' ranges).  See the module docstring and
     :func:`gradient_network`: the chain weights (input side first) are c_{s+1} … c_top, after
-    weights 4 when the atom is deeper than its least depth."""
+    weights 4 when the atom is deeper than its least depth.  ``variant="shallow"``: the
+    shallow transfer's weights (:func:`chain`)."""
     f = s.fmt
-    net = gradient_network(f, depth)
-    gate, top = gradient_layers(f, depth)
-    w_x, cs = chain(s, h, g)
+    net = gradient_network(f, depth, variant)
+    gate, top = gradient_layers(f, depth, variant)
+    w_x, cs = chain(s, h, g, variant)
     ws = list(reversed(cs))  # forward order: input side first
     ws = [s.const(4)] * (top - gate - len(ws)) + ws  # (u ⊗ 1/4) ⊗ 4 = u
     params = {**both_params(s, z), "wx": w_x, "bx": -(w_x * z)}
@@ -447,11 +466,13 @@ def gradient_pieces(fmt, z, g):
 
 
 # ------------------------------------------------------------------ Theorem 3.1
-def theorem_network(fmt, points):
+def theorem_network(fmt, points, variant=R.REPAIRED):
+    """``variant="shallow"``: the shallow gradient atoms (:func:`shallow_cap`)."""
     cons = _construction()
     cons.check_points(fmt, points)
-    return atoms_network(fmt, points, piece_bound(fmt, cons.constants(fmt).H_sigma), value_atom, gradient_atom,
-                         block_constants(fmt).value_depth, gradient_depth(fmt), gradient_pieces=gradient_pieces)
+    return atoms_network(fmt, points, piece_bound(fmt, cons.constants(fmt).H_sigma), value_atom,
+                         functools.partial(gradient_atom, variant=variant), block_constants(fmt).value_depth,
+                         gradient_depth(fmt, variant), gradient_pieces=gradient_pieces)
 
 
 def value_atoms(fmt, points):
@@ -470,8 +491,12 @@ def check_points(fmt, points):
             gradient_pieces(fmt, z, g)
 
 
-def depth(fmt):
-    return max(gradient_depth(fmt), block_constants(fmt).value_depth)
+def depth(fmt, variant=R.REPAIRED):
+    return max(gradient_depth(fmt, variant), block_constants(fmt).value_depth)
+
+
+#: the gradient atoms this family builds (``construct --variant``)
+ATOM_VARIANTS = (R.REPAIRED, R.SHALLOW)
 
 
 CONSTRUCTIONS = [Construction("sigmoid", FAMILY, sys.modules[__name__], theorem_constants("sigmoid"),
