@@ -63,6 +63,14 @@ def finite_inside(post, up):
     return [v.is_finite() for layer in post[:-1] for v in layer] + [g.is_finite() for layer in up[:-1] for g in layer]
 
 
+def finite_pre(pre):
+    """Every pre-activation of a traced run is finite (``pre``: the trace's per-layer
+    pre-activations, the last layer's included).  Under the paper's semantics σ(±∞) may be
+    finite (GELU's, ELU's dead value), so a finite hidden value does not imply it; a stage
+    that states it keeps ±∞ away from every σ — a framework's σ(−∞) may be NaN."""
+    return [p.is_finite() for layer in pre for p in layer]
+
+
 def step_lemma(kind):
     """The step-indicator lemma for 1[x >= z] (kind "ge") or 1[x <= z] ("le")."""
     from fpsmt.constructions import relu as C

@@ -63,9 +63,9 @@ from fpsmt.constructions.registry import show_bound
 from fpsmt.proof.claims import Float, Int, forall
 from fpsmt.proof.lemmas import Lemma
 from fpsmt.proof.tree import Node, Pred, fact, induction, join, sequence, stage
-from fpsmt.proofs.common import finite_inside, zero
+from fpsmt.proofs.common import finite_inside, finite_pre, zero
 from fpsmt.proofs.gradient_atom import GRAD_IS_P, PASS, cong_fact, pass_grad
-from fpsmt.proofs.multiplication_transfer import CHAIN_WEIGHT, W_OUT, target_stage, transfer_tree
+from fpsmt.proofs.multiplication_transfer import CHAIN_WEIGHT, W_OUT, Chain, target_stage, transfer_tree
 from fpsmt.proofs.rect_common import (H, X, I as _I, dead as _dead, formats, killer as _G, theorem,
                                       upstreams as _ups, xdesc)
 from fpsmt.proofs import rect_value_atom as V
@@ -117,7 +117,7 @@ OFF = Pred(f"{NAME}.off", {"z": X_DOM, "x": X_DOM, "wx": WX}, lambda s: [~s.x.eq
 
 
 @functools.lru_cache(maxsize=None)
-def _preds(state):
+def _preds(state, prefix=NAME):
     """The state's predicates for the state's neuron names (δ a zero and δ = −1 have
     different states): AT_Z, AT_Z_RUN, KILLED, KILLED_RUN, and UPS, the upstream gradient
     every layer at x = z gets into the state but R (the top gives it, every chain layer
@@ -128,8 +128,8 @@ def _preds(state):
     overflow below."""
     v = {n: Float() for n in state}
 
-    def c2(s):
-        return [s.C.same(2)] if "C" in state else []
+    def c2(s):  # C = 2 (δ = −1); the shallow chain's K = I
+        return ([s.C.same(2)] if "C" in state else []) + ([s.K.same(_I(s))] if "K" in state else [])
 
     def at_z(s):
         return [s.R.same(_I(s)), _dead(s, s.G1), _dead(s, s.G2), s.uge.same(_I(s)), s.ule.same(_I(s))] + c2(s)
@@ -138,16 +138,19 @@ def _preds(state):
         below = s.all(s.G1.same(_G(s)), _dead(s, s.G2), _dead(s, s.uge), s.ule.same(_I(s)))
         above = s.all(_dead(s, s.G1), s.G2.same(_G(s)), s.uge.same(_I(s)), _dead(s, s.ule))
         return [_dead(s, s.R), below | above] + c2(s)
-    AT_Z = Pred(f"{NAME}.at_z", v, at_z, doc="R = I, G1 and G2 dead, u_ge = u_le = I (C = 2)")
-    KILLED = Pred(f"{NAME}.killed", v, killed,
-                  doc="R dead; (G1, G2, u_ge, u_le) = (G, dead, dead, I) or (dead, G, I, dead) (C = 2)")
+    extra = " (K = I)" if "K" in state else ""
+    AT_Z = Pred(f"{prefix}.at_z", v, at_z, doc=f"R = I, G1 and G2 dead, u_ge = u_le = I (C = 2){extra}")
+    KILLED = Pred(f"{prefix}.killed", v, killed,
+                  doc=f"R dead; (G1, G2, u_ge, u_le) = (G, dead, dead, I) or (dead, G, I, dead) (C = 2){extra}")
     run = {**v, "i": _i, "n": _i}
-    UPS = Pred(f"{NAME}.upstream", {u: zero() if u in ("u_uge", "u_ule") else Float() for u in _ups(state, False)},
-               lambda s: [s[u].is_zero() if u in ("u_uge", "u_ule") else s[u].is_finite() for u in _ups(state, False)],
-               doc="the upstream into the state but R at x = z: zeros into the carried u's, finite into the others")
-    return (AT_Z, Pred(f"{NAME}.chain_at_z", run, lambda s: [s.i <= s.n, AT_Z.holds(s)],
+    ups = [u for u in _ups(state, False) if u != "u_K"]  # K's: R's negated (_k_gradient)
+    UPS = Pred(f"{prefix}.upstream", {u: zero() if u in ("u_uge", "u_ule") else Float() for u in ups},
+               lambda s: [s[u].is_zero() if u in ("u_uge", "u_ule") else s[u].is_finite() for u in ups],
+               doc="the upstream into the state but R at x = z: zeros into the carried u's, finite into the others"
+                   + (" (K's: R's negated)" if extra else ""))
+    return (AT_Z, Pred(f"{prefix}.chain_at_z", run, lambda s: [s.i <= s.n, AT_Z.holds(s)],
                        doc="after i of the n chain layers: AT_Z"),
-            KILLED, Pred(f"{NAME}.chain_killed", run, lambda s: [s.i <= s.n, KILLED.holds(s)],
+            KILLED, Pred(f"{prefix}.chain_killed", run, lambda s: [s.i <= s.n, KILLED.holds(s)],
                          doc="after i of the n chain layers: still killed"), UPS)
 
 
@@ -156,8 +159,8 @@ def _state(fmt):
 
 
 def _ups_but_R(state, grad):
-    """The gradients into the state but R, as UPS names them."""
-    return {f"u_{n}": g for n, g in zip(state, grad) if n != "R"}
+    """The gradients into the state but R (and the shallow chain's K), as UPS names them."""
+    return {f"u_{n}": g for n, g in zip(state, grad) if n not in ("R", "K")}
 
 
 def _gate_run(s, x, ups, a=0, b=None, inputs=None):
@@ -567,9 +570,209 @@ def repaired(fmt):
         "path's target, and the backward chain's product against the transfer's")
 
 
+# ------------------------------------------------------------------ the shallow variant
+# fpsmt.constructions.rectifying's shallow gradient atom: the repaired atom's gate, then a
+# normalize layer (the repaired chain layer of weight 1, bias +0, and a constant K = I
+# beside R), then one layer R = σ(c ⊗ R ⊕ (−c) ⊗ K ⊕ (−1/2) ⊗ G1 ⊕ (−1/2) ⊗ G2
+# (⊕ (−1/2) ⊗ C) ⊕ I) per weight of the transfer with the cap 2^(e_max − 2 − a) and ±m_g one
+# weight (the last, the top, with N), the output.  Its tree: the repaired gate's stages
+# (the same claims), ``shallow.normalize_at_z`` and ``shallow.normalize_off`` (from the
+# gate's state to the state with K), the inductions ``shallow.chain_at_z`` and
+# ``shallow.chain_killed`` over weights in K' = [−2, 0) ∪ (0, 2^(e_max − 2 − a)],
+# ``shallow.top``, the transfer with that cap, the facts and the backward chain.  K's
+# gradient is R's negated (:func:`_k_gradient`): finite wherever R's is, and R's is the
+# transfer's partial product (``chain_grad``); K's row reads u_ge with the weight +0 only.
+# The shallow stages also state every pre-activation finite (``finite_pre``): under the
+# paper's semantics σ(−∞) is the dead value, so a finite hidden value does not imply it, and
+# the killers' weight −1/2 is what keeps −c ⊗ K ⊖ G/2 finite.
+SHALLOW = "shallow"
+SNAME = f"{NAME}.shallow"
+SHALLOW_WEIGHT = Pred(f"{NAME}.shallow_weight", {"c": Float(finite=True)},
+                      lambda s: ((s.c >= -2) & (s.c < 0)) | ((s.c > 0) & (s.c <= s.int_pow2(RC.shallow_cap(s.fmt)))),
+                      doc="c in K' = [-2, 0) ∪ (0, 2^(e_max - 2 - a)]")
+SHALLOW_CHAIN = Chain(f"{SNAME}.transfer", RC.shallow_cap, SHALLOW_WEIGHT, merge_sign=True)
+
+
+def _s_state(fmt):
+    return RC.gradient_state(fmt, SHALLOW)
+
+
+def _s_layers(fmt):
+    """(gate, top) of the shallow atom at its depth: the normalize layer is gate + 1."""
+    gate, top = RC.gradient_layers(fmt, RC.depth(fmt, SHALLOW), SHALLOW)
+    if top - gate < 3:
+        raise ValueError(f"{fmt.name}: the shallow atom has no chain layer between its normalize layer and its top")
+    return gate, top
+
+
+def _s_slice(fmt, a, b):
+    return layer_slice(RC, fmt, a, b, SHALLOW)
+
+
+def _k_gradient(gR, gK):
+    """K's gradient is R's negated (a zero where R's is): (u ⊗ σ'(I)) ⊗ (−c) against
+    (u ⊗ σ'(I)) ⊗ c."""
+    return gR.is_zero().implies(gK.is_zero()) & (~gR.is_zero()).implies(gK.same(-gR))
+
+
+def normalize_at_z(fmt):
+    """The normalize layer at x = z from the gate's AT_Z, for every upstream into its state
+    as the shallow UPS states it (and any finite u_R, u_K): the shallow AT_Z (K = I), R's
+    upstream passed through (PASS), the repaired UPS into the gate's state."""
+    state, sstate = _state(fmt), _s_state(fmt)
+    AT_Z, UPS = _preds(state)[0], _preds(state)[4]
+    AT_Z_S, UPS_S = _preds(sstate, SNAME)[0], _preds(sstate, SNAME)[4]
+    R = state.index("R")
+
+    def run(s):
+        gate, _ = _s_layers(s.fmt)
+        return s.run(_s_slice(s.fmt, gate + 1, gate + 2), [s[n] for n in state], [s[u] for u in _ups(sstate)],
+                     trace=True)
+
+    def side(s):
+        _, grad, (pre, post, up) = run(s)
+        return ([PASS.holds(s, u=s.u_R, g=grad[R]), UPS.holds(s, **_ups_but_R(state, grad))] + finite_inside(post, up)
+                + finite_pre(pre))
+    norm_in = Pred(f"{SNAME}.normalize_in", {**AT_Z.variables, **UPS_S.variables, "u_R": FIN, "u_K": FIN},
+                   lambda s: [AT_Z.holds(s), UPS_S.holds(s)], doc="AT_Z and the upstream UPS (shallow), u_R, u_K finite")
+    return sequence(f"{SNAME}.normalize", [
+        join(f"{SNAME}.normalize_in", [AT_Z, UPS_S], norm_in),
+        stage(f"{SNAME}.normalize_at_z", {}, AT_Z_S, lambda s: dict(zip(sstate, run(s)[0])), norm_in, side=side,
+              states=[PASS, UPS], premise=[UPS_S])])
+
+
+def normalize_off(fmt):
+    """The normalize layer at x != z from the gate's KILLED, with zero upstreams: the shallow
+    KILLED (K = I) and zero gradients."""
+    state, sstate = _state(fmt), _s_state(fmt)
+    KILLED, KILLED_S = _preds(state)[2], _preds(sstate, SNAME)[2]
+    ups = [f"o{i + 1}" for i in range(len(sstate))]
+
+    def run(s):
+        gate, _ = _s_layers(s.fmt)
+        return s.run(_s_slice(s.fmt, gate + 1, gate + 2), [s[n] for n in state], [s[u] for u in ups], trace=True)
+
+    def side(s):
+        _, grad, (pre, post, up) = run(s)
+        return [g.is_zero() for g in grad] + finite_inside(post, up) + finite_pre(pre)
+    return stage(f"{SNAME}.normalize_off", {u: zero() for u in ups}, KILLED_S, lambda s: dict(zip(sstate, run(s)[0])),
+                 KILLED, side=side)
+
+
+def _s_chain_net(fmt):
+    """One shallow chain layer (the state carried, R with weight ``c`` and K's ``n``): the
+    atom's first one after the normalize layer, its parameters renamed."""
+    from fpsmt.semantics.network import Network
+    gate, _ = _s_layers(fmt)
+    k = gate + 2
+    return Network(fmt, [_s_slice(fmt, k, k + 1).layers[0]]), {f"c{k}": "c", f"n{k}": "n"}
+
+
+def _s_params(s, c):
+    _, rename = _s_chain_net(s.fmt)
+    names = {v: k for k, v in rename.items()}
+    return {names["c"]: c, names["n"]: -c}
+
+
+def shallow_chain_at_z(fmt):
+    sstate = _s_state(fmt)
+    AT_Z_S, AT_Z_RUN_S, _, _, UPS_S = _preds(sstate, SNAME)
+    R, K = sstate.index("R"), sstate.index("K")
+
+    def layer(s):
+        return s.run(_s_chain_net(s.fmt)[0], [s[n] for n in sstate], [s[u] for u in _ups(sstate)],
+                     params=_s_params(s, s.c), trace=True)
+
+    def side(s):
+        _, grad, (pre, post, up) = layer(s)
+        return ([CHAIN_BACK.holds(s, u=s.u_R, pre=pre[0][R], gR=grad[R]), _k_gradient(grad[R], grad[K]),
+                 UPS_S.holds(s, **_ups_but_R(sstate, grad))] + finite_inside(post, up) + finite_pre(pre))
+    return induction(
+        f"{SNAME}.chain_at_z", AT_Z_RUN_S, "i", 0, CHAIN_MAX,
+        stage(f"{SNAME}.chain_at_z.base", {"n": _i}, AT_Z_RUN_S, lambda s: {"i": 0}, AT_Z_S),
+        lambda s: dict(zip(sstate, layer(s)[0])), AT_Z_S,
+        step_vars={"c": FIN, "u_R": FIN, "u_K": FIN, **UPS_S.variables},
+        step_given=lambda s: [SHALLOW_WEIGHT.holds(s), UPS_S.holds(s)], step_side=side, done=lambda s: s.i.eq(s.n),
+        doc="the shallow chain layers at x = z", step_premise=[SHALLOW_WEIGHT, UPS_S], step_states=[CHAIN_BACK, UPS_S])
+
+
+def shallow_chain_killed(fmt):
+    sstate = _s_state(fmt)
+    _, _, KILLED_S, KILLED_RUN_S, _ = _preds(sstate, SNAME)
+
+    def layer(s, ups):
+        return s.run(_s_chain_net(s.fmt)[0], [s[n] for n in sstate], ups, params=_s_params(s, s.c), trace=True)
+    return chain_killed_node(SNAME, KILLED_S, KILLED_RUN_S, layer, sstate, "c", CHAIN_MAX, weight_pred=SHALLOW_WEIGHT,
+                             pre_finite=True)
+
+
+def shallow_top_claim(fmt):
+    """The top and output layers, from any shallow AT_Z state (a_*) and any shallow KILLED
+    state (k_*), for every c in K', w_out in W_OUT and |y| <= H."""
+    sstate = _s_state(fmt)
+    AT_Z_S, _, KILLED_S, _, UPS_S = _preds(sstate, SNAME)
+    R, K = sstate.index("R"), sstate.index("K")
+    _, top = _s_layers(fmt)
+
+    def goal(s):
+        net = _s_slice(s.fmt, top, top + 2)
+        P = {f"c{top}": s.c, f"n{top}": -s.c, "w_out": s.w, "mw_out": -s.w}
+        out = []
+        for prefix, live in (("a_", True), ("k_", False)):
+            o, grad, trace = s.run(net, [s[prefix + n] for n in sstate], [s.y], params=P, trace=True)
+            pre, post, up = trace
+            t1, t2 = s.row_terms(net, 1, "forward", post[0], P)
+            out += [o[0].is_zero(), (t1 + t2).is_zero()] + finite_inside(post, up) + finite_pre(pre[:1])
+            if live:
+                out += [CHAIN_BACK.holds(s, u=s.y * s.w, pre=pre[0][0], gR=grad[R]), _k_gradient(grad[R], grad[K]),
+                        UPS_S.holds(s, **_ups_but_R(sstate, grad))]
+            else:
+                out += [g.is_zero() for g in grad]
+        return out
+
+    def given(s):
+        return [SHALLOW_WEIGHT.holds(s), W_OUT.holds(s), AT_Z_S.holds(s, **{n: s["a_" + n] for n in sstate}),
+                KILLED_S.holds(s, **{n: s["k_" + n] for n in sstate})]
+    states = {p + n: Float() for p in ("a_", "k_") for n in sstate}
+    return forall(f"{SNAME}.top", {"c": FIN, **W_OUT.variables, "y": within(H), **states}, goal=goal, given=given)
+
+
+def shallow_transfer(fmt):
+    """The transfer h → ±1 → t with the cap 2^(e_max − 2 − a) and ±m_g one weight, this
+    family's target stage."""
+    return transfer_tree(fmt, target_stage(fmt, f"{SNAME}.transfer.target", lambda s: RC.path_params(s, s.g)[1],
+                                           REACHES, lambda s: {"wx": RC.path_params(s, s.g)[0]}, chain=SHALLOW_CHAIN),
+                         chain=SHALLOW_CHAIN)
+
+
+def shallow_tree(fmt):
+    sstate = _s_state(fmt)
+    AT_Z_S, _, KILLED_S, _, UPS_S = _preds(sstate, SNAME)
+    top = Node("stage", f"{SNAME}.top", shallow_top_claim(fmt),
+               uses={"hypothesis": W_OUT, "premise": [W_OUT, SHALLOW_WEIGHT, AT_Z_S, KILLED_S],
+                     "side": [CHAIN_BACK, UPS_S]})
+    backward = sequence(f"{NAME}.backward", [chain_grad_node(NAME, CHAIN_BACK, RC.hidden, CHAIN_MAX), pass_grad(fmt),
+                                             join(f"{NAME}.backward.g", [GRAD_IS_P, REACHES, GATE_BACK], AT_Z_GRAD)])
+    return Node("lemma", NAME, None, [gate_at_z(fmt), gate_off(fmt), normalize_at_z(fmt), normalize_off(fmt),
+                                      shallow_chain_at_z(fmt), shallow_chain_killed(fmt), top, shallow_transfer(fmt),
+                                      one_fact(fmt), cong_fact(fmt), backward])
+
+
+def shallow(fmt):
+    return shallow_tree(fmt), (
+        f"for all z, x in {xdesc(fmt)}, every h with 0 < |h| <= H = {show_bound(H(fmt))}, every finite g != 0 and "
+        "every upstream |y| <= H: out = ±0; at x = z, D^AD(h) = g (bit for bit); elsewhere D^AD(y) = ±0; the two "
+        "output terms sum to a zero, D^AD's first-layer terms are zeros but the path's (D^AD itself) at z, zeros "
+        f"elsewhere; every hidden value and gradient finite; depth {RC.depth(fmt, SHALLOW)} (the repaired atom's "
+        f"network: {RC.depth(fmt)}): chain layers c ⊗ R ⊕ (-c) ⊗ K ⊕ ... ⊕ I with K = I, weights in [-2, 0) ∪ "
+        f"(0, 2^{RC.shallow_cap(fmt)}]; proved as a tree: the gate, the normalize layer at x = z and at x != z, "
+        "inductions over the chain layers at x = z and at x != z, the top, the multiplication transfer to the "
+        "path's target, and the backward chain's product against the transfer's")
+
+
 #: the atom as one claim about its whole block (at the theorem's depth), for any semantics profile
 WHOLE = gradient_whole("rect_gradient_atom", RC, X, H, xdesc)
 
 LEMMA = Lemma("rect_gradient_atom", "Lemma 3.5's atom for a rectifying σ (GELU, Swish, ELU; reconstructed)",
-              {"repaired": repaired}, formats=formats, order=650, family="rectifying", construction=True,
-              whole=WHOLE)
+              {"repaired": repaired, "shallow": shallow}, formats=formats, order=650, family="rectifying",
+              construction=True, whole=WHOLE)

@@ -11,6 +11,7 @@ from fpsmt.proofs.family_theorem import theorem_row
 from fpsmt.proofs.rect_common import FAMILY, formats
 
 LEMMA = Lemma("rect_theorem_3_1", "Theorem 3.1 for a rectifying σ (GELU, Swish, ELU; reconstructed)",
-              {"repaired": theorem_row("rect_theorem_3_1", ("rect_value_atom", "rect_gradient_atom"), True, FAMILY,
-                                       "fpsmt.constructions.rectifying.theorem_network")},
+              {v: theorem_row("rect_theorem_3_1", ("rect_value_atom", "rect_gradient_atom"), True, FAMILY,
+                              "fpsmt.constructions.rectifying.theorem_network", variant=v)
+               for v in ("repaired", "shallow")},
               formats=formats, order=690, family="rectifying", construction=True, network=True)

@@ -414,6 +414,21 @@ def repaired(fmt):
                   "indicators and killers at x = z and at x != z, then the last layers from each")
 
 
+def shallow(fmt):
+    """At the depth of the network with the shallow gradient atoms.  The tree does not depend
+    on the depth as long as the step indicators carry their pair at least once (the carries
+    are an induction over any number, every other stage a slice of the layers before or
+    after them, the same at every depth): the repaired tree, after checking that the
+    shallow depth has carries too (tests/test_rect_shallow.py compares the layers)."""
+    least = RC.block_constants(fmt).value_depth
+    if not (RC.depth(fmt, "shallow") > least and RC.depth(fmt) > least):
+        raise ValueError(f"{fmt.name}: the value atom's tree at the shallow depth {RC.depth(fmt, 'shallow')} has no "
+                         "carry layers; it is not the repaired one")
+    tree, statement = repaired(fmt)
+    return tree, statement + (f"; at the shallow network's depth {RC.depth(fmt, 'shallow')} (the same tree as at "
+                              f"{RC.depth(fmt)}: its carries are an induction over any number)")
+
+
 #: the atom as one claim about its whole block (at the theorem's depth), for any semantics profile
 WHOLE = family_value_whole(
     "rect_value_atom", RC,
@@ -426,4 +441,5 @@ WHOLE = family_value_whole(
     ))
 
 LEMMA = Lemma("rect_value_atom", "Lemma 3.4's atom for a rectifying σ (GELU, Swish, ELU; reconstructed)",
-              {"repaired": repaired}, formats=formats, order=640, family="rectifying", construction=True, whole=WHOLE)
+              {"repaired": repaired, "shallow": shallow}, formats=formats, order=640, family="rectifying",
+              construction=True, whole=WHOLE)

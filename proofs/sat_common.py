@@ -200,23 +200,24 @@ def _zero_upstreams(outputs):
     return [f"o{i + 1}" for i in range(len(outputs))]
 
 
-def chain_killed_node(name, killed, killed_run, layer, outputs, weight, chain_max, weight_pred=None):
+def chain_killed_node(name, killed, killed_run, layer, outputs, weight, chain_max, weight_pred=None, pre_finite=False):
     """A gradient-atom tree's chain layers at x != z, by induction (any number up to
     ``chain_max``): ``killed`` stays, and zero upstreams give zero gradients.  ``layer(s,
     ups)`` runs one chain layer (with trace) on the state ``outputs``; the step variable
     ``weight`` is the layer's weight in K (the predicate CHAIN_WEIGHT, or ``weight_pred``:
-    the shallow chain's SHALLOW_WEIGHT)."""
+    the shallow chain's SHALLOW_WEIGHT); ``pre_finite``: every pre-activation finite too
+    (:func:`fpsmt.proofs.common.finite_pre`)."""
     from fpsmt.proof.claims import Int
     from fpsmt.proof.tree import induction, stage
-    from fpsmt.proofs.common import finite_inside, zero
+    from fpsmt.proofs.common import finite_inside, finite_pre, zero
     from fpsmt.proofs.multiplication_transfer import CHAIN_WEIGHT
     weight_pred = weight_pred or CHAIN_WEIGHT
 
     ups = _zero_upstreams(outputs)
 
     def side(s):
-        _, grad, (_, post, up) = layer(s, [s[u] for u in ups])
-        return [g.is_zero() for g in grad] + finite_inside(post, up)
+        _, grad, (pre, post, up) = layer(s, [s[u] for u in ups])
+        return [g.is_zero() for g in grad] + finite_inside(post, up) + (finite_pre(pre) if pre_finite else [])
     return induction(
         f"{name}.chain_killed", killed_run, "i", 0, chain_max,
         stage(f"{name}.chain_killed.base", {"n": Int(0, chain_max)}, killed_run, lambda s: {"i": 0}, killed),

@@ -426,10 +426,35 @@ def value_atom(s, z, v, depth=None):
     return value_network(s.fmt, depth), {**step_biases(s, z), "n1": n1, "n2": n2, "w1": w1, "w2": w2}
 
 
-def gradient_depth(fmt):
+def gradient_depth(fmt, variant=R.REPAIRED):
     """Layers of a gradient atom at its least depth: the steps, the killers, the gate, one
-    per transfer weight, the output."""
-    return block_constants(fmt).step_depth + 3 + R.transfer_length(fmt)
+    per transfer weight, the output.  ``variant="shallow"``: the normalize layer that adds
+    K, then one per weight of the transfer with the cap 2^(e_max − 2 − a)
+    (:func:`shallow_cap`) and ±m_g one weight."""
+    return block_constants(fmt).step_depth + 3 + chain_length(fmt, variant)
+
+
+def chain_length(fmt, variant=R.REPAIRED):
+    """The layers after the gate but the output: the transfer's weights, or (shallow) the
+    normalize layer and the shallow transfer's weights."""
+    if variant == R.SHALLOW:
+        return 1 + R.transfer_length(fmt, q=shallow_cap(fmt), merge_sign=True)
+    return R.transfer_length(fmt)
+
+
+def shallow_cap(fmt):
+    """q of the shallow gradient atom's chain: e_max − 2 − a.  Its layers
+    (:func:`shallow_chain_neuron`) cancel c ⊗ R against (−c) ⊗ K exactly at x = z, where R =
+    K = I, so no reset bounds the weight; at x ≠ z the killers enter with weight −1/2 and
+    −c ⊗ K (δ = −1: and c ⊗ δ) must stay finite beside −G/2: c·I·(1 − δ) + G/2 within the
+    format (checked here, one line naming the format where it is not)."""
+    c = block_constants(fmt)
+    q = fmt.e_max - 2 - c.a
+    worst = Fraction(2) ** q * c.I * (1 - c.dead) + fmt.to_fraction(c.G) / 2 + c.I + 2
+    if q < 1 or worst > fmt.Omega:
+        raise InputError(f"{c.activation} in {fmt.name}: the shallow gradient atom's chain weights up to 2^{q} do not "
+                         "stay finite beside the killers (the rectifying family's shallow chain)")
+    return q
 
 
 def path_params(s, g):
@@ -448,18 +473,19 @@ def chain_bias(s, c, I):
     return I - c * I
 
 
-def gradient_layers(fmt, depth=None):
+def gradient_layers(fmt, depth=None, variant=R.REPAIRED):
     """(gate, top): the gate's layer index (R = σ(−G1 − G2 ⊕ r)) and the top's (the last
-    chain layer, with N); the output layer is top + 1."""
+    chain layer, with N); the output layer is top + 1.  The shallow atom's normalize layer
+    is gate + 1."""
     c = block_constants(fmt)
-    least = gradient_depth(fmt)
+    least = gradient_depth(fmt, variant)
     depth = R.atom_depth(depth, least, "gradient atom")
     return c.step_depth + depth - least + 1, depth - 2
 
 
-def _gradient_plan(fmt, depth=None):
+def _gradient_plan(fmt, depth=None, variant=R.REPAIRED):
     c = block_constants(fmt)
-    gate, top = gradient_layers(fmt, depth)
+    gate, top = gradient_layers(fmt, depth, variant)
     last = gate - 2  # the step indicators' last layer
 
     def side(k):
@@ -484,11 +510,39 @@ def _gradient_plan(fmt, depth=None):
         # δ = −1: the killers and C first, so that their terms cancel before R's is added
         return carry + neurons if c.dead else neurons + carry
     P.add(with_carry([("R", GT + [("r", 1)], NEG0)]))
-    for k in range(gate + 1, top):
-        P.add(with_carry([chain_neuron(c, k)]))
-    P.add([chain_neuron(c, top), ("N", GT, c.I)])
+    if variant == R.SHALLOW:
+        # normalize: R carried (the repaired chain layer of weight 1, bias I ⊖ I = +0) and K = I
+        P.add(with_carry([("R", [("R", 1)] + GT, NEG0), constant_k(c)]))
+        for k in range(gate + 2, top):
+            P.add(with_carry([shallow_chain_neuron(c, k), constant_k(c)]))
+        P.add([shallow_chain_neuron(c, top), ("N", GT, c.I)])
+    else:
+        for k in range(gate + 1, top):
+            P.add(with_carry([chain_neuron(c, k)]))
+        P.add([chain_neuron(c, top), ("N", GT, c.I)])
     P.add([("out", [("R", Param("w_out")), ("N", Param("mw_out"))], NEG0)])
     return P
+
+
+def constant_k(c):
+    """The shallow chain's K = σ(+0 ⊗ u_ge ⊕ I) = I (R.identity), beside R in every layer
+    after the gate: a constant (its one weight +0 ties it to its block, as C's)."""
+    return ("K", [("uge", 0)], c.I)
+
+
+def half_gated(c):
+    """A shallow chain neuron's killer terms: (−1/2) ⊗ G1, (−1/2) ⊗ G2 (δ = −1: and
+    (−1/2) ⊗ C, which cancels the killers' dead values exactly at x = z: 1/2 ⊕ 1/2 ⊕ (−1))."""
+    half = Fraction(-1, 2)
+    return [("G1", half), ("G2", half)] + ([("C", half)] if c.dead else [])
+
+
+def shallow_chain_neuron(c, k):
+    """Shallow chain layer k's path neuron R = σ(c_k ⊗ R ⊕ n_k ⊗ K ⊕ (−1/2) ⊗ G1 ⊕
+    (−1/2) ⊗ G2 (⊕ (−1/2) ⊗ C) ⊕ I), n_k = −c_k: at x = z, R = K = I, so c ⊗ I ⊕ (−c) ⊗ I is
+    +0 exactly and R is exactly I for every weight c with c ⊗ I finite; at x ≠ z, R is dead
+    and one killer is G, so the pre-activation is at most −G/2 plus a few I: dead."""
+    return ("R", [("R", Param(f"c{k}")), ("K", Param(f"n{k}"))] + half_gated(c), c.I)
 
 
 def chain_neuron(c, k):
@@ -497,49 +551,61 @@ def chain_neuron(c, k):
     return ("R", [("R", Param(f"c{k}"))] + gated(c), Param(f"B{k}"))
 
 
-def gradient_network(fmt, depth=None):
+def gradient_network(fmt, depth=None, variant=R.REPAIRED):
     """The gradient atom's network with its parameters named (:func:`gradient_atom` gives
     their values): the step indicators with the path r beside them, the killers, the gate
     R (layer ``gate`` of :func:`gradient_layers`), one chain layer per transfer weight (the
     last, ``top``, with N), the output."""
-    return _gradient_plan(fmt, depth).network()
+    return _gradient_plan(fmt, depth, variant).network()
 
 
-def gradient_names(fmt, depth=None):
+def gradient_names(fmt, depth=None, variant=R.REPAIRED):
     """The names of every layer's neurons, layer by layer (the input x first)."""
-    return [tuple(n) for n in _gradient_plan(fmt, depth).names]
+    return [tuple(n) for n in _gradient_plan(fmt, depth, variant).names]
 
 
-def gradient_state(fmt):
+def gradient_state(fmt, variant=R.REPAIRED):
     """The names of the gate layer's neurons, in order: the state every chain layer but the
-    top keeps (R, the fresh killers G1, G2, C for δ ≠ 0, and the carried u's)."""
-    return gradient_names(fmt)[gradient_layers(fmt)[0] + 1]
+    top keeps (R, the fresh killers G1, G2, C for δ ≠ 0, and the carried u's); the shallow
+    chain's (``variant``) adds K after R (the normalize layer's neurons)."""
+    gate = gradient_layers(fmt, None, variant)[0]
+    return gradient_names(fmt, None, variant)[gate + 1 + (1 if variant == R.SHALLOW else 0)]
 
 
-def gradient_atom(s, z, h, g, depth=None):
+def gradient_atom(s, z, h, g, depth=None, variant=R.REPAIRED):
     """Value ±0 on X; D^AD(h) = g at x = z; D^AD(y) = ±0 elsewhere for every finite y
     (h, g finite nonzero).  See the module docstring and :func:`gradient_network`: the
-    chain weights (input side first) are c_{gate+1} … c_top, each bias I ⊖ (c ⊗ I)."""
+    chain weights (input side first) are c_{gate+1} … c_top, each bias I ⊖ (c ⊗ I); the
+    shallow atom's (``variant``) c_{gate+2} … c_top with n_k = −c_k (the transfer with the
+    cap 2^(e_max − 2 − a), ±m_g one weight)."""
     f = s.fmt
-    net = gradient_network(f, depth)
-    gate, top = gradient_layers(f, depth)
+    net = gradient_network(f, depth, variant)
+    gate, top = gradient_layers(f, depth, variant)
     I = s.int_pow2(block_constants(f).a)
     wx, t = path_params(s, g)
-    w_out, chain = R.transfer_weights(s, h, t)
+    shallow = variant == R.SHALLOW
+    w_out, chain = (R.transfer_weights(s, h, t, q=shallow_cap(f), merge_sign=True) if shallow
+                    else R.transfer_weights(s, h, t))
     params = {**step_biases(s, z), "wx": wx, "zb": -(wx * z), "w_out": w_out, "mw_out": -w_out}
-    for k, w in zip(range(gate + 1, top + 1), reversed(chain)):  # forward order: input side first
-        params[f"c{k}"], params[f"B{k}"] = w, chain_bias(s, w, I)
+    # forward order: input side first (shallow: after the normalize layer)
+    for k, w in zip(range(gate + (2 if shallow else 1), top + 1), reversed(chain)):
+        if shallow:
+            params[f"c{k}"], params[f"n{k}"] = w, -w
+        else:
+            params[f"c{k}"], params[f"B{k}"] = w, chain_bias(s, w, I)
     return net, params
 
 
 # ------------------------------------------------------------------ Theorem 3.1
-def theorem_network(fmt, points):
+def theorem_network(fmt, points, variant=R.REPAIRED):
     """f = f2 ⊞ f1 for ``points`` = [(z, f*, h*, g*)] (bit patterns): the gradient atoms of
-    the points with g* ≠ 0, then the value atoms' pieces (nonzero f* only), at one depth."""
+    the points with g* ≠ 0, then the value atoms' pieces (nonzero f* only), at one depth.
+    ``variant="shallow"``: the shallow gradient atoms (:func:`shallow_chain_neuron`)."""
     from fpsmt.constructions.saturating import atoms_network
     _construction().check_points(fmt, points)
-    return atoms_network(fmt, points, piece_bound(fmt), value_atom, gradient_atom, block_constants(fmt).value_depth,
-                         gradient_depth(fmt), later_piece=uncapped_bound(fmt))
+    return atoms_network(fmt, points, piece_bound(fmt), value_atom, functools.partial(gradient_atom, variant=variant),
+                         block_constants(fmt).value_depth, gradient_depth(fmt, variant),
+                         later_piece=uncapped_bound(fmt))
 
 
 def value_atoms(fmt, points):
@@ -560,9 +626,13 @@ def check_format(fmt):
     block_constants(fmt)
 
 
-def depth(fmt):
-    """The depth of the theorem's network with a gradient atom."""
-    return max(gradient_depth(fmt), block_constants(fmt).value_depth)
+def depth(fmt, variant=R.REPAIRED):
+    """The depth of the theorem's network with a gradient atom (of ``variant``)."""
+    return max(gradient_depth(fmt, variant), block_constants(fmt).value_depth)
+
+
+#: the gradient atoms this family builds (``construct --variant``)
+ATOM_VARIANTS = (R.REPAIRED, R.SHALLOW)
 
 
 # ------------------------------------------------------------------ the construction
