@@ -130,7 +130,7 @@ def test_a_shallow_top_with_a_chain_weight_misses_the_targets():
     with S.hidden_activation("tanh"):
         net = S.theorem_network(fmt, pts, variant=R.SHALLOW)
         assert _exact_check(fmt, net, pts) == []
-        G = fmt.round(Fraction(2) ** S.block_constants(fmt).gate)
+        G = fmt.round(Fraction(2) ** S.gate_exponent(fmt, R.SHALLOW))
     top = net.layers[-2]
     # the gated tops' r rows read r with weight 1 and p with weight G: give r's entry 2^e_max
     big, one = fmt.round(Fraction(2) ** fmt.e_max), fmt.one_bits
@@ -215,14 +215,32 @@ def test_a_top_with_a_chain_weight_is_refuted(monkeypatch):
         assert _decide(T.top_claim(parse_format("float8_e4m3"))) == "REFUTED"
 
 
-def test_construct_refuses_the_shallow_variant_for_a_family_without_it(tmp_path):
-    """``construct --variant shallow`` for a family without the shallow atom: one line, exit
-    2, before any work."""
-    code, out, err = _main(["construct", "--activation", "elu", "--variant", "shallow", "--targets",
+def test_float16_the_repaired_top_claim_is_refuted_and_the_shallow_one_proved():
+    """float16, where H = 2^8: the repaired top's claim (every |y| <= H with every w_out in
+    W_OUT) sends y ⊗ w_out ⊗ 2^10 into p at x = z, which overflows — REFUTED, the
+    counterexample replayed (in the network the top's upstream is h ⊗ w_out, below 2 in
+    magnitude: the claim is stronger than the atom needs).  The shallow top's weight 1 lets
+    its gate be 2^T = 2^4, and its claim is PROVED."""
+    from fpsmt.proofs import sat_gradient_atom as T
+    fmt = parse_format("float16")
+    with S.hidden_activation("tanh"):
+        bad = Engine(solver="bitwuzla", timeout=300).prove(T.top_claim(fmt), fmt, {})
+        good = Engine(solver="bitwuzla", timeout=300).prove(T.top_claim(fmt, shallow=True), fmt, {})
+    assert bad.status == "REFUTED" and bad.reason == "counterexample replayed"
+    assert good.status == "PROVED"
+
+
+def test_construct_refuses_the_shallow_variant_for_a_family_without_it(tmp_path, monkeypatch):
+    """``construct --variant shallow`` for a family without the shallow atom (every built-in
+    family has it: the saturating family's taken away here): one line naming the families
+    that have it, exit 2, before any work."""
+    monkeypatch.delattr(S, "ATOM_VARIANTS")
+    code, out, err = _main(["construct", "--activation", "tanh", "--variant", "shallow", "--targets",
                             "example:sin_misleading.py", "--format", "bfloat16", "--out", tmp_path / "n.json"])
     assert code == 2 and not (tmp_path / "n.json").exists()
-    assert err.strip().splitlines()[-1] == ("fpsmt: error: --variant shallow: the shallow gradient atom is built for "
-                                            "the relu, saturating families, not for elu (the rectifying family)")
+    assert err.strip().splitlines() == [
+        "fpsmt: error: --variant shallow: the shallow gradient atom is built for the logistic, rectifying, relu "
+        "families, not for tanh (the saturating family)"]
 
 
 @pytest.mark.slow  # about 45 s

@@ -319,10 +319,10 @@ def register(sub):
                         f"local:N starts N workers on this machine for the run, ADDRESS (tcp://host:8786) uses a "
                         f"running scheduler (default ${cluster.ENV}; needs the extra fpsmt[cluster])")
     s.add_argument("--variant", choices=("repaired", "shallow"), default="repaired",
-                   help="1-D Theorem 3.1 targets, relu and the saturating family (tanh): shallow builds the "
-                        "shallow gradient atoms (chain weights up to 2^e_max; relu 14-15 layers, tanh 11-12; the "
-                        "lemma rows gradient_atom and theorem_3_1_relu, or sat_gradient_atom, sat_value_atom and "
-                        "sat_theorem_3_1, in their shallow variant); default repaired")
+                   help="1-D Theorem 3.1 targets: shallow builds the shallow gradient atoms (chain weights up to "
+                        "about 2^e_max: relu 14-15 layers, tanh 11-12, sigmoid 12-13, gelu, swish and elu 17-18 from "
+                        "bfloat16 up; the lemma rows of the gradient atom, the value atom and the theorem in their "
+                        "shallow variant); default repaired")
     s.add_argument("--depth", type=positive_int, metavar="L",
                    help="Theorem 3.1 networks of relu (1-D and d-dimensional): L layers, at least the least depth "
                         "(refused below it, naming it): every atom padded by copies of its last hidden layer, "

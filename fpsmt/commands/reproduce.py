@@ -209,11 +209,10 @@ def register(sub):
     s.add_argument("--lemma", action="append", help="lemma name(s); default all")
     s.add_argument("--activation", action="append",
                    help="activation(s) with a construction; repeat or separate with commas (default: every one)")
-    s.add_argument("--variant", help="released, repaired or shallow (the shallow gradient atoms: relu's "
-                                     "gradient_atom and theorem_3_1_relu, the saturating family's sat_value_atom, "
-                                     "sat_gradient_atom and sat_theorem_3_1; a lemma that does not state it has "
-                                     "no row); default all three; repaired only under a profile other than the "
-                                     "paper's")
+    s.add_argument("--variant", help="released, repaired or shallow (the shallow gradient atoms: each family's "
+                                     "gradient atom, value atom (at the shallow depth) and Theorem 3.1 rows; a "
+                                     "lemma that does not state it has no row); default all three; repaired only "
+                                     "under a profile other than the paper's")
     s.add_argument("--semantics", action="append", metavar="SPEC",
                    help="decide the lemmas under this semantics profile (key=value parts joined by commas, as eval "
                         "takes it, plus order=any and activation=ulp:K: every order, every implementation within K "

@@ -259,7 +259,7 @@ def chain_length(fmt, variant=R.REPAIRED):
     gated top of weight 1.  A chain weight c only scales r, which is a zero at x = z and in
     [−1, 1] elsewhere, so c ⊗ r is finite for every finite c: nothing bounds the weights
     but the top's gate, which must saturate c_top ⊗ r ⊕ G ⊗ p ⊖ G at x ≠ z — hence the
-    shallow top's weight 1."""
+    shallow top's weight 1 (and its smaller G, :func:`gate_exponent`)."""
     if variant == R.SHALLOW:
         return R.transfer_length(fmt, q=R.shallow_cap(fmt), merge_sign=True) + 1
     return R.transfer_length(fmt)
@@ -273,7 +273,7 @@ def gradient_network(fmt, depth=None, variant=R.REPAIRED):
     weight is the constant 1 (:func:`chain_length`)."""
     c = block_constants(fmt)
     gate, top = gradient_layers(fmt, depth, variant)  # p's layer (the gate's last) and the top's (r0 is layer 0)
-    G = _pow2(c.gate)
+    G = _pow2(gate_exponent(fmt, variant))
 
     def side(k):
         if k == 0:
@@ -287,6 +287,15 @@ def gradient_network(fmt, depth=None, variant=R.REPAIRED):
     P.add([("r", [("r", c_top), ("p", G)], -G), ("N", [("p", -G)], G)])
     P.add([("out", [("r", Param("w_out")), ("N", Param("w_out"))], NEG0)])
     return P.network()
+
+
+def gate_exponent(fmt, variant=R.REPAIRED):
+    """The top's gate weight G = 2^this: the block constants' (it must saturate c_top ⊗ r ⊕
+    G ⊗ p ⊖ G at x ≠ z for every c_top in K, up to 2^q), or T for the shallow top, whose
+    weight is 1: 1 − 2·2^T <= −2^T.  The smaller G keeps the gradient the top sends into p
+    at x = z, y ⊗ w_out ⊗ G for every |y| <= H, finite where H·2^gate is not (float16:
+    H = 2^8, 2^gate = 2^10)."""
+    return block_constants(fmt).T if variant == R.SHALLOW else block_constants(fmt).gate
 
 
 def chain_neuron(name):
