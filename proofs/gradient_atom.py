@@ -632,10 +632,12 @@ def shallow_chain_at_z(fmt):
         doc="the shallow chain layers at x = z", step_premise=[SHALLOW_WEIGHT], step_states=[CHAIN_BACK])
 
 
-def shallow_chain_killed(fmt):
+def shallow_chain_killed(fmt, base_hyp=None):
     """At x != z: the normalize layer takes the gate's (0, d, C, 0) or (0, d, 0, C) to
     (0, 1, C, 0) or (0, 1, 0, C) (the base), every chain layer with a weight in K' keeps it;
-    a finite upstream on R with zeros on K and the killers gives zero gradients."""
+    a finite upstream on R with zeros on K and the killers gives zero gradients.
+    ``base_hyp``: the gate's state at x != z as another gate states it (the d-dimensional
+    atom's, proofs/gradient_atom_nd.py; default GATE_OFF_S)."""
     fin = Float(finite=True)
     ups = {"uR": fin, "oK": zero(), "o1": zero(), "o2": zero()}
 
@@ -648,7 +650,7 @@ def shallow_chain_killed(fmt):
     def layer(s):
         return _shallow_layer(s, [s.R, s.K, s.G1, s.G2], ups_of(s), s.c)
     base = stage(f"{S}.chain_killed.base", {"n": _i, **ups}, KILLED_RUN_S,
-                 lambda s: {"i": 0, **dict(zip(_STATE, base_run(s)[0]))}, GATE_OFF_S,
+                 lambda s: {"i": 0, **dict(zip(_STATE, base_run(s)[0]))}, base_hyp or GATE_OFF_S,
                  side=lambda s: [g.is_zero() for g in base_run(s)[1]])
     return induction(
         f"{S}.chain_killed", KILLED_RUN_S, "i", 0, CHAIN_MAX, base,
@@ -672,17 +674,24 @@ def shallow_output_claim(fmt):
                   goal=goal, given=lambda s: [SHALLOW_WEIGHT.holds(s), W_OUT.holds(s)])
 
 
-def shallow_tree(fmt):
-    """The shallow atom's tree (see the comment above :data:`S`)."""
+def shallow_chain_parts(fmt, base_hyp=None):
+    """The shallow tree's nodes after the gate (from (R, K, G1, G2) on: spacing, the
+    normalize layer and the chain at x = z, the chain at x != z, the output, the transfer,
+    the facts, the backward chain), which the d-dimensional shallow atom shares
+    (``base_hyp``: :func:`shallow_chain_killed`'s)."""
     def flat(c, **uses):
         return Node("stage", c.name, c, uses=uses)
+    out = flat(shallow_output_claim(fmt), hypothesis=W_OUT, premise=[W_OUT, SHALLOW_WEIGHT], side=[CHAIN_BACK])
+    return [flat(spacing_claim(fmt)), sequence(f"{S}.at_z", [shallow_normalize_stage(fmt), shallow_chain_at_z(fmt)]),
+            shallow_chain_killed(fmt, base_hyp), out, transfer_tree(fmt, chain=SHALLOW_CHAIN), one_fact(fmt),
+            cong_fact(fmt), backward_tree(fmt)]
+
+
+def shallow_tree(fmt):
+    """The shallow atom's tree (see the comment above :data:`S`)."""
     gate = sequence(f"{S}.gate", [step_node("ge", fmt, True), step_node("le", fmt, True), gate_t_stage(fmt),
                                   gate_beside(fmt), shallow_gate_top_stage(fmt)])
-    out = flat(shallow_output_claim(fmt), hypothesis=W_OUT, premise=[W_OUT, SHALLOW_WEIGHT], side=[CHAIN_BACK])
-    return Node("lemma", "gradient_atom", None, [
-        gate, flat(spacing_claim(fmt)), sequence(f"{S}.at_z", [shallow_normalize_stage(fmt), shallow_chain_at_z(fmt)]),
-        shallow_chain_killed(fmt), out, transfer_tree(fmt, chain=SHALLOW_CHAIN), one_fact(fmt), cong_fact(fmt),
-        backward_tree(fmt)])
+    return Node("lemma", "gradient_atom", None, [gate] + shallow_chain_parts(fmt))
 
 
 def shallow(fmt):

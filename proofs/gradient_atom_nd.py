@@ -220,6 +220,81 @@ def tree(fmt):
                 + G.chain_parts(fmt, killed_base(fmt)) + [Z.zeros_sum(fmt), plus_zero(fmt)])
 
 
+# ------------------------------------------------------------------ the shallow variant
+# fpsmt.constructions.relu_nd.gradient_atom(i, "shallow"): the same d-wide gate, its gate row
+# with K = relu(d) (d = z_i − z_i⁻) beside R, then the 1-D shallow atom's chain and output.
+# Its tree: the repaired one's stages up to the collapse, ``shallow.collapse`` (layers 6–8
+# with K: the 1-D shallow gate's (R, K, G1, G2) at m = 0 and m = 1), then the 1-D shallow
+# tree's nodes after its gate (proofs/gradient_atom.py ``shallow_chain_parts``: the very
+# claims of the 1-D shallow row), its chain at x != z starting from this gate's state.
+GATE_AT_S = Pred("gradient_atom_nd.shallow.gate", {**GATE_AT.variables, "K": Float()},
+                 lambda s: [GATE_AT.holds(s), s.K.same(s.z - s.z.next_down())],
+                 doc="(R, G1, G2) as GATE states them, and K = z_i − z_i⁻ at every x")
+GATE_OFF_S = Pred("gradient_atom_nd.shallow.gate_off", {**GATE_AT_S.variables},
+                  lambda s: [GATE_AT_S.holds(s), s.m.eq(1)], doc="(R, K, G1, G2) = (+0, z_i − z_i⁻, C, +0): some x_j != z_j")
+
+
+def _collapse_net_s(fmt):
+    """Layers 6–8 of the shallow atom on (T, S): layer 6 as :func:`_collapse_net`'s, layers
+    7–8 the d = 1 shallow atom's (its K's bias the parameter ``d``)."""
+    from fpsmt.constructions.relu import Plan
+    from fpsmt.semantics.network import Network
+    six = Plan(fmt, inputs=("T", "S"))
+    six.add([C.carried(["T"])[0], ("A", [("S", 1)], C.killer_constant(fmt))])
+    one_d, _ = C.concrete_params(N.gradient_atom(0, C.SHALLOW), fmt, 0, fmt.round(1), fmt.round(1))
+    return Network(fmt, six.network(last_act=None).layers + one_d.layers[7:9])
+
+
+def collapse_shallow(fmt):
+    def run(s):
+        net = _collapse_net_s(s.fmt)
+        ups = [s.where(s.m.eq(0), u, u * 0) for u in (s.uR, s.uK, s.u1, s.u2)]
+        return s.run(net, [s.T, s.S], ups, params={"d": s.z - s.z.next_down()}, trace=True,
+                     zeros=s.zeros(net, first=0))
+
+    def side(s):
+        _, grad, (pre, post, up) = run(s)
+        a_term = up[0][1] * s.sigma_prime(C.hidden(), pre[0][1])
+        return [s.m.eq(0).implies(G.PASS.holds(s, u=s.uR, g=grad[0])), s.m.eq(1).implies(grad[0].is_zero()),
+                a_term.is_zero()] + finite_inside(post, up)
+    fin = Float(finite=True)
+
+    def given(s):
+        return [G.T5.holds(s), K.FOLDED.holds(s, t=-s.const(0), K=_killer(s), U=-_killer(s)),
+                s.m.eq(0).implies(s.x.eq(s.z))]
+    zs = zero_variables(_collapse_net_s(fmt), first=0)
+    c = forall("gradient_atom_nd.shallow.collapse", {"z": X_DOM, "x": X_DOM, "T": Float(), "S": Float(), "m": K._m,
+                                                     "n": K._k, "uR": fin, "uK": fin, "u1": fin, "u2": fin, **zs},
+               given=given,
+               goal=lambda s: [GATE_AT_S.holds(s, **dict(zip(("R", "K", "G1", "G2"), run(s)[0])))] + side(s),
+               doc="layers 6–8 of the shallow atom on T and A's killer sum: the 1-D shallow gate's (R, K, G1, G2) "
+                   "at m = 0 and m = 1, T's gradient passed through at m = 0 and a zero at m = 1, A's term into the "
+                   "killers a zero")
+    return Node("stage", c.name, c, doc=c.doc, uses={"guarantee": GATE_AT_S, "premise": [G.T5, K.FOLDED],
+                                                     "side": [G.PASS]})
+
+
+def shallow_tree(fmt):
+    pair = join("gradient_atom_nd.pair", [STEP_GE, STEP_LE], STEP_PAIR,
+                doc="the two step blocks of one coordinate give its pair")
+    coord = sequence("gradient_atom_nd.coordinates",
+                     [Z.step_block(fmt, "ge"), Z.step_block(fmt, "le"), pair, coordinate(fmt)])
+    any_ = [u for u in K.uses(fmt) if u.name == "coordinates_nd.ga_any"]
+    return Node("lemma", "gradient_atom_nd", None,
+                [coord, t_stage(fmt), K.fold(fmt), *any_, K.relu_off(fmt), collapse_shallow(fmt)]
+                + G.shallow_chain_parts(fmt, GATE_OFF_S) + [Z.zeros_sum(fmt), plus_zero(fmt)])
+
+
+def shallow(fmt):
+    return shallow_tree(fmt), (
+        f"every d <= {K.TERMS_MAX // 2}, every coordinate i < d: for all z, x in {xdesc(fmt)}^d, every finite h != 0, "
+        "every finite g != 0 and every finite y: out = ±0; D^AD w.r.t. x_i = g (bit for bit) at x = z with upstream h "
+        "and ±0 at x != z with upstream y; D^AD w.r.t. every other coordinate ±0; depth "
+        f"{N.depth(fmt, C.SHALLOW)} (the repaired atom: {N.depth(fmt)}); proved as a tree: the d-wide gate (step "
+        "blocks, killers, T, the induction over the killer terms, the two layers that collapse them, K beside R), "
+        "then the 1-D shallow atom's chain, output, transfer and backward claims")
+
+
 def repaired(fmt):
     return tree(fmt), (f"every d <= {K.TERMS_MAX // 2}, every coordinate i < d: for all z, x in {xdesc(fmt)}^d, every "
                        "finite h != 0, every finite g != 0 and every finite y: out = ±0; D^AD w.r.t. x_i = g (bit for "
@@ -246,4 +321,4 @@ def _extra(fmt):
 
 
 LEMMA = Lemma("gradient_atom_nd", "Lemma 3.5 for x in F^d (BRIEF §5; Theorem 3.1's X^d)",
-              {"repaired": repaired}, order=82, only=("repaired",), extra=_extra)
+              {"repaired": repaired, "shallow": shallow}, order=82, only=("repaired", "shallow"), extra=_extra)

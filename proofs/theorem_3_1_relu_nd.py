@@ -43,17 +43,21 @@ def _activations(fmt):
     return [L.activation for net in nets for L in net.layers] + ["relu"]  # the padding copies: relu
 
 
-def repaired(fmt):
+def repaired(fmt, variant="repaired"):
+    """The theorem's tree; ``variant="shallow"``: the shallow gradient atom's tree (the
+    zero-gradient atoms and ⊞ are the repaired ones, padded to its depth)."""
     from fpsmt.proof import approx
-    parts = [tree_node(name, load(name).build("repaired", fmt)[0])
+    parts = [tree_node(name, load(name).build(variant if name == "gradient_atom_nd" else "repaired", fmt)[0])
              for name in ("zero_gradient_atom_nd", "gradient_atom_nd", "boxplus_neutrality")]
+    kw = {} if variant == "repaired" else {"variant": variant}
+    shallow = "" if variant == "repaired" else f" (variant={variant!r})"
     tree = Node("lemma", "theorem_3_1_relu_nd", None, parts + [approx.congruence_tree(_activations(fmt))],
                 doc="the d-dimensional atoms' and ⊞'s trees, and approx.congruence")
     return tree, (
         f"every d <= 32768: for every domain D of distinct points of X^d, X = [-2^{fmt.e_max - 2}, "
         f"2^{fmt.e_max - 2}], every finite f*, every h* with |h*| <= Omega and every finite g* (d components) "
-        "with g* = 0 where h* = 0: the network f2 ⊞ f1 of fpsmt.constructions.relu_nd.theorem_network "
-        f"(depth {N.depth(fmt)}, or any depth above it up to {SLOTS} more: every atom padded by copies of its last "
+        f"with g* = 0 where h* = 0: the network f2 ⊞ f1 of fpsmt.constructions.relu_nd.theorem_network{shallow} "
+        f"(depth {N.depth(fmt, **kw)}, or any depth above it up to {SLOTS} more: every atom padded by copies of its last "
         "hidden layer, boxplus_neutrality.padding) has f(x) = f*(x) and D^AD(h*(x)) = g*(x) in every component at "
         "every x of D (a "
         "zero target met by +0 or -0); proved as the trees of zero_gradient_atom_nd, gradient_atom_nd and "
@@ -61,5 +65,9 @@ def repaired(fmt):
         "argument in proofs/theorem_3_1_relu_nd.py")
 
 
-LEMMA = Lemma("theorem_3_1_relu_nd", "Theorem 3.1 on X^d (BRIEF §4, §5)", {"repaired": repaired}, order=101,
-              only=("repaired",))
+def shallow(fmt):
+    return repaired(fmt, "shallow")
+
+
+LEMMA = Lemma("theorem_3_1_relu_nd", "Theorem 3.1 on X^d (BRIEF §4, §5)", {"repaired": repaired, "shallow": shallow},
+              order=101, only=("repaired", "shallow"))

@@ -246,10 +246,10 @@ def test_construct_builds_the_shallow_network(tmp_path):
 
 
 @pytest.mark.parametrize("extra,word", [
-    (["--activation", "tanh"], "--variant shallow: the shallow gradient atom is built for relu, not for tanh"),
     (["--depth", "14"], "--depth 14: the relu network in float8_e4m3 needs at least 15 layers"),
-    (["--targets", "example:gradient_clipping.py"], "built for 1-D Theorem 3.1 targets (not yet for Theorem 3.2"),
-    (["--targets", "example:sin_cos_2d.py"], "built for 1-D Theorem 3.1 targets (not yet for d-dimensional"),
+    (["--activation", "tanh", "--depth", "20"], "--depth: the saturating family's lemmas state its network at its "
+                                                "least depth only (tanh)"),
+    (["--targets", "example:gradient_clipping.py"], "built for Theorem 3.1 targets (not yet for Theorem 3.2"),
 ])
 def test_construct_shallow_refusals(tmp_path, extra, word):
     from conftest import fpsmt
@@ -286,3 +286,71 @@ def test_construct_shallow_verify_atoms_and_certify_from_an_empty_store(tmp_path
               "--certify", "--out", str(tmp_path / "m.json"), "--store", store, "--json")
     assert r.returncode == 0, r.stderr
     assert json.loads(r.stdout)["certified"] is True
+
+
+# ------------------------------------------------------------------ the d-dimensional shallow atom
+@pytest.mark.parametrize("fmt,repaired", [("float8_e4m3", 21), ("bfloat16", 67), ("float64", 73)])
+def test_construct_builds_the_shallow_nd_network(tmp_path, fmt, repaired):
+    """``construct --variant shallow`` on 2-D targets (289 points): every point's value and
+    both gradient components bit for bit, 17 layers (16 in float64) where the repaired
+    network has 21–73."""
+    import json
+
+    from conftest import fpsmt
+    from fpsmt.constructions import relu_nd as N
+    r = fpsmt("construct", "--targets", "example:sin_cos_2d.py", "--format", fmt, "--variant", "shallow",
+              "--out", str(tmp_path / "n.json"), "--json")
+    assert r.returncode == 0, r.stderr
+    doc = json.loads(r.stdout)
+    f = parse_format(fmt)
+    assert (doc["variant"], doc["mismatches"], doc["verified"]) == ("shallow", [], doc["points"])
+    assert doc["depth"] == doc["least_depth"] == N.depth(f, C.SHALLOW) < N.depth(f) == repaired
+
+
+def test_the_shallow_nd_atom_is_its_stages():
+    """GA_i's shallow layers 7–8 are the collapse stage's network after its layer 6 (K's bias
+    the parameter d), and from its gate row (layer 8) on, the 1-D shallow atom's layers from
+    its gate row (layer 6) on, K included."""
+    from fpsmt.constructions import relu_nd as N
+    from fpsmt.proofs import gradient_atom_nd as GN
+    from test_saturating import _same_layer
+    f = parse_format("bfloat16")
+    nd, _ = C.concrete_params(N.gradient_atom(1, C.SHALLOW), f, f.round(1), f.round(-3), f.round(2), f.round(5))
+    one, _ = C.concrete_params(C.shallow_gradient_atom, f, f.round(-3), f.round(2), f.round(5))
+    col = GN._collapse_net_s(f)
+    assert all(_same_layer(a, b) for a, b in zip(nd.layers[7:9], col.layers[1:]))
+    assert len(nd.layers) - 8 == len(one.layers) - 6 and \
+        all(_same_layer(a, b) for a, b in zip(nd.layers[8:], one.layers[6:]))
+
+
+def test_the_shallow_collapse_is_proved_and_refuted_with_a_constant_k(monkeypatch):
+    """The shallow nd tree's own stage in float8_e4m3: PROVED; with K's bias the constant 1
+    instead of d = z_i − z_i⁻ it is REFUTED (K is not the 1-D shallow gate's)."""
+    from fpsmt.proofs import gradient_atom_nd as GN
+    from fpsmt.semantics.network import Layer, Network
+    f = parse_format("float8_e4m3")
+    assert Engine(solver="z3", timeout=120).prove(GN.collapse_shallow(f).claim, f, {}).status == "PROVED"
+    real = GN._collapse_net_s
+
+    def constant_k(fmt):
+        net = real(fmt)
+        L = net.layers[-1]
+        bias = list(L.bias)
+        bias[1] = fmt.round(1)  # K's
+        return Network(fmt, net.layers[:-1] + [Layer(L.n_out, L.n_in, L.rows, L.cols, L.weights, bias, L.activation)])
+    monkeypatch.setattr(GN, "_collapse_net_s", constant_k)
+    assert Engine(solver="z3", timeout=120).prove(GN.collapse_shallow(f).claim, f, {}).status == "REFUTED"
+
+
+@pytest.mark.slow  # about a minute
+def test_the_shallow_nd_rows_are_proved_and_confirmed_in_float8_e4m3(tmp_path):
+    import json
+
+    from conftest import fpsmt
+    r = fpsmt("reproduce", "--lemma", "gradient_atom_nd,theorem_3_1_relu_nd", "--variant", "shallow", "--format",
+              "float8_e4m3", "--store", str(tmp_path / "s.sqlite"), "--json", cwd=str(tmp_path))
+    assert r.returncode == 0, r.stderr
+    rows = json.loads(r.stdout)
+    assert [(x["lemma"], x["variant"], x["status"]) for x in rows] == [
+        ("gradient_atom_nd", "shallow", "PROVED"), ("theorem_3_1_relu_nd", "shallow", "PROVED")]
+    assert all(not x["confirmed"]["unconfirmed"] for x in rows)

@@ -177,9 +177,10 @@ def cmd_construct(args):
                            if variant in getattr(c.blocks, "ATOM_VARIANTS", ())})
             raise InputError(f"--variant {variant}: the {variant} gradient atom is built for the {', '.join(have)} "
                              f"families, not for {construction.activation} (the {construction.family} family)")
-        if nd or targets.theorem_of(resolve(args.targets)) == "3.2":
-            raise InputError(f"--variant {variant}: built for 1-D Theorem 3.1 targets (not yet for "
-                             f"{'d-dimensional' if nd else 'Theorem 3.2'} ones)")
+        if nd and construction.family != "relu":
+            raise InputError(f"--variant {variant}: d-dimensional targets are built for relu")
+        if targets.theorem_of(resolve(args.targets)) == "3.2":
+            raise InputError(f"--variant {variant}: built for Theorem 3.1 targets (not yet for Theorem 3.2 ones)")
     if args.depth is not None:  # before any work: a depth the lemmas cover, at or above the least
         if targets.theorem_of(resolve(args.targets)) == "3.2":
             raise InputError("--depth pads Theorem 3.1 networks; a Theorem 3.2 network has the depth its pieces need")
@@ -188,7 +189,7 @@ def cmd_construct(args):
                              f"only ({construction.activation}); padding to any depth is proved for relu "
                              "(boxplus_neutrality.padding)")
         from fpsmt.constructions import relu, relu_nd
-        relu.theorem_depth(fmt, args.depth, least=relu_nd.least_depth(fmt) if nd else
+        relu.theorem_depth(fmt, args.depth, least=relu_nd.least_depth(fmt, **vkw) if nd else
                            construction.blocks.least_depth(fmt, **vkw))
     if nd:
         from fpsmt.commands import construct_nd

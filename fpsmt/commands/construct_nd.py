@@ -40,7 +40,7 @@ def construct(args, fmt, construction, path, out_path, sem):
             raise InputError(f"--verify atoms: the lemma rows are stated for d <= {relu_nd.D_MAX}, the targets have "
                              f"d = {d}; use --verify full")
         with construction.active():
-            kinds = relu_nd.atom_kinds(fmt, points, depth=args.depth)
+            kinds = relu_nd.atom_kinds(fmt, points, depth=args.depth, variant=args.variant)
         atoms_within_the_lemmas(points, kinds)
         atom_rows = atom_lemmas(args, fmt, construction, names=relu_nd.LEMMAS)
     spread = cluster.spec_of(args) if atom_rows is None else None
@@ -48,7 +48,7 @@ def construct(args, fmt, construction, path, out_path, sem):
         err(f"fpsmt: building the relu network for {len(points)} points of {fmt.name}^{d} ...")
         t0 = time.perf_counter()
         with construction.active():
-            net = relu_nd.theorem_network(fmt, points, depth=args.depth)
+            net = relu_nd.theorem_network(fmt, points, depth=args.depth, variant=args.variant)
         built = time.perf_counter() - t0
         with netio.pending_network(net, out_path) as (pending, size, written):  # verified as written
             t1 = time.perf_counter()
@@ -64,7 +64,8 @@ def construct(args, fmt, construction, path, out_path, sem):
                 pending.discard()
     n_ga = [sum(1 for p in points if not fmt.is_zero(p[3][i])) for i in range(d)]
     summary = {"format": fmt.name, "dimension": d, "points": len(points), "gradient_atoms": n_ga,
-               "value_atoms": len(points), "depth": net.depth, "least_depth": relu_nd.least_depth(fmt),
+               "value_atoms": len(points), "depth": net.depth, "least_depth": relu_nd.least_depth(fmt, args.variant),
+               "variant": args.variant,
                "activation": "relu", "paper_depth": 7,
                "widths": [L.n_out for L in net.layers], "max_width": max(L.n_out for L in net.layers),
                "parameters": net.n_parameters(), "bytes": size, "out": None if bad else str(out_path),

@@ -763,13 +763,23 @@ def shallow_gradient_atom(s, z, h, g):
     """
     P = gate_plan(s.fmt, shallow=True)
     params = {**step_params(s, "ge", z), **step_params(s, "le", -z), "d": z - z.next_down()}
+    params.update(shallow_chain_and_output(s, P, h, g))
+    return P.network(), params
+
+
+def shallow_chain_and_output(s, P, h, g):
+    """Add the shallow atom's chain (:func:`shallow_chain_layer` per weight of
+    :func:`shallow_weights`, N in the last) and the output layer to the plan P, whose last
+    layer holds (R, K, G1, G2); returns their params (c_i, n_i = −c_i, w_out).  The
+    d-dimensional shallow atom shares it (:mod:`fpsmt.constructions.relu_nd`)."""
     w_out, weights = shallow_weights(s, h, g)
+    params = {}
     for i, c in enumerate(weights):
         params[f"c{i}"], params[f"n{i}"] = c, -c
         P.add(shallow_chain_layer(f"c{i}", f"n{i}", with_n=i == len(weights) - 1))
     params["w_out"] = w_out
     P.add(OUTPUT_LAYER)
-    return P.network(), params
+    return params
 
 
 # ------------------------------------------------------------------ ⊞

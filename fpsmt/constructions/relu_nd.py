@@ -81,7 +81,7 @@ def zero_gradient_atom(s, *args):
     return P.network(), params
 
 
-def gradient_atom(i):
+def gradient_atom(i, variant=R.REPAIRED):
     """The builder of GA_i: ``(s, z_0 … z_{d−1}, h, g)`` → (network, params).
 
     * layers 0–4: the step pairs of every coordinate; beside them T = relu(x_i ⊖ z_i⁻),
@@ -94,7 +94,11 @@ def gradient_atom(i):
     * from layer 8 on, the 1-D atom's layers on (T, G1, G2) — its gate row R = relu(T − G1 −
       G2), its chain and its output (:func:`fpsmt.constructions.relu.repaired_gradient_atom`):
       (R, G1, G2) is the 1-D gate's (d, 0, 0) at x = z and (0, C, 0) elsewhere.
-    Two layers deeper than the 1-D atom (:func:`depth`)."""
+    Two layers deeper than the 1-D atom (:func:`depth`).
+
+    ``variant="shallow"``: the gate row also holds K = relu(d), d = z_i − z_i⁻ (a constant
+    neuron), and from there the 1-D shallow atom's chain and output
+    (:func:`fpsmt.constructions.relu.shallow_chain_and_output`)."""
     def build(s, *args):
         *zs, h, g = args
         d = len(zs)
@@ -108,9 +112,15 @@ def gradient_atom(i):
                                         for j in range(d) for c, t in (("a", "ge"), ("b", "le"))])
         P.add([R.carried(["T"])[0], ("A", [(g_, -1) for g_ in killers], C)])
         P.add([R.carried(["T"])[0], ("G1", [("A", -1)], C), ("G2", [], R.NEG0)])
-        P.add([("R", [("T", 1), ("G1", -1), ("G2", -1)], R.NEG0)] + R.carried(["G1", "G2"]))
         params = _step_params(s, zs)
-        params.update(R.chain_and_output(s, P, zs[i], h, g))
+        if variant == R.SHALLOW:
+            P.add([("R", [("T", 1), ("G1", -1), ("G2", -1)], R.NEG0), ("K", [], R.Param("d"))]
+                  + R.carried(["G1", "G2"]))
+            params["d"] = zs[i] - zs[i].next_down()
+            params.update(R.shallow_chain_and_output(s, P, h, g))
+        else:
+            P.add([("R", [("T", 1), ("G1", -1), ("G2", -1)], R.NEG0)] + R.carried(["G1", "G2"]))
+            params.update(R.chain_and_output(s, P, zs[i], h, g))
         return P.network(), params
     return build
 
@@ -122,16 +132,16 @@ D_MAX = 1 << 15
 LEMMAS = ("zero_gradient_atom_nd", "gradient_atom_nd", "boxplus_neutrality", "theorem_3_1_relu_nd")
 
 
-def depth(fmt):
+def depth(fmt, variant=R.REPAIRED):
     """The d-dimensional atoms' depth: the gradient atom's, two layers more than the 1-D one
     (A and G1 collapse the coordinates' killers into the 1-D gate's)."""
-    return R.gradient_atom_depth(fmt) + 2
+    return R.gradient_atom_depth(fmt, variant) + 2
 
 
 least_depth = depth  # the d-dimensional Theorem 3.1 network's least depth
 
 
-def _kinds(fmt, points):
+def _kinds(fmt, points, variant=R.REPAIRED):
     """The network's blocks kind by kind, in its order: (builder, one list of bit patterns
     per builder argument, the points — indices into ``points`` — the copies are built
     for): GA_i of the points with g*_i ≠ 0, input by input, then every point's ZGA."""
@@ -140,30 +150,33 @@ def _kinds(fmt, points):
     for i in range(d):
         own = [k for k, p in enumerate(points) if not fmt.is_zero(p[3][i])]
         if own:
-            kinds.append((gradient_atom(i), [[points[k][0][j] for k in own] for j in range(d)]
+            kinds.append((gradient_atom(i, variant), [[points[k][0][j] for k in own] for j in range(d)]
                           + [[points[k][2] for k in own], [points[k][3][i] for k in own]], own))
     kinds.append((zero_gradient_atom, [[p[0][j] for p in points] for j in range(d)] + [[p[1] for p in points]],
                   list(range(len(points)))))
     return kinds
 
 
-def theorem_network(fmt, points, depth=None):
+def theorem_network(fmt, points, depth=None, variant=R.REPAIRED):
     """f = f2 ⊞ f1 for ``points`` = [(z: d patterns, f*, h*, g*: d patterns), …]: the
     gradient atoms GA_i of the points with g*_i ≠ 0, coordinate by coordinate, then every
     point's zero-gradient atom (module docstring).  ``depth``: at least :func:`least_depth`
-    (default), every atom padded to it (:func:`fpsmt.constructions.relu.theorem_depth`)."""
+    (default), every atom padded to it (:func:`fpsmt.constructions.relu.theorem_depth`).
+    ``variant="shallow"``: the shallow gradient atoms."""
     check_points(fmt, points)
-    depth_ = R.theorem_depth(fmt, depth, least=least_depth(fmt))
-    return R.boxplus_copies(fmt, [R.block_copies(b, fmt, args, depth_) for b, args, _ in _kinds(fmt, points)])
+    depth_ = R.theorem_depth(fmt, depth, least=least_depth(fmt, variant))
+    return R.boxplus_copies(fmt, [R.block_copies(b, fmt, args, depth_)
+                                  for b, args, _ in _kinds(fmt, points, variant)])
 
 
-def atom_kinds(fmt, points, depth=None) -> list:
+def atom_kinds(fmt, points, depth=None, variant=R.REPAIRED) -> list:
     """The kinds of :func:`theorem_network`'s blocks, in its order, as
     :func:`fpsmt.constructions.blockrun.own_blocks` takes them: (template, the points — indices
     into ``points`` — its copies were built for).  The templates are the builders' for the
     first point of each kind (only their shape is read).  ``depth``: the network's."""
-    depth_ = R.theorem_depth(fmt, depth, least=least_depth(fmt))
-    return [(R.block_copies(b, fmt, [a[:1] for a in args], depth_)[0], own) for b, args, own in _kinds(fmt, points)]
+    depth_ = R.theorem_depth(fmt, depth, least=least_depth(fmt, variant))
+    return [(R.block_copies(b, fmt, [a[:1] for a in args], depth_)[0], own)
+            for b, args, own in _kinds(fmt, points, variant)]
 
 
 def check_points(fmt, points):
