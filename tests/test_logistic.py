@@ -78,8 +78,8 @@ def test_blocks_without_their_compensations_miss_the_targets(part, monkeypatch):
         monkeypatch.setattr(LG, "W_OUT", 1)
     elif part == "chain":
         real = LG.chain
-        monkeypatch.setattr(LG, "chain", lambda s, h, g: (lambda w_x, cs: (w_x, [c * 0.25 for c in cs]))(
-            *real(s, h, g)))
+        monkeypatch.setattr(LG, "chain", lambda s, h, g, *variant: (lambda w_x, cs: (w_x, [c * 0.25 for c in cs]))(
+            *real(s, h, g, *variant)))
     else:
         monkeypatch.setattr(LG, "gradient_pieces", lambda f, z, g: [g])
     assert _exact_check(fmt, _network(fmt, pts), pts) != []
