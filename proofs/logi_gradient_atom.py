@@ -48,7 +48,15 @@ first-layer terms are zeros but the path's, which is D^AD (so g at x = z with up
 h), and all zeros elsewhere; every hidden value and gradient is finite.  What is the
 code's, tested: the atom's layers are these stages' in this order, its chain weights 4·w
 for the transfer's weights w (top first: 4·w_out), with no weight 4 between the transfer's
-last weight and the gate at the lemma's depth."""
+last weight and the gate at the lemma's depth.
+
+The ``shallow`` variant (``logistic.gradient_atom(..., variant="shallow")``): the same
+layers, fewer chain layers — the transfer's weights w up to 2^(e_max − 2)
+(``logistic.shallow_cap``: every network weight 4w finite) and ±m_g one weight.  Its tree
+is this one with ``shallow.chain_at_z`` and ``shallow.chain_killed`` over w in
+[−2, 0) ∪ (0, 2^(e_max − 2)] (:data:`SHALLOW_WEIGHT`) and the transfer's stages with that
+cap (:data:`SHALLOW_TRANSFER`); the gate, the top (its weight 4 ⊗ w_out) and the backward
+chain are the same claims."""
 
 import functools
 from fractions import Fraction

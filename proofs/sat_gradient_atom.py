@@ -38,7 +38,14 @@ in this order with the transfer's weights (its parameters c_{s+1} … c_top are
 than its least depth).  For the theorem's join (proofs/sat_theorem_3_1.py) the stages
 state: the output row's two terms sum to a zero; D^AD's first-layer terms are zeros but
 the path's, which is D^AD (so g at x = z with upstream h), and all zeros elsewhere; every
-hidden value and gradient is finite."""
+hidden value and gradient is finite.
+
+The ``shallow`` variant (``saturating.gradient_atom(..., variant="shallow")``): the same
+gate, chain layers with weights in K' = [−2, 0) ∪ (0, 2^e_max] (the transfer with the cap
+2^e_max and ±m_g one weight, ``multiplication_transfer.SHALLOW_CHAIN``), and a top of the
+constant weight 1 with the gate G = 2^T (``saturating.gate_exponent``): its tree is this one
+with ``shallow.chain_at_z``, ``shallow.chain_killed`` (the same inductions over K'),
+``shallow.top`` (PASS of y ⊗ w_out instead of CHAIN_BACK) and the shallow transfer."""
 
 from fpsmt.constructions import saturating as S
 from fpsmt.proof.claims import Float, Int, forall

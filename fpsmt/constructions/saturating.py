@@ -271,7 +271,6 @@ def gradient_network(fmt, depth=None, variant=R.REPAIRED):
     path r0 = σ(x ⊖ z), then r = σ(1 ⊗ r)), then one chain layer (p carried, r = σ(c_i ⊗ r))
     per weight c_i before the top, the gated top with N, the output.  The shallow top's
     weight is the constant 1 (:func:`chain_length`)."""
-    c = block_constants(fmt)
     gate, top = gradient_layers(fmt, depth, variant)  # p's layer (the gate's last) and the top's (r0 is layer 0)
     G = _pow2(gate_exponent(fmt, variant))
 
