@@ -44,6 +44,8 @@ region and rounds to 1/2 on a whole interval around 0 (|t| <= 2^−(M+1)): a fir
   overflow (|g| in the top binade, |z| near M_σ), three atoms at z share g
   (:func:`gradient_pieces`).  At x = z the branch through N meets h·G <= H·2^(T+1), finite,
   and dies at np.
+* the shallow gradient atom (``variant="shallow"``): the same layers, fewer chain layers:
+  the transfer's weights up to 2^(e_max − 2) (:func:`shallow_cap`) and ±m_g one weight.
 * the Theorem 3.1 network: the gradient atoms of the points with g* ≠ 0, then the value
   atoms' pieces, side by side at one depth, one output row
   (:func:`fpsmt.constructions.saturating.atoms_network`).

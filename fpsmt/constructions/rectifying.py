@@ -46,6 +46,11 @@ R.monotone, so an interval's image is bounded by the values at its ends).
   scaled by I), so every σ' on the path is 1; the last layer also holds
   ``N = σ(−G1 − G2 ⊕ I)`` and the output is ``w_out ⊗ R ⊕ (−w_out) ⊗ N``.  The chain
   carries h to t = g/(w_x·2^k0): w_x = 1 unless 2^−k0·g is not finite (then w_x = 2).
+* the shallow gradient atom (``variant="shallow"``, :func:`shallow_chain_neuron`): after
+  the gate a normalize layer (the chain layer of weight 1, bias +0) adds K = I beside R;
+  each later layer cancels c ⊗ R against (−c) ⊗ K exactly at x = z, so its weight needs no
+  reset and goes up to 2^(e_max − 2 − a) (:func:`shallow_cap`); the killers enter with
+  weight −1/2 so that every pre-activation stays finite where the chain is killed.
 * the Theorem 3.1 network: the gradient atoms of the points with g* ≠ 0, then the value
   atoms' pieces, side by side at one depth (carries in the steps), one output row.
 

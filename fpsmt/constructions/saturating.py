@@ -34,6 +34,10 @@ saturation requirement, the amplification from σ(ω) (ω the least subnormal). 
   elsewhere) so that the output ``w_out ⊗ r_top ⊕ w_out ⊗ N`` is a zero everywhere.  The
   gradient that reaches p at x = z is at most 2·G (the chain's output side is within
   [1, 2) after w_out), so it stays finite, and dies at p's σ' = 0.
+* the shallow gradient atom (``variant="shallow"``, :func:`chain_length`): the transfer's
+  weights up to 2^e_max and ±m_g one weight (r is a zero at x = z and in [−1, 1]
+  elsewhere: no weight overflows it), under a top of the constant weight 1 whose gate is
+  2^T (:func:`gate_exponent`).
 * the Theorem 3.1 network: the gradient atoms of the points with g* ≠ 0, then the value
   atoms' pieces, side by side at one depth (value atoms carry p longer), one output row
   summing every term in that order.
