@@ -167,11 +167,19 @@ def _collapse_net(fmt):
     return Network(fmt, six.network(last_act=None).layers + _one_d(fmt).layers[7:9])
 
 
-def collapse(fmt):
+def collapse(fmt, shallow=False):
+    """Layers 6–8 on T and A's killer sum: the 1-D gate's (R, G1, G2) (``shallow``: the 1-D
+    shallow gate's (R, K, G1, G2), K's bias d = z_i − z_i⁻) at m = 0 and m = 1."""
+    net_of = _collapse_net_s if shallow else _collapse_net
+    outs = ("R", "K", "G1", "G2") if shallow else ("R", "G1", "G2")
+    ups = ["uR", "uK", "u1", "u2"] if shallow else ["uR", "u1", "u2"]
+    gate = GATE_AT_S if shallow else GATE_AT
+
     def run(s):
-        net = _collapse_net(s.fmt)
-        ups = [s.where(s.m.eq(0), u, u * 0) for u in (s.uR, s.u1, s.u2)]
-        return s.run(net, [s.T, s.S], ups, trace=True, zeros=s.zeros(net, first=0))
+        net = net_of(s.fmt)
+        up = [s.where(s.m.eq(0), s[u], s[u] * 0) for u in ups]
+        kw = {"params": {"d": s.z - s.z.next_down()}} if shallow else {}
+        return s.run(net, [s.T, s.S], up, trace=True, zeros=s.zeros(net, first=0), **kw)
 
     def side(s):
         _, grad, (pre, post, up) = run(s)
@@ -183,13 +191,16 @@ def collapse(fmt):
     def given(s):
         return [G.T5.holds(s), K.FOLDED.holds(s, t=-s.const(0), K=_killer(s), U=-_killer(s)),
                 s.m.eq(0).implies(s.x.eq(s.z))]
-    zs = _collapse_zeros(fmt)
-    c = forall("gradient_atom_nd.collapse", {"z": X_DOM, "x": X_DOM, "T": Float(), "S": Float(), "m": K._m,
-                                             "n": K._k, "uR": fin, "u1": fin, "u2": fin, **zs},
-               given=given, goal=lambda s: [GATE_AT.holds(s, **dict(zip(("R", "G1", "G2"), run(s)[0])))] + side(s),
-               doc="layers 6–8 on T and A's killer sum: the 1-D gate's (R, G1, G2) at m = 0 and m = 1, T's gradient "
-                   "passed through at m = 0 and a zero at m = 1, A's term into the killers a zero")
-    return Node("stage", c.name, c, doc=c.doc, uses={"guarantee": GATE_AT, "premise": [G.T5, K.FOLDED],
+    zs = zero_variables(net_of(fmt), first=0)
+    name = "gradient_atom_nd.shallow.collapse" if shallow else "gradient_atom_nd.collapse"
+    what = ("the 1-D shallow gate's (R, K, G1, G2)" if shallow else "the 1-D gate's (R, G1, G2)")
+    c = forall(name, {"z": X_DOM, "x": X_DOM, "T": Float(), "S": Float(), "m": K._m, "n": K._k,
+                      **{u: fin for u in ups}, **zs},
+               given=given, goal=lambda s: [gate.holds(s, **dict(zip(outs, run(s)[0])))] + side(s),
+               doc=f"layers 6–8{' of the shallow atom' if shallow else ''} on T and A's killer sum: {what} at m = 0 "
+                   "and m = 1, T's gradient passed through at m = 0 and a zero at m = 1, A's term into the killers a "
+                   "zero")
+    return Node("stage", c.name, c, doc=c.doc, uses={"guarantee": gate, "premise": [G.T5, K.FOLDED],
                                                      "side": [G.PASS]})
 
 
@@ -209,15 +220,19 @@ def plus_zero(fmt):
     return Node("fact", c.name, c, doc=c.doc)
 
 
-def tree(fmt):
+def tree(fmt, shallow=False):
+    """The repaired tree; ``shallow``: the shallow atom's (its collapse with K, then the 1-D
+    shallow tree's nodes after its gate)."""
     pair = join("gradient_atom_nd.pair", [STEP_GE, STEP_LE], STEP_PAIR,
                 doc="the two step blocks of one coordinate give its pair")
     coord = sequence("gradient_atom_nd.coordinates",
                      [Z.step_block(fmt, "ge"), Z.step_block(fmt, "le"), pair, coordinate(fmt)])
     any_ = [u for u in K.uses(fmt) if u.name == "coordinates_nd.ga_any"]
+    rest = ([collapse(fmt, shallow=True)] + G.shallow_chain_parts(fmt, GATE_OFF_S) if shallow
+            else [collapse(fmt)] + G.chain_parts(fmt, killed_base(fmt)))
     return Node("lemma", "gradient_atom_nd", None,
-                [coord, t_stage(fmt), K.fold(fmt), *any_, K.relu_off(fmt), collapse(fmt)]
-                + G.chain_parts(fmt, killed_base(fmt)) + [Z.zeros_sum(fmt), plus_zero(fmt)])
+                [coord, t_stage(fmt), K.fold(fmt), *any_, K.relu_off(fmt)] + rest
+                + [Z.zeros_sum(fmt), plus_zero(fmt)])
 
 
 # ------------------------------------------------------------------ the shallow variant
@@ -237,52 +252,14 @@ GATE_OFF_S = Pred("gradient_atom_nd.shallow.gate_off", {**GATE_AT_S.variables},
 def _collapse_net_s(fmt):
     """Layers 6–8 of the shallow atom on (T, S): layer 6 as :func:`_collapse_net`'s, layers
     7–8 the d = 1 shallow atom's (its K's bias the parameter ``d``)."""
-    from fpsmt.constructions.relu import Plan
     from fpsmt.semantics.network import Network
-    six = Plan(fmt, inputs=("T", "S"))
-    six.add([C.carried(["T"])[0], ("A", [("S", 1)], C.killer_constant(fmt))])
     one_d, _ = C.concrete_params(N.gradient_atom(0, C.SHALLOW), fmt, 0, fmt.round(1), fmt.round(1))
-    return Network(fmt, six.network(last_act=None).layers + one_d.layers[7:9])
+    return Network(fmt, _collapse_net(fmt).layers[:1] + one_d.layers[7:9])
 
-
-def collapse_shallow(fmt):
-    def run(s):
-        net = _collapse_net_s(s.fmt)
-        ups = [s.where(s.m.eq(0), u, u * 0) for u in (s.uR, s.uK, s.u1, s.u2)]
-        return s.run(net, [s.T, s.S], ups, params={"d": s.z - s.z.next_down()}, trace=True,
-                     zeros=s.zeros(net, first=0))
-
-    def side(s):
-        _, grad, (pre, post, up) = run(s)
-        a_term = up[0][1] * s.sigma_prime(C.hidden(), pre[0][1])
-        return [s.m.eq(0).implies(G.PASS.holds(s, u=s.uR, g=grad[0])), s.m.eq(1).implies(grad[0].is_zero()),
-                a_term.is_zero()] + finite_inside(post, up)
-    fin = Float(finite=True)
-
-    def given(s):
-        return [G.T5.holds(s), K.FOLDED.holds(s, t=-s.const(0), K=_killer(s), U=-_killer(s)),
-                s.m.eq(0).implies(s.x.eq(s.z))]
-    zs = zero_variables(_collapse_net_s(fmt), first=0)
-    c = forall("gradient_atom_nd.shallow.collapse", {"z": X_DOM, "x": X_DOM, "T": Float(), "S": Float(), "m": K._m,
-                                                     "n": K._k, "uR": fin, "uK": fin, "u1": fin, "u2": fin, **zs},
-               given=given,
-               goal=lambda s: [GATE_AT_S.holds(s, **dict(zip(("R", "K", "G1", "G2"), run(s)[0])))] + side(s),
-               doc="layers 6–8 of the shallow atom on T and A's killer sum: the 1-D shallow gate's (R, K, G1, G2) "
-                   "at m = 0 and m = 1, T's gradient passed through at m = 0 and a zero at m = 1, A's term into the "
-                   "killers a zero")
-    return Node("stage", c.name, c, doc=c.doc, uses={"guarantee": GATE_AT_S, "premise": [G.T5, K.FOLDED],
-                                                     "side": [G.PASS]})
 
 
 def shallow_tree(fmt):
-    pair = join("gradient_atom_nd.pair", [STEP_GE, STEP_LE], STEP_PAIR,
-                doc="the two step blocks of one coordinate give its pair")
-    coord = sequence("gradient_atom_nd.coordinates",
-                     [Z.step_block(fmt, "ge"), Z.step_block(fmt, "le"), pair, coordinate(fmt)])
-    any_ = [u for u in K.uses(fmt) if u.name == "coordinates_nd.ga_any"]
-    return Node("lemma", "gradient_atom_nd", None,
-                [coord, t_stage(fmt), K.fold(fmt), *any_, K.relu_off(fmt), collapse_shallow(fmt)]
-                + G.shallow_chain_parts(fmt, GATE_OFF_S) + [Z.zeros_sum(fmt), plus_zero(fmt)])
+    return tree(fmt, shallow=True)
 
 
 def shallow(fmt):

@@ -14,12 +14,11 @@ import pytest
 from fpsmt.constructions import relu as R
 from fpsmt.constructions import saturating as S
 from fpsmt.proof.engine import Engine
-from fpsmt.semantics.arith import concrete as executor
 from fpsmt.semantics.formats import parse_format
-from fpsmt.semantics.network import run
 from fpsmt.specs.theorems import constants
 
 from test_saturating import _exact_check, _main, _same_layer, _targets, _write, atom_slices
+from test_shallow import _bad_points as shallow_bad_points
 
 FORMATS = ("float8_e4m3", "float8_e5m2", "float16", "bfloat16", "float32", "float64")
 
@@ -40,16 +39,9 @@ def _x_domain(f):
 
 
 def _bad_points(f, z, h, g, xs, elsewhere):
-    """The x of ``xs`` where the shallow atom's value is not a zero, or its D^AD is not g at
-    x = z (upstream h) and a zero elsewhere (upstream ``elsewhere``)."""
-    A = executor(f)
-    net = R.concrete(S.gradient_atom, f, z, h, g, variant=R.SHALLOW)
-    at = np.array([f.to_fraction(int(x)) == f.to_fraction(int(z)) for x in xs])
-    ys = np.where(at, h, elsewhere).astype(np.uint64)
-    t = run(A, net, A.const(xs)[:, None], A.const(ys[:, None]))
-    out, grad = np.ravel(A.to_bits(t.out)), np.ravel(A.to_bits(t.grad))
-    return [int(x) for x, o, d, a in zip(xs, out, grad, at)
-            if not (f.is_zero(int(o)) and (int(d) == g if a else f.is_zero(int(d))))], net
+    """test_shallow's check (value a zero, D^AD g at z and a zero elsewhere) on tanh's
+    shallow atom."""
+    return shallow_bad_points(f, z, h, g, xs, elsewhere, builder=S.gradient_atom)
 
 
 def _hg(f):

@@ -19,11 +19,12 @@ from conftest import x_domain
 from test_tree import _scope
 
 
-def _bad_points(f, z, h, g, xs, elsewhere):
+def _bad_points(f, z, h, g, xs, elsewhere, builder=C.gradient_atom):
     """The x of ``xs`` where the shallow atom's value is not a zero or its D^AD is not g at
-    x = z (upstream h) and a zero elsewhere (upstream ``elsewhere``)."""
+    x = z (upstream h) and a zero elsewhere (upstream ``elsewhere``); ``builder``: another
+    family's gradient atom (it takes ``variant``)."""
     A = executor(f)
-    net = C.concrete(C.gradient_atom, f, z, h, g, variant=C.SHALLOW)
+    net = C.concrete(builder, f, z, h, g, variant=C.SHALLOW)
     at = np.array([f.to_fraction(int(x)) == f.to_fraction(int(z)) for x in xs])
     ys = np.where(at, h, elsewhere).astype(np.uint64)
     t = run(A, net, A.const(xs)[:, None], A.const(ys[:, None]))
@@ -329,7 +330,7 @@ def test_the_shallow_collapse_is_proved_and_refuted_with_a_constant_k(monkeypatc
     from fpsmt.proofs import gradient_atom_nd as GN
     from fpsmt.semantics.network import Layer, Network
     f = parse_format("float8_e4m3")
-    assert Engine(solver="z3", timeout=120).prove(GN.collapse_shallow(f).claim, f, {}).status == "PROVED"
+    assert Engine(solver="z3", timeout=120).prove(GN.collapse(f, shallow=True).claim, f, {}).status == "PROVED"
     real = GN._collapse_net_s
 
     def constant_k(fmt):
@@ -339,7 +340,7 @@ def test_the_shallow_collapse_is_proved_and_refuted_with_a_constant_k(monkeypatc
         bias[1] = fmt.round(1)  # K's
         return Network(fmt, net.layers[:-1] + [Layer(L.n_out, L.n_in, L.rows, L.cols, L.weights, bias, L.activation)])
     monkeypatch.setattr(GN, "_collapse_net_s", constant_k)
-    assert Engine(solver="z3", timeout=120).prove(GN.collapse_shallow(f).claim, f, {}).status == "REFUTED"
+    assert Engine(solver="z3", timeout=120).prove(GN.collapse(f, shallow=True).claim, f, {}).status == "REFUTED"
 
 
 @pytest.mark.slow  # about a minute
