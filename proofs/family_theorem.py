@@ -151,6 +151,17 @@ def split_gradient_node(name="split_gradient", exact=True):
             "one atom or three")
 
 
+def padded(fam):
+    """What a family's theorem statement says of padding (``construct --depth``): every depth
+    up to PADDING_MAX above the least, where the family pads (its blocks name
+    ``least_depth``: the atoms' trees cover their padded layers), else nothing."""
+    if getattr(fam.blocks, "least_depth", None) is None:
+        return ""
+    from fpsmt.constructions.relu import PADDING_MAX
+    return (f", or any depth up to {PADDING_MAX} more: the gradient atoms' chains begin with weights 1, the value "
+            "atoms carry longer, both covered by the atoms' inductions")
+
+
 def theorem_row(name, atoms, two_terms, fam, builder, split=None, variant="repaired"):
     """A family's Theorem 3.1 row (its repaired variant, or ``variant``: the atoms' lemmas
     in that variant, the network at its depth): ``atoms`` = (value atom lemma, gradient atom
@@ -176,7 +187,8 @@ def theorem_row(name, atoms, two_terms, fam, builder, split=None, variant="repai
             f"for every domain D of distinct floats in {fam.xdesc(fmt)}, every finite f*, every h* with |h*| <= "
             f"{show_bound(fam.H(fmt))} and every finite g* with g* = 0 where h* = 0: the network of {builder}"
             f"{'' if variant == 'repaired' else f' (variant={variant!r})'} (depth "
-            f"{fam.blocks.depth(fmt, **({} if variant == 'repaired' else {'variant': variant}))}) has f(x) = f*(x) and D^AD(h*(x)) = g*(x) at every x of D (a zero target met by "
+            f"{fam.blocks.depth(fmt, **({} if variant == 'repaired' else {'variant': variant}))}"
+            f"{padded(fam)}) has f(x) = f*(x) and D^AD(h*(x)) = g*(x) at every x of D (a zero target met by "
             "+0 or -0); proved as the atoms' lemmas, the output row's and layer 1's inductions and the atoms' "
             "congruence beside each other, joined by the argument in proofs/family_theorem.py")
     return repaired

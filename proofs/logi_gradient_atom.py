@@ -47,8 +47,9 @@ For the theorem's join the stages state: the output row's two terms sum to a zer
 first-layer terms are zeros but the path's, which is D^AD (so g at x = z with upstream
 h), and all zeros elsewhere; every hidden value and gradient is finite.  What is the
 code's, tested: the atom's layers are these stages' in this order, its chain weights 4·w
-for the transfer's weights w (top first: 4·w_out), with no weight 4 between the transfer's
-last weight and the gate at the lemma's depth.
+for the transfer's weights w (top first: 4·w_out), and above the least depth weights 4
+(w = 1, bias −2) between the transfer's last weight and the gate, which ``padding`` covers
+(an induction over any number: (t ⊗ 1/4) ⊗ 4 keeps PATH(t) = g, by the fact ``pad_q``).
 
 The ``shallow`` variant (``logistic.gradient_atom(..., variant="shallow")``): the same
 layers, fewer chain layers — the transfer's weights w up to 2^(e_max − 2)
@@ -72,7 +73,8 @@ from fpsmt.proofs.gradient_atom import GRAD_IS_P
 from fpsmt.proofs.logi_common import TITLE, H, X, formats, xdesc
 from fpsmt.proofs.multiplication_transfer import CHAIN_WEIGHT, SIGNIFICAND, UNIT, UNITS, W_OUT
 from fpsmt.proofs import rect_value_atom as V
-from fpsmt.proofs.sat_common import chain_back_at_zero, chain_killed_node, gate_off_stage, layer_slice, within
+from fpsmt.proofs.sat_common import (chain_back_at_zero, chain_killed_node, gate_off_stage, layer_slice,
+                                     reaches_padding_node, within)
 from fpsmt.semantics.formats import floor_log2
 
 NAME = "logi_gradient_atom"
@@ -627,6 +629,40 @@ def chain_grad(fmt):
         step_premise=[CHAIN_BACK])
 
 
+def _pad_q(s, u):
+    """Q(u) = (u ⊗ 1/4) ⊗ (4 ⊗ 1): a padding layer's backward step (w = 1, network weight 4)."""
+    return _step(s, u, s.const(1))
+
+
+def pad_fact(fmt):
+    """For every finite u and every e: PATH₀(Q(u)) = PATH₀(u) (PATH₀ starts with the gate's Q
+    steps and Q(Q(u)) = Q(u): Q(u) = 4·RN(u/4), RN(u/4) a float), Q(u) is finite, and Q(u)
+    a zero makes PATH₀(u) ⊗ e a zero or NaN (PATH₀(u) is then a zero)."""
+    def goal(s):
+        q, p = _pad_q(s, s.u), path0(s, s.u) * s.e
+        return [path0(s, q).same(path0(s, s.u)), q.is_finite(), q.is_zero().implies(p.is_zero() | p.is_nan())]
+    return fact(forall(f"{NAME}.pad_q", {"u": FIN, "e": Float()}, goal=goal,
+                       doc="PATH0(Q(u)) = PATH0(u), Q(u) finite, and Q(u) a zero makes PATH0(u) * e a zero or NaN"))
+
+
+def padding(fmt):
+    """The chain layers of network weight 4 (w = 1) that an atom deeper than its least depth
+    has below the transfer's last weight (``logistic.gradient_atom``: input side first), by
+    induction over any number up to :data:`CHAIN_MAX` (``construct --depth`` adds at most
+    :data:`fpsmt.constructions.relu.PADDING_MAX`): each takes the backward product out to
+    Q(out), and REACHES is kept.  The step's hypotheses have instances of ``pad_q`` (at u =
+    out, e = w_x) and ``cong1`` (PATH₀(Q(out)) = PATH₀(out) gives PATH(Q(out)) = PATH(out) =
+    g), so that no solver has to see two symbolic products equal (without them z3 gave no
+    answer in float64 within 300 s)."""
+    def facts(s):
+        wx = LG.input_weight(s, s.g)[0]
+        return [s.instance(f"{NAME}.pad_q", u=s.out, e=wx),
+                s.instance(f"{NAME}.cong1", a=path0(s, _pad_q(s, s.out)), b=path0(s, s.out), e=wx)]
+    return reaches_padding_node(NAME, REACHES, lambda s: _pad_q(s, s.out), CHAIN_MAX, step_given=facts,
+                                step_assumes=(f"{NAME}.pad_q", f"{NAME}.cong1"),
+                                doc="padding: (out ⊗ 1/4) ⊗ 4 any number of times keeps PATH(out) = g")
+
+
 def tree(fmt, variant=None):
     """The atom's tree; ``variant="shallow"``: the chain inductions over weights in
     :data:`SHALLOW_WEIGHT` and the shallow transfer (the gate, the top and the backward
@@ -646,7 +682,8 @@ def tree(fmt, variant=None):
     else:
         chain, transfer = [chain_at_z(fmt), chain_killed(fmt)], transfer_tree(fmt)
     return Node("lemma", NAME, None, [gate_at_z(fmt), gate_off(fmt)] + chain + [top, transfer, quarter_fact(fmt),
-                                                                               cong2_fact(fmt), cong1_fact(fmt), backward])
+                                                                               cong2_fact(fmt), cong1_fact(fmt),
+                                                                               pad_fact(fmt), padding(fmt), backward])
 
 
 def repaired(fmt):

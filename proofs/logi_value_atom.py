@@ -22,13 +22,14 @@ A proof tree:
 """
 
 from fpsmt.constructions import logistic as LG
+from fpsmt.constructions.relu import PADDING_MAX
 from fpsmt.constructions.registry import show_bound
 from fpsmt.proof.claims import Float
 from fpsmt.proof.lemmas import Lemma
 from fpsmt.proof.tree import Pred, sequence, stage
 from fpsmt.proofs.common import family_value_whole, finite_inside
 from fpsmt.proofs.logi_common import TITLE, H, X, formats, xdesc
-from fpsmt.proofs.sat_common import within
+from fpsmt.proofs.sat_common import value_padding_node, within
 from fpsmt.semantics.network import Network
 
 X_DOM = X()
@@ -60,7 +61,10 @@ def repaired(fmt, variant=None):
         return [grad[0].eq(0)] + [t.is_zero() for t in s.input_terms(lower, P, trace)] + finite_inside(*trace[1:3])
     stages = [stage("logi_value_atom.point", {"z": X_DOM, "x": X_DOM, "u": Float(finite=True)}, LOGI_POINT,
                     lambda s: {"p": point_run(s)[0][0]}, side=point_side)]
-    if LG.depth(fmt, **kw) > c.value_depth:
+    carried = LG.depth(fmt, **kw) > c.value_depth
+    if carried:
+        stages.append(padding(fmt, kw))
+
         def carry_run(s):
             net, P = atom(s, s.const(0))
             return s.run(Network(s.fmt, net.layers[cut:-1]), [s.p], [s.u], params=P, trace=True)
@@ -95,7 +99,21 @@ def repaired(fmt, variant=None):
         "and D^AD(y) = ±0; proved as a tree: the point indicator's p (1 at z, +0 elsewhere, D^AD = ±0 for any finite "
         "upstream, every first-layer term of D^AD a zero), its carries at p = 1 and p = +0 (p again, a finite "
         "gradient into p for any finite upstream), then the output layer v ⊗ p at p = 1 and p = +0 (its term v at z, "
-        f"a zero elsewhere; a finite gradient into p); depth {LG.depth(fmt, **kw)}")
+        f"a zero elsewhere; a finite gradient into p); depth {LG.depth(fmt, **kw)}"
+        + (f", or any depth up to {PADDING_MAX} more (padding: by induction, any number of carries of p keep it "
+           "and give a finite gradient for a finite upstream)" if carried else ""))
+
+
+def padding(fmt, kw):
+    """The padding induction (:func:`fpsmt.proofs.sat_common.value_padding_node`): the atom's
+    first carry layer, any number of times (the atom at depth L has L − depth more of them,
+    all alike: tests/test_family_depth.py compares them)."""
+    cut = LG.block_constants(fmt).step_depth + 1
+
+    def pad_run(s, p, u):
+        net, P = LG.value_atom(s, s.z, s.const(0), depth=LG.depth(s.fmt, **kw) + 1)
+        return s.run(Network(s.fmt, net.layers[cut:cut + 1]), [p], [u], params=P, trace=True)
+    return value_padding_node("logi_value_atom", LOGI_POINT, pad_run, ("1", "+0"))
 
 
 def shallow(fmt):

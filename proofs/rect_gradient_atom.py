@@ -52,7 +52,9 @@ terms sum to a zero; D^AD's first-layer terms are zeros but the path's, which is
 g at x = z with upstream h), and all zeros elsewhere; every hidden value and gradient is
 finite.  What is the code's, tested: the atom's layers are these stages' in this order (so
 two pass layers, the killers' and the gate's, lie between the chain and ``lower_at_z``),
-its chain weights the transfer's for the target t (input side first) and each bias
+its chain weights the transfer's for the target t (input side first; above the least depth
+after weights 1, bias +0: the chain inductions cover any number of layers, and ``padding``
+shows that out ⊗ 1 keeps PATH(out) = g) and each bias
 I ⊖ (c ⊗ I) (``rectifying.chain_bias``, the function the stages call)."""
 
 import functools
@@ -70,7 +72,7 @@ from fpsmt.proofs.rect_common import (H, X, I as _I, dead as _dead, formats, kil
                                       upstreams as _ups, xdesc)
 from fpsmt.proofs import rect_value_atom as V
 from fpsmt.proofs.sat_common import (chain_back_at_zero, chain_grad_node, chain_killed_node, gate_off_stage,
-                                     gradient_whole, layer_slice, within)
+                                     gradient_whole, layer_slice, padded_gradient, reaches_padding_node, within)
 
 NAME = "rect_gradient_atom"
 X_DOM = X()
@@ -542,6 +544,12 @@ def one_fact(fmt):
                        doc="u * sigma'(pre) = u for finite u and pre = I"))
 
 
+def padding(fmt):
+    """Below the transfer, the chain layers of weight 1 an atom deeper than its least depth
+    has (:func:`fpsmt.proofs.sat_common.reaches_padding_node`): out ⊗ 1 keeps PATH(out) = g."""
+    return reaches_padding_node(NAME, REACHES, lambda s: s.out * s.const(1), CHAIN_MAX)
+
+
 def transfer(fmt):
     """The multiplication transfer h → ±1 → t, with this family's target stage: the chain's
     product ``out`` has PATH(out) = g (t = g / (w_x·2^k0), ``rectifying.path_params``)."""
@@ -557,7 +565,7 @@ def tree(fmt):
     backward = sequence(f"{NAME}.backward", [chain_grad_node(NAME, CHAIN_BACK, RC.hidden, CHAIN_MAX), pass_grad(fmt),
                                              join(f"{NAME}.backward.g", [GRAD_IS_P, REACHES, GATE_BACK], AT_Z_GRAD)])
     return Node("lemma", NAME, None, [gate_at_z(fmt), gate_off(fmt), chain_at_z(fmt), chain_killed(fmt), top,
-                                      transfer(fmt), one_fact(fmt), cong_fact(fmt), backward])
+                                      transfer(fmt), padding(fmt), one_fact(fmt), cong_fact(fmt), backward])
 
 
 def repaired(fmt):
@@ -565,7 +573,8 @@ def repaired(fmt):
         f"for all z, x in {xdesc(fmt)}, every h with 0 < |h| <= H = {show_bound(H(fmt))}, every finite g != 0 and "
         "every upstream |y| <= H: out = ±0; at x = z, D^AD(h) = g (bit for bit); elsewhere D^AD(y) = ±0; the two "
         "output terms sum to a zero, D^AD's first-layer terms are zeros but the path's (D^AD itself) at z, zeros "
-        f"elsewhere; every hidden value and gradient finite; depth {RC.depth(fmt)}, proved as a tree: the gate, "
+        f"elsewhere; every hidden value and gradient finite; depth {RC.depth(fmt)}{padded_gradient()}, proved as a "
+        "tree: the gate, "
         "inductions over the chain layers at x = z and at x != z, the top, the multiplication transfer to the "
         "path's target, and the backward chain's product against the transfer's")
 
@@ -754,7 +763,7 @@ def shallow_tree(fmt):
     backward = sequence(f"{NAME}.backward", [chain_grad_node(NAME, CHAIN_BACK, RC.hidden, CHAIN_MAX), pass_grad(fmt),
                                              join(f"{NAME}.backward.g", [GRAD_IS_P, REACHES, GATE_BACK], AT_Z_GRAD)])
     return Node("lemma", NAME, None, [gate_at_z(fmt), gate_off(fmt), normalize_at_z(fmt), normalize_off(fmt),
-                                      shallow_chain_at_z(fmt), shallow_chain_killed(fmt), top, shallow_transfer(fmt),
+                                      shallow_chain_at_z(fmt), shallow_chain_killed(fmt), top, shallow_transfer(fmt), padding(fmt),
                                       one_fact(fmt), cong_fact(fmt), backward])
 
 
@@ -763,7 +772,8 @@ def shallow(fmt):
         f"for all z, x in {xdesc(fmt)}, every h with 0 < |h| <= H = {show_bound(H(fmt))}, every finite g != 0 and "
         "every upstream |y| <= H: out = ±0; at x = z, D^AD(h) = g (bit for bit); elsewhere D^AD(y) = ±0; the two "
         "output terms sum to a zero, D^AD's first-layer terms are zeros but the path's (D^AD itself) at z, zeros "
-        f"elsewhere; every hidden value and gradient finite; depth {RC.depth(fmt, SHALLOW)} (the repaired atom's "
+        f"elsewhere; every hidden value and gradient finite; depth {RC.depth(fmt, SHALLOW)}{padded_gradient()} (the "
+        "repaired atom's "
         f"network: {RC.depth(fmt)}): chain layers c ⊗ R ⊕ (-c) ⊗ K ⊕ ... ⊕ I with K = I, weights in [-2, 0) ∪ "
         f"(0, 2^{RC.shallow_cap(fmt)}]; proved as a tree: the gate, the normalize layer at x = z and at x != z, "
         "inductions over the chain layers at x = z and at x != z, the top, the multiplication transfer to the "

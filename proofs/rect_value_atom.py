@@ -411,7 +411,9 @@ def repaired(fmt):
                   "out = v at x = z (bit for bit; a zero v by either zero), a zero elsewhere, and D^AD(y) = ±0; its two "
                   f"output terms are (v, ±0) at x = z when |v| >= {show_bound(L(fmt))} and two zeros elsewhere, every "
                   "term of D^AD is a zero, every hidden value and gradient finite; proved as a tree: the step "
-                  "indicators and killers at x = z and at x != z, then the last layers from each")
+                  "indicators and killers at x = z and at x != z, then the last layers from each; at depth "
+                  f"{RC.depth(fmt)} or any depth up to {_CARRY_MAX} carries of the step pair (the carries are an "
+                  "induction: construct --depth pads here)")
 
 
 def shallow(fmt):

@@ -257,3 +257,63 @@ def chain_grad_node(name, chain_back, hidden, chain_max):
         step_assumes=(f"{name}.one", "gradient_atom.cong"),
         done=lambda s: s.i.eq(s.n), doc="the backward chain's product against the transfer's",
         step_premise=[chain_back])
+
+
+def padded_gradient():
+    """What a gradient atom's statement says of padding (``construct --depth``)."""
+    from fpsmt.constructions.relu import PADDING_MAX
+    return (f", or any depth up to {PADDING_MAX} more (chain weights 1 first, u ⊗ 1 = u: the chain inductions "
+            "cover any number of chain layers)")
+
+
+def value_padding_node(name, point, pad_run, values):
+    """A value atom's padding (``construct --depth`` above the least depth): by induction
+    over any number of carry layers up to :data:`fpsmt.constructions.relu.PADDING_MAX`, each
+    the atom's own first carry layer (``pad_run(s, p, u)`` runs it with trace at p, upstream
+    u), the point predicate ``point`` (p as a function of x and z: 1 at x = z, ``values[1]``
+    elsewhere) is kept, and every finite upstream gives a finite gradient into p; every
+    hidden value and gradient finite.  The step is decided in two cases, x = z and x != z
+    (``values``: p's two values, for the doc)."""
+    from fpsmt.constructions.relu import PADDING_MAX
+    from fpsmt.proof.claims import Int
+    from fpsmt.proof.tree import Pred, induction, stage
+    from fpsmt.proofs.common import finite_inside
+    idx = Int(0, PADDING_MAX)
+    run = Pred(f"{name}.padding.run", {**point.variables, "k": idx, "n": idx},
+               lambda s: [s.k <= s.n, point.holds(s)],
+               doc=f"after k of n padding carries, p is still {values[0]} at x = z and {values[1]} elsewhere")
+
+    def side(s):
+        _, grad, trace = pad_run(s, s.p, s.u)
+        return [grad[0].is_finite()] + finite_inside(*trace[1:3])
+    return induction(
+        f"{name}.padding", run, "k", 0, PADDING_MAX,
+        stage(f"{name}.padding.base", {"n": idx}, run, lambda s: {"k": 0}, point),
+        lambda s: {"p": pad_run(s, s.p, s.u)[0][0]}, point,
+        step_vars={"u": Float(finite=True)}, step_side=side, done=lambda s: s.k.eq(s.n),
+        step_cases=(lambda s: s.x.eq(s.z), lambda s: ~s.x.eq(s.z)),
+        doc="padding: any number of carries of p keep it, and a finite upstream gives a finite gradient")
+
+
+def reaches_padding_node(name, reaches, step_out, chain_max, *, step_given=None, step_assumes=(),
+                         step_uninterpreted=(), doc=""):
+    """A gradient atom's padding (``construct --depth``) below its transfer: the chain layers
+    of weight 1 (the logistic family's: network weight 4) that an atom deeper than its least
+    depth has between the transfer's last weight and the gate, by induction over any number
+    up to ``chain_max``: the transfer's guarantee ``reaches`` (over g and the backward
+    product ``out``) is kept when out becomes ``step_out(s)`` (one such layer's backward
+    step, as the chain's induction ``chain_grad`` takes it), so that the join with
+    ``chain_grad`` (whose product runs over every chain layer) meets it at the padded
+    product."""
+    from fpsmt.proof.claims import Int
+    from fpsmt.proof.tree import Pred, induction, stage
+    idx = Int(0, chain_max)
+    run = Pred(f"{name}.padding.run", {**reaches.variables, "k": idx, "n": idx},
+               lambda s: [s.k <= s.n, reaches.holds(s)],
+               doc="after k of the n padding layers below the transfer, the transfer's guarantee holds of the product")
+    return induction(
+        f"{name}.padding", run, "k", 0, chain_max,
+        stage(f"{name}.padding.base", {"n": idx}, run, lambda s: {"k": 0}, reaches),
+        lambda s: {"out": step_out(s)}, reaches, step_given=step_given, step_assumes=step_assumes,
+        step_uninterpreted=step_uninterpreted, done=lambda s: s.k.eq(s.n),
+        doc=doc or "padding: the layers of weight 1 below the transfer keep its guarantee")

@@ -35,7 +35,9 @@ entries are in the claims; tests/test_saturating.py compares the layers term for
 What is the code's, tested, not a claim: that the atom's layers are these stages' layers
 in this order with the transfer's weights (its parameters c_{s+1} … c_top are
 ``relu.transfer_weights``' list, input side first, after weights 1 when the atom is deeper
-than its least depth).  For the theorem's join (proofs/sat_theorem_3_1.py) the stages
+than its least depth: ``padding``, an induction over any number of them, shows out ⊗ 1 keeps
+out = g, so that ``chain_grad``'s product over every chain layer meets the transfer's
+guarantee).  For the theorem's join (proofs/sat_theorem_3_1.py) the stages
 state: the output row's two terms sum to a zero; D^AD's first-layer terms are zeros but
 the path's, which is D^AD (so g at x = z with upstream h), and all zeros elsewhere; every
 hidden value and gradient is finite.
@@ -56,7 +58,8 @@ from fpsmt.proofs.gradient_atom import AT_Z_GRAD, GRAD_IS_P, PASS, cong_fact, pa
 from fpsmt.proofs.multiplication_transfer import (CHAIN_WEIGHT, REACHES, SHALLOW_CHAIN, SHALLOW_WEIGHT, W_OUT,
                                                   transfer_tree)
 from fpsmt.proofs.sat_common import (H, X, chain_back_at_zero, chain_grad_node, chain_killed_node, formats,
-                                     gate_off_stage, gradient_whole, layer_slice, within, xdesc)
+                                     gate_off_stage, gradient_whole, layer_slice, padded_gradient, reaches_padding_node,
+                                     within, xdesc)
 
 NAME = "sat_gradient_atom"
 SHALLOW_VARIANT = "shallow"
@@ -186,6 +189,12 @@ def top_claim(fmt, shallow=False):
                   goal=goal, given=lambda s: [CHAIN_WEIGHT.holds(s), W_OUT.holds(s)])
 
 
+def padding(fmt):
+    """Below the transfer, the chain layers of weight 1 an atom deeper than its least depth
+    has (:func:`fpsmt.proofs.sat_common.reaches_padding_node`): out ⊗ 1 keeps out = g."""
+    return reaches_padding_node(NAME, REACHES, lambda s: s.out * s.const(1), CHAIN_MAX)
+
+
 def one_fact(fmt):
     """u ⊗ σ'(pre) = u for every finite u and pre a zero (σ'(±0) = 1)."""
     return fact(forall(f"{NAME}.one", {"u": FIN, "pre": zero()},
@@ -205,7 +214,7 @@ def tree(fmt):
                                                                "side": [CHAIN_BACK]})
     backward = sequence(f"{NAME}.backward", [chain_grad(fmt), pass_grad(fmt),
                                              join(f"{NAME}.backward.g", [GRAD_IS_P, REACHES], AT_Z_GRAD)])
-    return Node("lemma", NAME, None, [gate_at_z(fmt), gate_off(fmt), chain_at_z(fmt), chain_killed(fmt), top, transfer_tree(fmt),
+    return Node("lemma", NAME, None, [gate_at_z(fmt), gate_off(fmt), chain_at_z(fmt), chain_killed(fmt), top, transfer_tree(fmt), padding(fmt),
                                       one_fact(fmt), cong_fact(fmt), backward])
 
 
@@ -214,7 +223,8 @@ def repaired(fmt):
         f"for all z, x in {xdesc(fmt)}, every h with 0 < |h| <= H = {S.show_bound(H(fmt))}, every finite g != 0 and "
         "every upstream |y| <= H: out = ±0; at x = z, D^AD(h) = g (bit for bit); elsewhere D^AD(y) = ±0; the two "
         "output terms sum to a zero, D^AD's first-layer terms are zeros but the path's (D^AD itself) at z, zeros "
-        f"elsewhere; every hidden value and gradient finite; depth {S.depth(fmt)}, proved as a tree: the gate, "
+        f"elsewhere; every hidden value and gradient finite; depth {S.depth(fmt)}{padded_gradient()}, proved as a "
+        "tree: the gate, "
         "inductions over the chain layers at x = z and at x != z, the top, the multiplication transfer, and the "
         "backward chain's product against the transfer's")
 
@@ -232,7 +242,7 @@ def shallow_tree(fmt):
                                                      join(f"{SHALLOW_NAME}.backward.g", [GRAD_IS_P, REACHES], AT_Z_GRAD)])
     return Node("lemma", NAME, None, [gate_at_z(fmt), gate_off(fmt), chain_at_z(fmt, SHALLOW_NAME, SHALLOW_WEIGHT),
                                       chain_killed(fmt, SHALLOW_NAME, SHALLOW_WEIGHT), top,
-                                      transfer_tree(fmt, chain=SHALLOW_CHAIN), one_fact(fmt), cong_fact(fmt), backward])
+                                      transfer_tree(fmt, chain=SHALLOW_CHAIN), padding(fmt), one_fact(fmt), cong_fact(fmt), backward])
 
 
 def shallow(fmt):
@@ -241,8 +251,8 @@ def shallow(fmt):
         f"for all z, x in {xdesc(fmt)}, every h with 0 < |h| <= H = {S.show_bound(H(fmt))}, every finite g != 0 and "
         "every upstream |y| <= H: out = ±0; at x = z, D^AD(h) = g (bit for bit); elsewhere D^AD(y) = ±0; the two "
         "output terms sum to a zero, D^AD's first-layer terms are zeros but the path's (D^AD itself) at z, zeros "
-        f"elsewhere; every hidden value and gradient finite; depth {S.depth(fmt, **kw)} (the repaired atom's "
-        f"network: {S.depth(fmt)}): chain weights in [-2, 0) ∪ (0, 2^e_max] (the path is a zero at x = z and in "
+        f"elsewhere; every hidden value and gradient finite; depth {S.depth(fmt, **kw)}{padded_gradient()} (the "
+        f"repaired atom's network: {S.depth(fmt)}): chain weights in [-2, 0) ∪ (0, 2^e_max] (the path is a zero at x = z and in "
         "[-1, 1] elsewhere, so no weight overflows it) under a top of weight 1; proved as a tree: the gate, "
         "inductions over the chain layers at x = z and at x != z, the top, the multiplication transfer with weights "
         "up to 2^e_max, and the backward chain's product against the transfer's")

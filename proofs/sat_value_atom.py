@@ -24,11 +24,12 @@ A proof tree:
 """
 
 from fpsmt.constructions import saturating as S
+from fpsmt.constructions.relu import PADDING_MAX
 from fpsmt.proof.claims import Float
 from fpsmt.proof.lemmas import Lemma
 from fpsmt.proof.tree import Pred, sequence, stage
 from fpsmt.proofs.common import family_value_whole, finite_inside
-from fpsmt.proofs.sat_common import H, X, formats, within, xdesc
+from fpsmt.proofs.sat_common import H, X, formats, value_padding_node, within, xdesc
 from fpsmt.semantics.network import Network
 
 X_DOM = X()
@@ -72,6 +73,7 @@ def repaired(fmt, variant=None):
         def carry_side(s):
             out, grad, trace = carry_run(s)
             return [o.same(out[0]) for o in out[1:]] + [grad[0].is_finite()] + finite_inside(*trace[1:3])
+        stages.append(padding(fmt, kw))
         stages.append(stage("sat_value_atom.carry" if variant is None else f"sat_value_atom.{variant}.carry", {"u": Float(finite=True)}, SAT_POINT,
                             lambda s: {"p": carry_run(s)[0][0]}, SAT_POINT, side=carry_side, cases={"p": [1, -1]}))
 
@@ -97,7 +99,22 @@ def repaired(fmt, variant=None):
         f"|y| <= H = {S.show_bound(H(fmt))}: out = v at x = z (bit for bit), ±0 elsewhere, and D^AD(y) = ±0; "
         "proved as a tree: the point indicator's p (1 at z, -1 elsewhere, D^AD = ±0 for any finite upstream), "
         "its carries into copies at p = 1 and p = -1 (copies equal to p, a finite gradient into p for any finite "
-        f"upstream alike on all), then the last two layers at p = 1 and p = -1; depth {S.depth(fmt, **kw)}")
+        f"upstream alike on all), then the last two layers at p = 1 and p = -1; depth {S.depth(fmt, **kw)}"
+        + (f", or any depth up to {PADDING_MAX} more (padding: by induction, any number of carries of p keep it "
+           "and give a finite gradient for a finite upstream)" if carried else ""))
+
+
+def padding(fmt, kw):
+    """The padding induction (:func:`fpsmt.proofs.sat_common.value_padding_node`): the atom's
+    first carry layer as it has it one layer deeper than the theorem's depth (``kw``: the
+    variant's), any number of times (the atom at depth L has L − depth such layers between
+    p and the carries at the theorem's depth: tests/test_family_depth.py compares them)."""
+    cut = S.block_constants(fmt).step_depth + 1
+
+    def pad_run(s, p, u):
+        net, P = S.value_atom(s, s.z, s.const(0), depth=S.depth(s.fmt, **kw) + 1)
+        return s.run(Network(s.fmt, net.layers[cut:cut + 1]), [p], [u], params=P, trace=True)
+    return value_padding_node("sat_value_atom", SAT_POINT, pad_run, ("1", "-1"))
 
 
 def shallow(fmt):

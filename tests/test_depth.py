@@ -1,7 +1,8 @@
 """``construct --depth L`` (ReLU, 1-D and d-dimensional): the Theorem 3.1 network padded to
 any depth at or above its least — every atom by copies of its last hidden layer, which
 boxplus_neutrality.padding proves for any number of copies — verified bit for bit; below
-the least, or for a family whose lemmas state one depth, one line and exit 2."""
+the least, above the padding's bound, or for a family whose lemmas state one depth, one
+line and exit 2.  The other families' padding: tests/test_family_depth.py."""
 
 import json
 import math
@@ -103,8 +104,10 @@ def test_construct_depth_end_to_end(tmp_path):
 
 @pytest.mark.parametrize("extra,word", [
     (["--depth", "6"], "--depth 6: the relu network in float8_e4m3 needs at least"),
-    (["--depth", "90", "--activation", "tanh"], "the saturating family's lemmas state its network at its least "
-                                                "depth only"),
+    (["--depth", "12", "--activation", "sigmoid", "--variant", "shallow"],
+     "--depth 12: the sigmoid network in float8_e4m3 needs at least 13 layers"),
+    (["--depth", "9", "--activation", "tanh"], "--depth 9: the tanh network in float8_e4m3 needs at least 15 layers"),
+    (["--depth", "5000", "--activation", "gelu"], "covers at most 2048 layers above the least depth 23"),
 ])
 def test_construct_depth_refusals(tmp_path, extra, word):
     r = fpsmt("construct", "--targets", "example:sin_misleading.py", "--format", "float8_e4m3", "--out",

@@ -185,12 +185,17 @@ def cmd_construct(args):
         if targets.theorem_of(resolve(args.targets)) == "3.2":
             raise InputError("--depth pads Theorem 3.1 networks; a Theorem 3.2 network has the depth its pieces need")
         if not construction.pads():
+            from fpsmt.constructions.registry import constructions
+            have = sorted({c.family for c in constructions().values() if c.pads()})
             raise InputError(f"--depth: the {construction.family} family's lemmas state its network at its least depth "
-                             f"only ({construction.activation}); padding to any depth is proved for relu "
-                             "(boxplus_neutrality.padding)")
+                             f"only ({construction.activation}); padding to any depth is proved for the "
+                             f"{', '.join(have)} families")
         from fpsmt.constructions import relu, relu_nd
-        relu.theorem_depth(fmt, args.depth, least=relu_nd.least_depth(fmt, **vkw) if nd else
-                           construction.blocks.least_depth(fmt, **vkw))
+        if nd:
+            relu.theorem_depth(fmt, args.depth, least=relu_nd.least_depth(fmt, **vkw))
+        else:
+            with construction.active():
+                construction.blocks.theorem_depth(fmt, args.depth, **vkw)
     if nd:
         from fpsmt.commands import construct_nd
         return construct_nd.construct(args, fmt, construction, resolve(args.targets), out_path, sem)
@@ -254,7 +259,8 @@ def cmd_construct(args):
     paper = f"the paper: L >= {construction.paper_depth}" if construction.paper_depth is not None else \
         "not one of the paper's activations"
     if construction.pads():
-        summary["least_depth"] = construction.blocks.least_depth(fmt, **vkw)
+        with construction.active():
+            summary["least_depth"] = construction.blocks.least_depth(fmt, **vkw)
     padded = f"; padded from the least, {summary['least_depth']}" if net.depth > summary.get("least_depth", net.depth) \
         else ""
     err(f"  depth {net.depth} ({paper}{padded}), widths {_runs(summary['widths'])}, "
@@ -325,9 +331,12 @@ def register(sub):
                         "bfloat16 up; the lemma rows of the gradient atom, the value atom and the theorem in their "
                         "shallow variant); default repaired")
     s.add_argument("--depth", type=positive_int, metavar="L",
-                   help="Theorem 3.1 networks of relu (1-D and d-dimensional): L layers, at least the least depth "
-                        "(refused below it, naming it): every atom padded by copies of its last hidden layer, "
-                        "which the lemma row boxplus_neutrality proves for any number of copies")
+                   help="Theorem 3.1 networks: L layers, at least the least depth (refused below it, naming it). "
+                        "relu (1-D and d-dimensional): every atom padded by copies of its last hidden layer, which "
+                        "the lemma row boxplus_neutrality proves for any number of copies; tanh, sigmoid, gelu, "
+                        "swish, elu: the gradient atoms' chains begin with weights 1 (sigmoid: network weights 4) "
+                        "and the value atoms carry longer, which the atoms' inductions cover (up to 2048 layers "
+                        "more)")
     s.add_argument("--force", action="store_true",
                    help="build even when the estimated memory exceeds what is available")
     s.add_argument("--prove", action=argparse.BooleanOptionalAction, default=True,

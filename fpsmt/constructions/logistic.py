@@ -468,13 +468,17 @@ def gradient_pieces(fmt, z, g):
 
 
 # ------------------------------------------------------------------ Theorem 3.1
-def theorem_network(fmt, points, variant=R.REPAIRED):
-    """``variant="shallow"``: the shallow gradient atoms (:func:`shallow_cap`)."""
+def theorem_network(fmt, points, variant=R.REPAIRED, depth=None):
+    """``variant="shallow"``: the shallow gradient atoms (:func:`shallow_cap`).  ``depth``: at
+    least :func:`least_depth` (:func:`theorem_depth`): the gradient atoms' chains begin with
+    network weights 4 (w = 1: (t ⊗ 1/4) ⊗ 4, which keeps PATH(t)), the value atoms carry p
+    longer."""
     cons = _construction()
     cons.check_points(fmt, points)
     return atoms_network(fmt, points, piece_bound(fmt, cons.constants(fmt).H_sigma), value_atom,
                          functools.partial(gradient_atom, variant=variant), block_constants(fmt).value_depth,
-                         gradient_depth(fmt, variant), gradient_pieces=gradient_pieces)
+                         gradient_depth(fmt, variant), gradient_pieces=gradient_pieces,
+                         depth=theorem_depth(fmt, depth, variant))
 
 
 def value_atoms(fmt, points):
@@ -495,6 +499,25 @@ def check_points(fmt, points):
 
 def depth(fmt, variant=R.REPAIRED):
     return max(gradient_depth(fmt, variant), block_constants(fmt).value_depth)
+
+
+def least_depth(fmt, variant=R.REPAIRED):
+    """The theorem's network's least depth (``construct --depth`` pads above it)."""
+    return depth(fmt, variant)
+
+
+def theorem_depth(fmt, depth=None, variant=R.REPAIRED):
+    """``depth`` checked (None: the least): at least :func:`least_depth`, and at most
+    :data:`fpsmt.constructions.relu.PADDING_MAX` above it, which the value atom's padding
+    induction and the gradient atom's chain and padding inductions cover
+    (proofs/logi_value_atom.py, proofs/logi_gradient_atom.py); one error line otherwise."""
+    least = least_depth(fmt, variant)
+    if depth is not None and depth > least and least <= block_constants(fmt).value_depth:
+        raise InputError(f"--depth {depth}: the {hidden()} value atom in {fmt.name} carries no p at the least depth "
+                         f"{least}, so its padding induction does not apply")
+    return R.theorem_depth(fmt, depth, least=least, activation=hidden(), most=R.PADDING_MAX,
+                           lemma="the padding (logi_value_atom.padding, logi_gradient_atom's chain and padding "
+                                 "inductions)")
 
 
 #: the gradient atoms this family builds (``construct --variant``)

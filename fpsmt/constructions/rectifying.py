@@ -481,11 +481,11 @@ def chain_bias(s, c, I):
 def gradient_layers(fmt, depth=None, variant=R.REPAIRED):
     """(gate, top): the gate's layer index (R = σ(−G1 − G2 ⊕ r)) and the top's (the last
     chain layer, with N); the output layer is top + 1.  The shallow atom's normalize layer
-    is gate + 1."""
+    is gate + 1.  Above its least depth the atom has more chain layers (weights 1 first,
+    :func:`gradient_atom`); the gate stays where it is."""
     c = block_constants(fmt)
-    least = gradient_depth(fmt, variant)
-    depth = R.atom_depth(depth, least, "gradient atom")
-    return c.step_depth + depth - least + 1, depth - 2
+    depth = R.atom_depth(depth, gradient_depth(fmt, variant), "gradient atom")
+    return c.step_depth + 1, depth - 2
 
 
 def _gradient_plan(fmt, depth=None, variant=R.REPAIRED):
@@ -592,8 +592,11 @@ def gradient_atom(s, z, h, g, depth=None, variant=R.REPAIRED):
     w_out, chain = (R.transfer_weights(s, h, t, q=shallow_cap(f), merge_sign=True) if shallow
                     else R.transfer_weights(s, h, t))
     params = {**step_biases(s, z), "wx": wx, "zb": -(wx * z), "w_out": w_out, "mw_out": -w_out}
-    # forward order: input side first (shallow: after the normalize layer)
-    for k, w in zip(range(gate + (2 if shallow else 1), top + 1), reversed(chain)):
+    # forward order: input side first (shallow: after the normalize layer); above the least
+    # depth, weights 1 first (bias I ⊖ I = +0; shallow: n = −1): u ⊗ 1 = u
+    layers = range(gate + (2 if shallow else 1), top + 1)
+    ws = [s.const(1)] * (len(layers) - len(chain)) + list(reversed(chain))
+    for k, w in zip(layers, ws, strict=True):
         if shallow:
             params[f"c{k}"], params[f"n{k}"] = w, -w
         else:
@@ -602,15 +605,17 @@ def gradient_atom(s, z, h, g, depth=None, variant=R.REPAIRED):
 
 
 # ------------------------------------------------------------------ Theorem 3.1
-def theorem_network(fmt, points, variant=R.REPAIRED):
+def theorem_network(fmt, points, variant=R.REPAIRED, depth=None):
     """f = f2 ⊞ f1 for ``points`` = [(z, f*, h*, g*)] (bit patterns): the gradient atoms of
     the points with g* ≠ 0, then the value atoms' pieces (nonzero f* only), at one depth.
-    ``variant="shallow"``: the shallow gradient atoms (:func:`shallow_chain_neuron`)."""
+    ``variant="shallow"``: the shallow gradient atoms (:func:`shallow_chain_neuron`).
+    ``depth``: at least :func:`least_depth` (:func:`theorem_depth`): the gradient atoms'
+    chains begin with weights 1, the value atoms' step indicators carry longer."""
     from fpsmt.constructions.saturating import atoms_network
     _construction().check_points(fmt, points)
     return atoms_network(fmt, points, piece_bound(fmt), value_atom, functools.partial(gradient_atom, variant=variant),
                          block_constants(fmt).value_depth, gradient_depth(fmt, variant),
-                         later_piece=uncapped_bound(fmt))
+                         later_piece=uncapped_bound(fmt), depth=theorem_depth(fmt, depth, variant))
 
 
 def value_atoms(fmt, points):
@@ -634,6 +639,24 @@ def check_format(fmt):
 def depth(fmt, variant=R.REPAIRED):
     """The depth of the theorem's network with a gradient atom (of ``variant``)."""
     return max(gradient_depth(fmt, variant), block_constants(fmt).value_depth)
+
+
+def least_depth(fmt, variant=R.REPAIRED):
+    """The theorem's network's least depth (``construct --depth`` pads above it)."""
+    return depth(fmt, variant)
+
+
+def theorem_depth(fmt, depth=None, variant=R.REPAIRED):
+    """``depth`` checked (None: the least): at least :func:`least_depth`, and at most
+    :data:`fpsmt.constructions.relu.PADDING_MAX` above it, which the value atom's carry
+    induction and the gradient atom's chain inductions cover (proofs/rect_value_atom.py,
+    proofs/rect_gradient_atom.py); one error line otherwise."""
+    least = least_depth(fmt, variant)
+    if depth is not None and depth > least and least <= block_constants(fmt).value_depth:
+        raise InputError(f"--depth {depth}: the {hidden()} value atom in {fmt.name} has no carries at the least depth "
+                         f"{least}, so its carry induction's tree is not the padded atom's")
+    return R.theorem_depth(fmt, depth, least=least, activation=hidden(), most=R.PADDING_MAX,
+                           lemma="the padding (the value atom's carry induction, the gradient atom's chain inductions)")
 
 
 #: the gradient atoms this family builds (``construct --variant``)

@@ -871,20 +871,27 @@ def least_depth(fmt, variant=REPAIRED):
     return gradient_atom_depth(fmt, variant)
 
 
-def theorem_depth(fmt, depth=None, least=None, variant=REPAIRED):
+def theorem_depth(fmt, depth=None, least=None, variant=REPAIRED, activation="relu", most=None, lemma=None):
     """``depth`` (None: the least, ``least`` or :func:`least_depth`), refused in one line
     below the least; above it, every atom is padded by copies of its last hidden layer,
-    which boxplus_neutrality.padding proves for any number of copies up to its slot bound."""
+    which boxplus_neutrality.padding proves for any number of copies up to its slot bound
+    (another family: ``most`` layers above the least at most, by its padding ``lemma``)."""
     least = least or least_depth(fmt, variant)
     if depth is None:
         return least
-    from fpsmt.proof.approx import SLOTS
+    if most is None:
+        from fpsmt.proof.approx import SLOTS
+        most, lemma = SLOTS, "the padding lemma (boxplus_neutrality.padding)"
     if depth < least:
-        raise InputError(f"--depth {depth}: the relu network in {fmt.name} needs at least {least} layers")
-    if depth - least > SLOTS:
-        raise InputError(f"--depth {depth}: the padding lemma covers at most {SLOTS} copies above the least depth "
-                         f"{least}")
+        raise InputError(f"--depth {depth}: the {activation} network in {fmt.name} needs at least {least} layers")
+    if depth - least > most:
+        raise InputError(f"--depth {depth}: {lemma} covers at most {most} layers above the least depth {least}")
     return depth
+
+
+#: the most layers a family's padding adds above its least depth (``construct --depth``): its
+#: value atoms' padding induction and its gradient atoms' chain induction cover that many
+PADDING_MAX = 1 << 11
 
 
 def theorem_network(fmt, points, depth=None, variant=REPAIRED):

@@ -368,20 +368,22 @@ def pieces(fmt, v, V):
 
 
 # ------------------------------------------------------------------ Theorem 3.1
-def theorem_network(fmt, points, variant=R.REPAIRED):
+def theorem_network(fmt, points, variant=R.REPAIRED, depth=None):
     """f = f2 ⊞ f1 for ``points`` = [(z, f*, h*, g*)] (bit patterns): the gradient atoms of
     the points with g* ≠ 0, then the value atoms' pieces (nonzero f* only), at one depth.
     ``variant="shallow"``: the shallow gradient atoms (:func:`chain_length`; the rows'
-    shallow variant)."""
+    shallow variant).  ``depth``: at least :func:`least_depth` (:func:`theorem_depth`): the
+    gradient atoms' chains begin with weights 1, the value atoms carry p longer."""
     cons = _construction()
     cons.check_points(fmt, points)
     return atoms_network(fmt, points, piece_bound(fmt, cons.constants(fmt).H_sigma),
                          value_atom, functools.partial(gradient_atom, variant=variant),
-                         block_constants(fmt).value_depth, gradient_depth(fmt, variant))
+                         block_constants(fmt).value_depth, gradient_depth(fmt, variant),
+                         depth=theorem_depth(fmt, depth, variant))
 
 
 def atoms_network(fmt, points, V, value_atom, gradient_atom, value_depth, gradient_depth, later_piece=None,
-                  gradient_pieces=None):
+                  gradient_pieces=None, depth=None):
     """The gradient atoms of the points with g* ≠ 0, then the value atoms of the pieces of
     at most V of each nonzero f* (one atom of value +0 when every f* is zero), at one depth
     (the larger of the two kinds' least depths, with or without gradient atoms: the depth
@@ -389,7 +391,8 @@ def atoms_network(fmt, points, V, value_atom, gradient_atom, value_depth, gradie
     from its builders (``value_atom(s, z, v, depth=)``, ``gradient_atom(s, z, h, g, depth=)``);
     ``later_piece``: the least magnitude of a value's pieces after its first that the family's
     theorem covers (proofs/family_theorem.py), checked; ``gradient_pieces(fmt, z, g)``: the
-    parts of g that atoms side by side at z give, in order (default [g])."""
+    parts of g that atoms side by side at z give, in order (default [g]); ``depth``: a greater
+    depth (checked by the family's ``theorem_depth``), every atom padded by its builder."""
     split = gradient_pieces or (lambda f, z, g: [g])
     ga = [(z, h, a) for z, _, h, g in points if not fmt.is_zero(g) for a in split(fmt, z, g)]
     va = []
@@ -401,7 +404,7 @@ def atoms_network(fmt, points, V, value_atom, gradient_atom, value_depth, gradie
                                  f"{later_piece}, which the theorem's join does not cover")
         va += [(z, a) for a in ps]
     # one depth whether or not a gradient atom is built: the depth the atoms' lemmas state
-    depth = max(gradient_depth, value_depth)
+    depth = depth or max(gradient_depth, value_depth)
     kinds = []
     if ga:
         kinds.append(R.block_copies(functools.partial(gradient_atom, depth=depth), fmt, list(map(list, zip(*ga))), depth))
@@ -451,6 +454,24 @@ def check_format(fmt):
 def depth(fmt, variant=R.REPAIRED):
     """The depth of the theorem's network with a gradient atom (of ``variant``)."""
     return max(gradient_depth(fmt, variant), block_constants(fmt).value_depth)
+
+
+def least_depth(fmt, variant=R.REPAIRED):
+    """The theorem's network's least depth (``construct --depth`` pads above it)."""
+    return depth(fmt, variant)
+
+
+def theorem_depth(fmt, depth=None, variant=R.REPAIRED):
+    """``depth`` checked (None: the least): at least :func:`least_depth`, and at most
+    :data:`fpsmt.constructions.relu.PADDING_MAX` above it, which the value atom's padding
+    induction (proofs/sat_value_atom.py) and the gradient atom's chain inductions cover; one
+    error line otherwise."""
+    least = least_depth(fmt, variant)
+    if depth is not None and depth > least and least <= block_constants(fmt).value_depth:
+        raise InputError(f"--depth {depth}: the {hidden()} value atom in {fmt.name} carries no p at the least depth "
+                         f"{least}, so its padding induction does not apply")
+    return R.theorem_depth(fmt, depth, least=least, activation=hidden(), most=R.PADDING_MAX,
+                           lemma="the padding induction (sat_value_atom.padding, the chain inductions)")
 
 
 #: the gradient atoms this family builds (``construct --variant``)
