@@ -23,7 +23,10 @@ entries are in the claims; tests/test_saturating.py compares the layers term for
 * ``top`` (the last two layers), for every c in K, every w_out the transfer gives (W_OUT) and
   every |y| <= H: from (1, a zero), out = ±0 and CHAIN_BACK for the upstream y ⊗ w_out, p's
   gradient finite; from (−1, r in [−1, 1]), out = ±0 and zero gradients; both output terms
-  sum to a zero; every hidden value and gradient finite.
+  sum to a zero; every hidden value and gradient finite.  Where y ⊗ w_out ⊗ G need not be
+  finite (float16: :func:`bounded_top`) the branch at x = z is stated for |y ⊗ w_out| < 2,
+  and ``top_upstream`` shows that the network's upstream there, h ⊗ w_out, is (for every
+  0 < |h| <= H, w_out the transfer's for h).
 * the multiplication transfer's tree (proofs/multiplication_transfer.py: every weight in K,
   w_out in W_OUT, every partial product finite and nonzero, h ⊗ w_out ⊗ c_top ⊗ … = g),
   the facts ``one`` (u ⊗ σ'(pre) = u for finite u and pre a zero: σ'(±0) = 1) and ``cong``
@@ -49,6 +52,9 @@ constant weight 1 with the gate G = 2^T (``saturating.gate_exponent``): its tree
 with ``shallow.chain_at_z``, ``shallow.chain_killed`` (the same inductions over K'),
 ``shallow.top`` (PASS of y ⊗ w_out instead of CHAIN_BACK) and the shallow transfer."""
 
+from fractions import Fraction
+
+from fpsmt.constructions import relu as R
 from fpsmt.constructions import saturating as S
 from fpsmt.proof.claims import Float, Int, forall
 from fpsmt.proof.lemmas import Lemma
@@ -158,13 +164,40 @@ def chain_killed(fmt, name=NAME, weight=CHAIN_WEIGHT):
         weight_pred=weight)
 
 
-def top_claim(fmt, shallow=False):
+#: the top's upstream at x = z, y ⊗ w_out with y = h: below 2 in magnitude (w_out takes h
+#: to ±[2^e, 2^(e+1)), e <= 0: relu.normalize_weights), what the bounded top assumes
+TOP_UP = Pred(f"{NAME}.top_upstream", {"y": Float(finite=True), "w": Float(finite=True)},
+              lambda s: abs(s.y * s.w) < 2, doc="|y ⊗ w_out| < 2")
+
+
+def bounded_top(fmt):
+    """Whether the repaired top is stated with its upstream at x = z bounded (TOP_UP): where
+    the gradient it sends into p there, y ⊗ w_out ⊗ G, is not finite for every |y| <= H and
+    w_out <= 1 (float16: H = 2^8, G = 2^10).  Elsewhere the claim is over every |y| <= H."""
+    return H(fmt) * Fraction(2) ** S.gate_exponent(fmt) > fmt.Omega
+
+
+def top_upstream(fmt):
+    """For every h with 0 < |h| <= H: |h ⊗ w_out| < 2, w_out the transfer's output weight for h
+    (:func:`fpsmt.constructions.relu.normalize_weights`, the one the atom has): TOP_UP at
+    y = h, the top's upstream at x = z."""
+    return stage(f"{NAME}.top_upstream", {"y": within(H, nonzero=True)}, TOP_UP,
+                 lambda s: {"w": R.normalize_weights(s, s.y)[0]},
+                 doc="the top's upstream at x = z: |h ⊗ w_out| < 2")
+
+
+def top_claim(fmt, shallow=False, bounded=None):
     """The top and output layers, from (1, a zero) and from (−1, r in [−1, 1]).  The
     repaired top's weight is the chain's last, c in K, and its backward step CHAIN_BACK; the
     shallow top's weight is the constant 1 (a chain weight up to 2^e_max would not let the
-    gate saturate c ⊗ r ⊕ G ⊗ p ⊖ G at x != z), so it passes y ⊗ w_out on (PASS)."""
+    gate saturate c ⊗ r ⊕ G ⊗ p ⊖ G at x != z), so it passes y ⊗ w_out on (PASS).  Where
+    :func:`bounded_top` (float16), the repaired top's branch at x = z is stated for the
+    upstreams it meets there, |y ⊗ w_out| < 2 (TOP_UP, :func:`top_upstream`); the branch at
+    x != z for every |y| <= H (``bounded``: False states it for every |y| <= H there too, as
+    before: REFUTED in float16)."""
     kw = {"variant": SHALLOW_VARIANT} if shallow else {}
     _, top = S.gradient_layers(fmt, S.depth(fmt, **kw), **kw)
+    bounded = not shallow and (bounded_top(fmt) if bounded is None else bounded)
 
     def goal(s):
         net = _slice(s.fmt, top, top + 2, kw.get("variant"))
@@ -177,6 +210,9 @@ def top_claim(fmt, shallow=False):
             out += [o[0].is_zero(), (t1 + t2).is_zero()] + finite_inside(post, up)
             if live and shallow:
                 out += [pre[0][0].is_zero(), PASS.holds(s, u=s.y * s.w, g=grad[1]), grad[0].is_finite()]
+            elif live and bounded:
+                out += [TOP_UP.holds(s).implies(s.all(
+                    CHAIN_BACK.holds(s, u=s.y * s.w, pre=pre[0][0], gR=grad[1]), grad[0].is_finite()))]
             elif live:
                 out += [CHAIN_BACK.holds(s, u=s.y * s.w, pre=pre[0][0], gR=grad[1]), grad[0].is_finite()]
             else:
@@ -210,11 +246,14 @@ def chain_grad(fmt):
 
 
 def tree(fmt):
-    top = Node("stage", f"{NAME}.top", top_claim(fmt), uses={"hypothesis": W_OUT, "premise": [W_OUT, CHAIN_WEIGHT],
-                                                               "side": [CHAIN_BACK]})
+    bounded = bounded_top(fmt)
+    top = Node("stage", f"{NAME}.top", top_claim(fmt),
+               uses={"hypothesis": W_OUT, "premise": [W_OUT, CHAIN_WEIGHT] + ([TOP_UP] if bounded else []),
+                     "side": [CHAIN_BACK]})
     backward = sequence(f"{NAME}.backward", [chain_grad(fmt), pass_grad(fmt),
                                              join(f"{NAME}.backward.g", [GRAD_IS_P, REACHES], AT_Z_GRAD)])
-    return Node("lemma", NAME, None, [gate_at_z(fmt), gate_off(fmt), chain_at_z(fmt), chain_killed(fmt), top, transfer_tree(fmt), padding(fmt),
+    return Node("lemma", NAME, None, [gate_at_z(fmt), gate_off(fmt), chain_at_z(fmt), chain_killed(fmt)]
+                + ([top_upstream(fmt)] if bounded else []) + [top, transfer_tree(fmt), padding(fmt),
                                       one_fact(fmt), cong_fact(fmt), backward])
 
 

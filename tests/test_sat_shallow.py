@@ -209,18 +209,35 @@ def test_a_top_with_a_chain_weight_is_refuted(monkeypatch):
 
 @pytest.mark.slow  # about a minute
 def test_float16_the_repaired_top_claim_is_refuted_and_the_shallow_one_proved():
-    """float16, where H = 2^8: the repaired top's claim (every |y| <= H with every w_out in
-    W_OUT) sends y ⊗ w_out ⊗ 2^10 into p at x = z, which overflows — REFUTED, the
-    counterexample replayed (in the network the top's upstream is h ⊗ w_out, below 2 in
-    magnitude: the claim is stronger than the atom needs).  The shallow top's weight 1 lets
-    its gate be 2^T = 2^4, and its claim is PROVED."""
+    """float16, where H = 2^8: the repaired top's claim over every |y| <= H with every w_out
+    in W_OUT at x = z sends y ⊗ w_out ⊗ 2^10 into p, which overflows — REFUTED, the
+    counterexample replayed.  In the network the top's upstream at z is h ⊗ w_out, below 2
+    in magnitude (``top_upstream``), and the claim as stated in float16 (``bounded_top``)
+    takes that bound at z: PROVED.  The shallow top's weight 1 lets its gate be 2^T = 2^4,
+    and its claim is PROVED over every |y| <= H."""
+    from fpsmt.proofs import sat_gradient_atom as T
+    fmt = parse_format("float16")
+    eng = Engine(solver="bitwuzla", timeout=300)
+    with S.hidden_activation("tanh"):
+        assert T.bounded_top(fmt) and not any(T.bounded_top(parse_format(f)) for f in FORMATS if f != "float16")
+        bad = eng.prove(T.top_claim(fmt, bounded=False), fmt, {})
+        stated = eng.prove(T.top_claim(fmt), fmt, {})
+        good = eng.prove(T.top_claim(fmt, shallow=True), fmt, {})
+    assert bad.status == "REFUTED" and bad.reason == "counterexample replayed"
+    assert stated.status == "PROVED" and good.status == "PROVED"
+
+
+def test_the_top_upstream_bound_is_proved_and_fails_without_w_out(monkeypatch):
+    """float16: |h ⊗ w_out| < 2 for every 0 < |h| <= H (``top_upstream``) PROVED; with
+    w_out = 1 in its place (no normalization), REFUTED (h = 2^8)."""
     from fpsmt.proofs import sat_gradient_atom as T
     fmt = parse_format("float16")
     with S.hidden_activation("tanh"):
-        bad = Engine(solver="bitwuzla", timeout=300).prove(T.top_claim(fmt), fmt, {})
-        good = Engine(solver="bitwuzla", timeout=300).prove(T.top_claim(fmt, shallow=True), fmt, {})
-    assert bad.status == "REFUTED" and bad.reason == "counterexample replayed"
-    assert good.status == "PROVED"
+        ok = Engine(solver="z3", timeout=120).prove(T.top_upstream(fmt).claim, fmt, {})
+        right = R.normalize_weights
+        monkeypatch.setattr(R, "normalize_weights", lambda s, h, *a, **k: (s.const(1), right(s, h, *a, **k)[1]))
+        bad = Engine(solver="z3", timeout=120).prove(T.top_upstream(fmt).claim, fmt, {})
+    assert ok.status == "PROVED" and bad.status == "REFUTED"
 
 
 def test_construct_refuses_the_shallow_variant_for_a_family_without_it(tmp_path, monkeypatch):
