@@ -243,8 +243,18 @@ def test_reproduce_block_count_rows(tmp_path, fmt, n):
     assert set(rows[0]["counterexample"]) == {"v", "y"}
 
 
+def test_reproduce_takes_variants_as_a_list(tmp_path):
+    """--variant, like --format and --lemma, repeats or separates with commas."""
+    r = fpsmt("reproduce", "--format", "float8_e4m3", "--lemma", "multiplication_transfer", "--variant",
+              "released,repaired", "--json", "--store", str(tmp_path / "s.sqlite"), "--report", str(tmp_path / "r.md"))
+    assert r.returncode == 0, r.stderr
+    assert [(x["variant"], x["status"]) for x in json.loads(r.stdout)] == [("released", "REFUTED"),
+                                                                           ("repaired", "PROVED")]
+
+
 @pytest.mark.parametrize("args,word", [
     (["--lemma", "nope"], "unknown lemma"), (["--variant", "both"], "unknown variant"),
+    (["--variant", "repaired,both"], "unknown variant"), (["--variant", ","], "--variant names nothing"),
     (["--format", "float7"], "unknown format")])
 def test_reproduce_bad_input(tmp_path, args, word):
     r = fpsmt("reproduce", *args, "--store", str(tmp_path / "s.sqlite"), "--report", str(tmp_path / "r.md"))

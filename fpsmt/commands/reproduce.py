@@ -27,12 +27,13 @@ def cmd_reproduce(args):
             raise InputError(f"unknown lemma {n!r}: use one of {', '.join(known)}")
     fmts = format_names(args) or list(survival.FORMATS if args.survival else reproduce.DEFAULT_FORMATS)
     parsed = [parse_format(f) for f in fmts]
-    variants = [args.variant] if args.variant else (["repaired"] if args.survival else list(reproduce.VARIANTS))
+    named = listed(args.variant, "--variant")
+    variants = named or (["repaired"] if args.survival else list(reproduce.VARIANTS))
     for v in variants:
         if v not in reproduce.VARIANTS:
             raise InputError(f"unknown variant {v!r}: use {', '.join(reproduce.VARIANTS)}")
     profiles = _profiles(args, parsed, activations)
-    if any(not p.is_paper for p, _ in profiles) and args.variant == "released":
+    if any(not p.is_paper for p, _ in profiles) and "released" in (named or ()):
         raise InputError("a semantics profile other than the paper's is decided for the blocks construct builds: "
                          "--variant repaired (the default under --semantics)")
     if args.ulp_max is not None and not args.survival:
@@ -209,7 +210,9 @@ def register(sub):
     s.add_argument("--lemma", action="append", help="lemma name(s); default all")
     s.add_argument("--activation", action="append",
                    help="activation(s) with a construction; repeat or separate with commas (default: every one)")
-    s.add_argument("--variant", help="released, repaired or shallow (the shallow gradient atoms: each family's "
+    s.add_argument("--variant", action="append",
+                   help="released, repaired or shallow, repeat or separate with commas (shallow: the shallow gradient "
+                        "atoms: each family's "
                                      "gradient atom, value atom (at the shallow depth) and Theorem 3.1 rows; a "
                                      "lemma that does not state it has no row); default all three; repaired only "
                                      "under a profile other than the paper's")
