@@ -322,3 +322,16 @@ def test_a_wrong_sigmoid_padding_step_is_refuted(monkeypatch):
         claims = {c.name: c for c in T.tree(fmt).claims()}
         assert Engine(solver="z3", timeout=120).prove(claims["logi_gradient_atom.pad_q"], fmt, claims).status == \
             "REFUTED"
+
+
+def test_padding_is_refused_where_the_value_atom_is_not_carried(monkeypatch):
+    """A family whose value atom is at its least depth in the theorem's network (none of the
+    built-in ones) has no carries to pad between: --depth above the least is refused in
+    one line naming it; the least itself is taken."""
+    fmt = parse_format("bfloat16")
+    with S.hidden_activation("tanh"):
+        least = S.block_constants(fmt).value_depth  # a theorem network as deep as its value atom
+        monkeypatch.setattr(S, "least_depth", lambda f, variant=R.REPAIRED: least)
+        assert S.theorem_depth(fmt, least) == least
+        with pytest.raises(InputError, match=f"tanh value atom in bfloat16 is not carried at the least depth {least}"):
+            S.theorem_depth(fmt, least + 1)

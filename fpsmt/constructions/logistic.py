@@ -511,13 +511,8 @@ def theorem_depth(fmt, depth=None, variant=R.REPAIRED):
     :data:`fpsmt.constructions.relu.PADDING_MAX` above it, which the value atom's padding
     induction and the gradient atom's chain and padding inductions cover
     (proofs/logi_value_atom.py, proofs/logi_gradient_atom.py); one error line otherwise."""
-    least = least_depth(fmt, variant)
-    if depth is not None and depth > least and least <= block_constants(fmt).value_depth:
-        raise InputError(f"--depth {depth}: the {hidden()} value atom in {fmt.name} carries no p at the least depth "
-                         f"{least}, so its padding induction does not apply")
-    return R.theorem_depth(fmt, depth, least=least, activation=hidden(), most=R.PADDING_MAX,
-                           lemma="the padding (logi_value_atom.padding, logi_gradient_atom's chain and padding "
-                                 "inductions)")
+    return S.padded_depth(fmt, depth, least_depth(fmt, variant), block_constants(fmt).value_depth, hidden(),
+                          "logi_value_atom.padding, logi_gradient_atom's chain inductions and padding")
 
 
 #: the gradient atoms this family builds (``construct --variant``)

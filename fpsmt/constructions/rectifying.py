@@ -85,6 +85,7 @@ from fractions import Fraction
 
 from fpsmt.constructions import relu as R
 from fpsmt.constructions.registry import Construction, HiddenActivation
+from fpsmt.constructions import saturating as S
 from fpsmt.constructions.saturating import first_bias, sigma_bits, step_biases
 from fpsmt.errors import InputError
 from fpsmt.semantics.network import Param
@@ -651,12 +652,8 @@ def theorem_depth(fmt, depth=None, variant=R.REPAIRED):
     :data:`fpsmt.constructions.relu.PADDING_MAX` above it, which the value atom's carry
     induction and the gradient atom's chain inductions cover (proofs/rect_value_atom.py,
     proofs/rect_gradient_atom.py); one error line otherwise."""
-    least = least_depth(fmt, variant)
-    if depth is not None and depth > least and least <= block_constants(fmt).value_depth:
-        raise InputError(f"--depth {depth}: the {hidden()} value atom in {fmt.name} has no carries at the least depth "
-                         f"{least}, so its carry induction's tree is not the padded atom's")
-    return R.theorem_depth(fmt, depth, least=least, activation=hidden(), most=R.PADDING_MAX,
-                           lemma="the padding (the value atom's carry induction, the gradient atom's chain inductions)")
+    return S.padded_depth(fmt, depth, least_depth(fmt, variant), block_constants(fmt).value_depth, hidden(),
+                          "rect_value_atom's carry induction, rect_gradient_atom's chain inductions and padding")
 
 
 #: the gradient atoms this family builds (``construct --variant``)

@@ -464,14 +464,23 @@ def least_depth(fmt, variant=R.REPAIRED):
 def theorem_depth(fmt, depth=None, variant=R.REPAIRED):
     """``depth`` checked (None: the least): at least :func:`least_depth`, and at most
     :data:`fpsmt.constructions.relu.PADDING_MAX` above it, which the value atom's padding
-    induction (proofs/sat_value_atom.py) and the gradient atom's chain inductions cover; one
-    error line otherwise."""
-    least = least_depth(fmt, variant)
-    if depth is not None and depth > least and least <= block_constants(fmt).value_depth:
-        raise InputError(f"--depth {depth}: the {hidden()} value atom in {fmt.name} carries no p at the least depth "
-                         f"{least}, so its padding induction does not apply")
-    return R.theorem_depth(fmt, depth, least=least, activation=hidden(), most=R.PADDING_MAX,
-                           lemma="the padding induction (sat_value_atom.padding, the chain inductions)")
+    induction (proofs/sat_value_atom.py) and the gradient atom's chain and padding
+    inductions cover; one error line otherwise."""
+    return padded_depth(fmt, depth, least_depth(fmt, variant), block_constants(fmt).value_depth, hidden(),
+                        "sat_value_atom.padding, sat_gradient_atom's chain inductions and padding")
+
+
+def padded_depth(fmt, depth, least, value_depth, activation, lemmas):
+    """A family's ``theorem_depth`` (its σ ``activation``): ``depth`` (None: ``least``) refused
+    below ``least`` and more than PADDING_MAX above it (``lemmas``: what covers the padding,
+    named in the error),
+    and refused above ``least`` where the value atom is not carried at ``least`` (its least
+    depth ``value_depth``): its padding is inserted between its carries."""
+    if depth is not None and depth > least and least <= value_depth:
+        raise InputError(f"--depth {depth}: the {activation} value atom in {fmt.name} is not carried at the least "
+                         f"depth {least}, so its padding lemma does not apply")
+    return R.theorem_depth(fmt, depth, least=least, activation=activation, most=R.PADDING_MAX,
+                           lemma=f"the padding ({lemmas})")
 
 
 #: the gradient atoms this family builds (``construct --variant``)
