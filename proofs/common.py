@@ -396,10 +396,12 @@ def family_value_whole(name, module, variables, statement, zero_v=True):
                  statement)
 
 
-def family_gradient_whole(name, module, variables, statement):
+def family_gradient_whole(name, module, variables, statement, reach=None):
     """A construction family's gradient atom (``module.gradient_atom`` at the theorem's
     depth) as one whole-block claim (:func:`whole`): out = ±0; D^AD(h) = g at x = z (the
-    upstream h there), D^AD(y) = ±0 elsewhere; ``variables`` z, x, h, g, y."""
+    upstream h there), D^AD(y) = ±0 elsewhere; ``variables`` z, x, h, g, y; ``reach(s)``: the
+    lemma's hypothesis on z and g, if it has one (the logistic family's: one atom reaches g
+    at z)."""
     from fpsmt.constructions.relu import concrete
 
     def one(s):
@@ -408,7 +410,8 @@ def family_gradient_whole(name, module, variables, statement):
 
     def expect(s, out, grad):
         at = s.x.eq(s.z)
-        return [out[0].is_zero(), at.implies(grad[0].same(s.g)), (~at).implies(grad[0].is_zero())]
+        want = [out[0].is_zero(), at.implies(grad[0].same(s.g)), (~at).implies(grad[0].is_zero())]
+        return want if reach is None else [reach(s).implies(w) for w in want]
     return whole(name, variables, one, expect,
                  lambda fmt: concrete(lambda s, z, h, g: module.gradient_atom(s, z, h, g, depth=module.depth(s.fmt)),
                                       fmt, 0, fmt.round(1), fmt.round(1)),

@@ -68,7 +68,7 @@ from fpsmt.constructions.registry import show_bound
 from fpsmt.proof.claims import Float, Int, forall
 from fpsmt.proof.lemmas import Lemma
 from fpsmt.proof.tree import Node, Pred, fact, induction, join, sequence, stage
-from fpsmt.proofs.common import finite_inside, zero
+from fpsmt.proofs.common import family_gradient_whole, finite_inside, zero
 from fpsmt.proofs.gradient_atom import GRAD_IS_P
 from fpsmt.proofs.logi_common import TITLE, H, X, formats, xdesc
 from fpsmt.proofs.multiplication_transfer import CHAIN_WEIGHT, SIGNIFICAND, UNIT, UNITS, W_OUT
@@ -709,6 +709,17 @@ def shallow(fmt):
         "against the transfer's")
 
 
+#: the atom as one claim about its whole block (at the theorem's depth), for any semantics
+#: profile: the repaired tree's statement, under its hypothesis that one atom reaches g at z
+WHOLE = family_gradient_whole(
+    NAME, LG,
+    {"z": X_DOM, "x": X_DOM, "h": within(H, nonzero=True), "g": NONZERO, "y": within(H)},
+    lambda fmt: (
+        f"for all z, x in {xdesc(fmt)}, every h with 0 < |h| <= H = {show_bound(H(fmt))}, every finite g != 0 that "
+        "one atom reaches at z (w_x ⊗ z finite) and every upstream |y| <= H: out = ±0; at x = z, D^AD(h) = g (bit "
+        f"for bit); elsewhere D^AD(y) = ±0 (as one claim about the whole block, depth {LG.depth(fmt)})"),
+    reach=lambda s: LG.reached(s, s.z, s.g))
+
 LEMMA = Lemma("logi_gradient_atom", f"Lemma 3.5's atom for a logistic σ {TITLE}",
               {"repaired": repaired, "shallow": shallow}, formats=formats, order=750, family="logistic",
-              construction=True)
+              construction=True, whole=WHOLE)

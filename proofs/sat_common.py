@@ -51,15 +51,30 @@ class Family:
         sym = ">=" if kind == "ge" else "<="
         name = f"{prefix}_step_indicator_{kind}"
 
+        from fpsmt.constructions.relu import concrete
+        from fpsmt.proofs.common import whole
+        variables = {"z": self.X(), "x": self.X(), "y": Float(finite=True)}
+
+        def one(s):
+            net, P = self.blocks.step(s, s.z, kind)
+            return net, P, [s.x], [s.y]
+
+        def expect(s, out, grad):
+            return list(conditions(s, out[0], s.x >= s.z if kind == "ge" else s.x <= s.z)) + [grad[0].eq(0)]
+
+        def statement(fmt):
+            return f"for all z, x in {self.xdesc(fmt)} and every finite upstream y: {says(fmt, sym)} and D^AD(y) = ±0"
+
         def repaired(fmt):
             def goal(s):
-                net, P = self.blocks.step(s, s.z, kind)
-                out, grad = s.run(net, [s.x], [s.y], params=P)
-                return list(conditions(s, out[0], s.x >= s.z if kind == "ge" else s.x <= s.z)) + [grad[0].eq(0)]
-            c = forall(name, {"z": self.X(), "x": self.X(), "y": Float(finite=True)}, goal=goal)
-            return [c], f"for all z, x in {self.xdesc(fmt)} and every finite upstream y: {says(fmt, sym)} and D^AD(y) = ±0"
+                net, P, xs, ys = one(s)
+                out, grad = s.run(net, xs, ys, params=P)
+                return expect(s, out, grad)
+            return [forall(name, variables, goal=goal)], statement(fmt)
         return Lemma(name, title, {"repaired": repaired}, formats=self.formats, order=order, family=family,
-                     construction=True)
+                     construction=True,
+                     whole=whole(name, variables, one, expect,
+                                 lambda fmt: concrete(lambda s, z: self.blocks.step(s, z, kind), fmt, 0), statement))
 
     def formats(self, fmt):
         """Why the family's blocks do not exist in ``fmt`` (the requirement that fails), or None."""

@@ -194,6 +194,40 @@ def test_the_families_value_atoms_as_whole_blocks(activation, lemma):
                     k.startswith("ulp") and v != 0 for k, v in r.witness.items())
 
 
+@pytest.mark.parametrize("activation,lemma", [("tanh", "sat_step_indicator_ge"), ("tanh", "sat_point_indicator"),
+                                              ("sigmoid", "logi_step_indicator_le"), ("sigmoid", "logi_point_indicator"),
+                                              ("gelu", "rect_step_indicator_ge")])
+def test_the_families_indicators_as_whole_blocks(activation, lemma):
+    """The families' step and point indicators as whole-block claims, float8_e4m3: PROVED
+    under the paper's semantics (as their own claims are) and under order=any; REFUTED
+    under activation=ulp:1, the counterexample replayed under the profile."""
+    from fpsmt.constructions.registry import get_construction
+    from fpsmt.proof.lemmas import load
+    with get_construction(activation).active():
+        for spec, want in (("paper", "PROVED"), ("order=any", "PROVED"), ("activation=ulp:1", "REFUTED")):
+            c = load(lemma).whole(E4M3, parse_semantics(spec))[0][0]
+            r = Engine(solver="z3", timeout=300).prove(c, E4M3, {c.name: c})
+            assert r.status == want, (spec, r.status, r.reason)
+            if want == "REFUTED":
+                assert r.reason == "counterexample replayed" and any(
+                    k.startswith("ulp") and v != 0 for k, v in r.witness.items())
+
+
+@pytest.mark.slow  # about 5 minutes
+def test_the_logistic_gradient_atom_as_a_whole_block():
+    """sigmoid's gradient atom as one whole-block claim (under its hypothesis that one atom
+    reaches g at z), float8_e4m3: PROVED under the paper's semantics, order=reversed and
+    backward=torch; REFUTED under activation=ulp:1."""
+    from fpsmt.constructions.registry import get_construction
+    from fpsmt.proof.lemmas import load
+    with get_construction("sigmoid").active():
+        for spec, want in (("paper", "PROVED"), ("order=reversed", "PROVED"), ("backward=torch", "PROVED"),
+                           ("activation=ulp:1", "REFUTED")):
+            c = load("logi_gradient_atom").whole(E4M3, parse_semantics(spec))[0][0]
+            r = Engine(solver="portfolio", timeout=600).prove(c, E4M3, {c.name: c})
+            assert r.status == want, (spec, r.status, r.reason)
+
+
 @pytest.mark.slow
 def test_the_saturating_gradient_atom_as_a_whole_block():
     """tanh's gradient atom as one whole-block claim, float8_e4m3, the paper's semantics:
