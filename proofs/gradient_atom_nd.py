@@ -40,6 +40,7 @@ and output on (T, G1, G2).  Rows:
 
 from fpsmt.constructions import relu as C, relu_nd as N
 from fpsmt.proof.claims import Float, forall, zero_variables
+from fpsmt.errors import InputError
 from fpsmt.proof.lemmas import Lemma
 from fpsmt.proof.tree import Node, Pred, join, sequence, stage
 from fpsmt.proofs import coordinates_nd as K, gradient_atom as G, zero_gradient_atom_nd as Z
@@ -297,5 +298,17 @@ def _extra(fmt):
     return [] if _formats(fmt) else [("repaired", *claims(d, fmt)) for d in WHOLE_DIMS]
 
 
+def profiled(fmt, sem):
+    """Under a semantics profile: GA_0 and GA_1 for d = 2 as whole-block claims (the tree's
+    statement is for every d; the row says d = 2), in formats of at most :data:`MAX_BITS`
+    bits (as the whole-block rows)."""
+    why = _formats(fmt)
+    if why:
+        raise InputError(why)
+    return ([c for i in range(2) for c in block(2, i)(fmt, sem)[0]],
+            _statement(fmt, 2) + " (under a profile: d = 2 only, one whole-block claim per coordinate)")
+
+
 LEMMA = Lemma("gradient_atom_nd", "Lemma 3.5 for x in F^d (BRIEF §5; Theorem 3.1's X^d)",
-              {"repaired": repaired, "shallow": shallow}, order=82, only=("repaired", "shallow"), extra=_extra)
+              {"repaired": repaired, "shallow": shallow}, order=82, only=("repaired", "shallow"), extra=_extra,
+              whole=profiled)

@@ -39,6 +39,7 @@ layer 6 N = relu(Σ_j (−G_ja − G_jb) ⊕ |v|); layer 7 out = sgn(v) ⊗ N.  
 
 from fpsmt.constructions import relu as C, relu_nd as N
 from fpsmt.proof.claims import Float, forall, zero_variables
+from fpsmt.errors import InputError
 from fpsmt.proof.lemmas import Lemma
 from fpsmt.proof.tree import Node, Pred, join, sequence, stage
 from fpsmt.proofs import coordinates_nd as K
@@ -169,5 +170,15 @@ def _extra(fmt):
     return [("repaired", *block(d)(fmt, None)) for d in DIMS] if fmt.nbits <= WHOLE_BITS else []
 
 
+def profiled(fmt, sem):
+    """Under a semantics profile: the d = 2 atom as one whole-block claim (the tree's
+    statement is for every d; one claim states one d, so the row says d = 2), in formats of
+    at most :data:`WHOLE_BITS` bits."""
+    if fmt.nbits > WHOLE_BITS:
+        raise InputError(f"the d = 2 whole-block claim is stated in formats of at most {WHOLE_BITS} bits")
+    claims, statement = block(2)(fmt, sem)
+    return claims, statement + " (under a profile: d = 2 only, one whole-block claim)"
+
+
 LEMMA = Lemma("zero_gradient_atom_nd", "Lemma 3.4 for x in F^d (BRIEF §5; Theorem 3.1's X^d)",
-              {"repaired": repaired}, order=72, only=("repaired",), extra=_extra)
+              {"repaired": repaired}, order=72, only=("repaired",), extra=_extra, whole=profiled)

@@ -349,3 +349,29 @@ def test_reproduce_refuses_bad_profiles_before_any_work(tmp_path, args, msg):
     assert r.returncode == 2, r.stderr
     assert msg in r.stderr and len(r.stderr.strip().splitlines()) == 1, r.stderr
     assert not (tmp_path / "r.md").exists() and not (tmp_path / "t.json").exists()
+
+
+def test_the_nd_atoms_under_a_profile_are_their_d2_whole_blocks():
+    """zero_gradient_atom_nd and gradient_atom_nd under a profile: the d = 2 blocks as
+    whole-block claims (the row says d = 2 only).  float8_e4m3: the zero-gradient atom's
+    REFUTED under activation=ulp:1 (replayed); the gradient atom's cannot be stated under
+    ulp:K (72 hidden neurons, over the encoding's cap) nor beyond 8 bits, one line each."""
+    from fpsmt.proof.lemmas import load
+    claims, statement = load("zero_gradient_atom_nd").whole(E4M3, parse_semantics("activation=ulp:1"))
+    assert "d = 2 only" in statement
+    r = Engine(solver="z3", timeout=300).prove(claims[0], E4M3, {claims[0].name: claims[0]})
+    assert r.status == "REFUTED" and r.reason == "counterexample replayed"
+    with pytest.raises(InputError, match="72 hidden neurons"):
+        load("gradient_atom_nd").whole(E4M3, parse_semantics("activation=ulp:1"))
+    with pytest.raises(InputError, match="at most 8 bits"):
+        load("gradient_atom_nd").whole(parse_format("bfloat16"), parse_semantics("order=reversed"))
+    with pytest.raises(InputError, match="at most 16 bits"):
+        load("zero_gradient_atom_nd").whole(parse_format("float32"), parse_semantics("order=reversed"))
+
+
+@pytest.mark.slow  # about 3 minutes
+def test_the_nd_zero_gradient_atom_survives_reversed_order():
+    from fpsmt.proof.lemmas import load
+    claims, _ = load("zero_gradient_atom_nd").whole(E4M3, parse_semantics("order=reversed"))
+    r = Engine(solver="portfolio", timeout=600).prove(claims[0], E4M3, {claims[0].name: claims[0]})
+    assert r.status == "PROVED", r.reason
