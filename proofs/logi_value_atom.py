@@ -63,7 +63,7 @@ def repaired(fmt, variant=None):
                     lambda s: {"p": point_run(s)[0][0]}, side=point_side)]
     carried = LG.depth(fmt, **kw) > c.value_depth
     if carried:
-        stages.append(padding(fmt, kw))
+        stages.append(value_padding_node("logi_value_atom", LG, fmt, kw, LOGI_POINT, ("1", "+0")))
 
         def carry_run(s):
             net, P = atom(s, s.const(0))
@@ -103,17 +103,6 @@ def repaired(fmt, variant=None):
         + (f", or any depth up to {PADDING_MAX} more (padding: by induction, any number of carries of p keep it "
            "and give a finite gradient for a finite upstream)" if carried else ""))
 
-
-def padding(fmt, kw):
-    """The padding induction (:func:`fpsmt.proofs.sat_common.value_padding_node`): the atom's
-    first carry layer, any number of times (the atom at depth L has L − depth more of them,
-    all alike: tests/test_family_depth.py compares them)."""
-    cut = LG.block_constants(fmt).step_depth + 1
-
-    def pad_run(s, p, u):
-        net, P = LG.value_atom(s, s.z, s.const(0), depth=LG.depth(s.fmt, **kw) + 1)
-        return s.run(Network(s.fmt, net.layers[cut:cut + 1]), [p], [u], params=P, trace=True)
-    return value_padding_node("logi_value_atom", LOGI_POINT, pad_run, ("1", "+0"))
 
 
 def shallow(fmt):

@@ -281,14 +281,22 @@ def padded_gradient():
             "cover any number of chain layers)")
 
 
-def value_padding_node(name, point, pad_run, values):
+def value_padding_node(name, blocks, fmt, kw, point, values):
     """A value atom's padding (``construct --depth`` above the least depth): by induction
     over any number of carry layers up to :data:`fpsmt.constructions.relu.PADDING_MAX`, each
-    the atom's own first carry layer (``pad_run(s, p, u)`` runs it with trace at p, upstream
-    u), the point predicate ``point`` (p as a function of x and z: 1 at x = z, ``values[1]``
-    elsewhere) is kept, and every finite upstream gives a finite gradient into p; every
-    hidden value and gradient finite.  The step is decided in two cases, x = z and x != z
-    (``values``: p's two values, for the doc)."""
+    the atom's own first carry layer (``blocks.value_atom`` one layer deeper than the
+    theorem's depth ``blocks.depth``, ``kw`` the variant's; the atom at depth L has L − depth
+    such layers between p and the carries at the theorem's depth: tests/test_family_depth.py
+    compares them), the point predicate ``point`` (p as a function of x and z: 1 at x = z,
+    ``values[1]`` elsewhere) is kept, and every finite upstream gives a finite gradient into
+    p; every hidden value and gradient finite.  The step is decided in two cases, x = z and
+    x != z (``values``: p's two values, for the doc)."""
+    from fpsmt.semantics.network import Network
+    cut = blocks.block_constants(fmt).step_depth + 1  # the layers up to the point indicator's p
+
+    def pad_run(s, p, u):
+        net, P = blocks.value_atom(s, s.z, s.const(0), depth=blocks.depth(s.fmt, **kw) + 1)
+        return s.run(Network(s.fmt, net.layers[cut:cut + 1]), [p], [u], params=P, trace=True)
     from fpsmt.constructions.relu import PADDING_MAX
     from fpsmt.proof.claims import Int
     from fpsmt.proof.tree import Pred, induction, stage

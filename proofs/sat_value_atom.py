@@ -73,7 +73,7 @@ def repaired(fmt, variant=None):
         def carry_side(s):
             out, grad, trace = carry_run(s)
             return [o.same(out[0]) for o in out[1:]] + [grad[0].is_finite()] + finite_inside(*trace[1:3])
-        stages.append(padding(fmt, kw))
+        stages.append(value_padding_node("sat_value_atom", S, fmt, kw, SAT_POINT, ("1", "-1")))
         stages.append(stage("sat_value_atom.carry" if variant is None else f"sat_value_atom.{variant}.carry", {"u": Float(finite=True)}, SAT_POINT,
                             lambda s: {"p": carry_run(s)[0][0]}, SAT_POINT, side=carry_side, cases={"p": [1, -1]}))
 
@@ -103,18 +103,6 @@ def repaired(fmt, variant=None):
         + (f", or any depth up to {PADDING_MAX} more (padding: by induction, any number of carries of p keep it "
            "and give a finite gradient for a finite upstream)" if carried else ""))
 
-
-def padding(fmt, kw):
-    """The padding induction (:func:`fpsmt.proofs.sat_common.value_padding_node`): the atom's
-    first carry layer as it has it one layer deeper than the theorem's depth (``kw``: the
-    variant's), any number of times (the atom at depth L has L − depth such layers between
-    p and the carries at the theorem's depth: tests/test_family_depth.py compares them)."""
-    cut = S.block_constants(fmt).step_depth + 1
-
-    def pad_run(s, p, u):
-        net, P = S.value_atom(s, s.z, s.const(0), depth=S.depth(s.fmt, **kw) + 1)
-        return s.run(Network(s.fmt, net.layers[cut:cut + 1]), [p], [u], params=P, trace=True)
-    return value_padding_node("sat_value_atom", SAT_POINT, pad_run, ("1", "-1"))
 
 
 def shallow(fmt):
