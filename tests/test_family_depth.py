@@ -28,6 +28,21 @@ def _params(builder, fmt, depth, variant, *args):
     return R.concrete_params(builder, fmt, *args, depth=depth, variant=variant)[1]
 
 
+def _check_value_padding(B, fmt, D, k):
+    """The value atom of the family ``B`` at depth D + k: the layers up to p, then k copies
+    of the layer the padding induction runs (the atom's first carry layer one layer deeper
+    than D: proofs/sat_common.py ``value_padding_node``), then the atom's layers at D after p."""
+    from fpsmt.proof.claims import Scope
+    from fpsmt.semantics.arith import concrete
+    cut = B.block_constants(fmt).step_depth + 1
+    s = Scope(concrete(fmt), fmt, {})
+    va, vb, pad = (B.value_atom(s, s.const(1), s.const(3), depth=d)[0] for d in (D, D + k, D + 1))
+    assert len(vb.layers) == len(va.layers) + k
+    assert all(_same_layer(x, y) for x, y in zip(va.layers[:cut], vb.layers[:cut]))
+    assert all(_same_layer(L, pad.layers[cut]) for L in vb.layers[cut:cut + k])
+    assert all(_same_layer(x, y) for x, y in zip(va.layers[cut:], vb.layers[cut + k:]))
+
+
 @pytest.mark.parametrize("name", ["float8_e4m3", "bfloat16", "float32", "float64"])
 @pytest.mark.parametrize("variant", VARIANTS)
 def test_padded_tanh_atoms_are_the_least_atoms_with_the_trees_padding(name, variant):
@@ -54,19 +69,8 @@ def test_padded_tanh_atoms_are_the_least_atoms_with_the_trees_padding(name, vari
         least = [pa[f"c{j}"] for j in range(gate + 1, last + 1)]
         padded = [pb[f"c{j}"] for j in range(gate + 1, last + k + 1)]
         assert padded == [fmt.one_bits] * k + least
-        c = S.block_constants(fmt)
-        cut = c.step_depth + 1
-        from fpsmt.proof.claims import Scope
-        from fpsmt.semantics.arith import concrete
-        s = Scope(concrete(fmt), fmt, {})
-        va, _ = S.value_atom(s, s.const(1), s.const(3), depth=D)
-        vb, _ = S.value_atom(s, s.const(1), s.const(3), depth=D + k)
-        pad, _ = S.value_atom(s, s.const(1), s.const(3), depth=D + 1)
-        assert D > c.value_depth + 1  # p is carried at the least depth, by more than the copy layer
-        assert len(vb.layers) == len(va.layers) + k
-        assert all(_same_layer(x, y) for x, y in zip(va.layers[:cut], vb.layers[:cut]))
-        assert all(_same_layer(L, pad.layers[cut]) for L in vb.layers[cut:cut + k])
-        assert all(_same_layer(x, y) for x, y in zip(va.layers[cut:], vb.layers[cut + k:]))
+        assert D > S.block_constants(fmt).value_depth + 1  # p carried at the least depth, beyond the copy layer
+        _check_value_padding(S, fmt, D, k)
 
 
 @pytest.mark.parametrize("act,name", [("gelu", "float8_e4m3"), ("elu", "bfloat16"), ("swish", "float32"),
@@ -236,18 +240,8 @@ def test_padded_sigmoid_atoms_are_the_least_atoms_with_the_trees_padding(name, v
         assert [pb[f"bc{j}"] for j in range(gate + 1, gate + 1 + k)] == [fmt.round(-2)] * k
         assert [pb[f"{p}{j + k}"] for p in ("c", "bc") for j in range(gate + 1, top + 1)] == \
             [pa[f"{p}{j}"] for p in ("c", "bc") for j in range(gate + 1, top + 1)]
-        c = LG.block_constants(fmt)
-        cut = c.step_depth + 1
-        from fpsmt.proof.claims import Scope
-        from fpsmt.semantics.arith import concrete
-        s = Scope(concrete(fmt), fmt, {})
-        va, _ = LG.value_atom(s, s.const(1), s.const(3), depth=D)
-        vb, _ = LG.value_atom(s, s.const(1), s.const(3), depth=D + k)
-        pad, _ = LG.value_atom(s, s.const(1), s.const(3), depth=D + 1)
-        assert D > c.value_depth and len(vb.layers) == len(va.layers) + k
-        assert all(_same_layer(x, y) for x, y in zip(va.layers[:cut], vb.layers[:cut]))
-        assert all(_same_layer(L, pad.layers[cut]) for L in vb.layers[cut:cut + k])
-        assert all(_same_layer(x, y) for x, y in zip(va.layers[cut:], vb.layers[cut + k:]))
+        assert D > LG.block_constants(fmt).value_depth
+        _check_value_padding(LG, fmt, D, k)
 
 
 @pytest.mark.parametrize("name,variant", [("bfloat16", R.REPAIRED), ("float32", R.SHALLOW), ("float64", R.SHALLOW),
