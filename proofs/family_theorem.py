@@ -151,12 +151,9 @@ def split_gradient_node(name="split_gradient", exact=True):
             "one atom or three")
 
 
-def padded(fam):
+def padded():
     """What a family's theorem statement says of padding (``construct --depth``): every depth
-    up to PADDING_MAX above the least, where the family pads (its blocks name
-    ``least_depth``: the atoms' trees cover their padded layers), else nothing."""
-    if getattr(fam.blocks, "least_depth", None) is None:
-        return ""
+    up to PADDING_MAX above the least (the atoms' trees cover their padded layers)."""
     from fpsmt.constructions.relu import PADDING_MAX
     return (f", or any depth up to {PADDING_MAX} more: the gradient atoms' chains begin with weights 1, the value "
             "atoms carry longer, both covered by the atoms' inductions")
@@ -188,7 +185,7 @@ def theorem_row(name, atoms, two_terms, fam, builder, split=None, variant="repai
             f"{show_bound(fam.H(fmt))} and every finite g* with g* = 0 where h* = 0: the network of {builder}"
             f"{'' if variant == 'repaired' else f' (variant={variant!r})'} (depth "
             f"{fam.blocks.depth(fmt, **({} if variant == 'repaired' else {'variant': variant}))}"
-            f"{padded(fam)}) has f(x) = f*(x) and D^AD(h*(x)) = g*(x) at every x of D (a zero target met by "
+            f"{padded()}) has f(x) = f*(x) and D^AD(h*(x)) = g*(x) at every x of D (a zero target met by "
             "+0 or -0); proved as the atoms' lemmas, the output row's and layer 1's inductions and the atoms' "
             "congruence beside each other, joined by the argument in proofs/family_theorem.py")
     return repaired

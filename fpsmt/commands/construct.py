@@ -184,12 +184,6 @@ def cmd_construct(args):
     if args.depth is not None:  # before any work: a depth the lemmas cover, at or above the least
         if targets.theorem_of(resolve(args.targets)) == "3.2":
             raise InputError("--depth pads Theorem 3.1 networks; a Theorem 3.2 network has the depth its pieces need")
-        if not construction.pads():
-            from fpsmt.constructions.registry import constructions
-            have = sorted({c.family for c in constructions().values() if c.pads()})
-            raise InputError(f"--depth: the {construction.family} family's lemmas state its network at its least depth "
-                             f"only ({construction.activation}); padding to any depth is proved for the "
-                             f"{', '.join(have)} families")
         from fpsmt.constructions import relu, relu_nd
         if nd:
             relu.theorem_depth(fmt, args.depth, least=relu_nd.least_depth(fmt, **vkw))
@@ -258,11 +252,9 @@ def cmd_construct(args):
         + (" (zero-gradient atoms)" if counts is None else " (one per piece of each nonzero f*)"))
     paper = f"the paper: L >= {construction.paper_depth}" if construction.paper_depth is not None else \
         "not one of the paper's activations"
-    if construction.pads():
-        with construction.active():
-            summary["least_depth"] = construction.blocks.least_depth(fmt, **vkw)
-    padded = f"; padded from the least, {summary['least_depth']}" if net.depth > summary.get("least_depth", net.depth) \
-        else ""
+    with construction.active():
+        summary["least_depth"] = construction.blocks.least_depth(fmt, **vkw)
+    padded = f"; padded from the least, {summary['least_depth']}" if net.depth > summary["least_depth"] else ""
     err(f"  depth {net.depth} ({paper}{padded}), widths {_runs(summary['widths'])}, "
         f"{summary['parameters']} parameters, {size} bytes" + (f" -> {out_path}" if not bad else ""))
     if atom_rows is not None:

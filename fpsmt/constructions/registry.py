@@ -76,18 +76,13 @@ class Construction:
 
     def network(self, fmt, points, depth=None, variant="repaired"):
         """The Theorem 3.1 network f2 ⊞ f1 for ``points`` = [(x, f*, h*, g*)] (patterns);
-        ``depth``: a depth above the least, for a family that pads (:meth:`pads`);
+        ``depth``: a depth above the least (every family pads: its ``theorem_depth``);
         ``variant``: "shallow" for the relu family's shallow gradient atoms."""
         with self.active():
             kw = {} if variant == "repaired" else {"variant": variant}
             if depth is None:
                 return self.blocks.theorem_network(fmt, points, **kw)
             return self.blocks.theorem_network(fmt, points, depth=depth, **kw)
-
-    def pads(self) -> bool:
-        """Whether the family's lemmas cover its network padded to any depth above the least
-        (``--depth``): its blocks name their ``least_depth``."""
-        return getattr(self.blocks, "least_depth", None) is not None
 
 
 def check_bounds(fmt, c, activation, at, coordinates, h):
