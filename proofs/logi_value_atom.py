@@ -37,6 +37,24 @@ LOGI_POINT = Pred("logi.point", {"z": X_DOM, "x": X_DOM, "p": Float()},
                   lambda s: s.p.same(s.where(s.x.eq(s.z), 1, 0)), doc="p = 1 at x = z, +0 elsewhere")
 
 
+def point_stage(name, build):
+    """The stage ``name``: the layers up to the point indicator's p of the block ``build(s)``
+    -> (network, params) (the step indicators, then p; every layer σ), for all z, x of X
+    and every finite upstream u into p: p = 1 at x = z and +0 elsewhere (LOGI_POINT), D^AD =
+    ±0, every term of D^AD's sum over the first layer a zero and every hidden value and
+    gradient finite (for the theorem's join)."""
+    def run(s):
+        net, P = build(s)
+        lower = Network(s.fmt, net.layers[:LG.block_constants(s.fmt).step_depth + 1])
+        return s.run(lower, [s.x], [s.u], params=P, trace=True) + (lower, P)
+
+    def side(s):
+        _, grad, trace, lower, P = run(s)
+        return [grad[0].eq(0)] + [t.is_zero() for t in s.input_terms(lower, P, trace)] + finite_inside(*trace[1:3])
+    return stage(name, {"z": X_DOM, "x": X_DOM, "u": Float(finite=True)}, LOGI_POINT,
+                 lambda s: {"p": run(s)[0][0]}, side=side)
+
+
 def V(fmt):
     return LG.piece_bound(fmt, H(fmt))
 
@@ -51,16 +69,7 @@ def repaired(fmt, variant=None):
     def atom(s, v):  # the atom at the theorem's depth; its layers' shape does not depend on v
         return LG.value_atom(s, s.z, v, depth=LG.depth(s.fmt, **kw))
 
-    def point_run(s):
-        net, P = atom(s, s.const(0))
-        lower = Network(s.fmt, net.layers[:cut])
-        return s.run(lower, [s.x], [s.u], params=P, trace=True) + (lower, P)
-
-    def point_side(s):
-        _, grad, trace, lower, P = point_run(s)
-        return [grad[0].eq(0)] + [t.is_zero() for t in s.input_terms(lower, P, trace)] + finite_inside(*trace[1:3])
-    stages = [stage("logi_value_atom.point", {"z": X_DOM, "x": X_DOM, "u": Float(finite=True)}, LOGI_POINT,
-                    lambda s: {"p": point_run(s)[0][0]}, side=point_side)]
+    stages = [point_stage("logi_value_atom.point", lambda s: atom(s, s.const(0)))]
     carried = LG.depth(fmt, **kw) > c.value_depth
     if carried:
         stages.append(value_padding_node("logi_value_atom", LG, fmt, kw, LOGI_POINT, ("1", "+0")))

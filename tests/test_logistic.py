@@ -188,6 +188,36 @@ def test_atoms_and_theorem_are_proved_in_float8_e4m3(tmp_path):
     assert [(r["lemma"], r["status"]) for r in rows] == [(n, "PROVED") for n in names]
 
 
+def test_the_point_indicator_s_tree_is_proved_and_refuted_on_a_wrong_output_layer(monkeypatch, tmp_path):
+    """The point indicator as a tree (the layers up to p, then 1 ⊗ p ⊕ −0): PROVED in
+    float8_e4m3 with every UNSAT confirmed, its point stage the value atom's own claim
+    (the same SMT text); with the output weight 2 (out = 2 at x = z) the top stage is
+    REFUTED with a replayed counterexample."""
+    from fpsmt.proof.engine import Engine
+    from fpsmt.proof.lemmas import discover
+    fmt = parse_format("float8_e4m3")
+    eng = Engine(solver="z3")
+    with LG.hidden_activation("sigmoid"):
+        lem = discover()
+        pi = {c.name: c for c in lem["logi_point_indicator"].claims("repaired", fmt)}
+        va = {c.name: c for c in lem["logi_value_atom"].claims("repaired", fmt)}
+        assert eng._statement(pi["logi_point_indicator.point"], fmt, pi) == \
+            eng._statement(va["logi_value_atom.point"], fmt, va)
+    (row,) = _rows(tmp_path, ["logi_point_indicator"])
+    assert row["status"] == "PROVED" and not row["confirmed"]["unconfirmed"]
+
+    def doubled(s, z):
+        P = LG._plan(s.fmt)
+        LG._indicators(s.fmt, P, ["p"])
+        P.add([("out", [("p", 2)], LG.NEG0)])
+        return P.network(), LG.both_params(s, z)
+    monkeypatch.setattr(LG, "point", doubled)
+    (row,) = _rows(tmp_path, ["logi_point_indicator"], "--no-confirm")
+    assert row["status"] == "REFUTED" and row["counterexample"]
+    got = _statuses(row)
+    assert got["logi_point_indicator.top"] == "REFUTED" and got["logi_point_indicator.point"] == "PROVED"
+
+
 def test_the_split_lemma_is_proved_and_refuted_on_a_wrong_split(monkeypatch, tmp_path):
     """(a ⊕ a) ⊕ b = g with each part reached: PROVED in float8_e4m3 and confirmed (by
     enumeration); with a share of 1/2 (a = g/2, b = g ⊖ g = 0) the claim is REFUTED with a
@@ -197,6 +227,28 @@ def test_the_split_lemma_is_proved_and_refuted_on_a_wrong_split(monkeypatch, tmp
     monkeypatch.setattr(LG, "SHARE", Fraction(1, 2))
     (row,) = _rows(tmp_path, ["logi_gradient_split"], "--no-confirm")
     assert row["status"] == "REFUTED" and row["counterexample"]
+    assert _statuses(row)["logi_gradient_split.parts"] == "REFUTED"
+
+
+@pytest.mark.parametrize("small, refuted", [(4, "logi_gradient_split.small_weight"), (2, "logi_gradient_split.parts")])
+def test_the_split_tree_s_weight_bound_is_checked_on_both_sides(monkeypatch, tmp_path, small, refuted):
+    """The tree's bound on the parts' weights on x (7/2): with 4, the fact "w ⊗ z finite for
+    |w| <= 4 and z in X" is REFUTED (4·2^7 overflows float8_e4m3); with 2, the parts' stage
+    is (b's weight on x exceeds 2 near the top of the range)."""
+    from fpsmt.proofs import logi_gradient_split as GS
+    monkeypatch.setattr(GS, "SMALL", Fraction(small))
+    (row,) = _rows(tmp_path, ["logi_gradient_split"], "--no-confirm")
+    assert row["status"] == "REFUTED" and row["counterexample"]
+    assert _statuses(row)[refuted] == "REFUTED"
+
+
+def _statuses(row) -> dict:
+    """Each node of a row's tree: its status."""
+    def walk(node):
+        yield node["name"], node.get("status")
+        for kid in node.get("children", []):
+            yield from walk(kid)
+    return dict(walk(row["tree"]))
 
 
 @pytest.mark.parametrize("name", ["float8_e4m3", "bfloat16", "float32", "float64"])
