@@ -212,7 +212,12 @@ def _profile_rows(engine, lemmas, formats, progress, construction, sem, network_
                         progress(f"{name} ({PROFILE_VARIANT}, {activation}) in {fmt.name} under {sem.spec}: "
                                  f"UNKNOWN: {why}")
                 elif lemma.network and not sem.chooses and network_row is not None:
-                    row = network_row(name, activation, fmt, sem, construction, progress)
+                    row, why = _transfer_row(engine, name, lemma, fmt, progress, activation, sem)
+                    if row is None:
+                        row = network_row(name, activation, fmt, sem, construction, progress)
+                        if why and row["status"] == "UNKNOWN":
+                            row["reason"] = f"{why}; {row['reason']}"
+                            row["statement"] = f"not decided under {sem.spec}: {row['reason']}"
                 else:
                     row = unknown_row(name, activation, fmt, sem,
                                        "no whole-block claim states this lemma, and its proof tree's joins are "
@@ -222,6 +227,42 @@ def _profile_rows(engine, lemmas, formats, progress, construction, sem, network_
                                  f"UNKNOWN: {row['reason']}")
                 rows.append(row)
     return rows
+
+
+def _transfer_row(engine, name, lemma, fmt, progress, activation, sem):
+    """(row, None) for a lemma about the construct network under a profile that changes
+    only the backward formulas (:mod:`fpsmt.proof.transfer`): PROVED when the transfer's
+    claims and the lemma's tree (for the paper's semantics) are; else (None, why the
+    transfer gives nothing here) — None where it does not apply to the profile."""
+    from fpsmt.proof import transfer
+    if not transfer.applies(sem):
+        return None, None
+    part = transfer.node([activation], sem)
+    claims = part.claims()
+    registry = {c.name: c for c in claims}
+    for c in claims:
+        try:
+            r = engine.prove(c, fmt, registry)
+        except InputError as e:  # e.g. a formula computing σ' lazily in a second format (torch's ELU in bfloat16)
+            return None, f"the transfer from the paper's semantics cannot be stated here: {c.name}: {e}"
+        if progress:
+            progress(f"  {c.name} under {sem.spec}: {r.status}" + ("" if r.cached else f", {r.seconds:.1f} s"))
+        if r.status != "PROVED":
+            what = (f"REFUTED at {', '.join(f'{k}={v}' for k, v in (r.witness_json() or {}).items())}"
+                    if r.status == "REFUTED" else r.status)
+            return None, (f"the transfer from the paper's semantics does not apply: {c.name} is {what} (the profile's "
+                          "backward step changes a value beyond a zero's sign)" if c.name.startswith(
+                              f"{transfer.PREFIX}.step") else f"the transfer's {c.name} is {what}")
+    paper_tree, statement = lemma.build(PROFILE_VARIANT, fmt)[:2]
+    root = Node("lemma", f"{name}.transferred", None, [tree_node(name, paper_tree), part],
+                doc=f"the lemma for the paper's semantics, and its transfer to {sem.spec}")
+    row = _row(engine, name, lemma, PROFILE_VARIANT, fmt, progress,
+               (root, f"{statement}; under {sem.spec} too, by transfer (fpsmt.proof.transfer): the profile changes "
+                      "only backward steps, each keeps R (a is NaN, the same float, or both zeros) with the paper's, "
+                      "as ⊕ and ⊗ do, so D^AD meets the same targets"), activation, sem)
+    if row["status"] != "PROVED":
+        return None, f"the lemma's tree for the paper's semantics is {row['status']} here, so nothing transfers"
+    return row, None
 
 
 def unknown_row(name, activation, fmt, sem, reason):

@@ -1,0 +1,108 @@
+"""A Theorem 3.1 row carried to a profile that changes only backward formulas
+(fpsmt.proof.transfer): its claims, where they fail, and the row in ``reproduce``."""
+
+import json
+
+import numpy as np
+import pytest
+
+from fpsmt.proof import transfer
+from fpsmt.proof.engine import Engine
+from fpsmt.semantics.activations import get_activation
+from fpsmt.semantics.arith import concrete
+from fpsmt.semantics.formats import parse_format
+from fpsmt.semantics.network import PAPER, paper_backward, parse_semantics
+
+from conftest import fpsmt
+
+E4M3 = parse_format("float8_e4m3")
+
+
+def _decide(activation, spec, fmt=E4M3):
+    sem = parse_semantics(spec)
+    claims = transfer.claims([activation], sem)
+    registry = {c.name: c for c in claims}
+    eng = Engine(solver="z3", timeout=120)
+    return {c.name: eng.prove(c, fmt, registry) for c in claims}
+
+
+def test_only_backward_only_profiles_transfer():
+    assert transfer.applies(parse_semantics("backward=torch"))
+    assert transfer.applies(parse_semantics("backward=jax"))
+    assert not transfer.applies(PAPER)
+    assert not transfer.applies(parse_semantics("order=reversed"))
+    assert not transfer.applies(parse_semantics("order=reversed,backward=torch"))
+    assert not transfer.applies(parse_semantics("backward=torch,activation=numpy"))
+
+
+@pytest.mark.parametrize("spec", ["backward=torch", "backward=jax"])
+def test_relu_s_framework_backward_steps_keep_the_relation(spec):
+    """PyTorch's and JAX's ReLU backward (selects) against u ⊗ ReLU'(z): every claim PROVED
+    in float8_e4m3 (for every z, u, u' of the format)."""
+    got = _decide("relu", spec)
+    assert {n: r.status for n, r in got.items()} == {n: "PROVED" for n in got}
+    assert set(got) == {"transfer.step.relu", "transfer.step.identity", "transfer.add", "transfer.mul",
+                        "transfer.conclusion"}
+
+
+def test_a_relation_without_its_zero_clause_is_refuted(monkeypatch):
+    """R without "both zeros": torch's relu backward gives +0 where u ⊗ 0 is −0 (u < 0, z <= 0),
+    so the step claim is REFUTED — the check fails on a wrong relation."""
+    monkeypatch.setattr(transfer, "related", lambda a, b: a.is_nan() | a.same(b))
+    got = _decide("relu", "backward=torch")
+    r = got["transfer.step.relu"]
+    assert r.status == "REFUTED"
+    mine, other = _steps("relu", "backward=torch", r.witness_json())
+    assert E4M3.is_zero(mine) and E4M3.is_zero(other) and mine != other
+
+
+def _steps(activation, spec, witness):
+    """The paper's backward step at the witness (u) and the profile's (u'), in the executor."""
+    w = {k: np.asarray([int(v, 16)], dtype=np.uint64) for k, v in witness.items()}
+    A = concrete(E4M3)
+    act = get_activation(activation)
+    z, u, u2 = (A.const(w[k]) for k in ("z", "u", "u2"))
+    y = act.value(A, z)
+    mine = int(np.ravel(A.to_bits(paper_backward(A, act, u, z, y)))[0])
+    other = int(np.ravel(A.to_bits(parse_semantics(spec).backward_formula(act)(A, act, u2, z, y)))[0])
+    return mine, other
+
+
+@pytest.mark.parametrize("activation, spec", [("sigmoid", "backward=torch"), ("tanh", "backward=jax")])
+def test_a_rounding_backward_formula_does_not_transfer(activation, spec):
+    """PyTorch's sigmoid backward (g ⊗ (1 ⊖ y)) ⊗ y and JAX's tanh rule change values: the
+    step claim is REFUTED, and at its witness the executor's two backward steps differ
+    beyond a zero's sign (u = u')."""
+    got = _decide(activation, spec)
+    r = got[f"transfer.step.{activation}"]
+    assert r.status == "REFUTED"
+    mine, other = _steps(activation, spec, r.witness_json())
+    assert not E4M3.is_nan(mine)
+    assert mine != other and not (E4M3.is_zero(mine) and E4M3.is_zero(other))
+
+
+def _row(*args):
+    p = fpsmt("reproduce", "--format", "float8_e4m3", "--json", *args)
+    assert p.returncode == 0, p.stderr
+    (row,) = json.loads(p.stdout)
+    return row
+
+
+def test_a_theorem_row_under_a_rounding_backward_formula_says_why_nothing_transfers(tmp_path):
+    row = _row("--activation", "sigmoid", "--lemma", "logi_theorem_3_1", "--semantics", "backward=torch",
+               "--store", str(tmp_path / "s.sqlite"), "--report", str(tmp_path / "r.md"))
+    assert row["status"] == "UNKNOWN"
+    assert "the transfer from the paper's semantics does not apply: transfer.step.sigmoid is REFUTED" in row["statement"]
+
+
+@pytest.mark.slow  # about a minute: the paper's tree of theorem_3_1_relu in float8_e4m3
+def test_theorem_3_1_relu_is_proved_under_torch_s_backward(tmp_path):
+    """The row PROVED under backward=torch: its tree is the paper's tree of theorem_3_1_relu
+    and the transfer's five claims, every UNSAT confirmed."""
+    row = _row("--activation", "relu", "--lemma", "theorem_3_1_relu", "--semantics", "backward=torch",
+               "--store", str(tmp_path / "s.sqlite"), "--report", str(tmp_path / "r.md"))
+    assert row["status"] == "PROVED" and not row["confirmed"]["unconfirmed"]
+    assert row["semantics"] == "order=left,backward=torch,activation=correct"
+    kids = [k["name"] for k in row["tree"]["children"]]
+    assert kids == ["theorem_3_1_relu", "transfer"]
+    assert [k["status"] for k in row["tree"]["children"][1]["children"]] == ["PROVED"] * 5
