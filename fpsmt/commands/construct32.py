@@ -29,24 +29,46 @@ def _pieces(fmt, points, tables, max_pieces):
 
 
 def _network(fmt, construction, points, programs, progress):
-    """The Theorem 3.2 network: ReLU's (:func:`theorem32.network`) or, for an activation of
-    the rectifying family, :func:`gated_rect.theorem_network` (gap mode for ELU's kind,
-    offset mode for GELU and Swish)."""
+    """The Theorem 3.2 network: ReLU's (:func:`theorem32.network`), for an activation of
+    the rectifying family :func:`gated_rect.theorem_network` (gap mode for ELU's kind,
+    offset mode for GELU and Swish), for one of the saturating family (tanh)
+    :func:`gated_sat.theorem_network`."""
     from fpsmt.constructions import theorem32 as M
     if construction.activation == "relu":
         return M.network(fmt, points, progress=progress, programs=programs)
-    from fpsmt.constructions import gated_rect
+    from fpsmt.constructions import gated_rect, gated_sat
     with construction.active():
+        if construction.family == "saturating":
+            return gated_sat.theorem_network(fmt, points, programs, progress=progress)
         return gated_rect.theorem_network(fmt, points, programs, progress=progress)
+
+
+def y_bound(fmt, construction):
+    """The largest |y| the network is built and verified for: H_σ for the saturating family
+    (its gate sends G ⊗ y into p), None (every finite y) for ReLU and the rectifying family."""
+    if construction.family != "saturating":
+        return None
+    return construction.constants(fmt).H_sigma
+
+
+def _ys_text(fmt, bound):
+    return "every finite y of both signs" if bound is None else \
+        f"every finite y with |y| <= H = {fmt.show(fmt.round(bound))}, both signs"
 
 
 def check_options(args, construction):
     """What the Theorem 3.2 path does not offer yet, refused before any work (``--torch``'s
     format and PyTorch itself are checked by cmd_construct, as for Theorem 3.1)."""
     if construction.activation != "relu":
-        if construction.family != "rectifying":
-            raise InputError(f"Theorem 3.2 networks (a g_star(x, y) of two parameters) are built for relu and the "
-                             f"rectifying family (ELU, GELU, Swish) only so far, not {construction.activation}")
+        if construction.family not in ("rectifying", "saturating"):
+            raise InputError(f"Theorem 3.2 networks (a g_star(x, y) of two parameters) are built for relu, the "
+                             f"rectifying family (ELU, GELU, Swish) and the saturating family (tanh) only so far, not "
+                             f"{construction.activation}")
+        if construction.family == "saturating":
+            if args.certify or args.prove_network:
+                raise InputError(f"--certify and --prove-network: the ∀y claims of the saturating family's gated "
+                                 f"network are not stated yet; {construction.activation}'s network is verified by the "
+                                 "executor at every (x, y) with |y| <= H")
     if args.max_pieces < 1:
         raise InputError(f"--max-pieces must be at least 1, got {args.max_pieces}")
     for flag, on in (("--prove-network", args.prove_network), ("--certify", args.certify)):
@@ -55,13 +77,13 @@ def check_options(args, construction):
 
 
 def _check_gated(args, fmt, construction):
-    """The rectifying family's gated network exists in ``fmt`` (its blocks, and in gap mode
-    σ's identity on (0, I)) and the activation's requirements are PROVED there: one line
-    before any work where not."""
+    """The family's gated network exists in ``fmt`` (the rectifying family's blocks, and in
+    gap mode σ's identity on (0, I); the saturating family's blocks and its gate's G·H) and
+    the activation's requirements are PROVED there: one line before any work where not."""
     from fpsmt.commands.options import check_requirements
-    from fpsmt.constructions import gated_rect
+    from fpsmt.constructions import gated_rect, gated_sat
     with construction.active():
-        gated_rect.check_format(fmt)
+        (gated_sat if construction.family == "saturating" else gated_rect).check_format(fmt)
     check_requirements(args, fmt, construction)
 
 
@@ -71,13 +93,18 @@ def construct(args, fmt, construction, path, out_path):
     from fpsmt.constructions import theorem32 as M
     check_options(args, construction)
     if targets.given_pieces(path):
+        if construction.family == "saturating":
+            raise InputError(f"g_pieces(x) targets are built for relu and the rectifying family only so far, not "
+                             f"{construction.activation} (give g_star(x, y) in a format of at most 16 bits)")
         return construct_pieces(args, fmt, construction, path, out_path)
     if construction.activation != "relu":
         _check_gated(args, fmt, construction)
     if args.certify or args.prove_network:
         check_store(args.store)
     t0 = time.perf_counter()
-    points, tables = targets.load_targets32(path, fmt, progress=ticker("g*(x, y) at every finite y, points"))
+    points, tables = targets.load_targets32(path, fmt, progress=ticker("g*(x, y) at every finite y, points"),
+                                            constants=construction.constants(fmt))
+    bound = y_bound(fmt, construction)
     pieces, programs = _pieces(fmt, points, tables, args.max_pieces)
     tabulated = time.perf_counter() - t0
     n_pieces = [sum(1 for p in pcs if p.c != 0) for pcs in pieces]
@@ -89,8 +116,8 @@ def construct(args, fmt, construction, path, out_path):
     built = time.perf_counter() - t1
     with netio.pending_network(net, out_path) as (pending, size, written):  # verified as written, not as built
         t2 = time.perf_counter()
-        tick = ticker("verifying at every finite y, points")
-        bad, pairs, failing = M.verify(fmt, written, [(x, v) for x, v in points], tables,
+        tick = ticker("verifying at every finite y" + ("" if bound is None else " up to H") + ", points")
+        bad, pairs, failing = M.verify(fmt, written, [(x, v) for x, v in points], tables, bound=bound,
                               progress=lambda i, n, nbad: tick(i, n, f", {nbad} mismatches at the last" if nbad else ""))
         checked = time.perf_counter() - t2
         # the executor has checked every (x, y); the claims (--prove-network, --certify) add
@@ -103,10 +130,10 @@ def construct(args, fmt, construction, path, out_path):
         if bad or refuted:
             pending.discard()
     failed = bool(bad or refuted)
-    from fpsmt.constructions.relu import constants
-    paper = constants(fmt).depth_3_2[0]
+    paper = construction.constants(fmt).depth_3_2[0]
     summary = {"theorem": "3.2", "format": fmt.name, "activation": construction.activation, "points": len(points),
                "pairs": pairs, "verified": pairs - failing,
+               "y_bound": None if bound is None else fmt.hex(fmt.round(bound)),
                "pieces": {fmt.hex(x): [{"from": fmt.hex(fmt.round(p.t)), "kind": p.kind, "c": fmt.hex(fmt.round(p.c))}
                                        for p in pcs] for (x, _), pcs in zip(points, pieces)},
                "depth": net.depth, "paper_depth": paper, "max_width": max(L.n_out for L in net.layers),
@@ -118,8 +145,8 @@ def construct(args, fmt, construction, path, out_path):
                            "claims": round(proved_s, 3)}}
     err(f"  depth {net.depth} (the paper: L >= {paper}), max width {summary['max_width']}, {summary['parameters']} "
         f"parameters, {size} bytes" + ("" if failed else f" -> {out_path}"))
-    err(f"  verified in the executor: f(x) and D^AD(y) at {pairs} (x, y) pairs (every x of the domain, every finite y "
-        f"of both signs): {pairs - failing} bit-exact, {failing} mismatched (a zero target met by either zero); "
+    err(f"  verified in the executor: f(x) and D^AD(y) at {pairs} (x, y) pairs (every x of the domain, "
+        f"{_ys_text(fmt, bound)}): {pairs - failing} bit-exact, {failing} mismatched (a zero target met by either zero); "
         f"build {built:.1f} s, verify {checked:.1f} s")
     for x, y, w, g, t in bad[:10]:
         err(f"  MISMATCH at x = {fmt.show(x)}, y = {fmt.show(y)}: {w} = {fmt.show(g)}, target {fmt.show(t)}")
@@ -128,13 +155,14 @@ def construct(args, fmt, construction, path, out_path):
     if failed:
         _failure(bad, out_path)
     if args.plot and not failed:
-        summary["plot"] = _plot(args, fmt, points, tables, written)
+        summary["plot"] = _plot(args, fmt, points, tables, written, bound=bound)
     if not failed and not _profile(args).is_paper:
         summary["semantics"] = _under(fmt, written, _profile(args),
-                                      lambda sem: M.verify(fmt, written, [(x, v) for x, v in points], tables, sem=sem),
-                                      "every x of the domain, every finite y of both signs")
+                                      lambda sem: M.verify(fmt, written, [(x, v) for x, v in points], tables, sem=sem,
+                                                           bound=bound),
+                                      f"every x of the domain, {_ys_text(fmt, bound)}")
     if args.torch and not failed:
-        summary["torch"] = torch_check(fmt, written, points, tables, pieces)
+        summary["torch"] = torch_check(fmt, written, points, tables, pieces, bound=bound)
     if args.certify and not failed:
         summary["certificates"], summary["certified"] = _certify(args, fmt, construction, points, pieces, proofs,
                                                                  written.depth)
@@ -143,13 +171,13 @@ def construct(args, fmt, construction, path, out_path):
     return 1 if failed else 0
 
 
-def torch_pairs(fmt, points, tables, pieces, per_x=64, seed=0):
+def torch_pairs(fmt, points, tables, pieces, per_x=64, seed=0, bound=None):
     """(x, y, f*, g*) patterns where the PyTorch run is compared: per point ±0, each
     piece's first y with its neighbours, and ``per_x`` more y drawn at random (seeded),
     each with both signs."""
     import numpy as np
 
-    from fpsmt.constructions.theorem32 import all_ys
+    from fpsmt.constructions.theorem32 import all_ys, within
     ys = all_ys(fmt)
     half = len(ys) // 2
     rng = np.random.default_rng(seed)
@@ -160,6 +188,9 @@ def torch_pairs(fmt, points, tables, pieces, per_x=64, seed=0):
             j = int(fmt.round(p.t))  # positive patterns are their own index in all_ys
             idx |= {j - 1, j, j + 1} & set(range(half))
         idx |= set(rng.integers(0, half, per_x).tolist())
+        if bound is not None:  # the network is built for |y| <= bound
+            ok = within(fmt, ys[:half], bound)
+            idx = {i for i in idx if ok[i]}
         idx = sorted(idx)
         both = idx + [i + half for i in idx]
         X += [x] * len(both)
@@ -169,12 +200,12 @@ def torch_pairs(fmt, points, tables, pieces, per_x=64, seed=0):
     return [np.asarray(a, dtype=np.uint64) for a in (X, Y, F, G)]
 
 
-def torch_check(fmt, net, points, tables, pieces):
+def torch_check(fmt, net, points, tables, pieces, bound=None):
     """The written network as PyTorch scalar operations in the paper's order
     (torch_export.scalar_network), run by torch.autograd with the upstream gradients y as
     ``grad_outputs`` at :func:`torch_pairs`; compared with f* and g* bit for bit (a zero
     target met by either zero)."""
-    return torch_run(fmt, net, *torch_pairs(fmt, points, tables, pieces))
+    return torch_run(fmt, net, *torch_pairs(fmt, points, tables, pieces, bound=bound))
 
 
 def torch_run(fmt, net, X, Y, F, G):
@@ -208,11 +239,13 @@ def _summary(counts):
     return f"{lo}" if lo == hi else f"{lo} to {hi}"
 
 
-def _plot(args, fmt, points, tables, net, n_x=4):
-    """D^AD(y) against y > 0 at up to ``n_x`` domain points beside g*(x, y), log-scaled
-    (g* is odd; both signs were verified)."""
-    from fpsmt.constructions.theorem32 import positive_ys
+def _plot(args, fmt, points, tables, net, n_x=4, bound=None):
+    """D^AD(y) against y > 0 (up to ``bound``) at up to ``n_x`` domain points beside
+    g*(x, y), log-scaled (g* is odd; both signs were verified)."""
+    from fpsmt.constructions.theorem32 import positive_ys, within
     ys = positive_ys(fmt)
+    if bound is not None:
+        ys = ys[within(fmt, ys, bound)]
     return _draw(args, fmt, points, net, ys, lambda i, num: num(tables[i][1:len(ys) + 1]), "target g*(x, y)", 2,
                  "upstream gradient y > 0 (g* is odd; negative y verified too)",
                  f"fpsmt construct (Theorem 3.2): {len(points)} points in {fmt.name}, D^AD at every finite y", n_x)

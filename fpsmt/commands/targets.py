@@ -346,8 +346,9 @@ def given_pieces(path) -> bool:
     return callable(getattr(_module(Path(path)), "g_pieces", None))
 
 
-def _points32(p, mod, fmt, names):
-    """The domain and f* as [(x, f*)] patterns, checked (x in X, distinct) before any g*."""
+def _points32(p, mod, fmt, names, constants=None):
+    """The domain and f* as [(x, f*)] patterns, checked (x in X, distinct) before any g*;
+    X from the activation's theorem ``constants`` (ReLU's by default)."""
     from fpsmt.constructions.theorem32 import check_domain
     from fpsmt.userfiles import user_code
     for name in names:
@@ -362,7 +363,7 @@ def _points32(p, mod, fmt, names):
         with user_code(p, f"f_star({xf!r})"):
             v = mod.f_star(xf)
         points.append((xb, _round(fmt, v, "f_star(x)", x)))
-    check_domain(fmt, [xb for xb, _ in points])
+    check_domain(fmt, [xb for xb, _ in points], constants)
     return points
 
 
@@ -423,7 +424,7 @@ def load_pieces(path, fmt: Format):
     return points, out
 
 
-def load_targets32(path, fmt: Format, progress=None):
+def load_targets32(path, fmt: Format, progress=None, constants=None):
     """Theorem 3.2 targets from a Python file with ``domain()``, ``f_star(x)`` and
     ``g_star(x, y)``: ``(points, tables)`` — points [(x, f*)] as patterns, and per point
     g*(x, y) at every finite y (patterns, in the order of
@@ -438,7 +439,7 @@ def load_targets32(path, fmt: Format, progress=None):
                          f"bits; {fmt.name} has {fmt.nbits}: give g* as pieces, g_pieces(x)")
     mod = _module(p)
     # the domain and f* first: cheap, and checked before g* is tabulated
-    points = _points32(p, mod, fmt, ("domain", "f_star", "g_star"))
+    points = _points32(p, mod, fmt, ("domain", "f_star", "g_star"), constants)
     ys = all_ys(fmt)
     yfs = [_as_float(fmt, int(b)) for b in ys]
     half = len(ys) // 2

@@ -44,7 +44,7 @@ import numpy as np
 from fpsmt.constructions import relu as R
 from fpsmt.constructions import threshold as T
 from fpsmt.errors import InputError
-from fpsmt.semantics.formats import Format, parse_format, pow2
+from fpsmt.semantics.formats import Format, floor_log2, parse_format, pow2
 
 #: the most pieces per domain point the construction builds (the issue's bound)
 MAX_PIECES = 64
@@ -370,32 +370,44 @@ def network(fmt, points, progress=None, programs=None):
     return R.boxplus_copies(fmt, [R.one_copy(net, depth) for net in gated] + [atoms])
 
 
-def check_domain(fmt: Format, xs) -> None:
-    """Distinct finite x in X (ReLU's and ELU's: the same interval; one line naming x)."""
+def check_domain(fmt: Format, xs, constants=None) -> None:
+    """Distinct finite x in X (one line naming x): the activation's X = [−M_σ, M_σ] from
+    its theorem ``constants`` (:func:`specs.theorems.constants`), ReLU's by default (ELU's,
+    GELU's and Swish's are the same interval; tanh's is twice as wide)."""
     if not len(xs):
         raise InputError("the domain is empty")
-    top = R.constants(fmt).M_sigma
+    c = constants or R.constants(fmt)
+    top = c.M_sigma
     seen = set()
     for x in xs:
         q = fmt.to_fraction(x) if fmt.is_finite(x) else None
         if q is None or abs(q) > top:
-            raise InputError(f"at x = {fmt.show(x)}: x is not in ReLU's and ELU's X = [-2^{fmt.e_max - 2}, "
-                             f"2^{fmt.e_max - 2}] of {fmt.name}")
+            raise InputError(f"at x = {fmt.show(x)}: x is not in {c.activation}'s X = [-2^{floor_log2(top)}, "
+                             f"2^{floor_log2(top)}] of {fmt.name}")
         if q in seen:
             raise InputError(f"at x = {fmt.show(x)}: x appears twice (+0 and -0 are one point)")
         seen.add(q)
 
 
 # ------------------------------------------------------------------ verification
+def within(fmt: Format, ys, bound) -> np.ndarray:
+    """The mask of the patterns ``ys`` (finite) with |y| <= ``bound`` (exact comparison: the
+    positive patterns are ordered as their values)."""
+    mag = np.asarray(ys, dtype=np.uint64) & np.uint64(fmt.sign_bit - 1)
+    return mag <= np.uint64(fmt.round(Fraction(bound)) if fmt.to_fraction(fmt.round(Fraction(bound))) <= bound
+                            else fmt.round(Fraction(bound)) - 1)
+
+
 def meets(fmt: Format, got, want) -> np.ndarray:
     """Per pair, whether the pattern ``got`` meets the target ``want``: the same bits, or
     either zero where the target is a zero (the array form of commands.targets.meets)."""
     return np.where(canon(fmt, want) == 0, canon(fmt, got) == 0, got == want)
 
 
-def verify(fmt, net, points, tables, progress=None, sem=None):
+def verify(fmt, net, points, tables, progress=None, sem=None, bound=None):
     """Run ``net`` by the executor at every (x, y): x of ``points`` = [(x, f*, …)], y
-    every finite value (:func:`all_ys`); ``tables[i]`` holds g*(x_i, y) in that order.
+    every finite value (:func:`all_ys`), or every finite |y| <= ``bound`` (the saturating
+    family's H_σ); ``tables[i]`` holds g*(x_i, y) at every finite y in :func:`all_ys`' order.
     Returns (mismatches [(x, y, what, got, want)] as patterns, at most 20 of each kind per
     x; the pairs checked; the pairs with a mismatch).  Block
     aware (:func:`fpsmt.constructions.blockrun.blockwise`), one x at a time; ``sem``: the
@@ -407,8 +419,11 @@ def verify(fmt, net, points, tables, progress=None, sem=None):
     fmt = parse_format(fmt)
     A = concrete(fmt)
     ys = all_ys(fmt)
+    keep = slice(None) if bound is None else within(fmt, ys, bound)
+    ys = ys[keep]
     bad, failing = [], 0
     for i, ((x, v, *_), want) in enumerate(zip(points, tables)):
+        want = np.asarray(want, dtype=np.uint64)[keep]
         out, grad = blockwise(A, net, A.const(np.full(len(ys), x, dtype=np.uint64)), A.const(ys), sem)
         ob, gb = np.ravel(A.to_bits(out)), np.ravel(A.to_bits(grad))
         f_bad = np.flatnonzero(~meets(fmt, ob, np.full(len(ys), v, dtype=np.uint64)))

@@ -1,0 +1,130 @@
+"""Theorem 3.2 for tanh (fpsmt.constructions.gated_sat): the gated network of a backward
+program, checked by the executor at every x of tanh's X and every finite |y| <= H; the
+checks failing on a wrong network; ``fpsmt construct --activation tanh`` with a
+two-parameter g_star, checked again by the whole-network executor against targets
+computed from the file; and the refusals."""
+
+import json
+from fractions import Fraction
+
+import pytest
+
+from fpsmt.constructions import gated_sat as GS
+from fpsmt.constructions import saturating as S
+from fpsmt.constructions import threshold as T
+from fpsmt.semantics.formats import parse_format
+from fpsmt.semantics.network import Layer, Network
+
+from conftest import fpsmt
+
+
+def _smallest(fmt):
+    """BRIEF §9's smallest case: D(y) = ±1 exactly at y = ±1, a zero for every other y."""
+    blocks = [(1, 1), (fmt.to_fraction(fmt.next_up(fmt.one_bits)), -1)]
+    plans = [T.plan(fmt, t, c) for t, c in blocks]
+    return blocks, T.parallel([T.block_program(p) for p in plans])
+
+
+def _xs(fmt):
+    """Every x of tanh's X = [−2^(e_max−1), 2^(e_max−1)]."""
+    top = Fraction(2) ** (fmt.e_max - 1)
+    return [b for b in T.finite_values(fmt) if abs(fmt.to_fraction(b)) <= top]
+
+
+def _ys(fmt, H):
+    return [b for b in T.finite_values(fmt) if abs(fmt.to_fraction(b)) <= H]
+
+
+def _net(fmt, z, steps):
+    with S.hidden_activation("tanh"):
+        return GS.gated_program(fmt, Fraction(z), steps), GS.y_bound(fmt)
+
+
+@pytest.mark.parametrize("z", [0, Fraction(-3, 2), 64])
+def test_gated_network_every_x_every_y_up_to_h(z):
+    """At x = z, D(y) is the program's value for every finite |y| <= H; at every other x of X
+    a zero; f a zero everywhere; every hidden layer is tanh.  Beyond H the gate's G ⊗ y is
+    not finite at some y (the bound is the network's, not only the theorem's)."""
+    fmt = parse_format("e4m2")
+    blocks, steps = _smallest(fmt)
+    net, H = _net(fmt, z, steps)
+    assert H == 1
+    assert {L.activation for L in net.layers[:-1]} == {"tanh"} and net.layers[-1].activation == "identity"
+    assert T.mismatches(fmt, net, blocks, ys=_ys(fmt, H), xs=_xs(fmt), z=Fraction(z)) == []
+    beyond = T.mismatches(fmt, net, blocks, xs=[fmt.round(Fraction(z))], z=Fraction(z))
+    assert beyond and all(abs(fmt.to_fraction(y)) > H for _, y, _, _, _ in beyond)
+
+
+def _with(net, k, i, factor=None, bias=None):
+    """``net`` with weight i of layer k times ``factor``, or bias i of layer k set to ``bias``."""
+    fmt = net.fmt
+    L = net.layers[k]
+    w, b = list(L.weights), list(L.bias)
+    if factor is not None:
+        w[i] = fmt.round(factor * fmt.to_fraction(w[i]))
+    if bias is not None:
+        b[i] = fmt.round(Fraction(bias))
+    layers = list(net.layers)
+    layers[k] = Layer(L.n_out, L.n_in, L.rows, L.cols, w, b, L.activation)
+    return Network(fmt, layers)
+
+
+def test_check_fails_on_a_wrong_network():
+    """The same check finds a twin's output weight doubled (f is no longer a zero), the top's
+    gate bias −G made −G/2 (t_j no longer +0 at z, so the twins do not cancel), and the network
+    run with ReLU instead of tanh."""
+    fmt = parse_format("e4m2")
+    blocks, steps = _smallest(fmt)
+    net, H = _net(fmt, 0, steps)
+    xs, ys = _xs(fmt), _ys(fmt, H)
+    out = net.depth - 1
+    twin = _with(net, out, 1, factor=2)
+    assert any(w == "f(x)" for _, _, w, _, _ in T.mismatches(fmt, twin, blocks, ys=ys, xs=xs))
+    top = net.depth - 2
+    G = GS.gate_weight(fmt)
+    half = _with(net, top, 0, bias=-G / 2)
+    assert T.mismatches(fmt, half, blocks, ys=ys, xs=xs)
+    relu = Network(fmt, [Layer(L.n_out, L.n_in, L.rows, L.cols, L.weights, L.bias,
+                               "relu" if L.activation == "tanh" else L.activation) for L in net.layers])
+    assert T.mismatches(fmt, relu, blocks, ys=ys, xs=xs)
+
+
+def test_padding_keeps_the_network_exact():
+    """A deeper network (×1 carries of the path first) meets the same targets."""
+    fmt = parse_format("e4m2")
+    blocks, steps = _smallest(fmt)
+    with S.hidden_activation("tanh"):
+        least = GS.least_depth(fmt, GS.chain_layers(fmt, steps))
+        net = GS.gated_program(fmt, Fraction(1, 2), steps, depth=least + 3)
+        H = GS.y_bound(fmt)
+    assert net.depth == least + 3
+    assert T.mismatches(fmt, net, blocks, ys=_ys(fmt, H), xs=_xs(fmt), z=Fraction(1, 2)) == []
+
+
+@pytest.mark.parametrize("example,name", [("dead_zone", "float8_e4m3"), ("sign_gradient", "e4m2"),
+                                          pytest.param("gradient_clipping", "float16", marks=pytest.mark.slow)])
+def test_construct_tanh_every_x_every_y_up_to_h(tmp_path, example, name):
+    from test_theorem32 import _independent_check
+
+    from fpsmt.commands import netio
+    from fpsmt.resources import resolve
+    fmt = parse_format(name)
+    r = fpsmt("construct", "--targets", f"example:{example}.py", "--format", name, "--activation", "tanh",
+              "--out", "net.json", "--json", cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    rep = json.loads(r.stdout)
+    H = Fraction(2) ** (fmt.M - 2)  # tanh's H_σ, as the paper states it
+    assert rep["activation"] == "tanh" and rep["mismatches"] == [] and rep["verified"] == rep["pairs"] > 0
+    assert rep["y_bound"] == fmt.hex(fmt.round(H))
+    assert rep["pairs"] == len(rep["pieces"]) * len(_ys(fmt, H))
+    net = netio.load_network(tmp_path / "net.json")
+    assert {L.activation for L in net.layers[:-1]} == {"tanh"}
+    assert _independent_check(fmt, tmp_path / "net.json", resolve(f"example:{example}.py"), bound=H) == 0
+
+
+@pytest.mark.parametrize("extra,what", [(["--certify"], "not stated yet"), (["--prove-network"], "not stated yet")])
+def test_tanh_claims_refused_one_line_exit_2(tmp_path, extra, what):
+    r = fpsmt("construct", "--targets", "example:dead_zone.py", "--format", "e4m2", "--activation", "tanh",
+              "--out", "net.json", *extra, cwd=tmp_path)
+    assert r.returncode == 2 and what in r.stderr and len(r.stderr.strip().splitlines()) == 1, r.stderr
+    assert not (tmp_path / "net.json").exists()
