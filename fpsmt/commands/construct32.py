@@ -248,7 +248,8 @@ def _plot(args, fmt, points, tables, net, n_x=4, bound=None):
         ys = ys[within(fmt, ys, bound)]
     return _draw(args, fmt, points, net, ys, lambda i, num: num(tables[i][1:len(ys) + 1]), "target g*(x, y)", 2,
                  "upstream gradient y > 0 (g* is odd; negative y verified too)",
-                 f"fpsmt construct (Theorem 3.2): {len(points)} points in {fmt.name}, D^AD at every finite y", n_x)
+                 f"fpsmt construct (Theorem 3.2): {len(points)} points in {fmt.name}, D^AD at every finite y"
+                 + ("" if bound is None else f" with |y| <= {fmt.show(fmt.round(bound))}"), n_x)
 
 
 def _draw(args, fmt, points, net, ys, want_of, target, ms, xlabel, title, n_x):
