@@ -794,7 +794,8 @@ def chain_nodes(fmt, z, steps, tag="chain"):
     return nodes, net, layout
 
 
-def network_nodes(fmt, z, steps, net, entries, gate_outputs, tag="chain", gate_zero=(), pre_floor=None):
+def network_nodes(fmt, z, steps, net, entries, gate_outputs, tag="chain", gate_zero=(), pre_floor=None,
+                  bounded=None):
     """One claim per layer of a gated network ``net`` of ``steps`` at z after the gate,
     ``entries`` = [(kind, k, rows, cols[, zrows, zcols])] for its last ``len(entries)``
     layers, and one for the gate (the layers before them, whose last layer's neurons are
@@ -810,7 +811,10 @@ def network_nodes(fmt, z, steps, net, entries, gate_outputs, tag="chain", gate_z
     one claim per layer of its period over a symbolic index (:func:`_run_claim`).  The
     gate: for every finite upstream on its outputs, D^AD is R's.  ``pre_floor``: a run's
     chain rows' pre-activations are any float of at least it (offset mode's I) rather than
-    any positive float."""
+    any positive float.  ``bounded`` ({network layer index: b}): that layer's claim takes
+    every upstream in [−b, b] instead of every finite one (the saturating family's top, whose
+    gate sends G ⊗ upstream into p: finite for |upstream| <= H_σ); such a layer is claimed
+    alone, never in a run."""
     import numpy as np
 
     from fpsmt.semantics.arith.concrete import concrete
@@ -840,7 +844,9 @@ def network_nodes(fmt, z, steps, net, entries, gate_outputs, tag="chain", gate_z
         forms = [_form(fmt, net.layers[first + i], kind, k, steps, rows, cols, tr_pre[first + i], *zeros,
                        floor=pre_floor)
                  for i, (kind, k, rows, cols, *zeros) in enumerate(entries)]
-        runs = {a: (p, n, d) for a, p, n, d in layer_runs(forms)}
+        bounded = bounded or {}
+        runs = {a: (p, n, d) for a, p, n, d in layer_runs(forms)
+                if not any(first + j in bounded for j in range(a, a + p * n))}
         i = 0
         while i < len(entries):
             if i in runs:
@@ -869,8 +875,11 @@ def network_nodes(fmt, z, steps, net, entries, gate_outputs, tag="chain", gate_z
             what = f"step {k}" if kind == "step" else f"an identity layer before step {k}"
             zeros = f" (a zero on rows {list(form.zrows)})" if form.zrows else ""
             zc = f", a zero on columns {list(form.zcols)}" if form.zcols else ""
-            c = forall(f"{at}.layer{li}", {n: Z if r in form.zrows else V for r, n in enumerate(names)}, goal=goal,
-                       doc=f"network layer {li} ({what}) at x = {fmt.hex(xb)}, every finite upstream{zeros}: the "
+            up = V if li not in bounded else Float(finite=True, range=(fmt.hex(fmt.round(-bounded[li])),
+                                                                           fmt.hex(fmt.round(bounded[li]))))
+            within = "" if li not in bounded else f" (every upstream within ±{_show(bounded[li])})"
+            c = forall(f"{at}.layer{li}", {n: Z if r in form.zrows else up for r, n in enumerate(names)}, goal=goal,
+                       doc=f"network layer {li} ({what}) at x = {fmt.hex(xb)}, every finite upstream{within}{zeros}: the "
                            f"chain's columns are the program's {what}{zc}, the others finite")
             nodes.append(Node("stage", c.name, c, doc=c.doc))
     return nodes

@@ -122,9 +122,68 @@ def test_construct_tanh_every_x_every_y_up_to_h(tmp_path, example, name):
     assert _independent_check(fmt, tmp_path / "net.json", resolve(f"example:{example}.py"), bound=H) == 0
 
 
-@pytest.mark.parametrize("extra,what", [(["--certify"], "not stated yet"), (["--prove-network"], "not stated yet")])
-def test_tanh_claims_refused_one_line_exit_2(tmp_path, extra, what):
+@pytest.mark.parametrize("extra,what", [(["--certify"], "not linked to its Theorem 3.1 lemmas yet")])
+def test_tanh_certify_refused_one_line_exit_2(tmp_path, extra, what):
     r = fpsmt("construct", "--targets", "example:dead_zone.py", "--format", "e4m2", "--activation", "tanh",
               "--out", "net.json", *extra, cwd=tmp_path)
     assert r.returncode == 2 and what in r.stderr and len(r.stderr.strip().splitlines()) == 1, r.stderr
     assert not (tmp_path / "net.json").exists()
+
+
+# ------------------------------------------------------------------ the ∀y claims (proofs/sat_theorem_3_2.py)
+def _claims_of(fmt, bound=None, monkeypatch=None):
+    """The network row's nodes for the built-in g at z = 0 in ``fmt``, tanh active."""
+    from fpsmt.proofs import sat_theorem_3_2 as ST
+    from fpsmt.proofs import theorem_3_2_relu as PT
+    with S.hidden_activation("tanh"):
+        root, net = ST.chain_root(fmt, 0, PT.builtin_pieces(), "sat_theorem_3_2_network", ST.row_others(fmt))
+    return {c.name: c for c in root.claims()}, net
+
+
+def _decide(fmt, claims, names):
+    from fpsmt.proof.engine import Engine
+    eng = Engine(solver="portfolio", timeout=120)  # z3 refuses E4M2 (E > M + 1)
+    with S.hidden_activation("tanh"):
+        return {n: eng.prove(claims[n], fmt, claims).status for n in names}
+
+
+def test_the_top_layer_claim_needs_its_bound(monkeypatch):
+    """The top layer's claim (every upstream within ±H) is PROVED in E4M2; stated for every
+    finite upstream (the bound made Ω) it is REFUTED: G ⊗ upstream into p overflows."""
+    fmt = parse_format("e4m2")
+    claims, net = _claims_of(fmt)
+    top = [n for n in claims if n.endswith(f".layer{net.depth - 2}")]
+    assert len(top) == 2  # x = +0 and −0
+    assert set(_decide(fmt, claims, top).values()) == {"PROVED"}
+    from fpsmt.proofs import theorem_3_2_relu as PT
+    unbounded = PT.network_nodes
+    monkeypatch.setattr(PT, "network_nodes", lambda *a, bounded=None, **k: unbounded(*a, **k))
+    claims, net = _claims_of(fmt)
+    assert set(_decide(fmt, claims, top).values()) == {"REFUTED"}
+
+
+def test_the_killed_claims_fail_on_a_weak_gate(monkeypatch):
+    """At the other points the top two layers send zeros (PROVED); with the gate G a quarter
+    (t_j = σ(d_j − G/2) at x != z), t_j is not saturated there and the killed claims are
+    REFUTED."""
+    fmt = parse_format("e4m2")
+    claims, _ = _claims_of(fmt)
+    killed = [n for n in claims if ".killed." in n]
+    assert len(killed) == 4 and set(_decide(fmt, claims, killed).values()) == {"PROVED"}
+    G = GS.gate_weight
+
+    monkeypatch.setattr(GS, "gate_weight", lambda f: G(f) / 4)
+    claims, _ = _claims_of(fmt)
+    assert "REFUTED" in set(_decide(fmt, claims, killed).values())
+
+
+@pytest.mark.slow  # about 3 minutes: 231 claims with confirmation
+def test_the_theorem_3_2_rows_are_proved_in_e4m2(tmp_path):
+    p = fpsmt("reproduce", "--activation", "tanh", "--format", "e4m2", "--lemma",
+              "sat_theorem_3_2,sat_theorem_3_2_network", "--store", str(tmp_path / "s.sqlite"), "--report",
+              str(tmp_path / "r.md"), "--json")
+    assert p.returncode == 0, p.stderr
+    rows = json.loads(p.stdout)
+    assert [(r["lemma"], r["status"]) for r in rows] == [("sat_theorem_3_2", "PROVED"),
+                                                       ("sat_theorem_3_2_network", "PROVED")]
+    assert all(not r["confirmed"]["unconfirmed"] for r in rows)

@@ -64,11 +64,11 @@ def check_options(args, construction):
             raise InputError(f"Theorem 3.2 networks (a g_star(x, y) of two parameters) are built for relu, the "
                              f"rectifying family (ELU, GELU, Swish) and the saturating family (tanh) only so far, not "
                              f"{construction.activation}")
-        if construction.family == "saturating":
-            if args.certify or args.prove_network:
-                raise InputError(f"--certify and --prove-network: the ∀y claims of the saturating family's gated "
-                                 f"network are not stated yet; {construction.activation}'s network is verified by the "
-                                 "executor at every (x, y) with |y| <= H")
+        if construction.family == "saturating" and args.certify:
+            raise InputError(f"--certify: the saturating family's Theorem 3.2 network is not linked to its Theorem 3.1 "
+                             f"lemmas yet (--prove-network decides each point's program and network claims); "
+                             f"{construction.activation}'s network is verified by the executor at every (x, y) with "
+                             "|y| <= H")
     if args.max_pieces < 1:
         raise InputError(f"--max-pieces must be at least 1, got {args.max_pieces}")
     for flag, on in (("--prove-network", args.prove_network), ("--certify", args.certify)):
@@ -370,11 +370,15 @@ def _prove_network(eng, fmt, points, n, pcs, construction=None, depth=None):
     if construction is None or construction.activation == "relu":
         root = PT.chain_root(fmt, fmt.to_fraction(x), pcs, name, others)
     else:
-        from fpsmt.proofs import rect_theorem_3_2 as PE
+        if construction.family == "saturating":
+            from fpsmt.proofs import sat_theorem_3_2 as PE
+        else:
+            from fpsmt.proofs import rect_theorem_3_2 as PE
         with construction.active():
             root, _ = PE.chain_root(fmt, fmt.to_fraction(x), pcs, name, others, depth=depth)
     zeros = "" if construction is None or construction.activation == "relu" else \
-        ", a zero on the carried step indicators"
+        (", every upstream within ±H_σ on the top layer, a zero on the step indicators" if construction.family ==
+         "saturating" else ", a zero on the carried step indicators")
     statement = (f"the gated network of x = {fmt.hex(x)}: at x its layers compute the program (every finite "
                  f"upstream per layer{zeros}) and the gate passes it to x; at the {len(others)} other domain points its "
                  "D^AD is a zero for every finite y")
@@ -391,9 +395,10 @@ def _point_network(fmt, construction, z, pcs, depth=None):
         return M.point_network(fmt, fmt.to_fraction(z), programs)
     if not programs:
         return None
-    from fpsmt.constructions import gated_rect
+    from fpsmt.constructions import gated_rect, gated_sat
     with construction.active():
-        return gated_rect.gated_program(fmt, fmt.to_fraction(z), M.binary_sums(M.tree_sum(programs)), depth)
+        built = gated_sat if construction.family == "saturating" else gated_rect
+        return built.gated_program(fmt, fmt.to_fraction(z), M.binary_sums(M.tree_sum(programs)), depth)
 
 
 def _forward_not_finite(fmt, points, pieces, construction=None, depth=None):

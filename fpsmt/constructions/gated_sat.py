@@ -135,6 +135,55 @@ def gated_program(fmt: Format, z: Fraction, steps: list, depth: int | None = Non
     return net
 
 
+def program(steps: list) -> list:
+    """The program the gated network runs, output side first: the output row hands y ⊗ 1 to
+    every top neuron t_j, the top hands it on (⊗ 1 into d_j), d_j multiplies by w_j — the
+    program's first step, one unit each — then the program's other steps.  Its values are
+    the program's up to u ⊗ 1 = u (the fact ``pad``)."""
+    if any(len(unit) != 1 for unit in steps[0]):
+        raise InputError("a backward program's first step reads the output's one unit y once per unit")
+    n = len(steps[0])
+    return ([[[(0, Fraction(1))] for _ in range(n)], [[(j, Fraction(1))] for j in range(n)],
+             [[(j, unit[0][1])] for j, unit in enumerate(steps[0])]] + list(steps[1:]))
+
+
+def layout(fmt: Format, steps: list, depth: int | None = None) -> tuple:
+    """(entries, program): where :func:`program`'s steps sit in :func:`gated_program`'s
+    network, one entry (kind, k, rows, cols, zrows, zcols) per layer after layer 0, as
+    proofs/theorem_3_2_relu.py's ``network_nodes`` reads them: the carries of r ("damp" of
+    the last step, whose new unit is r), the chain layers (step k + 2 for the program's
+    step k), the d layer (step 2), the top (step 1: t_j at the even rows), the output
+    (step 0).  Each hidden layer lists the gate's neurons first: the step indicators'
+    (``zrows``: their upstream is a zero at x = z — only the next indicator layer, dead at
+    its last, and p read them) or p; every column of the gate's is a ``zcols`` (a zero
+    gradient: p and the indicators' last layer are saturated, σ' = 0)."""
+    c = S.block_constants(fmt)
+    chain = chain_layers(fmt, steps)
+    least = least_depth(fmt, chain)
+    depth = least if depth is None else depth
+    pad = depth - least + max(0, c.step_depth - len(chain))
+    prog = program(steps)
+    kinds = ([("damp", len(prog) - 1)] * pad + [("step", k + 2) for k in range(len(steps) - 1, 0, -1)]
+             + [("step", 2)])
+    widths = [1] * pad + [len(layer) for layer in chain]
+    entries, prev_side, prev_width = [], 2, 1  # layer 0: ge0, le0, then r
+    for i, ((kind, k), w) in enumerate(zip(kinds, widths)):
+        side = 2 if i + 1 < c.step_depth else 1
+        entries.append((kind, k, [side + j for j in range(w)], [prev_side + j for j in range(prev_width)],
+                        [0, 1] if side == 2 else [], list(range(prev_side))))
+        prev_side, prev_width = side, w
+    n = len(chain[-1])
+    entries.append(("step", 1, [2 * j for j in range(n)], [prev_side + j for j in range(n)], [], []))
+    entries.append(("step", 0, [0], [2 * j for j in range(n)], [], []))
+    return entries, prog
+
+
+#: layer 0's neurons, as the gate's claim names them (R: the path r0)
+GATE = ("ge0", "le0", "R")
+#: those whose upstream is a zero at x = z
+GATE_ZERO = ("ge0", "le0")
+
+
 def theorem_network(fmt: Format, points: list, programs: list, progress=None):
     """The Theorem 3.2 network for ``points`` = [(x, f*, pieces)] with each point's piece
     programs (:func:`theorem32.piece_programs`): the gated network of every point with a
