@@ -29,7 +29,9 @@ What the family gives (its requirements): σ(±0) a zero with σ'(±0) = 1, σ(t
 At x ≠ z a chain row sums at most Σ|w| (every |h| <= 1); a partial sum that overflows
 stays ±∞ (each term is finite), so no NaN arises; σ(±∞) = ±1.  Nothing here is assumed:
 the executor checks the network at every (x, y) with |y| <= H_σ
-(:func:`fpsmt.constructions.theorem32.verify`).
+(:func:`fpsmt.constructions.theorem32.verify`), and proofs/sat_theorem_3_2.py states, layer
+by layer over :func:`layout`, that one point's network computes its program for every
+|y| <= H_σ (``construct --prove-network``, ``reproduce`` rows ``sat_theorem_3_2*``).
 """
 
 from __future__ import annotations
@@ -95,7 +97,8 @@ def least_depth(fmt: Format, chain: list) -> int:
 
 def gated_program(fmt: Format, z: Fraction, steps: list, depth: int | None = None, chain: list | None = None):
     """The gated network of the program ``steps`` at the point ``z`` (module docstring), at
-    ``depth`` layers (×1 chain layers before the d layer; refused below the least)."""
+    ``depth`` layers (×1 carries of the path r first; refused below the least);
+    ``chain``: :func:`chain_layers`' result, where the caller has it."""
     c = check_format(fmt)
     chain = chain_layers(fmt, steps) if chain is None else chain
     least = least_depth(fmt, chain)
