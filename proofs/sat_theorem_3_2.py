@@ -36,6 +36,21 @@ numerical equality kept by ⊕ and ⊗, and that the layers the claims run are t
 (they run the very layers gated_sat builds).  The ⊞ with the value atoms and the other
 points' networks is checked by the executor at every (x, y) with |y| <= H_σ (``fpsmt
 construct --activation tanh``), not stated here.
+
+**The whole network** (``fpsmt construct --activation tanh --certify``): the ⊞ of the
+points' gated networks and the family's value atoms (gated_sat.theorem_network), each gated
+network at the whole network's depth (carries of its path r), which is the network its
+claims are decided on.  The argument is proofs/family_theorem.py's, with each gated network
+in the place of a gradient atom, as for the rectifying family: at a domain point x, the
+gated network of x gives D^AD = g(x, y) for every |y| <= H_σ, every other point's a zero
+(its killed claims), every value atom a zero for |y| <= H_σ (sat_value_atom); the output
+row's gated terms come first, in pairs (1 ⊗ t_j, 1 ⊗ N_j) that sum to an exact zero at
+every x (+0 and +0 at z, −1 and 1 elsewhere), as the family's gradient atom's
+(w_out ⊗ r_top, w_out ⊗ N) do; beside each other every part computes what it computes
+alone up to the signs of zeros (approx.congruence, given each part's values finite at every
+domain point: a ground run, construct's certification); layer 1's gradient is the
+left-to-right sum of every part's first-layer terms.  The rows linked are the family's
+Theorem 3.1 lemmas.  What is argued, not a node: these joins.
 """
 
 from __future__ import annotations

@@ -64,11 +64,6 @@ def check_options(args, construction):
             raise InputError(f"Theorem 3.2 networks (a g_star(x, y) of two parameters) are built for relu, the "
                              f"rectifying family (ELU, GELU, Swish) and the saturating family (tanh) only so far, not "
                              f"{construction.activation}")
-        if construction.family == "saturating" and args.certify:
-            raise InputError(f"--certify: the saturating family's Theorem 3.2 network is not linked to its Theorem 3.1 "
-                             f"lemmas yet (--prove-network decides each point's program and network claims); "
-                             f"{construction.activation}'s network is verified by the executor at every (x, y) with "
-                             "|y| <= H")
     if args.max_pieces < 1:
         raise InputError(f"--max-pieces must be at least 1, got {args.max_pieces}")
     for flag, on in (("--prove-network", args.prove_network), ("--certify", args.certify)):
