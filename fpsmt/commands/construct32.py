@@ -88,9 +88,6 @@ def construct(args, fmt, construction, path, out_path):
     from fpsmt.constructions import theorem32 as M
     check_options(args, construction)
     if targets.given_pieces(path):
-        if construction.family == "saturating":
-            raise InputError(f"g_pieces(x) targets are built for relu and the rectifying family only so far, not "
-                             f"{construction.activation} (give g_star(x, y) in a format of at most 16 bits)")
         return construct_pieces(args, fmt, construction, path, out_path)
     if construction.activation != "relu":
         _check_gated(args, fmt, construction)
@@ -512,13 +509,13 @@ def construct_pieces(args, fmt, construction, path, out_path):
     from fpsmt.commands import netio, targets
     from fpsmt.commands.options import check_store
     from fpsmt.constructions import theorem32 as M
-    from fpsmt.constructions.relu import constants
     if construction.activation != "relu":
         _check_gated(args, fmt, construction)
     if args.prove:
         check_store(args.store)
     t0 = time.perf_counter()
-    points, pieces = targets.load_pieces(path, fmt)
+    points, pieces = targets.load_pieces(path, fmt, constants=construction.constants(fmt))
+    bound = y_bound(fmt, construction)
     for (x, _), pcs in zip(points, pieces):
         if len(pcs) > args.max_pieces:
             raise InputError(f"at x = {fmt.show(x)}: g_pieces(x) gives {len(pcs)} pieces; the construction builds at "
@@ -536,13 +533,15 @@ def construct_pieces(args, fmt, construction, path, out_path):
         t1 = time.perf_counter()
         if every_y:
             tables = [_table(fmt, pcs) for pcs in pieces]
-            bad, pairs, _ = M.verify(fmt, written, points, tables, progress=ticker("verifying at every finite y, points"))
-            where = "every finite y of both signs"
+            bad, pairs, _ = M.verify(fmt, written, points, tables, bound=bound,
+                                     progress=ticker("verifying at every finite y, points"))
+            where = _ys_text(fmt, bound)
         else:
-            sampled = _sampled(fmt, points, pieces)
+            sampled = _sampled(fmt, points, pieces, bound)
             bad, pairs = check_points_at(fmt, written, sampled), len(sampled[0])
             where = ("±0 and, with both signs, every breakpoint with two neighbours each side, ω, the least normal, "
-                     "1, Ω and 64 random y")
+                     "1, Ω and 64 random y" + ("" if bound is None else
+                                                f", those with |y| <= H = {fmt.show(fmt.round(bound))}"))
         checked = time.perf_counter() - t1
         err(f"  executor: f(x) and D^AD(y) at {pairs} (x, y) pairs ({where}): "
             f"{'all bit-exact' if not bad else f'{len(bad)} mismatches'} ({checked:.1f} s)")
@@ -558,7 +557,8 @@ def construct_pieces(args, fmt, construction, path, out_path):
                "given": "pieces", "pairs": pairs, "executor": "every finite y" if every_y else "breakpoints",
                "pieces": {fmt.hex(x): [{"from": fmt.hex(fmt.round(p.t)), "kind": p.kind, "c": fmt.hex(fmt.round(p.c))}
                                        for p in pcs] for (x, _), pcs in zip(points, pieces)},
-               "depth": net.depth, "paper_depth": constants(fmt).depth_3_2[0],
+               "y_bound": None if bound is None else fmt.hex(fmt.round(bound)),
+               "depth": net.depth, "paper_depth": construction.constants(fmt).depth_3_2[0],
                "max_width": max(L.n_out for L in net.layers), "parameters": net.n_parameters(), "bytes": size,
                "out": None if failed else str(out_path),
                "mismatches": [{"x": fmt.hex(x), "y": fmt.hex(y), "what": w, "got": fmt.hex(g), "want": fmt.hex(t)}
@@ -578,15 +578,15 @@ def construct_pieces(args, fmt, construction, path, out_path):
     if not failed and not _profile(args).is_paper:
         if every_y:
             def check(sem):
-                return M.verify(fmt, written, points, tables, sem=sem)
+                return M.verify(fmt, written, points, tables, sem=sem, bound=bound)
         else:
             def check(sem):
                 return check_points_at(fmt, written, sampled, sem), len(sampled[0]), None
         summary["semantics"] = _under(fmt, written, _profile(args), check, where)
     if args.torch and not failed:
-        summary["torch"] = _torch_pieces(fmt, written, points, pieces)
+        summary["torch"] = _torch_pieces(fmt, written, points, pieces, bound)
     if args.plot and not failed:
-        summary["plot"] = _plot_pieces(args, fmt, points, pieces, written)
+        summary["plot"] = _plot_pieces(args, fmt, points, pieces, written, bound=bound)
     if args.certify and not failed:
         summary["certificates"], summary["certified"] = _certify(args, fmt, construction, points, pieces, proofs,
                                                                  written.depth)
@@ -628,12 +628,13 @@ def _table(fmt, pcs):
                       dtype=np.uint64)
 
 
-def _sampled(fmt, points, pieces):
-    """(x, y, f*, g*) patterns at :func:`sample_ys`, both signs, per point."""
+def _sampled(fmt, points, pieces, bound=None):
+    """(x, y, f*, g*) patterns at :func:`sample_ys` (those with |y| <= ``bound``), both signs,
+    per point."""
     import numpy as np
 
     from fpsmt.constructions.theorem32 import piece_value
-    ys = sample_ys(fmt, pieces)
+    ys = _bounded(fmt, sample_ys(fmt, pieces), bound)
     ys = [0, fmt.sign_bit] + ys + [y | fmt.sign_bit for y in ys]
     X, Y, F, G = [], [], [], []
     for (x, v), pcs in zip(points, pieces):
@@ -644,15 +645,20 @@ def _sampled(fmt, points, pieces):
     return [np.asarray(a, dtype=np.uint64) for a in (X, Y, F, G)]
 
 
-def _torch_pieces(fmt, net, points, pieces):
-    return torch_run(fmt, net, *_sampled(fmt, points, pieces))
+def _bounded(fmt, ys, bound):
+    """The positive patterns ``ys`` with y <= ``bound`` (all of them for None)."""
+    return list(ys) if bound is None else [y for y in ys if fmt.to_fraction(y) <= bound]
 
 
-def _plot_pieces(args, fmt, points, pieces, net, n_x=4):
-    """D^AD(y) against y > 0 at the checked y (:func:`sample_ys`) beside the pieces' g, at up
-    to ``n_x`` domain points."""
+def _torch_pieces(fmt, net, points, pieces, bound=None):
+    return torch_run(fmt, net, *_sampled(fmt, points, pieces, bound))
+
+
+def _plot_pieces(args, fmt, points, pieces, net, n_x=4, bound=None):
+    """D^AD(y) against y > 0 at the checked y (:func:`sample_ys`, up to ``bound``) beside the
+    pieces' g, at up to ``n_x`` domain points."""
     from fpsmt.constructions.theorem32 import piece_value
-    ys = sample_ys(fmt, pieces)
+    ys = _bounded(fmt, sample_ys(fmt, pieces), bound)
     return _draw(args, fmt, points, net, ys,
                  lambda i, num: [float(piece_value(fmt, pieces[i], fmt.to_fraction(b))) for b in ys],
                  "target g*(x, y) (pieces)", 4,

@@ -367,19 +367,20 @@ def _points32(p, mod, fmt, names, constants=None):
     return points
 
 
-def load_pieces(path, fmt: Format):
+def load_pieces(path, fmt: Format, constants=None):
     """Theorem 3.2 targets given as pieces: a Python file with ``domain()``, ``f_star(x)``
     and ``g_pieces(x)`` → [(t, kind, c), …], t and c hex patterns of ``fmt``, kind
     "const" (g = c·sign(y) from |y| = t) or "linear" (g = y ⊗ c), t positive and
     increasing; g = 0 below the first t.  Returns (points [(x, f*)], pieces per point
-    [theorem32.Piece]).  Refused with one line naming x and the piece."""
+    [theorem32.Piece]).  Refused with one line naming x and the piece.  X from the
+    activation's theorem ``constants`` (ReLU's by default)."""
     from fpsmt.constructions.theorem32 import Piece, overflowing_piece
     from fpsmt.userfiles import user_code
     p = Path(path)
     mod = _module(p)
     if callable(getattr(mod, "g_star", None)):
         raise InputError(f"{p} defines both g_star and g_pieces: give g* one way")
-    points = _points32(p, mod, fmt, ("domain", "f_star", "g_pieces"))
+    points = _points32(p, mod, fmt, ("domain", "f_star", "g_pieces"), constants)
     out = []
     for xb, _ in points:
         xf = _as_float(fmt, xb)
@@ -426,7 +427,8 @@ def load_pieces(path, fmt: Format):
 
 def load_targets32(path, fmt: Format, progress=None, constants=None):
     """Theorem 3.2 targets from a Python file with ``domain()``, ``f_star(x)`` and
-    ``g_star(x, y)``: ``(points, tables)`` — points [(x, f*)] as patterns, and per point
+    ``g_star(x, y)`` (x in X of the activation's theorem ``constants``, ReLU's by default):
+    ``(points, tables)`` — points [(x, f*)] as patterns, and per point
     g*(x, y) at every finite y (patterns, in the order of
     :func:`fpsmt.constructions.theorem32.all_ys`), each result rounded once from its exact
     value.  Refused with one line: a format of more than 16 bits, a non-finite value,
