@@ -142,14 +142,6 @@ def test_elu_refusals_one_line_exit_2(tmp_path, extra, what):
     assert not (tmp_path / "net.json").exists()
 
 
-def test_tanh_pieces_refused(tmp_path):
-    r = _fpsmt("construct", "--targets", "example:clipping_pieces_float32.py", "--format", "float32",
-               "--activation", "tanh", "--out", "net.json", cwd=tmp_path)
-    assert r.returncode == 2 and "relu and the rectifying family" in r.stderr, r.stderr
-    assert len(r.stderr.strip().splitlines()) == 1, r.stderr
-    assert not (tmp_path / "net.json").exists()
-
-
 def test_triples_shared_while_killer_weights_sum_to_one():
     assert GR._groups([Fraction(1, 2), Fraction(1, 2), Fraction(1, 2), Fraction(1, 4)]) == [0, 0, 1, 1]
     assert GR._groups([Fraction(1)] * 3) == [0, 1, 2]

@@ -122,6 +122,54 @@ def test_construct_tanh_every_x_every_y_up_to_h(tmp_path, example, name):
     assert _independent_check(fmt, tmp_path / "net.json", resolve(f"example:{example}.py"), bound=H) == 0
 
 
+def test_tanh_pieces_in_float32(tmp_path):
+    """g* as pieces in float32: built, every sampled (x, y) with |y| <= H bit-exact in the
+    executor — and again here, the written network run whole against the pieces' g computed
+    from the file with exact rationals."""
+    import importlib.util
+
+    import numpy as np
+
+    from fpsmt.commands import netio
+    from fpsmt.constructions import theorem32 as M
+    from fpsmt.resources import resolve
+    from fpsmt.semantics.arith import concrete
+    from fpsmt.semantics.network import run
+    fmt = parse_format("float32")
+    r = fpsmt("construct", "--targets", "example:clipping_pieces_float32.py", "--format", "float32", "--activation",
+              "tanh", "--out", "net.json", "--no-prove", "--json", cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    rep = json.loads(r.stdout)
+    H = Fraction(2) ** (fmt.M - 2)
+    assert rep["activation"] == "tanh" and rep["mismatches"] == [] and rep["pairs"] > 0
+    assert rep["y_bound"] == fmt.hex(fmt.round(H))
+    spec = importlib.util.spec_from_file_location("pieces", resolve("example:clipping_pieces_float32.py"))
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    net = netio.load_network(tmp_path / "net.json")
+    A = concrete(fmt)
+    ys = [fmt.round(Fraction(q)) for q in (Fraction(1, 3), 1, 2, Fraction(3, 2), 1000, H)]
+    ys += [y | fmt.sign_bit for y in ys] + [0]
+    for x in mod.domain():
+        xb = fmt.round(Fraction(x))
+        pcs = [(fmt.to_fraction(int(t, 16)), kind, fmt.to_fraction(int(c, 16)))
+               for t, kind, c in mod.g_pieces(float(fmt.to_fraction(xb)))]
+
+        def g(y, pcs=pcs):  # the file's pieces read here: the last piece whose t <= |y|
+            q = fmt.to_fraction(y)
+            on = [(kind, c) for t, kind, c in pcs if t <= abs(q)]
+            if q == 0 or not on:
+                return Fraction(0)
+            kind, c = on[-1]
+            return c * (1 if q > 0 else -1) if kind == "const" else fmt.to_fraction(fmt.round(q * c))
+        tr = run(A, net, A.const(np.full((len(ys), 1), xb, dtype=np.uint64)),
+                 A.const(np.asarray(ys, dtype=np.uint64).reshape(-1, 1)))
+        got = M.canon(fmt, A.to_bits(tr.grad).ravel())
+        want = M.canon(fmt, [fmt.round(g(y)) for y in ys])
+        assert (got == want).all(), (x, got, want)
+        assert (M.canon(fmt, A.to_bits(tr.out).ravel()) == M.canon(fmt, [fmt.round(Fraction(mod.f_star(x)))])).all()
+
+
 @pytest.mark.slow  # about 90 s: the family's Theorem 3.1 rows in E4M2 and every point's claims
 def test_construct_tanh_certify_in_e4m2(tmp_path):
     """--certify: the saturating family's Theorem 3.1 rows linked, every point's program and
