@@ -288,7 +288,8 @@ def register(sub):
                                    "with domain(), f_star(x), h_star(x), g_star(x).  The network is f2 ⊞ f1 of "
                                    "the repaired blocks (fpsmt reproduce proves their lemmas).  A Python file "
                                    "whose g_star(x, y) takes two parameters selects Theorem 3.2: D^AD(y) = "
-                                   "g*(x, y) for every finite y (ReLU and ELU, formats of at most 16 bits).")
+                                   "g*(x, y) for every finite y (ReLU, ELU, GELU, Swish; tanh for |y| <= H), "
+                                   "in formats of at most 16 bits; g_pieces(x) gives g* as pieces in any format.")
     s.add_argument("--targets", required=True, help="CSV (x,f,h,g) or Python file")
     s.add_argument("--format", required=True, help="the floating-point format")
     s.add_argument("--activation", default="relu", help="an activation with a construction (default relu)")
