@@ -22,9 +22,12 @@ What the family gives (its requirements): σ(±0) a zero with σ'(±0) = 1, σ(t
   an exact zero at every x.  At x = z the upstream y reaches each d_j unchanged (σ'(+0) = 1,
   weight 1) and h_j as y ⊗ w_j — the program's first step; elsewhere t_j and N_j are
   saturated, every upstream below them is a zero and D^AD is a zero.
-* p receives G ⊗ y from each t_j and −G ⊗ y from each N_j at x = z: finite for
-  |y| <= H_σ = 2^(M−2) (far below Ω/2^T), and p's σ' = 0 ends it — so the network is
+* each pair (t_j, N_j) reads its own copy p_j of p (one per pair, in the layer before the
+  top): at x = z p_j receives G ⊗ y from t_j and −G ⊗ y from N_j, finite for
+  |y| <= H_σ = 2^(M−2) (far below Ω/2^T), and p_j's σ' = 0 ends it — so the network is
   for |y| <= H_σ, the paper's bound for tanh, not every finite y (ReLU's and ELU's are).
+  (With one p read by every pair, a layer claim that takes each neuron's upstream on its
+  own sums 2n such terms into p, which overflows in float8_e4m3.)
 
 At x ≠ z a chain row sums at most Σ|w| (every |h| <= 1); a partial sum that overflows
 stays ±∞ (each term is finite), so no NaN arises; σ(±∞) = ±1.  Nothing here is assumed:
@@ -122,12 +125,16 @@ def gated_program(fmt: Format, z: Fraction, steps: list, depth: int | None = Non
         P.add(gate[0] + [("r", [("x", 1)], Param("zn"))])
         for i, layer in enumerate(hidden):
             k = i + 1
+            # the layer before the top holds one copy p_j of p per top pair: each copy receives
+            # the gradient of its own pair only (two terms, each within G·H at x = z)
+            names = ["p"] if k < len(hidden) else [f"p{j}" for j in range(len(d_layer))]
             side = gate[k] if k < c.step_depth else (
-                [("p", [(ug, K), (ul, K)], -K)] if k == c.step_depth else [("p", [("p", K)], NEG0)])
+                [(q, [(ug, K), (ul, K)], -K) for q in names] if k == c.step_depth else
+                [(q, [("p", K)], NEG0) for q in names])
             P.add(side + [(n, ins, NEG0) for n, ins in layer])
         top = []
-        for n, _ in d_layer:
-            top += [(f"t{n}", [(n, 1), ("p", G)], -G), (f"N{n}", [("p", -G)], G)]
+        for j, (n, _) in enumerate(d_layer):
+            top += [(f"t{n}", [(n, 1), (f"p{j}", G)], -G), (f"N{n}", [(f"p{j}", -G)], G)]
         P.add(top)
         P.add([("out", [(f"{w}{n}", 1) for n, _ in d_layer for w in ("t", "N")], NEG0)])
         return P.network(), {**S.step_biases(s, zv), "zn": -zv}
@@ -170,12 +177,12 @@ def layout(fmt: Format, steps: list, depth: int | None = None) -> tuple:
              + [("step", 2)])
     widths = [1] * pad + [len(layer) for layer in chain]
     entries, prev_side, prev_width = [], 2, 1  # layer 0: ge0, le0, then r
-    for i, ((kind, k), w) in enumerate(zip(kinds, widths)):
-        side = 2 if i + 1 < c.step_depth else 1
-        entries.append((kind, k, [side + j for j in range(w)], [prev_side + j for j in range(prev_width)],
-                        [0, 1] if side == 2 else [], list(range(prev_side))))
-        prev_side, prev_width = side, w
     n = len(chain[-1])
+    for i, ((kind, k), w) in enumerate(zip(kinds, widths)):
+        side = 2 if i + 1 < c.step_depth else (n if i == len(kinds) - 1 else 1)  # the d layer: n copies of p
+        entries.append((kind, k, [side + j for j in range(w)], [prev_side + j for j in range(prev_width)],
+                        [0, 1] if i + 1 < c.step_depth else [], list(range(prev_side))))
+        prev_side, prev_width = side, w
     entries.append(("step", 1, [2 * j for j in range(n)], [prev_side + j for j in range(n)], [], []))
     entries.append(("step", 0, [0], [2 * j for j in range(n)], [], []))
     return entries, prog
