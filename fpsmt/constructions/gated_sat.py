@@ -22,12 +22,15 @@ What the family gives (its requirements): σ(±0) a zero with σ'(±0) = 1, σ(t
   an exact zero at every x.  At x = z the upstream y reaches each d_j unchanged (σ'(+0) = 1,
   weight 1) and h_j as y ⊗ w_j — the program's first step; elsewhere t_j and N_j are
   saturated, every upstream below them is a zero and D^AD is a zero.
-* each pair (t_j, N_j) reads its own copy p_j of p (one per pair, in the layer before the
-  top): at x = z p_j receives G ⊗ y from t_j and −G ⊗ y from N_j, finite for
+* each pair (t_j, N_j) reads its own copy p_j of p (p's carries double over the last
+  ⌈log2 n⌉ layers before the top, each copy reading one of the layer before): at x = z
+  p_j receives G ⊗ y from t_j and −G ⊗ y from N_j, finite for
   |y| <= H_σ = 2^(M−2) (far below Ω/2^T), and p_j's σ' = 0 ends it — so the network is
   for |y| <= H_σ, the paper's bound for tanh, not every finite y (ReLU's and ELU's are).
   (With one p read by every pair, a layer claim that takes each neuron's upstream on its
-  own sums 2n such terms into p, which overflows in float8_e4m3.)
+  own sums 2n such terms into p, which overflows in float8_e4m3; with the n copies made in
+  one layer from one p, that layer's claim sums n zeros into p's column, which bitwuzla-bv
+  took 600 s to decide in E4M2 — doubling keeps every column at two rows.)
 
 At x ≠ z a chain row sums at most Σ|w| (every |h| <= 1); a partial sum that overflows
 stays ±∞ (each term is finite), so no NaN arises; σ(±∞) = ±1.  Nothing here is assumed:
@@ -91,11 +94,23 @@ def chain_layers(fmt: Format, steps: list) -> list:
     return out
 
 
+def fan_layers(n: int) -> int:
+    """Layers that double p's copies from 1 to the ``n`` top pairs: ⌈log2 n⌉."""
+    return (n - 1).bit_length()
+
+
+def copies(k: int, hidden: int, n: int) -> int:
+    """How many copies of p hidden layer ``k`` (1 … ``hidden``) holds from p's layer on: one,
+    then doubling over the last :func:`fan_layers` layers up to ``n`` in the last."""
+    return min(n, 1 << max(0, k - (hidden - fan_layers(n))))
+
+
 def least_depth(fmt: Format, chain: list) -> int:
     """Layers of the gated network: r0 with the step indicators' first layer, the chain
-    (at least as long as the gate: the step indicators and p), the top, the output."""
+    (at least as long as the gate: the step indicators and p, then p's copies doubling up
+    to one per top pair), the top, the output."""
     c = S.block_constants(fmt)
-    return 1 + max(len(chain), c.step_depth) + 2
+    return 1 + max(len(chain), c.step_depth + fan_layers(len(chain[-1]))) + 2
 
 
 def gated_program(fmt: Format, z: Fraction, steps: list, depth: int | None = None, chain: list | None = None):
@@ -112,7 +127,8 @@ def gated_program(fmt: Format, z: Fraction, steps: list, depth: int | None = Non
     K = pow2(c.T)
     # ×1 carries of r first (the gate's length where the chain is shorter, then --depth):
     # r = σ(1 ⊗ r) is a zero at x = z with σ' = 1, in [−1, 1] elsewhere
-    pad = depth - least + max(0, c.step_depth - len(chain))
+    n = len(chain[-1])
+    pad = depth - least + max(0, c.step_depth + fan_layers(n) - len(chain))
     body = [[("r", [("r", Fraction(1))])] for _ in range(pad)] + list(chain[:-1])
     d_layer = chain[-1]
     hidden = body + [d_layer]  # layers 1 … len(hidden); p is made at layer step_depth, before the top
@@ -123,18 +139,24 @@ def gated_program(fmt: Format, z: Fraction, steps: list, depth: int | None = Non
         gate = [ge[k] + le[k] for k in range(c.step_depth)]
         ug, ul = ge[-1][0][0], le[-1][0][0]
         P.add(gate[0] + [("r", [("x", 1)], Param("zn"))])
+        def pname(k, i):
+            return "p" if copies(k, len(hidden), n) == 1 else f"p{i}"
         for i, layer in enumerate(hidden):
             k = i + 1
-            # the layer before the top holds one copy p_j of p per top pair: each copy receives
-            # the gradient of its own pair only (two terms, each within G·H at x = z)
-            names = ["p"] if k < len(hidden) else [f"p{j}" for j in range(len(d_layer))]
-            side = gate[k] if k < c.step_depth else (
-                [(q, [(ug, K), (ul, K)], -K) for q in names] if k == c.step_depth else
-                [(q, [("p", K)], NEG0) for q in names])
-            P.add(side + [(n, ins, NEG0) for n, ins in layer])
+            # p's copies double over the last layers, up to one per top pair: each copy's
+            # gradient at x = z is at most two terms (its pair's G ⊗ y and −G ⊗ y, or its two
+            # children's zeros), and each column below reads at most two rows
+            if k < c.step_depth:
+                side = gate[k]
+            elif k == c.step_depth:
+                side = [("p", [(ug, K), (ul, K)], -K)]
+            else:
+                side = [(pname(k, j), [(pname(k - 1, j // 2), K)], NEG0) for j in range(copies(k, len(hidden), n))]
+            P.add(side + [(nm, ins, NEG0) for nm, ins in layer])
         top = []
-        for j, (n, _) in enumerate(d_layer):
-            top += [(f"t{n}", [(n, 1), (f"p{j}", G)], -G), (f"N{n}", [(f"p{j}", -G)], G)]
+        for j, (nm, _) in enumerate(d_layer):
+            q = pname(len(hidden), j)
+            top += [(f"t{nm}", [(nm, 1), (q, G)], -G), (f"N{nm}", [(q, -G)], G)]
         P.add(top)
         P.add([("out", [(f"{w}{n}", 1) for n, _ in d_layer for w in ("t", "N")], NEG0)])
         return P.network(), {**S.step_biases(s, zv), "zn": -zv}
@@ -171,15 +193,15 @@ def layout(fmt: Format, steps: list, depth: int | None = None) -> tuple:
     chain = chain_layers(fmt, steps)
     least = least_depth(fmt, chain)
     depth = least if depth is None else depth
-    pad = depth - least + max(0, c.step_depth - len(chain))
+    n = len(chain[-1])
+    pad = depth - least + max(0, c.step_depth + fan_layers(n) - len(chain))
     prog = program(steps)
     kinds = ([("damp", len(prog) - 1)] * pad + [("step", k + 2) for k in range(len(steps) - 1, 0, -1)]
              + [("step", 2)])
     widths = [1] * pad + [len(layer) for layer in chain]
     entries, prev_side, prev_width = [], 2, 1  # layer 0: ge0, le0, then r
-    n = len(chain[-1])
     for i, ((kind, k), w) in enumerate(zip(kinds, widths)):
-        side = 2 if i + 1 < c.step_depth else (n if i == len(kinds) - 1 else 1)  # the d layer: n copies of p
+        side = 2 if i + 1 < c.step_depth else (1 if i + 1 == c.step_depth else copies(i + 1, len(kinds), n))
         entries.append((kind, k, [side + j for j in range(w)], [prev_side + j for j in range(prev_width)],
                         [0, 1] if i + 1 < c.step_depth else [], list(range(prev_side))))
         prev_side, prev_width = side, w
