@@ -187,8 +187,9 @@ def layout(fmt: Format, steps: list, depth: int | None = None) -> tuple:
     step k), the d layer (step 2), the top (step 1: t_j at the even rows), the output
     (step 0).  Each hidden layer lists the gate's neurons first: the step indicators'
     (``zrows``: their upstream is a zero at x = z — only the next indicator layer, dead at
-    its last, and p read them) or p; every column of the gate's is a ``zcols`` (a zero
-    gradient: p and the indicators' last layer are saturated, σ' = 0)."""
+    its last, and p read them) or p's copies (:func:`copies`); every column of the gate's
+    is a ``zcols`` (a zero gradient: p, its copies and the indicators' last layer are
+    saturated, σ' = 0)."""
     c = S.block_constants(fmt)
     chain = chain_layers(fmt, steps)
     least = least_depth(fmt, chain)
