@@ -109,16 +109,13 @@ def chain_root(fmt, z, pieces, name, others=(), depth=None):
 
 def row_others(fmt):
     """The row's other points of X (patterns): ±ω (nearest to 0), 1 and X's least value."""
-    fmt = parse_format(fmt)
-    return [fmt.round(q) for q in (fmt.omega, -fmt.omega, Fraction(1), -Fraction(FAMILY.theorem(fmt).M_sigma))]
+    return PT.others_of(fmt, FAMILY.theorem(parse_format(fmt)).M_sigma)
 
 
 def repaired(fmt):
     from fpsmt.constructions import gated_sat as GS
-    fmt = parse_format(fmt)
-    pieces, zero = PT.builtin_pieces(), fmt.round(0)
-    net = GS.theorem_network(fmt, [(zero, zero, pieces)], [M.piece_programs(fmt, pieces)])
-    return PT.program_row(fmt, "sat_theorem_3_2", net, f"of {FAMILY.activation()} at x = 0 built on it (gated_sat)")
+    return PT.family_program_row(fmt, "sat_theorem_3_2", GS.theorem_network,
+                                 f"of {FAMILY.activation()} at x = 0 built on it (gated_sat)")
 
 
 def network_row(fmt):

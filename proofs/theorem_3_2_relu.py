@@ -930,6 +930,22 @@ def program_row(fmt, name, network, built_on):
     return root, statement
 
 
+def others_of(fmt, M_sigma):
+    """A family's row's other points of X (patterns): ±ω (nearest to 0), 1 and X's least
+    value −M_σ."""
+    fmt = parse_format(fmt)
+    return [fmt.round(q) for q in (fmt.omega, -fmt.omega, Fraction(1), -Fraction(M_sigma))]
+
+
+def family_program_row(fmt, name, theorem_network, built_on):
+    """A family's Theorem 3.2 program row (:func:`program_row`) on its network at x = 0 for
+    the built-in g (``theorem_network``: the family's builder, gated_rect's or gated_sat's)."""
+    fmt = parse_format(fmt)
+    pieces, zero = builtin_pieces(), fmt.round(0)
+    net = theorem_network(fmt, [(zero, zero, pieces)], [M.piece_programs(fmt, pieces)])
+    return program_row(fmt, name, net, built_on)
+
+
 def repaired(fmt):
     return program_row(fmt, "theorem_3_2_relu", M.network(fmt, [(fmt.round(0), fmt.round(0), builtin_pieces())]),
                        "at x = 0 built on it")

@@ -16,13 +16,7 @@ from fpsmt.semantics.formats import parse_format
 from fpsmt.semantics.network import Layer, Network
 
 from conftest import fpsmt
-
-
-def _smallest(fmt):
-    """BRIEF §9's smallest case: D(y) = ±1 exactly at y = ±1, a zero for every other y."""
-    blocks = [(1, 1), (fmt.to_fraction(fmt.next_up(fmt.one_bits)), -1)]
-    plans = [T.plan(fmt, t, c) for t, c in blocks]
-    return blocks, T.parallel([T.block_program(p) for p in plans])
+from test_theorem32_elu import _smallest  # BRIEF §9's smallest program
 
 
 def _xs(fmt):
