@@ -106,3 +106,37 @@ def test_theorem_3_1_relu_is_proved_under_torch_s_backward(tmp_path):
     kids = [k["name"] for k in row["tree"]["children"]]
     assert kids == ["theorem_3_1_relu", "transfer"]
     assert [k["status"] for k in row["tree"]["children"][1]["children"]] == ["PROVED"] * 5
+
+
+def _hypothesis(tmp_path, *args):
+    p = fpsmt("counterexample", "hypothesis", "--drop", "backward", "--format", "float8_e4m3", "--points", "4",
+              "--store", str(tmp_path / "s.sqlite"), "--json", *args)
+    assert p.returncode == 0, p.stderr
+    return json.loads(p.stdout)
+
+
+def test_the_hypothesis_search_says_why_a_theorem_row_does_not_transfer(tmp_path):
+    """counterexample hypothesis --drop backward takes the Theorem 3.1 row as a lemma entry:
+    under sigmoid's framework formulas the step claim is REFUTED, so the entry is UNKNOWN
+    and says so, beside the construct entry that runs the network."""
+    entries = _hypothesis(tmp_path, "--activation", "sigmoid", "--lemma", "logi_theorem_3_1")
+    rows = [e for e in entries if e["lemma"] == "logi_theorem_3_1"]
+    assert [e["semantics"] for e in rows] == ["order=left,backward=torch,activation=correct",
+                                              "order=left,backward=jax,activation=correct"]
+    for e in rows:
+        assert e["status"] == "UNKNOWN" and e["hypothesis"] == "backward"
+        assert "transfer.step.sigmoid is REFUTED" in e["reason"] and "construct entry" in e["reason"]
+    assert {e["lemma"] for e in entries} == {"construct", "logi_theorem_3_1", "necessity.zero_upstream",
+                                             "necessity.odd"}
+
+
+@pytest.mark.slow  # about half a minute: the paper's tree of theorem_3_1_relu in float8_e4m3
+def test_the_hypothesis_search_proves_relu_s_theorem_under_both_frameworks(tmp_path):
+    """Where no break exists the answer is a proof: theorem_3_1_relu PROVED under
+    backward=torch and backward=jax by transfer, for every target, not only the construct
+    entry's points."""
+    entries = _hypothesis(tmp_path, "--activation", "relu", "--lemma", "theorem_3_1_relu")
+    rows = [e for e in entries if e["lemma"] == "theorem_3_1_relu"]
+    assert [(e["semantics"].split(",")[1], e["status"]) for e in rows] == [("backward=torch", "PROVED"),
+                                                                           ("backward=jax", "PROVED")]
+    assert all(e["claim"] == "theorem_3_1_relu.transferred" and "transfer" in e["method"] for e in rows)

@@ -28,6 +28,13 @@ within one ulp, a choice the lemma claims quantify over — formats of at most 1
   profile by the engine: PROVED (it survives), REFUTED (the block's counterexample,
   replayed in the executor and the exact reference, with ``expected`` the paper's output
   at the same point; ``--out`` writes the block and its point) or UNKNOWN.
+* under ``--drop backward``, the construction's Theorem 3.1 row too (``theorem_3_1_relu``,
+  ``rect_theorem_3_1``, …): the profile changes only the activations' backward formulas,
+  so the row is carried over from the paper's semantics by :mod:`fpsmt.proof.transfer` —
+  PROVED for every target and every point (the row's proof tree and the five transfer
+  claims, decided per format), or UNKNOWN saying why no transfer applies (a step claim
+  REFUTED: the framework's formula changes a value beyond a zero's sign; the ``construct``
+  entry then runs the network).
 
 Hypotheses on the inputs, one ``construct`` entry each, in the paper's semantics.  The
 construction's lemmas promise, on X and for |y| <= H_σ, the targets at the target points
@@ -398,12 +405,15 @@ def necessity_claims(fmt, activation, sem, shape=(1, 2, 1)):
     ]
 
 
-def _lemmas(values, construction) -> list:
+def _lemmas(values, construction, drop=None) -> list:
     """``--lemma``: the lemma names (each of the construction's family with a whole-block
-    claim), [] for ``none``, every such lemma when absent; InputError (one line) otherwise."""
+    claim, and under ``--drop backward`` its Theorem 3.1 row too: decided by transfer,
+    :mod:`fpsmt.proof.transfer`), [] for ``none``, every such lemma when absent;
+    InputError (one line) otherwise."""
     from fpsmt.commands.options import listed
     from fpsmt.proof import lemmas as L
-    known = [n for n, lemma in L.discover().items() if lemma.family == construction.family and lemma.whole]
+    found = [(n, lemma) for n, lemma in L.discover().items() if lemma.family == construction.family]
+    known = [n for n, lemma in found if lemma.whole or (drop == "backward" and lemma.network)]
     names = listed(values, "--lemma")
     if names is None:
         return known
@@ -411,9 +421,35 @@ def _lemmas(values, construction) -> list:
         return []
     for n in names:
         if n not in known:
+            also = " (a Theorem 3.1 row: under --drop backward only, by transfer)" if any(
+                n == m and lemma.network for m, lemma in found) else ""
             raise InputError(f"--lemma {n}: not a lemma of the {construction.activation} construction with a "
-                             f"whole-block claim (known: {', '.join(known) or 'none'})")
+                             f"whole-block claim{also} (known: {', '.join(known) or 'none'})")
     return names
+
+
+def transfer_entry(engine, fmt, construction, sem, drop, name):
+    """A Theorem 3.1 row under a profile that changes only the backward formulas, as an
+    entry: PROVED when the transfer's claims and the row's tree for the paper's semantics
+    are (:func:`fpsmt.proof.lemmas.transfer_row`); UNKNOWN saying why otherwise (the
+    ``construct`` entry runs the network under the profile)."""
+    from fpsmt.proof import lemmas as L
+    from fpsmt.proof import transfer
+    lemma = L.load(name)
+    why = lemma.formats(fmt) if lemma.formats else None
+    if why is not None:
+        return _entry(drop, sem.spec, name, "UNKNOWN", "-", seconds=0.0, reason=f"not stated in {fmt.name}: {why}")
+    if not transfer.applies(sem):
+        return _entry(drop, sem.spec, name, "UNKNOWN", "-", seconds=0.0,
+                      reason=f"{sem.spec} changes more than the backward formulas: no transfer")
+    t0 = time.perf_counter()
+    row, why = L.transfer_row(engine, name, lemma, fmt, err, construction.activation, sem)
+    if row is None:
+        return _entry(drop, sem.spec, name, "UNKNOWN", "-", seconds=round(time.perf_counter() - t0, 3),
+                      reason=f"{why}; the construct entry runs its network under the profile")
+    return _entry(drop, sem.spec, name, row["status"], "transfer from the paper's semantics (fpsmt.proof.transfer): "
+                  "its proof tree and the five transfer claims", seconds=row["seconds"], reason=None,
+                  claim=f"{name}.transferred")
 
 
 def lemma_entries(engine, fmt, construction, sems, drop, lemmas=None):
@@ -427,12 +463,18 @@ def lemma_entries(engine, fmt, construction, sems, drop, lemmas=None):
     from fpsmt.proof.replay import evaluate
     from fpsmt.semantics.arith import ExactArith
     from fpsmt.semantics.network import PAPER
-    names = lemmas if lemmas is not None else _lemmas(None, construction)
+    names = lemmas if lemmas is not None else _lemmas(None, construction, drop)
     entries = []
     with construction.active():
         for sem in sems:
             for name in names:
                 lemma = L.load(name)
+                if lemma.whole is None:  # a Theorem 3.1 row (--drop backward): by transfer
+                    e = transfer_entry(engine, fmt, construction, sem, drop, name)
+                    err(f"  {name} under {sem.spec}: {e['status']}, {e['seconds']:.1f} s"
+                        + (f" ({e['reason']})" if e["reason"] else ""))
+                    entries.append(e)
+                    continue
                 try:
                     claims, _ = lemma.whole(fmt, sem)
                 except InputError as ex:  # e.g. order=any over a row too wide to encode every order of
@@ -464,6 +506,7 @@ def lemma_entries(engine, fmt, construction, sems, drop, lemmas=None):
                         return {"f": [fmt.hex(d["f"])] if "f" in d else [], "grad": [fmt.hex(d["D"])] if "D" in d else []}
                     e.update(counterexample=r.witness_json(), replayed=True, expected=fd(want), obtained=fd(got))
                     e["_witness"], e["_claim"] = w, claim
+                err(f"  {name} under {sem.spec}: {e['status']}" + ("" if r.cached else f", {total:.1f} s"))
                 entries.append(e)
     return entries
 
@@ -583,7 +626,7 @@ def cmd_hypothesis(args):
         else:
             output_path(out_dir, "--out")  # its parent exists and is writable
     shape = parse_shape(args.shape)
-    lemmas = _lemmas(args.lemma, construction)
+    lemmas = _lemmas(args.lemma, construction, args.drop)
     points = targets_for(args.targets, fmt, construction, args.points)
     if args.drop in SEMANTIC:
         err(f"fpsmt: dropping the {args.drop} hypothesis for {construction.activation} in {fmt.name}: "
@@ -631,8 +674,8 @@ def register_options(s):
                    help="hypothesis: one profile to try instead of every profile of the dropped hypothesis")
     s.add_argument("--lemma", action="append",
                    help="hypothesis: the lemmas whose whole-block claims are decided under each profile (repeat or "
-                        "separate with commas; default every lemma of the activation's construction that has one; "
-                        "'none' for none)")
+                        "separate with commas; default every lemma of the activation's construction that has one, "
+                        "and under --drop backward its Theorem 3.1 row, decided by transfer; 'none' for none)")
     s.add_argument("--out", default=None, metavar="DIR",
                    help="hypothesis: write the n-th REFUTED entry's network and points as DIR/n.json and DIR/n.csv "
                         "(DIR is created if absent; its parent must exist)")

@@ -212,7 +212,7 @@ def _profile_rows(engine, lemmas, formats, progress, construction, sem, network_
                         progress(f"{name} ({PROFILE_VARIANT}, {activation}) in {fmt.name} under {sem.spec}: "
                                  f"UNKNOWN: {why}")
                 elif lemma.network and not sem.chooses and network_row is not None:
-                    row, why = _transfer_row(engine, name, lemma, fmt, progress, activation, sem)
+                    row, why = transfer_row(engine, name, lemma, fmt, progress, activation, sem)
                     if row is None:
                         row = network_row(name, activation, fmt, sem, construction, progress)
                         if why and row["status"] == "UNKNOWN":
@@ -229,7 +229,7 @@ def _profile_rows(engine, lemmas, formats, progress, construction, sem, network_
     return rows
 
 
-def _transfer_row(engine, name, lemma, fmt, progress, activation, sem):
+def transfer_row(engine, name, lemma, fmt, progress, activation, sem):
     """(row, None) for a lemma about the construct network under a profile that changes
     only the backward formulas (:mod:`fpsmt.proof.transfer`): PROVED when the transfer's
     claims and the lemma's tree (for the paper's semantics) are; else (None, why the
