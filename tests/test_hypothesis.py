@@ -4,6 +4,7 @@ eval`` on the written files here), and the necessity checker fails on a broken f
 
 import csv
 import json
+import re
 
 import pytest
 
@@ -290,3 +291,94 @@ def test_construct_under_a_profile_for_theorem_3_2_targets(tmp_path):
         got = [json.loads(line)["grad"][0] for line in e.stdout.splitlines()]
         want = [b[key] for b in wide["broken"] if b["what"] == "D(y)"][:5]
         assert got == want, (spec, got, want)
+
+
+def test_one_implementation_within_one_ulp_breaks_the_network_and_eval_replays_it(tmp_path):
+    """Under activation=ulp:1 the construct entry is a search for one implementation (σ or
+    σ' moved one float at one input, a function): the entry names it in its semantics
+    (step=…), and fpsmt eval with that semantics gives what the entry obtained, without it
+    what the paper's semantics gives.  The necessities are decided over every
+    implementation within one ulp."""
+    out_dir = tmp_path / "breaks"
+    r = fpsmt("counterexample", "hypothesis", "--drop", "activation", "--semantics", "activation=ulp:1",
+              "--format", "float8_e4m3", "--store", str(tmp_path / "s.sqlite"), "--lemma", "none", "--json",
+              "--out", str(out_dir))
+    assert r.returncode == 0, r.stderr
+    by = {e["lemma"]: e for e in json.loads(r.stdout)}
+    c = by["construct"]
+    assert c["status"] == "REFUTED" and c["replayed"] is True
+    assert c["semantics"].startswith("order=left,backward=paper,activation=ulp:1,step=relu:")
+    assert by["necessity.zero_upstream"]["status"] == "PROVED" and by["necessity.odd"]["status"] == "PROVED"
+    pts = str(out_dir / "0.csv")
+    got = fpsmt("eval", str(out_dir / "0.json"), "--points", pts, "--semantics", c["semantics"])
+    assert json.loads(got.stdout.splitlines()[0]) == c["obtained"]
+    paper = fpsmt("eval", str(out_dir / "0.json"), "--points", pts)
+    assert json.loads(paper.stdout.splitlines()[0]) == c["expected"] != c["obtained"]
+
+
+def test_a_stepped_implementation_moves_one_input_only():
+    """SteppedAt: σ at the named pattern moved k floats, every other input correctly
+    rounded — checked on every float8_e4m3 pattern against the activation itself, in the
+    executor and the exact reference."""
+    from fpsmt.semantics.activations import get_activation
+    from fpsmt.semantics.arith import concrete
+    from fpsmt.semantics.arith.exact import ExactArith
+    import numpy as np
+    fmt = parse_format("float8_e4m3")
+    act = get_activation("tanh")
+    sem = N.parse_semantics("activation=ulp:2,step=tanh:derivative:0x38:-2")
+    assert sem.spec == "order=left,backward=paper,activation=ulp:2,step=tanh:derivative:0x38:-2"
+    assert N.parse_semantics(sem.spec) == sem and not sem.chooses
+    every = np.arange(1 << fmt.nbits, dtype=np.uint64)
+    for A in (concrete(fmt), ExactArith(fmt)):
+        z = A.const(np.asarray(every, dtype=object) if isinstance(A, ExactArith) else every)
+        right = np.asarray(A.to_bits(act.derivative(A, z)), dtype=np.int64)
+        given = np.asarray(A.to_bits(sem.act_of(act).derivative(A, z)), dtype=np.int64)
+        values = np.asarray(A.to_bits(sem.act_of(act).value(A, z)), dtype=np.int64)
+        assert (values == np.asarray(A.to_bits(act.value(A, z)), dtype=np.int64)).all()
+        moved = np.flatnonzero(right != given)
+        assert moved.tolist() == [0x38]
+        assert fmt.to_fraction(int(given[0x38])) < fmt.to_fraction(int(right[0x38]))  # two floats down
+        assert int(right[0x38]) - int(given[0x38]) == 2  # a positive σ': two patterns down
+
+
+@pytest.mark.parametrize("spec,word", [
+    ("step=relu:value:0x0:+1", "needs activation=ulp:K"),
+    ("activation=ulp:1,step=relu:val:0x0:+1", "not ACTIVATION:value|derivative"),
+    ("activation=ulp:1,step=relu:value:0x0:+2", "not within 1 ulps"),
+    ("activation=ulp:1,step=relu:value:0x1ffff:+1", "not a pattern of bfloat16"),
+    ("activation=ulp:1", "step=ACTIVATION"),
+])
+def test_a_bad_step_is_one_line_and_exit_2(spec, word):
+    r = fpsmt("eval", "example:decoupling_bf16.json", "--points", "example:decoupling_bf16_points.csv",
+              "--semantics", spec)
+    lines = [ln for ln in r.stderr.splitlines() if ln.strip()]
+    assert r.returncode == 2 and len(lines) == 1 and word in lines[0], r.stderr
+    assert r.stdout == ""
+
+
+def test_a_theorem_row_is_refuted_under_ulp_1_by_one_implementation(tmp_path):
+    """reproduce's Theorem 3.1 row under activation=ulp:1: REFUTED by one implementation
+    within one ulp.  The row's network (the construct network on the one target it names)
+    is rebuilt here and run by fpsmt eval under that implementation: the f and D^AD the row
+    reports, and under the paper's semantics the targets."""
+    from fpsmt.commands.netio import write_network
+    from fpsmt.constructions.registry import get_construction
+    r = fpsmt("reproduce", "--activation", "relu", "--lemma", "theorem_3_1_relu", "--format", "float8_e4m3",
+              "--semantics", "activation=ulp:1", "--store", str(tmp_path / "s.sqlite"),
+              "--report", str(tmp_path / "r.md"), "--json")
+    assert r.returncode == 0, r.stderr
+    (row,) = json.loads(r.stdout)
+    assert row["status"] == "REFUTED" and "the one target" in row["statement"]
+    cex = row["counterexample"]
+    spec = re.search(r"fpsmt eval --semantics (\S+)\)", row["statement"]).group(1)
+    assert spec.startswith("order=left,backward=paper,activation=ulp:1,step=relu:")
+    fmt = parse_format("float8_e4m3")
+    cons = get_construction("relu")
+    (point,) = [p for p in H.targets_for(H.NETWORK_TARGETS, fmt, cons, H.NETWORK_POINTS) if fmt.hex(p[0]) == cex["x"]]
+    write_network(cons.network(fmt, [point]), tmp_path / "n.json")
+    (tmp_path / "p.csv").write_text(f"{cex['x']},{cex['y']}\n")
+    got = fpsmt("eval", str(tmp_path / "n.json"), "--points", str(tmp_path / "p.csv"), "--semantics", spec)
+    assert json.loads(got.stdout) == {"f": [cex["f"]], "grad": [cex["D"]]}
+    paper = json.loads(fpsmt("eval", str(tmp_path / "n.json"), "--points", str(tmp_path / "p.csv")).stdout)
+    assert paper["f"] == [cex["f*"]] and paper != {"f": [cex["f"]], "grad": [cex["D"]]}

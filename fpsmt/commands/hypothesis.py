@@ -180,18 +180,31 @@ def _built(fmt, construction, points):
 def construct_entries(fmt, construction, points, sems, drop):
     """One ``construct`` entry per profile (module docstring); also returns the network."""
     from fpsmt.commands import targets
+    from fpsmt.semantics.network import ANY, SteppedAt
     net, f_paper, g_paper = _built(fmt, construction, points)
     entries = []
     for sem in sems:
-        if sem.chooses:  # every order / implementation of a whole network: not encodable, not runnable
+        t0 = time.perf_counter()
+        if sem.ulp_rows and sem.order != ANY:  # every implementation: one that breaks the network?
+            found, tried = ulp_break(fmt, net, points, sem)
+            if found is None:
+                entries.append(_entry(drop, sem.spec, "construct", "UNKNOWN", "-",
+                                      seconds=round(time.perf_counter() - t0, 3),
+                                      reason=f"no implementation that moves σ or σ' one float at one input ({tried} "
+                                             "tried, at the run's most frequent pre-activations) makes the network "
+                                             "miss a target (a search, not a proof)"))
+                continue
+            sem = found[0]  # the entry's semantics names it (step=…): fpsmt eval --semantics replays it
+        if sem.chooses:  # every order of a whole network: not encodable, not runnable
             entries.append(_entry(drop, sem.spec, "construct", "UNKNOWN", "-", seconds=0.0,
                                   reason=f"{sem.spec} is a choice claims quantify over (lemma entries: their blocks); "
                                          "the construct network is run, in one order and one implementation"))
             continue
-        t0 = time.perf_counter()
         broken, f_got, g_got = targets.verify(fmt, net, points, sem)
         e = _entry(drop, sem.spec, "construct", "PROVED", f"executor at all {len(points)} domain points",
                    seconds=None)
+        if isinstance(sem, SteppedAt):
+            e["method"] = f"one implementation within {sem.ulp} ulp(s): {sem.describe(fmt)}; executor at all points"
         if broken:
             i = next(k for k, p in enumerate(points) if fmt.hex(p[0]) == broken[0]["x"])
             x, f_t, h, g_t = points[i]
@@ -225,6 +238,8 @@ def network_row(name, activation, fmt, sem, construction, progress=None):
         return lemmas.unknown_row(name, activation, fmt, sem, f"no whole-block claim states this lemma, and no "
                                                               f"built-in target lies in its domain here ({e})")
     net = _built(fmt, cons, points)[0]
+    if sem.ulp is not None:
+        return ulp_network_row(name, activation, fmt, sem, cons, net, points, t0, progress)
     broken = targets.verify(fmt, net, points, sem)[0]
     where = f"the network of fpsmt construct on {len(points)} targets of {NETWORK_TARGETS}"
     if broken:  # the first broken point alone, if its one-point network breaks too: a small counterexample
@@ -251,6 +266,111 @@ def network_row(name, activation, fmt, sem, construction, progress=None):
                             f"with upstream h* = {cex['y']}, f = {cex['f']} and D^AD = {cex['D']} (targets f* = "
                             f"{cex['f*']}, g* = {cex['g*']}), replayed in the exact reference",
                "counterexample": cex, "replayed": True, "targets": NETWORK_TARGETS, "points": len(points)}
+    row["seconds"] = round(time.perf_counter() - t0, 3)
+    if progress:
+        progress(f"{name} ({lemmas.PROFILE_VARIANT}, {activation}) in {fmt.name} under {sem.spec}: {row['status']}"
+                 + (f" ({row['reason']})" if row["status"] != "REFUTED" else f": {row['statement']}"))
+    return row
+
+
+#: how many pre-activation patterns :func:`ulp_network_row` tries (the most frequent first)
+ULP_PATTERNS = 32
+
+
+def ulp_candidates(fmt, net, points, sem) -> list:
+    """The hidden neurons' pre-activation patterns in a run of ``net`` at ``points`` under
+    ``sem`` with correctly rounded activations: [(activation name, pattern)], the most
+    frequent first (ties by pattern)."""
+    import collections
+    import dataclasses
+    from fpsmt.semantics.arith import concrete
+    from fpsmt.semantics.network import run
+    A = concrete(fmt)
+    xs = np.asarray([[p[0]] for p in points], dtype=np.uint64)
+    ys = np.asarray([[p[2]] for p in points], dtype=np.uint64)
+    base = dataclasses.replace(sem, activation="correct")
+    trace = run(A, net, A.const(xs), A.const(ys), sem=base)
+    count = collections.Counter()
+    for k, layer in enumerate(net.layers):
+        if not layer.act.is_identity:
+            count.update((layer.act.name, int(b)) for b in np.ravel(A.to_bits(trace.pre[k])))
+    return [key for key, _ in sorted(count.items(), key=lambda kv: (-kv[1], kv[0]))]
+
+
+def ulp_break(fmt, net, points, sem):
+    """((implementation, broken points), tries) for the first implementation within
+    ``sem``'s K ulps that makes ``net`` miss a target at ``points`` — σ or σ' correctly
+    rounded except at one input, moved one float
+    (:class:`fpsmt.semantics.network.SteppedAt`), for the :data:`ULP_PATTERNS` most frequent
+    pre-activations of the run, value then derivative, +1 then −1 — or (None, tries)."""
+    from fpsmt.commands import targets
+    from fpsmt.semantics.network import SteppedAt
+    tried = 0
+    for act_name, at in ulp_candidates(fmt, net, points, sem)[:ULP_PATTERNS]:
+        for part in ("value", "derivative"):
+            for k in (1, -1):
+                impl = SteppedAt(order=sem.order, fold_init=sem.fold_init, backward=sem.backward, wide=sem.wide,
+                                 activation=sem.activation, steps=((act_name, part, at, k),))
+                tried += 1
+                broken = targets.verify(fmt, net, points, impl)[0]
+                if broken:
+                    return (impl, broken), tried
+    return None, tried
+
+
+def ulp_network_row(name, activation, fmt, sem, cons, net, points, t0, progress=None):
+    """A Theorem 3.1 row under ``activation=ulp:K`` (every implementation within K ulps):
+    a search for one implementation that breaks the construct network on its targets —
+    σ or σ' correctly rounded except at one input, where it is moved one float
+    (:class:`fpsmt.semantics.network.SteppedAt`: a function, within 1 <= K ulps), for the
+    :data:`ULP_PATTERNS` most frequent pre-activations of the network's run, both parts,
+    both directions.  REFUTED with the first that misses a target (the implementation, the
+    point, f and D^AD, replayed in the exact reference); UNKNOWN when none does (a search,
+    not a proof)."""
+    from fpsmt.proof import lemmas
+    from fpsmt.semantics.activations import get_activation
+    from fpsmt.semantics.arith import concrete
+    where = f"the network of fpsmt construct on {len(points)} targets of {NETWORK_TARGETS}"
+    found, tried = ulp_break(fmt, net, points, sem)
+    if found is None:
+        row = lemmas.unknown_row(name, activation, fmt, sem,
+                                 f"no implementation that moves σ or σ' one float at one input ({tried} tried: the "
+                                 f"{ULP_PATTERNS} most frequent pre-activations of {where}) makes it miss a target (a "
+                                 "search, not a proof)")
+    else:
+        impl, broken = found
+        act_name, part, at, k = impl.steps[0]
+        first = [p for p in points if fmt.hex(p[0]) == broken[0]["x"]]
+        e = construct_entries(fmt, cons, first, [impl], "semantics")[0][0]
+        if e["status"] == "REFUTED":
+            where = (f"the network of fpsmt construct on the one target x = {fmt.hex(first[0][0])} of "
+                     f"{NETWORK_TARGETS} (on {len(points)} of its targets: {len(broken)} missed)")
+            points = first
+        else:
+            e = construct_entries(fmt, cons, points, [impl], "semantics")[0][0]
+            where += f" ({len(broken)} of them missed)"
+        i = e["_point"]
+        x, f_t, h, g_t = points[i]
+        A = concrete(fmt)
+        act = get_activation(act_name)
+        z = A.const(np.asarray([at], dtype=np.uint64))
+        right = act.value(A, z) if part == "value" else act.derivative(A, z)
+        given = impl.act_of(act).value(A, z) if part == "value" else impl.act_of(act).derivative(A, z)
+        implementation = {"activation": act_name, "part": part, "at": fmt.hex(at), "step": k,
+                          "correct": fmt.hex(int(np.ravel(A.to_bits(right))[0])),
+                          "given": fmt.hex(int(np.ravel(A.to_bits(given))[0]))}
+        what = f"{act_name}{'' if part == 'value' else chr(39)}({implementation['at']})"
+        cex = {"x": fmt.hex(x), "y": fmt.hex(h), "f*": fmt.hex(f_t), "g*": fmt.hex(g_t),
+               "f": e["obtained"]["f"][0], "D": e["obtained"]["grad"][0], what: implementation["given"]}
+        row = {**lemmas.unknown_row(name, activation, fmt, sem, ""), "status": "REFUTED", "reason": None,
+               "statement": f"under one implementation within {sem.ulp} ulp(s) — {what} = {implementation['given']} "
+                            f"instead of {implementation['correct']}, every other σ and σ' correctly rounded (fpsmt "
+                            f"eval --semantics {impl.spec}) — {where}, "
+                            f"built and verified for the paper's semantics, misses: at x = {cex['x']} with "
+                            f"upstream h* = {cex['y']}, f = {cex['f']} and D^AD = {cex['D']} (targets f* = "
+                            f"{cex['f*']}, g* = {cex['g*']}), replayed in the exact reference",
+               "counterexample": cex, "replayed": True,
+               "targets": NETWORK_TARGETS, "points": len(points)}
     row["seconds"] = round(time.perf_counter() - t0, 3)
     if progress:
         progress(f"{name} ({lemmas.PROFILE_VARIANT}, {activation}) in {fmt.name} under {sem.spec}: {row['status']}"
@@ -353,53 +473,45 @@ def parse_shape(text) -> tuple:
     return shape
 
 
-def _runner(net, anyorder):
-    """``s.run`` of ``net`` at ``s.x``, with the claim's permutations under order=any."""
-    def run_(s, y, params, sem, trace=False):
-        choices = s.any_order(net)[0] if anyorder else None
-        return s.run(net, [s.x], y, params=params, trace=trace, sem=sem, choices=choices)
-    return run_
-
-
 def necessity_claims(fmt, activation, sem, shape=(1, 2, 1)):
-    """The two necessity claims under ``sem`` (module docstring)."""
-    from fpsmt.proof.claims import Float, Param, forall, order_variables
+    """The two necessity claims under ``sem`` (module docstring).  Under ``order=any`` and
+    ``activation=ulp:K`` the choices are ∀ variables too (:func:`fpsmt.proof.claims.choice_variables`),
+    one order per row and one implementation (the same steps in every run of a claim: the
+    forward pass, and so each σ's input, does not depend on y) by hypothesis."""
+    from fpsmt.proof.claims import Float, Param, choice_variables, forall
     net = necessity_network(fmt, activation, shape)
     WEIGHTS = net.params()
-    variables = {**{p: Param(finite=True) for p in WEIGHTS}, "x": Float(finite=True), "y": Float(finite=True)}
-    anyorder = sem.order == "any"
-    if anyorder:  # every order: the permutations are ∀ variables too, distinct by hypothesis
-        variables.update(order_variables(net))
-    run_ = _runner(net, anyorder)
+    variables = {**{p: Param(finite=True) for p in WEIGHTS}, "x": Float(finite=True), "y": Float(finite=True),
+                 **choice_variables(net, sem)}
 
-    def clean(s, pre):
-        return s.all(*[v.is_finite() for layer in pre for v in layer]
-                     + ([s.any_order(net)[1]] if anyorder else []))
+    def run_(s, y):
+        return s.chosen_run(net, [s.x], y, params={p: s[p] for p in WEIGHTS}, pre=True)
+
+    def clean(s, pre, chosen):
+        return s.all(*[v.is_finite() for layer in pre for v in layer], chosen)
 
     def zero(s):
-        params = {p: s[p] for p in WEIGHTS}
-        _, _, (pre, _, _) = run_(s, [s.y], params, sem, trace=True)
-        _, (d0,) = run_(s, [s.const(0)], params, sem)
-        _, (dm,) = run_(s, [s.const(fmt.hex(fmt.sign_bit))], params, sem)
+        _, _, chosen, pre = run_(s, [s.y])
+        _, (d0,), _, _ = run_(s, [s.const(0)])
+        _, (dm,), _, _ = run_(s, [s.const(fmt.hex(fmt.sign_bit))])
         s.let("D(+0)", d0)
         s.let("D(-0)", dm)
-        return [clean(s, pre).implies(s.all(d0.is_zero(), dm.is_zero()))]
+        return [clean(s, pre, chosen).implies(s.all(d0.is_zero(), dm.is_zero()))]
 
     def odd(s):
-        params = {p: s[p] for p in WEIGHTS}
-        _, (dp,), (pre, _, _) = run_(s, [s.y], params, sem, trace=True)
-        _, (dn,) = run_(s, [-s.y], params, sem)
+        _, (dp,), chosen, pre = run_(s, [s.y])
+        _, (dn,), _, _ = run_(s, [-s.y])
         s.let("D(y)", dp)
         s.let("D(-y)", dn)
         same = (-dn).same(dp)
-        return [clean(s, pre).implies(s.any(same, s.all(dp.is_zero(), dn.is_zero())))]
+        return [clean(s, pre, chosen).implies(s.any(same, s.all(dp.is_zero(), dn.is_zero())))]
     tag = f"[{activation},{'-'.join(map(str, shape))},{sem.spec}]"
     kind = "-".join(map(str, shape))
     return [
-        ("necessity.zero_upstream", forall(f"necessity.zero_upstream{tag}", variables, goal=zero,
+        ("necessity.zero_upstream", forall(f"necessity.zero_upstream{tag}", variables, goal=zero, semantics=sem.spec,
                                            doc=f"{kind} {activation} net, every weight finite and symbolic: forward "
                                                "free of ∞/NaN implies D(±0) = ±0")),
-        ("necessity.odd", forall(f"necessity.odd{tag}", variables, goal=odd,
+        ("necessity.odd", forall(f"necessity.odd{tag}", variables, goal=odd, semantics=sem.spec,
                                  doc=f"{kind} {activation} net, every weight finite and symbolic: forward free of "
                                      "∞/NaN implies D(−y) = −D(y) (or both zero)")),
     ]

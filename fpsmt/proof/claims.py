@@ -569,13 +569,14 @@ class Scope:
         choices, conds = any_order_choices(self.A, {n: self[n].v for n in names}, names)
         return choices, self.all(*[B(self, c) for c in conds])
 
-    def chosen_run(self, net, x, y=None, params=None):
+    def chosen_run(self, net, x, y=None, params=None, pre=False):
         """One run of ``net`` under the scope's profile, its open choices (``order=any``,
         ``activation=ulp:K``) read from the claim's :func:`choice_variables`: (outputs,
         gradient, hypothesis) — the hypothesis (a B, true without choices) says the choices
         are a permutation per row and the steps one function per activation; a ∀ claim
         assumes it (``given``), so that what it proves holds for every order and every
-        implementation."""
+        implementation.  With ``pre``, a fourth part: the pre-activations, per layer a list
+        of F per neuron."""
         from fpsmt.semantics.network import ANY, ulp_choices, ulp_consistent, ulp_variables
         choices, conds = {}, []
         if self.sem.order == ANY:
@@ -584,12 +585,12 @@ class Scope:
         if self.sem.ulp is not None:
             names = ulp_variables(net)
             choices.update(ulp_choices({n: self[n].v for n in names}, names))
-        out, grad, (pre, _, _) = self.run(net, x, y, params=params, trace=True, choices=choices or None)
+        out, grad, (pres, _, _) = self.run(net, x, y, params=params, trace=True, choices=choices or None)
         if self.sem.ulp is not None:
             from fpsmt.semantics.network import Trace
-            t = Trace(None, None, [_stack([p.v for p in layer]) for layer in pre], [], [], [])
+            t = Trace(None, None, [_stack([p.v for p in layer]) for layer in pres], [], [], [])
             conds += [B(self, c) for c in ulp_consistent(self.A, net, t, choices)]
-        return out, grad, self.all(*conds)
+        return (out, grad, self.all(*conds)) + ((pres,) if pre else ())
 
     def run(self, net, x, y=None, params=None, sem=None, trace=False, zeros=None, keep_absent=False, given_pre=None,
             choices=None):

@@ -373,10 +373,10 @@ class Semantics:
         if self.order == ANY and not claims:
             raise InputError("order=any means every order, a choice claims quantify over (prove, reproduce, "
                              "counterexample hypothesis); a run needs one order")
-        if self.ulp is not None and not claims:
+        if self.ulp is not None and not claims and not isinstance(self, SteppedAt):
             raise InputError(f"activation={self.activation} means every implementation within {self.ulp} ulps, a "
                              "choice claims quantify over (prove, reproduce, counterexample hypothesis); a run needs "
-                             "one implementation")
+                             "one implementation (step=ACTIVATION:value|derivative:0xPATTERN:K names one)")
         W = self.wide_format()
         if W is not None:
             from fpsmt.semantics.formats import contains
@@ -412,6 +412,84 @@ class Semantics:
     @property
     def is_paper(self) -> bool:
         return self == PAPER
+
+    @property
+    def ulp_rows(self) -> bool:
+        """Whether a run steps every hidden σ and σ' by its own choice (``activation=ulp:K``
+        with the claim's step variables); a :class:`SteppedAt` implementation does not."""
+        return self.ulp is not None
+
+
+@dataclass(frozen=True)
+class SteppedAt(Semantics):
+    """One implementation of ``activation=ulp:K`` that a run executes: every hidden σ and σ'
+    correctly rounded except at the pre-activation patterns of ``steps``, each a tuple
+    (activation name, ``"value"`` | ``"derivative"``, pattern, k with 1 <= |k| <= K), where
+    that function's result is moved k floats (:func:`ulp_step`).  A function of its input,
+    within K ulps of the correctly rounded value everywhere: so a network that misses a
+    target under it refutes a claim made for every implementation within K ulps."""
+
+    steps: tuple = ()
+
+    def __post_init__(self):
+        super().__post_init__()
+        if self.ulp is None:
+            raise InputError(f"step= needs activation=ulp:K (one implementation within K ulps), not activation={self.activation}")
+        for name, part, _, k in self.steps:
+            if part not in ("value", "derivative") or not 1 <= abs(k) <= self.ulp:
+                raise InputError(f"a step of {name}'s {part} by {k} is not within {self.ulp} ulps")
+
+    @property
+    def chooses(self) -> bool:
+        return self.order == ANY
+
+    @property
+    def ulp_rows(self) -> bool:
+        return False
+
+    def act_of(self, act: Activation) -> Activation:
+        mine = [(part, at, k) for name, part, at, k in self.steps if name == act.name]
+        return act if act.is_identity or not mine else _SteppedAt(act, mine, self.ulp)
+
+    @property
+    def spec(self) -> str:
+        return ",".join([super().spec, *(f"step={name}:{part}:0x{at:x}:{k:+d}" for name, part, at, k in self.steps)])
+
+    def check(self, fmt, activations=(), claims=False):
+        super().check(fmt, activations, claims)
+        for name, _, at, _ in self.steps:
+            if at >> fmt.nbits:
+                raise InputError(f"step={name}:…:0x{at:x}: not a pattern of {fmt.name} ({fmt.nbits} bits)")
+            if get_activation(name).name != name:
+                raise InputError(f"step={name}:…: name the activation as fpsmt does ({get_activation(name).name})")
+        return self
+
+    def describe(self, fmt) -> str:
+        """The implementation in words, with patterns in hex."""
+        return "; ".join(f"{name}{'' if part == 'value' else chr(39)} at {fmt.hex(at)} moved {k:+d} float(s)"
+                         for name, part, at, k in self.steps) + ", correctly rounded elsewhere"
+
+
+class _SteppedAt:
+    """An activation whose σ or σ' is moved at given input patterns (:class:`SteppedAt`)."""
+
+    def __init__(self, act, steps, K):
+        self._act, self._steps, self._K = act, steps, K
+
+    def __getattr__(self, name):
+        return getattr(self._act, name)
+
+    def _moved(self, A, z, v, part):
+        for p, at, k in self._steps:
+            if p == part:
+                v = A.where(np.asarray(A.to_bits(z)) == at, ulp_step(A, v, A.int_const(k), self._K), v)
+        return v
+
+    def value(self, A, z):
+        return self._moved(A, z, self._act.value(A, z), "value")
+
+    def derivative(self, A, z):
+        return self._moved(A, z, self._act.derivative(A, z), "derivative")
 
 
 def _order_names():
@@ -572,12 +650,23 @@ def parse_semantics(text) -> "Semantics":
         return text
     if text is None or not str(text).strip() or str(text).strip().lower() == "paper":
         return PAPER
-    kw = {}
+    kw, steps = {}, []
+    keys = "order, backward, activation, fold, step"
     for part in str(text).split(","):
         key, eq, value = part.strip().partition("=")
         key, value = key.strip().lower(), value.strip()
         if not eq or not value:
-            raise InputError(f"semantics part {part.strip()!r} is not key=value (keys: order, backward, activation, fold)")
+            raise InputError(f"semantics part {part.strip()!r} is not key=value (keys: {keys})")
+        if key == "step":  # one implementation of activation=ulp:K: ACT:value|derivative:0xPATTERN:±k
+            bits = value.split(":")
+            if len(bits) != 4 or bits[1] not in ("value", "derivative") or not bits[2].lower().startswith("0x"):
+                raise InputError(f"step={value}: not ACTIVATION:value|derivative:0xPATTERN:K (e.g. relu:value:0x0:+1)")
+            try:
+                at, k = int(bits[2], 16), int(bits[3])
+            except ValueError:
+                raise InputError(f"step={value}: the pattern is hex and K an integer") from None
+            steps.append((bits[0].strip().lower(), bits[1], at, k))
+            continue
         if key in kw or (key == "order" and "order" in kw):
             raise InputError(f"semantics part {key!r} given twice in {text!r}")
         if key == "order":
@@ -597,7 +686,9 @@ def parse_semantics(text) -> "Semantics":
         elif key == "fold":
             kw["fold_init"] = value
         else:
-            raise InputError(f"unknown semantics key {key!r} in {text!r} (keys: order, backward, activation, fold)")
+            raise InputError(f"unknown semantics key {key!r} in {text!r} (keys: {keys})")
+    if steps:
+        return SteppedAt(**kw, steps=tuple(steps))
     return Semantics(**kw)
 
 
@@ -1016,7 +1107,7 @@ def run(A, net: Network, x, y=None, params=None, sem: Semantics = PAPER, zeros: 
             z = fold(A, layer.pattern("forward", sem), W, h, lambda B, xs, ws: B.mul(ws, xs), sem, zf.get(k), after, b,
                      ch.get((k, "forward")))
         h = sem.act_of(layer.act).value(A, z)
-        if sem.ulp is not None and not layer.act.is_identity:
+        if sem.ulp_rows and not layer.act.is_identity:
             h = _step_rows(A, h, ch.get((k, "value")), sem.ulp)
         pre.append(z)
         post.append(h)
@@ -1029,7 +1120,7 @@ def run(A, net: Network, x, y=None, params=None, sem: Semantics = PAPER, zeros: 
         for k, layer, W, z, a in reversed(list(zip(range(len(pre)), net.layers, weights, pre, post))):
             upstream[k] = g
             act = sem.act_of(layer.act)
-            if sem.ulp is not None and not layer.act.is_identity:
+            if sem.ulp_rows and not layer.act.is_identity:
                 act = _Stepped(act, A, ch.get((k, "derivative")), sem.ulp)
             g = sem.backward_formula(layer.act)(A, act, g, z, a)
             if keep_absent:
