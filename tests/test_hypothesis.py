@@ -382,3 +382,24 @@ def test_a_theorem_row_is_refuted_under_ulp_1_by_one_implementation(tmp_path):
     assert json.loads(got.stdout) == {"f": [cex["f"]], "grad": [cex["D"]]}
     paper = json.loads(fpsmt("eval", str(tmp_path / "n.json"), "--points", str(tmp_path / "p.csv")).stdout)
     assert paper["f"] == [cex["f*"]] and paper != {"f": [cex["f"]], "grad": [cex["D"]]}
+
+
+def test_order_any_refutes_the_theorem_row_by_the_reversed_order(tmp_path):
+    """Under order=any the Theorem 3.1 row runs one of its orders, order=reversed: the row
+    is REFUTED with the point the reversed network misses, and the hypothesis search's
+    construct entry names order=reversed, which fpsmt eval replays from the written files."""
+    r = fpsmt("reproduce", "--activation", "relu", "--lemma", "theorem_3_1_relu", "--format", "float8_e4m3",
+              "--semantics", "order=any", "--store", str(tmp_path / "s.sqlite"), "--report", str(tmp_path / "r.md"),
+              "--json")
+    assert r.returncode == 0, r.stderr
+    (row,) = json.loads(r.stdout)
+    assert row["semantics"] == "order=any,backward=paper,activation=correct" and row["status"] == "REFUTED"
+    assert "order=reversed,backward=paper,activation=correct, one of order=any" in row["statement"]
+    out_dir = tmp_path / "breaks"
+    h = fpsmt("counterexample", "hypothesis", "--drop", "order", "--semantics", "order=any", "--format",
+              "float8_e4m3", "--store", str(tmp_path / "s.sqlite"), "--lemma", "none", "--json", "--out", str(out_dir))
+    assert h.returncode == 0, h.stderr
+    c = next(e for e in json.loads(h.stdout) if e["lemma"] == "construct")
+    assert c["status"] == "REFUTED" and c["semantics"] == "order=reversed,backward=paper,activation=correct"
+    got = fpsmt("eval", str(out_dir / "0.json"), "--points", str(out_dir / "0.csv"), "--semantics", c["semantics"])
+    assert json.loads(got.stdout.splitlines()[0]) == c["obtained"] != c["expected"]
