@@ -112,3 +112,55 @@ def test_a_tampered_certificate_is_exit_3_and_names_the_change(cert, tmp_path, c
 def test_a_file_that_is_not_a_certificate_is_exit_2(tmp_path, capsys, doc):
     code, js, err = _check(tmp_path, doc, capsys)
     assert code == 2 and js is None and err.count("\n") == 1 and "fpsmt: error:" in err
+
+
+@pytest.fixture(scope="module")
+def profile_cert(tmp_path_factory):
+    d = tmp_path_factory.mktemp("pcert")
+    path = d / "c.json"
+    r = fpsmt("reproduce", "--lemma", "step_indicator_ge,theorem_3_1_relu", "--format", "float8_e4m3",
+              "--semantics", "activation=ulp:1", "--semantics", "order=reversed", "--store", str(d / "s.sqlite"),
+              "--report", str(d / "r.md"), "--certificate", str(path))
+    assert r.returncode == 0, r.stderr
+    assert "row(s) without a proof tree are not in the certificate" in r.stderr  # the theorem rows ran networks
+    return json.loads(path.read_text())
+
+
+def test_rows_under_a_profile_are_re_established_under_it(profile_cert, tmp_path, capsys):
+    """A certificate row records its profile; fpsmt check decides it again under that
+    profile (here the step indicator's whole-block claim: REFUTED under ulp:1, PROVED under
+    order=reversed), and fails when the profile or the status is changed."""
+    rows = profile_cert["rows"]
+    assert [(r["lemma"], r["semantics"], r["status"]) for r in rows] == [
+        ("step_indicator_ge", "order=left,backward=paper,activation=ulp:1", "REFUTED"),
+        ("step_indicator_ge", "order=reversed,backward=paper,activation=correct", "PROVED")]
+    code, got, err = _check(tmp_path, profile_cert, capsys)
+    assert code == 0 and all(r["ok"] for r in got["rows"]), err
+    swapped = copy.deepcopy(profile_cert)  # each row's tree under the other's profile
+    swapped["rows"][0]["semantics"], swapped["rows"][1]["semantics"] = rows[1]["semantics"], rows[0]["semantics"]
+    code, got, _ = _check(tmp_path, swapped, capsys)
+    assert code == 3 and not any(r["ok"] for r in got["rows"])
+    lying = copy.deepcopy(profile_cert)
+    lying["rows"][0]["status"] = "PROVED"
+    code, got, _ = _check(tmp_path, lying, capsys)
+    assert code == 3 and not got["rows"][0]["ok"] and got["rows"][1]["ok"]
+    bad = copy.deepcopy(profile_cert)
+    bad["rows"][1]["semantics"] = "order=sideways"
+    code, got, _ = _check(tmp_path, bad, capsys)
+    assert code == 3 and any("semantics: unknown summation order" in p for p in got["rows"][1]["problems"])
+
+
+@pytest.mark.slow  # about a minute: the paper's tree of theorem_3_1_relu in float8_e4m3, twice
+def test_a_transferred_theorem_row_is_re_established(tmp_path, capsys):
+    """The Theorem 3.1 row PROVED under backward=torch by transfer: its certificate row (the
+    paper's tree and the transfer's claims) is decided again from scratch under the profile."""
+    path = tmp_path / "c.json"
+    r = fpsmt("reproduce", "--activation", "relu", "--lemma", "theorem_3_1_relu", "--format", "float8_e4m3",
+              "--semantics", "backward=torch",
+              "--store", str(tmp_path / "s.sqlite"), "--report", str(tmp_path / "r.md"), "--certificate", str(path))
+    assert r.returncode == 0, r.stderr
+    doc = json.loads(path.read_text())
+    assert [(x["semantics"], x["status"], x["tree"]["name"]) for x in doc["rows"]] == [
+        ("order=left,backward=torch,activation=correct", "PROVED", "theorem_3_1_relu.transferred")]
+    code, got, err = _check(tmp_path, doc, capsys)
+    assert code == 0 and got["rows"][0]["ok"], err

@@ -1,4 +1,5 @@
-"""A Theorem 3.1 row carried to a profile that changes only backward formulas
+"""A Theorem 3.1 row carried to a profile that keeps the paper's order and changes only how
+activations are computed — backward formulas, implementations given as tables
 (fpsmt.proof.transfer): its claims, where they fail, and the row in ``reproduce``."""
 
 import json
@@ -26,13 +27,19 @@ def _decide(activation, spec, fmt=E4M3):
     return {c.name: eng.prove(c, fmt, registry) for c in claims}
 
 
-def test_only_backward_only_profiles_transfer():
+def test_only_profiles_with_the_paper_s_order_and_one_implementation_transfer():
     assert transfer.applies(parse_semantics("backward=torch"))
     assert transfer.applies(parse_semantics("backward=jax"))
+    assert transfer.applies(parse_semantics("backward=torch,activation=numpy"))
     assert not transfer.applies(PAPER)
     assert not transfer.applies(parse_semantics("order=reversed"))
     assert not transfer.applies(parse_semantics("order=reversed,backward=torch"))
-    assert not transfer.applies(parse_semantics("backward=torch,activation=numpy"))
+    assert not transfer.applies(parse_semantics("activation=ulp:1"))  # every implementation: a choice
+    assert not transfer.applies(parse_semantics("activation=ulp:1,step=relu:value:0x0:+1"))
+    # the implementation's σ is claimed equal to the correctly rounded one only where it is another
+    names = [c.name for c in transfer.claims(["relu"], parse_semantics("activation=numpy"))]
+    assert names[0] == "transfer.value.relu" and "transfer.value.relu" not in [
+        c.name for c in transfer.claims(["relu"], parse_semantics("backward=torch"))]
 
 
 @pytest.mark.parametrize("spec", ["backward=torch", "backward=jax"])
@@ -117,15 +124,15 @@ def _hypothesis(tmp_path, *args):
 
 def test_the_hypothesis_search_says_why_a_theorem_row_does_not_transfer(tmp_path):
     """counterexample hypothesis --drop backward takes the Theorem 3.1 row as a lemma entry:
-    under sigmoid's framework formulas the step claim is REFUTED, so the entry is UNKNOWN
-    and says so, beside the construct entry that runs the network."""
+    under sigmoid's framework formulas the step claim is REFUTED, so the row is decided by
+    its network, which meets its targets: UNKNOWN, saying both."""
     entries = _hypothesis(tmp_path, "--activation", "sigmoid", "--lemma", "logi_theorem_3_1")
     rows = [e for e in entries if e["lemma"] == "logi_theorem_3_1"]
     assert [e["semantics"] for e in rows] == ["order=left,backward=torch,activation=correct",
                                               "order=left,backward=jax,activation=correct"]
     for e in rows:
         assert e["status"] == "UNKNOWN" and e["hypothesis"] == "backward"
-        assert "transfer.step.sigmoid is REFUTED" in e["reason"] and "construct entry" in e["reason"]
+        assert "transfer.step.sigmoid is REFUTED" in e["reason"] and "a check, not a proof" in e["reason"]
     assert {e["lemma"] for e in entries} == {"construct", "logi_theorem_3_1", "necessity.zero_upstream",
                                              "necessity.odd"}
 
@@ -140,3 +147,17 @@ def test_the_hypothesis_search_proves_relu_s_theorem_under_both_frameworks(tmp_p
     assert [(e["semantics"].split(",")[1], e["status"]) for e in rows] == [("backward=torch", "PROVED"),
                                                                            ("backward=jax", "PROVED")]
     assert all(e["claim"] == "theorem_3_1_relu.transferred" and "transfer" in e["method"] for e in rows)
+
+
+def test_an_implementation_that_changes_a_value_does_not_transfer():
+    """PyTorch's relu in bfloat16 gives −0 at −0, where the correctly rounded ReLU gives +0:
+    transfer.value.relu is REFUTED there (the executor replays the model), while NumPy's
+    relu, equal to ReLU at every pattern, has it PROVED."""
+    bf16 = parse_format("bfloat16")
+
+    def value(spec):
+        (c,) = [c for c in transfer.claims(["relu"], parse_semantics(spec)) if c.name == "transfer.value.relu"]
+        return Engine(solver="z3", timeout=120).prove(c, bf16, {c.name: c})
+    torch_ = value("activation=torch")
+    assert torch_.status == "REFUTED" and torch_.witness_json() == {"z": "0x8000"}
+    assert value("activation=numpy").status == "PROVED"

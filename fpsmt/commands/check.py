@@ -29,7 +29,8 @@ def cmd_check(args):
     from fpsmt.constructions.registry import get_construction
     eng = Engine(solver=args.solver, timeout=args.timeout, confirm=True, store=None, progress=err)
     try:
-        results = check(rows, eng, lambda a: get_construction(a).active(), progress=err)
+        results = check(rows, eng, lambda a: get_construction(a).active(), progress=err,
+                        construction_of=get_construction)
     finally:
         solve.shutdown()
     bad = [r for r in results if not r["ok"]]

@@ -272,12 +272,12 @@ def network_row(name, activation, fmt, sem, construction, progress=None):
     if broken:  # the first broken point alone, if its one-point network breaks too: a small counterexample
         where += f" misses {len(broken)} of them under {run_sem.spec}"
         first = [p for p in points if fmt.hex(p[0]) == broken[0]["x"]]
-        e = construct_entries(fmt, cons, first, [run_sem], "semantics")[0][0]
+        (e,), net = construct_entries(fmt, cons, first, [run_sem], "semantics")
         if e["status"] == "REFUTED":
             points = first
             where += f"; so does the network on the one target x = {fmt.hex(first[0][0])}"
         else:
-            e = construct_entries(fmt, cons, points, [run_sem], "semantics")[0][0]
+            (e,), net = construct_entries(fmt, cons, points, [run_sem], "semantics")
     if not broken:
         row = lemmas.unknown_row(name, activation, fmt, sem,
                                  f"no whole-block claim states this lemma, and its proof tree's joins are argued for the "
@@ -292,7 +292,8 @@ def network_row(name, activation, fmt, sem, construction, progress=None):
                "statement": f"{where} (each built and verified for the paper's semantics): at x = {cex['x']} "
                             f"with upstream h* = {cex['y']}, f = {cex['f']} and D^AD = {cex['D']} (targets f* = "
                             f"{cex['f*']}, g* = {cex['g*']}), replayed in the exact reference",
-               "counterexample": cex, "replayed": True, "targets": NETWORK_TARGETS, "points": len(points)}
+               "counterexample": cex, "replayed": True, "targets": NETWORK_TARGETS, "points": len(points),
+               "_break": (net, points, i, run_sem.spec)}
     row["seconds"] = round(time.perf_counter() - t0, 3)
     if progress:
         progress(f"{name} ({lemmas.PROFILE_VARIANT}, {activation}) in {fmt.name} under {sem.spec}: {row['status']}"
@@ -368,13 +369,13 @@ def ulp_network_row(name, activation, fmt, sem, cons, net, points, t0, progress=
         impl, broken = found
         act_name, part, at, k = impl.steps[0]
         first = [p for p in points if fmt.hex(p[0]) == broken[0]["x"]]
-        e = construct_entries(fmt, cons, first, [impl], "semantics")[0][0]
+        (e,), net = construct_entries(fmt, cons, first, [impl], "semantics")
         if e["status"] == "REFUTED":
             where = (f"the network of fpsmt construct on the one target x = {fmt.hex(first[0][0])} of "
                      f"{NETWORK_TARGETS} (on {len(points)} of its targets: {len(broken)} missed)")
             points = first
         else:
-            e = construct_entries(fmt, cons, points, [impl], "semantics")[0][0]
+            (e,), net = construct_entries(fmt, cons, points, [impl], "semantics")
             where += f" ({len(broken)} of them missed)"
         i = e["_point"]
         x, f_t, h, g_t = points[i]
@@ -396,7 +397,7 @@ def ulp_network_row(name, activation, fmt, sem, cons, net, points, t0, progress=
                             f"built and verified for the paper's semantics, misses: at x = {cex['x']} with "
                             f"upstream h* = {cex['y']}, f = {cex['f']} and D^AD = {cex['D']} (targets f* = "
                             f"{cex['f*']}, g* = {cex['g*']}), replayed in the exact reference",
-               "counterexample": cex, "replayed": True,
+               "counterexample": cex, "replayed": True, "_break": (net, points, i, impl.spec),
                "targets": NETWORK_TARGETS, "points": len(points)}
     row["seconds"] = round(time.perf_counter() - t0, 3)
     if progress:
@@ -544,6 +545,11 @@ def necessity_claims(fmt, activation, sem, shape=(1, 2, 1)):
     ]
 
 
+#: the dropped hypotheses under which the Theorem 3.1 row is a default lemma entry (a
+#: profile that keeps the paper's order: fpsmt.proof.transfer may prove it)
+TRANSFER_DROPS = ("backward", "activation")
+
+
 def _lemmas(values, construction, drop=None) -> list:
     """``--lemma``: the lemma names (each of the construction's family with a whole-block
     claim, and under ``--drop backward`` its Theorem 3.1 row too: decided by transfer,
@@ -552,43 +558,43 @@ def _lemmas(values, construction, drop=None) -> list:
     from fpsmt.commands.options import listed
     from fpsmt.proof import lemmas as L
     found = [(n, lemma) for n, lemma in L.discover().items() if lemma.family == construction.family]
-    known = [n for n, lemma in found if lemma.whole or (drop == "backward" and lemma.network)]
+    known = [n for n, lemma in found if lemma.whole or lemma.network]
     names = listed(values, "--lemma")
-    if names is None:
-        return known
+    if names is None:  # the Theorem 3.1 row by default where a transfer may prove it
+        return [n for n, lemma in found if lemma.whole or (drop in TRANSFER_DROPS and lemma.network)]
     if names == ["none"]:
         return []
     for n in names:
         if n not in known:
-            also = " (a Theorem 3.1 row: under --drop backward only, by transfer)" if any(
-                n == m and lemma.network for m, lemma in found) else ""
             raise InputError(f"--lemma {n}: not a lemma of the {construction.activation} construction with a "
-                             f"whole-block claim{also} (known: {', '.join(known) or 'none'})")
+                             f"whole-block claim or its Theorem 3.1 row (known: {', '.join(known) or 'none'})")
     return names
 
 
-def transfer_entry(engine, fmt, construction, sem, drop, name):
-    """A Theorem 3.1 row under a profile that changes only the backward formulas, as an
-    entry: PROVED when the transfer's claims and the row's tree for the paper's semantics
-    are (:func:`fpsmt.proof.lemmas.transfer_row`); UNKNOWN saying why otherwise (the
-    ``construct`` entry runs the network under the profile)."""
+def theorem_entry(engine, fmt, construction, sem, drop, name):
+    """A Theorem 3.1 row under a profile, as an entry: what ``reproduce --semantics`` gives
+    for it (:func:`fpsmt.proof.lemmas.run`) — carried over from the paper's semantics by
+    :mod:`fpsmt.proof.transfer` where the profile keeps the paper's order and σ's values
+    (PROVED when the transfer's claims and the row's tree are), else decided by its network
+    (:func:`network_row`: REFUTED with the point it misses, replayed; or UNKNOWN)."""
     from fpsmt.proof import lemmas as L
-    from fpsmt.proof import transfer
     lemma = L.load(name)
     why = lemma.formats(fmt) if lemma.formats else None
     if why is not None:
         return _entry(drop, sem.spec, name, "UNKNOWN", "-", seconds=0.0, reason=f"not stated in {fmt.name}: {why}")
-    if not transfer.applies(sem):
-        return _entry(drop, sem.spec, name, "UNKNOWN", "-", seconds=0.0,
-                      reason=f"{sem.spec} changes more than the backward formulas: no transfer")
-    t0 = time.perf_counter()
-    row, why = L.transfer_row(engine, name, lemma, fmt, err, construction.activation, sem)
-    if row is None:
-        return _entry(drop, sem.spec, name, "UNKNOWN", "-", seconds=round(time.perf_counter() - t0, 3),
-                      reason=f"{why}; the construct entry runs its network under the profile")
-    return _entry(drop, sem.spec, name, row["status"], "transfer from the paper's semantics (fpsmt.proof.transfer): "
-                  "its proof tree and the five transfer claims", seconds=row["seconds"], reason=None,
-                  claim=f"{name}.transferred")
+    row = L.run(engine, [name], ["repaired"], [fmt.name], progress=err, construction=construction, semantics=sem,
+                network_row=network_row)[0]
+    cex = row.get("counterexample") or {}
+    e = _entry(drop, sem.spec, name, row["status"], "transfer from the paper's semantics (fpsmt.proof.transfer): its "
+               "proof tree and the transfer claims" if row["status"] == "PROVED" else "the construct network on "
+               f"{NETWORK_POINTS} targets of {NETWORK_TARGETS}", seconds=row["seconds"],
+               reason=(row.get("reason") or None) if row["status"] == "UNKNOWN" else None)
+    if row["status"] == "REFUTED":  # its network and points for --out, under the semantics that runs the break
+        net, points, i, spec = row["_break"]
+        e.update(semantics=spec, counterexample=cex, replayed=True, expected={"f": [cex["f*"]], "grad": [cex["g*"]]},
+                 obtained={"f": [cex["f"]], "grad": [cex["D"]]}, statement=row["statement"], _point=i,
+                 _net=net, _points=points)
+    return e
 
 
 def lemma_entries(engine, fmt, construction, sems, drop, lemmas=None):
@@ -608,8 +614,8 @@ def lemma_entries(engine, fmt, construction, sems, drop, lemmas=None):
         for sem in sems:
             for name in names:
                 lemma = L.load(name)
-                if lemma.whole is None:  # a Theorem 3.1 row (--drop backward): by transfer
-                    e = transfer_entry(engine, fmt, construction, sem, drop, name)
+                if lemma.whole is None:  # a Theorem 3.1 row: by transfer, or its network
+                    e = theorem_entry(engine, fmt, construction, sem, drop, name)
                     err(f"  {name} under {sem.spec}: {e['status']}, {e['seconds']:.1f} s"
                         + (f" ({e['reason']})" if e["reason"] else ""))
                     entries.append(e)
@@ -684,10 +690,12 @@ def write_break(out_dir: Path, n: int, entry, fmt, net, points):
     """DIR/n.json (the network) and DIR/n.csv (its points, the break's first), atomically."""
     from fpsmt.commands import netio
     from fpsmt.commands.options import atomic_output
+    if "_net" in entry:  # a theorem row's network (the one target it misses, or its targets)
+        net, points = entry["_net"], entry["_points"]
     if "_run" in entry:
         x, y = entry["_run"]
         rows = [[fmt.hex(x), fmt.hex(y)]] + [[fmt.hex(p[0]), fmt.hex(p[2])] for p in points]
-    elif entry["lemma"] == "construct":
+    elif entry["lemma"] == "construct" or "_net" in entry:
         i = entry["_point"]
         order = [i] + [k for k in range(len(points)) if k != i]
         rows = [[fmt.hex(points[k][0]), fmt.hex(points[k][2])] for k in order]
@@ -795,6 +803,8 @@ def cmd_hypothesis(args):
         e.pop("_witness", None)
         e.pop("_run", None)
         e.pop("_claim", None)
+        e.pop("_net", None)
+        e.pop("_points", None)
     return entries, lambda: render(entries, fmt)
 
 

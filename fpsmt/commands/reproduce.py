@@ -96,9 +96,13 @@ def cmd_reproduce(args):
         err(f"fpsmt: HTML report written to {html_path}")
     if cert_path is not None:
         from fpsmt.proof.certificate import certificate
+        treed = [r for r in rows if isinstance(r.get("tree"), dict)]
         with atomic_output(cert_path) as pending:
-            pending.path.write_text(json.dumps(certificate(rows), ensure_ascii=False, indent=1), encoding="utf-8")
+            pending.path.write_text(json.dumps(certificate(treed), ensure_ascii=False, indent=1), encoding="utf-8")
         err(f"fpsmt: certificate written to {cert_path} (re-check it with: fpsmt check {cert_path})")
+        if len(treed) < len(rows):
+            err(f"fpsmt: note: {len(rows) - len(treed)} row(s) without a proof tree are not in the certificate "
+                "(decided by running a network, or not decided; the report has them)")
     missing = sorted({r["lemma"] for r in rows if r["status"] == "MISSING"})
     if missing:
         err(f"fpsmt: warning: no proof yet for {', '.join(missing)} (rows marked MISSING)")

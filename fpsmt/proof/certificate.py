@@ -21,7 +21,9 @@ from fpsmt.errors import InputError
 KIND, VERSION = "fpsmt", 1
 #: ``stated``: the statement as the proof file gives it (``statement`` may add which stage failed)
 ROW_FIELDS = ("lemma", "activation", "variant", "format", "status", "statement", "stated", "tree")
-WRITTEN = ROW_FIELDS + ("counterexample",)  # the counterexample is for people: check re-finds its own
+#: the counterexample is for people: check re-finds its own; ``semantics``: the row's profile
+#: (absent or the paper's: the proof file's row; another: the row ``reproduce --semantics`` gives)
+WRITTEN = ROW_FIELDS + ("semantics", "counterexample")
 DECIDED = ("PROVED", "REFUTED", "VACUOUS", "UNKNOWN")
 
 
@@ -110,10 +112,59 @@ def compare(cert_tree, rebuilt_tree, *, decided=True) -> list:
     return out
 
 
-def check(rows, engine, activate, progress=lambda msg: None) -> list:
+def _profile(r):
+    """The row's semantics profile, None for the paper's; InputError for a bad one."""
+    from fpsmt.semantics.network import parse_semantics
+    sem = parse_semantics(r.get("semantics"))
+    return None if sem.is_paper else sem
+
+
+def _check_profile_row(r, engine, construction_of):
+    """(re-decided row, problems) for a row under a profile: decided again as ``reproduce
+    --semantics`` decides it (:func:`fpsmt.proof.lemmas.run`), with no network run."""
+    from fpsmt.proof import lemmas as L
+    if r["lemma"] not in L.discover():
+        return None, [f"no installed lemma {r['lemma']!r}"]
+    if construction_of is None:
+        return None, ["a row under a profile needs its construction (fpsmt check passes it)"]
+    try:
+        rows = L.run(engine, [r["lemma"]], [r["variant"]], [r["format"]], construction=construction_of(r["activation"]),
+                     semantics=r["semantics"])
+    except InputError as e:
+        return None, [f"{e}"]
+    if len(rows) != 1 or not isinstance(rows[0].get("tree"), dict):
+        return None, ["the installed proof files give no row with a proof tree for it under its profile"]
+    row = rows[0]
+    problems = compare(r["tree"], row["tree"], decided=False)
+    if row.get("stated") != r["stated"]:
+        problems.append("no row of the installed proof files has this statement under its profile")
+    return row, problems
+
+
+def _kinds_under(r, construction_of) -> dict:
+    """Claim name -> kind for a profile row's claims: the lemma's own (its tree for the
+    paper's semantics, which a transferred row holds) and its whole-block claims."""
+    from fpsmt.proof import lemmas as L
+    from fpsmt.semantics.formats import parse_format
+    from fpsmt.semantics.network import parse_semantics
+    lemma, fmt, kinds = L.load(r["lemma"]), parse_format(r["format"]), {}
+    with construction_of(r["activation"]).active():
+        for make in (lambda: lemma.build(r["variant"], fmt),
+                     lambda: lemma.whole(fmt, parse_semantics(r["semantics"])) if lemma.whole else None):
+            try:
+                built = make()
+            except InputError:
+                continue
+            if built is not None:
+                kinds.update({c.name: c.kind for c in L.claims_of(built)})
+    return kinds
+
+
+def check(rows, engine, activate, progress=lambda msg: None, construction_of=None) -> list:
     """One result per certificate row: {"row", "ok", "problems", "nodes"}.  ``activate``:
     activation name -> a context in which that activation's construction is the one the
-    proof files build (InputError for an activation without one)."""
+    proof files build (InputError for an activation without one); ``construction_of``:
+    activation name -> its construction (rows under a profile other than the paper's)."""
     from fpsmt.proof.engine import rests_on_unsat
     from fpsmt.proof import lemmas as L
     results = []
@@ -121,6 +172,18 @@ def check(rows, engine, activate, progress=lambda msg: None) -> list:
         rid = row_id(r)
         progress(f"checking {rid} ...")
         problems, nodes = [], []
+        try:
+            sem = _profile(r)
+        except InputError as e:
+            results.append({"row": rid, "ok": False, "problems": [f"semantics: {e}"], "nodes": []})
+            continue
+        if sem is not None:
+            row, problems = _check_profile_row(r, engine, construction_of)
+            if row is not None and not problems:
+                problems, nodes = _compare_decided(r, row, _kinds_under(r, construction_of), rests_on_unsat)
+            results.append({"row": f"{rid} under {sem.spec}", "ok": not problems, "problems": problems,
+                            "nodes": nodes})
+            continue
         got, why = _built(r)
         if got is None:
             results.append({"row": rid, "ok": False, "problems": [why], "nodes": []})
@@ -136,30 +199,39 @@ def check(rows, engine, activate, progress=lambda msg: None) -> list:
             problems += compare(r["tree"], skeleton, decided=False)
             if not problems:
                 row = L._row(engine, r["lemma"], lemma, r["variant"], fmt, None, built, activation=r["activation"])
-                problems += compare(r["tree"], row["tree"])
-                mine = {n["name"]: n for n in _claims(row["tree"])}
-                kinds = {c.name: c.kind for c in L.claims_of(built)}
-                for n in _claims(r["tree"]):
-                    want = n.get("status")
-                    if want == "NOT DECIDED":
-                        continue
-                    m = mine.get(n["name"], {})
-                    have = m.get("status")
-                    ok = have == want and want in DECIDED and want != "UNKNOWN"
-                    if ok and rests_on_unsat(kinds.get(n["name"], "forall"), have) and not m.get("confirmed_by"):
-                        ok = False
-                        why = "its UNSAT was not confirmed by a second back end or by enumeration"
-                    elif want == "UNKNOWN":
-                        why = "the certificate says UNKNOWN: nothing to re-establish"
-                    else:
-                        why = f"re-decided {have}, the certificate says {want}"
-                    nodes.append({"node": n["name"], "status": have, "certificate": want,
-                                  "confirmed_by": m.get("confirmed_by"), "ok": ok})
-                    if not ok:
-                        problems.append(f"node {n['name']}: {why}")
-                if row["status"] != r["status"]:
-                    problems.append(f"row status {r['status']} in the certificate, {row['status']} re-decided")
-                elif row["statement"] != r["statement"]:
-                    problems.append("the row's statement is not the one the re-decided row gives")
+                more, nodes = _compare_decided(r, row, {c.name: c.kind for c in L.claims_of(built)}, rests_on_unsat)
+                problems += more
         results.append({"row": rid, "ok": not problems, "problems": problems, "nodes": nodes})
     return results
+
+
+def _compare_decided(r, row, kinds, rests_on_unsat):
+    """(problems, nodes): the certificate row ``r`` against the re-decided ``row`` — the
+    trees, every decided node's status (an UNSAT confirmed), the row's status and
+    statement.  ``kinds``: claim name -> kind (default a ∀ claim)."""
+    problems = compare(r["tree"], row["tree"])
+    nodes = []
+    mine = {n["name"]: n for n in _claims(row["tree"])}
+    for n in _claims(r["tree"]):
+        want = n.get("status")
+        if want == "NOT DECIDED":
+            continue
+        m = mine.get(n["name"], {})
+        have = m.get("status")
+        ok = have == want and want in DECIDED and want != "UNKNOWN"
+        if ok and rests_on_unsat(kinds.get(n["name"], "forall"), have) and not m.get("confirmed_by"):
+            ok = False
+            why = "its UNSAT was not confirmed by a second back end or by enumeration"
+        elif want == "UNKNOWN":
+            why = "the certificate says UNKNOWN: nothing to re-establish"
+        else:
+            why = f"re-decided {have}, the certificate says {want}"
+        nodes.append({"node": n["name"], "status": have, "certificate": want,
+                      "confirmed_by": m.get("confirmed_by"), "ok": ok})
+        if not ok:
+            problems.append(f"node {n['name']}: {why}")
+    if row["status"] != r["status"]:
+        problems.append(f"row status {r['status']} in the certificate, {row['status']} re-decided")
+    elif row["statement"] != r["statement"]:
+        problems.append("the row's statement is not the one the re-decided row gives")
+    return problems, nodes

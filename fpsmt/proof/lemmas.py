@@ -25,6 +25,7 @@ from fpsmt.proof.tree import Node, tie_hashes, to_json
 from fpsmt.errors import InputError
 from fpsmt.semantics.formats import Format, parse_format
 from fpsmt.semantics.network import ANY
+from fpsmt.proof import transfer
 
 DEFAULT_FORMATS = ("bfloat16", "float32")
 
@@ -212,10 +213,12 @@ def _profile_rows(engine, lemmas, formats, progress, construction, sem, network_
                     if built is None and progress:
                         progress(f"{name} ({PROFILE_VARIANT}, {activation}) in {fmt.name} under {sem.spec}: "
                                  f"UNKNOWN: {why}")
-                elif lemma.network and not (sem.order == ANY and sem.ulp is not None) and network_row is not None:
+                elif lemma.network and not (sem.order == ANY and sem.ulp is not None) and (
+                        network_row is not None or transfer.applies(sem)):
                     row, why = transfer_row(engine, name, lemma, fmt, progress, activation, sem)
                     if row is None:
-                        row = network_row(name, activation, fmt, sem, construction, progress)
+                        row = (network_row(name, activation, fmt, sem, construction, progress)
+                               if network_row is not None else unknown_row(name, activation, fmt, sem, "no network run"))
                         if why and row["status"] == "UNKNOWN":
                             row["reason"] = f"{why}; {row['reason']}"
                             row["statement"] = f"not decided under {sem.spec}: {row['reason']}"
@@ -231,11 +234,11 @@ def _profile_rows(engine, lemmas, formats, progress, construction, sem, network_
 
 
 def transfer_row(engine, name, lemma, fmt, progress, activation, sem):
-    """(row, None) for a lemma about the construct network under a profile that changes
-    only the backward formulas (:mod:`fpsmt.proof.transfer`): PROVED when the transfer's
-    claims and the lemma's tree (for the paper's semantics) are; else (None, why the
-    transfer gives nothing here) — None where it does not apply to the profile."""
-    from fpsmt.proof import transfer
+    """(row, None) for a lemma about the construct network under a profile that keeps the
+    paper's order and changes only how activations are computed (:mod:`fpsmt.proof.transfer`):
+    PROVED when the transfer's claims and the lemma's tree (for the paper's semantics) are;
+    else (None, why the transfer gives nothing here) — None where it does not apply to the
+    profile."""
     if not transfer.applies(sem):
         return None, None
     part = transfer.node([activation], sem)
@@ -253,16 +256,19 @@ def transfer_row(engine, name, lemma, fmt, progress, activation, sem):
         if r.status != "PROVED":
             what = (f"REFUTED at {', '.join(f'{k}={v}' for k, v in (r.witness_json() or {}).items())}"
                     if r.status == "REFUTED" else r.status)
-            return None, (f"the transfer from the paper's semantics does not apply: {c.name} is {what} (the profile's "
-                          "backward step changes a value beyond a zero's sign)" if c.name.startswith(
-                              f"{transfer.PREFIX}.step") else f"the transfer's {c.name} is {what}")
+            why = {f"{transfer.PREFIX}.step": "the profile's backward step changes a value beyond a zero's sign",
+                   f"{transfer.PREFIX}.value": "the profile's implementation changes a value of σ"}.get(
+                c.name.rsplit(".", 1)[0])
+            return None, (f"the transfer from the paper's semantics does not apply: {c.name} is {what} ({why})"
+                          if why else f"the transfer's {c.name} is {what}")
     paper_tree, statement = lemma.build(PROFILE_VARIANT, fmt)[:2]
     root = Node("lemma", f"{name}.transferred", None, [tree_node(name, paper_tree), part],
                 doc=f"the lemma for the paper's semantics, and its transfer to {sem.spec}")
     row = _row(engine, name, lemma, PROFILE_VARIANT, fmt, progress,
-               (root, f"{statement}; under {sem.spec} too, by transfer (fpsmt.proof.transfer): the profile changes "
-                      "only backward steps, each keeps R (a is NaN, the same float, or both zeros) with the paper's, "
-                      "as ⊕ and ⊗ do, so D^AD meets the same targets"), activation, sem)
+               (root, f"{statement}; under {sem.spec} too, by transfer (fpsmt.proof.transfer): the profile keeps the "
+                      "paper's order and σ's values, and changes only backward steps, each keeps R (a is NaN, the "
+                      "same float, or both zeros) with the paper's, as ⊕ and ⊗ do, so D^AD meets the same targets"),
+               activation, sem)
     if row["status"] != "PROVED":
         return None, f"the lemma's tree for the paper's semantics is {row['status']} here, so nothing transfers"
     row["seconds"] = round(row["seconds"] + spent, 3)
