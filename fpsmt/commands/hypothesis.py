@@ -28,13 +28,22 @@ within one ulp, a choice the lemma claims quantify over — formats of at most 1
   profile by the engine: PROVED (it survives), REFUTED (the block's counterexample,
   replayed in the executor and the exact reference, with ``expected`` the paper's output
   at the same point; ``--out`` writes the block and its point) or UNKNOWN.
-* under ``--drop backward``, the construction's Theorem 3.1 row too (``theorem_3_1_relu``,
-  ``rect_theorem_3_1``, …): the profile changes only the activations' backward formulas,
-  so the row is carried over from the paper's semantics by :mod:`fpsmt.proof.transfer` —
-  PROVED for every target and every point (the row's proof tree and the five transfer
-  claims, decided per format), or UNKNOWN saying why no transfer applies (a step claim
-  REFUTED: the framework's formula changes a value beyond a zero's sign; the ``construct``
-  entry then runs the network).
+* the construction's Theorem 3.1 row (``theorem_3_1_relu``, ``rect_theorem_3_1``, …; by
+  default under ``--drop backward`` and ``--drop activation``, by name under ``--drop
+  order``): ``reproduce``'s row under the profile (:func:`theorem_entry`).  Where the
+  profile keeps the paper's order and only changes how σ is computed, it is carried over
+  from the paper's semantics by :mod:`fpsmt.proof.transfer` — PROVED for every target and
+  every point (the row's proof tree and the transfer claims, decided per format);
+  elsewhere its network decides it (:func:`network_row`: REFUTED with the point it misses,
+  under ``order=any`` by ``order=reversed``, one of its orders, under ``ulp:K`` by one
+  implementation; or UNKNOWN, naming why no transfer applies).
+
+The ``construct`` entry under ``order=any`` runs ``order=reversed`` and under
+``activation=ulp:K`` searches for one implementation within K ulps that breaks the
+network (:func:`ulp_break`); a break's entry names the runnable profile in ``semantics``
+(``order=reversed,…`` or ``…,activation=ulp:1,step=…``), so ``fpsmt eval --semantics``
+replays the files ``--out`` writes; no break is UNKNOWN there (one order or one search,
+not every order or implementation).
 
 Hypotheses on the inputs, one ``construct`` entry each, in the paper's semantics.  The
 construction's lemmas promise, on X and for |y| <= H_σ, the targets at the target points
@@ -824,7 +833,8 @@ def register_options(s):
     s.add_argument("--lemma", action="append",
                    help="hypothesis: the lemmas whose whole-block claims are decided under each profile (repeat or "
                         "separate with commas; default every lemma of the activation's construction that has one, "
-                        "and under --drop backward its Theorem 3.1 row, decided by transfer; 'none' for none)")
+                        "and under --drop backward and --drop activation its Theorem 3.1 row (by transfer, else its "
+                        "network; by name under --drop order); 'none' for none)")
     s.add_argument("--out", default=None, metavar="DIR",
                    help="hypothesis: write the n-th REFUTED entry's network and points as DIR/n.json and DIR/n.csv "
                         "(DIR is created if absent; its parent must exist)")

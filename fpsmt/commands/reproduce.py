@@ -225,7 +225,10 @@ def register(sub):
                         "takes it, plus order=any and activation=ulp:K: every order, every implementation within K "
                         "ulps; 'paper' is the paper's); repeat for several — the report then has a survival table. "
                         "Under a profile other than the paper's a lemma is decided by one claim about its whole block "
-                        "(its proof tree's joins are argued for the paper's semantics)")
+                        "(its proof tree's joins are argued for the paper's semantics); a Theorem 3.1 row by transfer "
+                        "from the paper's semantics where the profile keeps the paper's order (backward formulas, "
+                        "implementations), else by its construct network (order=any: order=reversed, one of its "
+                        "orders; ulp:K: one implementation within K ulps that breaks it)")
     s.add_argument("--survival", action="store_true",
                    help="the survival table: every lemma under the paper's semantics and every profile of the table "
                         "(orders, backward formulas, activation implementations, ulp:1) where it applies, and the "
