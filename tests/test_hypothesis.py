@@ -403,3 +403,20 @@ def test_order_any_refutes_the_theorem_row_by_the_reversed_order(tmp_path):
     assert c["status"] == "REFUTED" and c["semantics"] == "order=reversed,backward=paper,activation=correct"
     got = fpsmt("eval", str(out_dir / "0.json"), "--points", str(out_dir / "0.csv"), "--semantics", c["semantics"])
     assert json.loads(got.stdout.splitlines()[0]) == c["obtained"] != c["expected"]
+
+
+def test_a_named_implementation_is_a_profile_claims_are_decided_under(tmp_path):
+    """step=… names one implementation: reproduce decides a whole-block claim under it (no
+    step variables: the claim is about that one function) — relu(+0) moved to the least
+    subnormal breaks the step indicator (the model replayed in the executor), relu'(1)
+    moved one float down does not touch it; the Theorem 3.1 row runs its network."""
+    r = fpsmt("reproduce", "--activation", "relu", "--lemma", "step_indicator_ge,theorem_3_1_relu", "--format",
+              "float8_e4m3", "--semantics", "activation=ulp:1,step=relu:value:0x0:+1", "--semantics",
+              "activation=ulp:1,step=relu:derivative:0x38:-1", "--store", str(tmp_path / "s.sqlite"),
+              "--report", str(tmp_path / "r.md"), "--json")
+    assert r.returncode == 0, r.stderr
+    rows = {(x["lemma"], x["semantics"].rsplit("step=", 1)[1]): x for x in json.loads(r.stdout)}
+    broken = rows[("step_indicator_ge", "relu:value:0x0:+1")]
+    assert broken["status"] == "REFUTED" and not any(k.startswith("ulp") for k in broken["counterexample"])
+    assert rows[("step_indicator_ge", "relu:derivative:0x38:-1")]["status"] == "PROVED"
+    assert rows[("theorem_3_1_relu", "relu:value:0x0:+1")]["status"] == "REFUTED"

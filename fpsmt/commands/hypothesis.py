@@ -271,7 +271,7 @@ def network_row(name, activation, fmt, sem, construction, progress=None):
         return lemmas.unknown_row(name, activation, fmt, sem, f"no whole-block claim states this lemma, and no "
                                                               f"built-in target lies in its domain here ({e})")
     net = _built(fmt, cons, points)[0]
-    if sem.ulp is not None:
+    if sem.ulp_rows:  # every implementation within K ulps (one named by step= runs as any profile)
         return ulp_network_row(name, activation, fmt, sem, cons, net, points, t0, progress)
     run_sem = any_member(sem)
     broken = targets.verify(fmt, net, points, run_sem)[0]

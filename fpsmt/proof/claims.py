@@ -112,7 +112,7 @@ def choice_variables(net, sem) -> dict:
     from fpsmt.semantics.network import parse_semantics
     sem = parse_semantics(sem)
     out = dict(order_variables(net)) if sem.order == ANY else {}
-    if sem.ulp is not None:
+    if sem.ulp_rows:
         out.update({n: Int(-sem.ulp, sem.ulp) for n in ulp_variables(net)})
     return out
 
@@ -582,11 +582,11 @@ class Scope:
         if self.sem.order == ANY:
             choices, cond = self.any_order(net)
             conds.append(cond)
-        if self.sem.ulp is not None:
+        if self.sem.ulp_rows:
             names = ulp_variables(net)
             choices.update(ulp_choices({n: self[n].v for n in names}, names))
         out, grad, (pres, _, _) = self.run(net, x, y, params=params, trace=True, choices=choices or None)
-        if self.sem.ulp is not None:
+        if self.sem.ulp_rows:
             from fpsmt.semantics.network import Trace
             t = Trace(None, None, [_stack([p.v for p in layer]) for layer in pres], [], [], [])
             conds += [B(self, c) for c in ulp_consistent(self.A, net, t, choices)]

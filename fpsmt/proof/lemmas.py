@@ -213,7 +213,7 @@ def _profile_rows(engine, lemmas, formats, progress, construction, sem, network_
                     if built is None and progress:
                         progress(f"{name} ({PROFILE_VARIANT}, {activation}) in {fmt.name} under {sem.spec}: "
                                  f"UNKNOWN: {why}")
-                elif lemma.network and not (sem.order == ANY and sem.ulp is not None) and (
+                elif lemma.network and not (sem.order == ANY and sem.ulp_rows) and (
                         network_row is not None or transfer.applies(sem)):
                     row, why = transfer_row(engine, name, lemma, fmt, progress, activation, sem)
                     if row is None:

@@ -482,7 +482,7 @@ class _SteppedAt:
     def _moved(self, A, z, v, part):
         for p, at, k in self._steps:
             if p == part:
-                v = A.where(np.asarray(A.to_bits(z)) == at, ulp_step(A, v, A.int_const(k), self._K), v)
+                v = A.where(A.same(z, A.full(np.shape(z), at)), ulp_step(A, v, A.int_const(k), self._K), v)
         return v
 
     def value(self, A, z):
