@@ -149,15 +149,29 @@ def test_the_hypothesis_search_proves_relu_s_theorem_under_both_frameworks(tmp_p
     assert all(e["claim"] == "theorem_3_1_relu.transferred" and "transfer" in e["method"] for e in rows)
 
 
-def test_an_implementation_that_changes_a_value_does_not_transfer():
-    """PyTorch's relu in bfloat16 gives −0 at −0, where the correctly rounded ReLU gives +0:
-    transfer.value.relu is REFUTED there (the executor replays the model), while NumPy's
-    relu, equal to ReLU at every pattern, has it PROVED."""
-    bf16 = parse_format("bfloat16")
+def _value_claim(activation, spec, fmt):
+    (c,) = [c for c in transfer.claims([activation], parse_semantics(spec)) if c.name == f"transfer.value.{activation}"]
+    return Engine(solver="z3", timeout=120).prove(c, fmt, {c.name: c})
 
-    def value(spec):
-        (c,) = [c for c in transfer.claims(["relu"], parse_semantics(spec)) if c.name == "transfer.value.relu"]
-        return Engine(solver="z3", timeout=120).prove(c, bf16, {c.name: c})
-    torch_ = value("activation=torch")
-    assert torch_.status == "REFUTED" and torch_.witness_json() == {"z": "0x8000"}
-    assert value("activation=numpy").status == "PROVED"
+
+def test_an_implementation_that_changes_a_value_does_not_transfer():
+    """NumPy's tanh in float8_e4m3 differs from the correctly rounded tanh (a model the
+    executor replays): transfer.value.tanh is REFUTED; NumPy's relu is ReLU at every
+    pattern: PROVED."""
+    got = _value_claim("tanh", "activation=numpy", E4M3)
+    assert got.status == "REFUTED"
+    z = int(got.witness_json()["z"], 16)
+    A = concrete(E4M3)
+    act = get_activation("tanh")
+    impl = parse_semantics("activation=numpy").act_of(act)
+    zz = A.const(np.asarray([z], dtype=np.uint64))
+    assert int(A.to_bits(impl.value(A, zz))[0]) != int(A.to_bits(act.value(A, zz))[0])
+    assert _value_claim("relu", "activation=numpy", E4M3).status == "PROVED"
+
+
+def test_torch_s_relu_changes_the_sign_of_a_zero():
+    """PyTorch's relu in bfloat16 gives −0 at −0, where the correctly rounded ReLU gives
+    +0: transfer.value.relu is REFUTED there."""
+    pytest.importorskip("torch")  # the optional extra fpsmt[torch]
+    got = _value_claim("relu", "activation=torch", parse_format("bfloat16"))
+    assert got.status == "REFUTED" and got.witness_json() == {"z": "0x8000"}
