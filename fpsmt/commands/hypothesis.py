@@ -634,6 +634,7 @@ def lemma_entries(engine, fmt, construction, sems, drop, lemmas=None):
                 except InputError as ex:  # e.g. order=any over a row too wide to encode every order of
                     entries.append(_entry(drop, sem.spec, name, "UNKNOWN", "-", seconds=0.0,
                                           reason=f"its whole-block claim cannot be stated under the profile: {ex}"))
+                    err(f"  {name} under {sem.spec}: UNKNOWN ({entries[-1]['reason']})")
                     continue
                 total, r, claim = 0.0, None, None
                 for claim in claims:
