@@ -113,6 +113,14 @@ def least_depth(fmt: Format, chain: list) -> int:
     return 1 + max(len(chain), c.step_depth + fan_layers(len(chain[-1]))) + 2
 
 
+def carries(fmt: Format, chain: list, depth: int) -> int:
+    """The ×1 carries of the path r before the chain at ``depth`` layers: the gate's length
+    (the step indicators, p and its copies) where the chain is shorter, then what ``depth``
+    adds above :func:`least_depth`."""
+    c = S.block_constants(fmt)
+    return depth - least_depth(fmt, chain) + max(0, c.step_depth + fan_layers(len(chain[-1])) - len(chain))
+
+
 def gated_program(fmt: Format, z: Fraction, steps: list, depth: int | None = None, chain: list | None = None):
     """The gated network of the program ``steps`` at the point ``z`` (module docstring), at
     ``depth`` layers (×1 carries of the path r first; refused below the least);
@@ -125,10 +133,9 @@ def gated_program(fmt: Format, z: Fraction, steps: list, depth: int | None = Non
         raise InputError(f"the gated network needs {least} layers, not {depth}")
     G = gate_weight(fmt)
     K = pow2(c.T)
-    # ×1 carries of r first (the gate's length where the chain is shorter, then --depth):
-    # r = σ(1 ⊗ r) is a zero at x = z with σ' = 1, in [−1, 1] elsewhere
+    # ×1 carries of r first: r = σ(1 ⊗ r) is a zero at x = z with σ' = 1, in [−1, 1] elsewhere
     n = len(chain[-1])
-    pad = depth - least + max(0, c.step_depth + fan_layers(n) - len(chain))
+    pad = carries(fmt, chain, depth)
     body = [[("r", [("r", Fraction(1))])] for _ in range(pad)] + list(chain[:-1])
     d_layer = chain[-1]
     hidden = body + [d_layer]  # layers 1 … len(hidden); p is made at layer step_depth, before the top
@@ -192,10 +199,8 @@ def layout(fmt: Format, steps: list, depth: int | None = None) -> tuple:
     saturated, σ' = 0)."""
     c = S.block_constants(fmt)
     chain = chain_layers(fmt, steps)
-    least = least_depth(fmt, chain)
-    depth = least if depth is None else depth
     n = len(chain[-1])
-    pad = depth - least + max(0, c.step_depth + fan_layers(n) - len(chain))
+    pad = carries(fmt, chain, least_depth(fmt, chain) if depth is None else depth)
     prog = program(steps)
     kinds = ([("damp", len(prog) - 1)] * pad + [("step", k + 2) for k in range(len(steps) - 1, 0, -1)]
              + [("step", 2)])
