@@ -194,6 +194,7 @@ def construct_entries(fmt, construction, points, sems, drop):
     entries = []
     for sem in sems:
         t0 = time.perf_counter()
+        run = None
         if sem.ulp_rows and sem.order != ANY:  # every implementation: one that breaks the network?
             found, tried = ulp_break(fmt, net, points, sem)
             if found is None:
@@ -203,14 +204,14 @@ def construct_entries(fmt, construction, points, sems, drop):
                                              "tried, at the run's most frequent pre-activations) makes the network "
                                              "miss a target (a search, not a proof)"))
                 continue
-            sem = found[0]  # the entry's semantics names it (step=…): fpsmt eval --semantics replays it
+            sem, run = found  # the entry's semantics names it (step=…): fpsmt eval --semantics replays it
         if sem.chooses and sem.ulp_rows:  # every order and every implementation: not searched
             entries.append(_entry(drop, sem.spec, "construct", "UNKNOWN", "-", seconds=0.0,
                                   reason=f"{sem.spec} is a choice claims quantify over (lemma entries: their blocks); "
                                          "the construct network is run, in one order and one implementation"))
             continue
         member = any_member(sem)  # order=any: one of its orders, named in the entry (eval replays it)
-        broken, f_got, g_got = targets.verify(fmt, net, points, member)
+        broken, f_got, g_got = run or targets.verify(fmt, net, points, member)
         if member is not sem and not broken:
             entries.append(_entry(drop, sem.spec, "construct", "UNKNOWN", "-",
                                   seconds=round(time.perf_counter() - t0, 3),
@@ -254,12 +255,16 @@ NETWORK_TARGETS, NETWORK_POINTS = "example:sin_misleading.py", 64
 
 
 def network_row(name, activation, fmt, sem, construction, progress=None):
-    """A Theorem 3.1 row under a profile that fixes one order and one implementation: the
-    construction's network on up to NETWORK_POINTS targets of NETWORK_TARGETS, built and
-    verified for the paper's semantics, run under ``sem`` at every target point
-    (:func:`fpsmt.commands.hypothesis.construct_entries`).  REFUTED with the first point it
-    misses — replayed in the exact reference — or UNKNOWN: a network that meets its
-    targets under the profile on these targets proves nothing about every domain."""
+    """A Theorem 3.1 row under a profile, decided by running the construction's network on
+    up to NETWORK_POINTS targets of NETWORK_TARGETS, built and verified for the paper's
+    semantics, under the profile at every target point
+    (:func:`fpsmt.commands.hypothesis.construct_entries`) — under ``order=any`` under
+    ``order=reversed``, one of its orders (:func:`any_member`); under ``activation=ulp:K``
+    under the first implementation within K ulps that breaks it (:func:`ulp_break`: σ or
+    σ' correctly rounded except at one input, moved one float).  REFUTED with the first
+    point it misses — replayed in the exact reference — or UNKNOWN: a network that meets
+    its targets under the profile on these targets proves nothing about every domain, and
+    a search that finds no implementation proves nothing about every implementation."""
     from fpsmt.commands import targets
     from fpsmt.constructions.registry import get_construction
     from fpsmt.proof import lemmas
@@ -271,38 +276,46 @@ def network_row(name, activation, fmt, sem, construction, progress=None):
         return lemmas.unknown_row(name, activation, fmt, sem, f"no whole-block claim states this lemma, and no "
                                                               f"built-in target lies in its domain here ({e})")
     net = _built(fmt, cons, points)[0]
-    if sem.ulp_rows:  # every implementation within K ulps (one named by step= runs as any profile)
-        return ulp_network_row(name, activation, fmt, sem, cons, net, points, t0, progress)
-    run_sem = any_member(sem)
-    broken = targets.verify(fmt, net, points, run_sem)[0]
     where = f"the network of fpsmt construct on {len(points)} targets of {NETWORK_TARGETS}"
-    if run_sem is not sem:
-        where = f"{run_sem.spec}, one of {sem.spec}'s orders ({ANY_MEMBER}): {where}"
-    if broken:  # the first broken point alone, if its one-point network breaks too: a small counterexample
-        where += f" misses {len(broken)} of them under {run_sem.spec}"
-        first = [p for p in points if fmt.hex(p[0]) == broken[0]["x"]]
-        (e,), net = construct_entries(fmt, cons, first, [run_sem], "semantics")
-        if e["status"] == "REFUTED":
-            points = first
-            where += f"; so does the network on the one target x = {fmt.hex(first[0][0])}"
-        else:
-            (e,), net = construct_entries(fmt, cons, points, [run_sem], "semantics")
-    if not broken:
-        row = lemmas.unknown_row(name, activation, fmt, sem,
-                                 f"no whole-block claim states this lemma, and its proof tree's joins are argued for the "
-                                 f"paper's semantics; {where} meets every target under {run_sem.spec} (a check, not a "
-                                 "proof)")
+    if sem.ulp_rows:  # every implementation within K ulps (one named by step= runs as any profile)
+        found, tried = ulp_break(fmt, net, points, sem)
+        run_sem, broken = (found[0], found[1][0]) if found else (None, [])
+        why = (f"no implementation that moves σ or σ' one float at one input ({tried} tried: the {ULP_PATTERNS} most "
+               f"frequent pre-activations of {where}) makes it miss a target (a search, not a proof)")
     else:
+        run_sem = any_member(sem)
+        broken = targets.verify(fmt, net, points, run_sem)[0]
+        if run_sem is not sem:
+            where = f"{run_sem.spec}, one of {sem.spec}'s orders ({ANY_MEMBER}): {where}"
+        why = (f"no whole-block claim states this lemma, and its proof tree's joins are argued for the paper's "
+               f"semantics; {where} meets every target under {run_sem.spec} (a check, not a proof)")
+    if not broken:
+        row = lemmas.unknown_row(name, activation, fmt, sem, why)
+    else:
+        e, net, first, shrunk = _smallest_break(fmt, cons, points, broken, run_sem)
         i = e["_point"]
-        x, f_t, h, g_t = points[i]
+        x, f_t, h, g_t = first[i]
         cex = {"x": fmt.hex(x), "y": fmt.hex(h), "f*": fmt.hex(f_t), "g*": fmt.hex(g_t),
                "f": e["obtained"]["f"][0], "D": e["obtained"]["grad"][0]}
+        if sem.ulp_rows:
+            where = (f"the network of fpsmt construct on the one target x = {fmt.hex(first[0][0])} of "
+                     f"{NETWORK_TARGETS} (on {len(points)} of its targets: {len(broken)} missed)" if shrunk
+                     else f"{where} ({len(broken)} of them missed)")
+            what, correct, given = _stepped_value(fmt, run_sem)
+            cex[what] = given
+            said = (f"under one implementation within {sem.ulp} ulp(s) — {what} = {given} instead of {correct}, every "
+                    f"other σ and σ' correctly rounded (fpsmt eval --semantics {run_sem.spec}) — {where}, built and "
+                    "verified for the paper's semantics, misses:")
+        else:
+            where += f" misses {len(broken)} of them under {run_sem.spec}"
+            if shrunk:
+                where += f"; so does the network on the one target x = {fmt.hex(first[0][0])}"
+            said = f"{where} (each built and verified for the paper's semantics):"
         row = {**lemmas.unknown_row(name, activation, fmt, sem, ""), "status": "REFUTED", "reason": None,
-               "statement": f"{where} (each built and verified for the paper's semantics): at x = {cex['x']} "
-                            f"with upstream h* = {cex['y']}, f = {cex['f']} and D^AD = {cex['D']} (targets f* = "
-                            f"{cex['f*']}, g* = {cex['g*']}), replayed in the exact reference",
-               "counterexample": cex, "replayed": True, "targets": NETWORK_TARGETS, "points": len(points),
-               "_break": (net, points, i, run_sem.spec)}
+               "statement": f"{said} at x = {cex['x']} with upstream h* = {cex['y']}, f = {cex['f']} and D^AD = "
+                            f"{cex['D']} (targets f* = {cex['f*']}, g* = {cex['g*']}), replayed in the exact reference",
+               "counterexample": cex, "replayed": True, "targets": NETWORK_TARGETS, "points": len(first),
+               "_break": (net, first, i, run_sem.spec)}
     row["seconds"] = round(time.perf_counter() - t0, 3)
     if progress:
         progress(f"{name} ({lemmas.PROFILE_VARIANT}, {activation}) in {fmt.name} under {sem.spec}: {row['status']}"
@@ -310,7 +323,34 @@ def network_row(name, activation, fmt, sem, construction, progress=None):
     return row
 
 
-#: how many pre-activation patterns :func:`ulp_network_row` tries (the most frequent first)
+def _smallest_break(fmt, cons, points, broken, run_sem):
+    """The ``construct`` entry of a break under ``run_sem`` (replayed in the exact
+    reference): from the network on the first broken point alone where it breaks too (a
+    small counterexample), else from the network on ``points``; (entry, network, its
+    points, whether it is the one point's)."""
+    first = [p for p in points if fmt.hex(p[0]) == broken[0]["x"]]
+    (e,), net = construct_entries(fmt, cons, first, [run_sem], "semantics")
+    if e["status"] == "REFUTED":
+        return e, net, first, True
+    (e,), net = construct_entries(fmt, cons, points, [run_sem], "semantics")
+    return e, net, points, False
+
+
+def _stepped_value(fmt, impl):
+    """(``σ(at)`` or ``σ'(at)`` as text, the correctly rounded value, the implementation's)
+    of a :class:`fpsmt.semantics.network.SteppedAt` implementation's one step, in hex."""
+    from fpsmt.semantics.activations import get_activation
+    from fpsmt.semantics.arith import concrete
+    act_name, part, at, _ = impl.steps[0]
+    A = concrete(fmt)
+    z = A.const(np.asarray([at], dtype=np.uint64))
+    act = get_activation(act_name)
+    right, given = ((f.value(A, z) if part == "value" else f.derivative(A, z)) for f in (act, impl.act_of(act)))
+    what = f"{act_name}{'' if part == 'value' else chr(39)}({fmt.hex(at)})"
+    return what, fmt.hex(int(np.ravel(A.to_bits(right))[0])), fmt.hex(int(np.ravel(A.to_bits(given))[0]))
+
+
+#: how many pre-activation patterns :func:`ulp_break` tries (the most frequent first)
 ULP_PATTERNS = 32
 
 
@@ -335,9 +375,9 @@ def ulp_candidates(fmt, net, points, sem) -> list:
 
 
 def ulp_break(fmt, net, points, sem):
-    """((implementation, broken points), tries) for the first implementation within
-    ``sem``'s K ulps that makes ``net`` miss a target at ``points`` — σ or σ' correctly
-    rounded except at one input, moved one float
+    """((implementation, its run: (broken points, f, D^AD) as targets.verify gives them),
+    tries) for the first implementation within ``sem``'s K ulps that makes ``net`` miss a
+    target at ``points`` — σ or σ' correctly rounded except at one input, moved one float
     (:class:`fpsmt.semantics.network.SteppedAt`), for the :data:`ULP_PATTERNS` most frequent
     pre-activations of the run, value then derivative, +1 then −1 — or (None, tries)."""
     from fpsmt.commands import targets
@@ -349,70 +389,10 @@ def ulp_break(fmt, net, points, sem):
                 impl = SteppedAt(order=sem.order, fold_init=sem.fold_init, backward=sem.backward, wide=sem.wide,
                                  activation=sem.activation, steps=((act_name, part, at, k),))
                 tried += 1
-                broken = targets.verify(fmt, net, points, impl)[0]
-                if broken:
-                    return (impl, broken), tried
+                got = targets.verify(fmt, net, points, impl)
+                if got[0]:
+                    return (impl, got), tried
     return None, tried
-
-
-def ulp_network_row(name, activation, fmt, sem, cons, net, points, t0, progress=None):
-    """A Theorem 3.1 row under ``activation=ulp:K`` (every implementation within K ulps):
-    a search for one implementation that breaks the construct network on its targets —
-    σ or σ' correctly rounded except at one input, where it is moved one float
-    (:class:`fpsmt.semantics.network.SteppedAt`: a function, within 1 <= K ulps), for the
-    :data:`ULP_PATTERNS` most frequent pre-activations of the network's run, both parts,
-    both directions.  REFUTED with the first that misses a target (the implementation, the
-    point, f and D^AD, replayed in the exact reference); UNKNOWN when none does (a search,
-    not a proof)."""
-    from fpsmt.proof import lemmas
-    from fpsmt.semantics.activations import get_activation
-    from fpsmt.semantics.arith import concrete
-    where = f"the network of fpsmt construct on {len(points)} targets of {NETWORK_TARGETS}"
-    found, tried = ulp_break(fmt, net, points, sem)
-    if found is None:
-        row = lemmas.unknown_row(name, activation, fmt, sem,
-                                 f"no implementation that moves σ or σ' one float at one input ({tried} tried: the "
-                                 f"{ULP_PATTERNS} most frequent pre-activations of {where}) makes it miss a target (a "
-                                 "search, not a proof)")
-    else:
-        impl, broken = found
-        act_name, part, at, k = impl.steps[0]
-        first = [p for p in points if fmt.hex(p[0]) == broken[0]["x"]]
-        (e,), net = construct_entries(fmt, cons, first, [impl], "semantics")
-        if e["status"] == "REFUTED":
-            where = (f"the network of fpsmt construct on the one target x = {fmt.hex(first[0][0])} of "
-                     f"{NETWORK_TARGETS} (on {len(points)} of its targets: {len(broken)} missed)")
-            points = first
-        else:
-            (e,), net = construct_entries(fmt, cons, points, [impl], "semantics")
-            where += f" ({len(broken)} of them missed)"
-        i = e["_point"]
-        x, f_t, h, g_t = points[i]
-        A = concrete(fmt)
-        act = get_activation(act_name)
-        z = A.const(np.asarray([at], dtype=np.uint64))
-        right = act.value(A, z) if part == "value" else act.derivative(A, z)
-        given = impl.act_of(act).value(A, z) if part == "value" else impl.act_of(act).derivative(A, z)
-        implementation = {"activation": act_name, "part": part, "at": fmt.hex(at), "step": k,
-                          "correct": fmt.hex(int(np.ravel(A.to_bits(right))[0])),
-                          "given": fmt.hex(int(np.ravel(A.to_bits(given))[0]))}
-        what = f"{act_name}{'' if part == 'value' else chr(39)}({implementation['at']})"
-        cex = {"x": fmt.hex(x), "y": fmt.hex(h), "f*": fmt.hex(f_t), "g*": fmt.hex(g_t),
-               "f": e["obtained"]["f"][0], "D": e["obtained"]["grad"][0], what: implementation["given"]}
-        row = {**lemmas.unknown_row(name, activation, fmt, sem, ""), "status": "REFUTED", "reason": None,
-               "statement": f"under one implementation within {sem.ulp} ulp(s) — {what} = {implementation['given']} "
-                            f"instead of {implementation['correct']}, every other σ and σ' correctly rounded (fpsmt "
-                            f"eval --semantics {impl.spec}) — {where}, "
-                            f"built and verified for the paper's semantics, misses: at x = {cex['x']} with "
-                            f"upstream h* = {cex['y']}, f = {cex['f']} and D^AD = {cex['D']} (targets f* = "
-                            f"{cex['f*']}, g* = {cex['g*']}), replayed in the exact reference",
-               "counterexample": cex, "replayed": True, "_break": (net, points, i, impl.spec),
-               "targets": NETWORK_TARGETS, "points": len(points)}
-    row["seconds"] = round(time.perf_counter() - t0, 3)
-    if progress:
-        progress(f"{name} ({lemmas.PROFILE_VARIANT}, {activation}) in {fmt.name} under {sem.spec}: {row['status']}"
-                 + (f" ({row['reason']})" if row["status"] != "REFUTED" else f": {row['statement']}"))
-    return row
 
 
 # ------------------------------------------------------------------ input hypotheses
