@@ -11,7 +11,24 @@ from fpsmt.commands.options import err, out, pyplot, save_figure, ticker
 from fpsmt.errors import InputError
 
 
-def _pieces(fmt, points, tables, max_pieces):
+def _gated_module(construction):
+    """The module of a family's gated network (ReLU's is :mod:`theorem32`'s own)."""
+    from fpsmt.constructions import gated_logi, gated_rect, gated_sat
+    return {"saturating": gated_sat, "logistic": gated_logi}.get(construction.family, gated_rect)
+
+
+def programs_of(fmt, construction, pcs):
+    """One point's programs: the pieces' (ReLU's arithmetic, :func:`theorem32.piece_programs`),
+    or for the logistic family the point's quarter program (:func:`gated_logi.point_program`)."""
+    from fpsmt.constructions import gated_logi
+    from fpsmt.constructions import theorem32 as M
+    if construction.family == "logistic":
+        with construction.active():
+            return gated_logi.point_program(fmt, pcs)
+    return M.piece_programs(fmt, pcs)
+
+
+def _pieces(fmt, points, tables, max_pieces, construction):
     """Per point its pieces and their programs: more than ``max_pieces``, or a piece the
     construction cannot build, is refused here with one line, before any output."""
     from fpsmt.constructions import theorem32 as M
@@ -23,7 +40,7 @@ def _pieces(fmt, points, tables, max_pieces):
             n = M.count_pieces(fmt, tab[1:half])
             raise InputError(f"at x = {fmt.show(x)}: g*(x, ·) has {n} pieces over |y| (constant c·sign(y) or linear "
                              f"y ⊗ k); the construction builds at most {max_pieces} (--max-pieces)")
-        programs.append(M.piece_programs(fmt, pcs))
+        programs.append(programs_of(fmt, construction, pcs))
         found.append(pcs)
     return found, programs
 
@@ -32,21 +49,20 @@ def _network(fmt, construction, points, programs, progress):
     """The Theorem 3.2 network: ReLU's (:func:`theorem32.network`), for an activation of
     the rectifying family :func:`gated_rect.theorem_network` (gap mode for ELU's kind,
     offset mode for GELU and Swish), for one of the saturating family (tanh)
-    :func:`gated_sat.theorem_network`."""
+    :func:`gated_sat.theorem_network`, for one of the logistic family (sigmoid)
+    :func:`gated_logi.theorem_network`."""
     from fpsmt.constructions import theorem32 as M
     if construction.activation == "relu":
         return M.network(fmt, points, progress=progress, programs=programs)
-    from fpsmt.constructions import gated_rect, gated_sat
     with construction.active():
-        if construction.family == "saturating":
-            return gated_sat.theorem_network(fmt, points, programs, progress=progress)
-        return gated_rect.theorem_network(fmt, points, programs, progress=progress)
+        return _gated_module(construction).theorem_network(fmt, points, programs, progress=progress)
 
 
 def y_bound(fmt, construction):
-    """The largest |y| the network is built and verified for: H_σ for the saturating family
-    (its gate sends G ⊗ y into p), None (every finite y) for ReLU and the rectifying family."""
-    if construction.family != "saturating":
+    """The largest |y| the network is built and verified for: H_σ for the saturating and
+    logistic families (their gates send G ⊗ y into p or np), None (every finite y) for ReLU
+    and the rectifying family."""
+    if construction.family not in ("saturating", "logistic"):
         return None
     return construction.constants(fmt).H_sigma
 
@@ -60,10 +76,15 @@ def check_options(args, construction):
     """What the Theorem 3.2 path does not offer yet, refused before any work (``--torch``'s
     format and PyTorch itself are checked by cmd_construct, as for Theorem 3.1)."""
     if construction.activation != "relu":
-        if construction.family not in ("rectifying", "saturating"):
+        if construction.family not in ("rectifying", "saturating", "logistic"):
             raise InputError(f"Theorem 3.2 networks (a g_star(x, y) of two parameters) are built for relu, the "
-                             f"rectifying family (ELU, GELU, Swish) and the saturating family (tanh) only so far, not "
-                             f"{construction.activation}")
+                             f"rectifying family (ELU, GELU, Swish), the saturating family (tanh) and the logistic "
+                             f"family (sigmoid) only so far, not {construction.activation}")
+    if construction.family == "logistic":
+        for flag, on in (("--prove-network", args.prove_network), ("--certify", args.certify)):
+            if on:
+                raise InputError(f"{flag}: no claims state the logistic family's gated network yet "
+                                 f"({construction.activation}'s network is checked by the executor only)")
     if args.max_pieces < 1:
         raise InputError(f"--max-pieces must be at least 1, got {args.max_pieces}")
     for flag, on in (("--prove-network", args.prove_network), ("--certify", args.certify)):
@@ -76,9 +97,8 @@ def _check_gated(args, fmt, construction):
     gap mode σ's identity on (0, I); the saturating family's blocks and its gate's G·H) and
     the activation's requirements are PROVED there: one line before any work where not."""
     from fpsmt.commands.options import check_requirements
-    from fpsmt.constructions import gated_rect, gated_sat
     with construction.active():
-        (gated_sat if construction.family == "saturating" else gated_rect).check_format(fmt)
+        _gated_module(construction).check_format(fmt)
     check_requirements(args, fmt, construction)
 
 
@@ -97,7 +117,7 @@ def construct(args, fmt, construction, path, out_path):
     points, tables = targets.load_targets32(path, fmt, progress=ticker("g*(x, y) at every finite y, points"),
                                             constants=construction.constants(fmt))
     bound = y_bound(fmt, construction)
-    pieces, programs = _pieces(fmt, points, tables, args.max_pieces)
+    pieces, programs = _pieces(fmt, points, tables, args.max_pieces, construction)
     tabulated = time.perf_counter() - t0
     n_pieces = [sum(1 for p in pcs if p.c != 0) for pcs in pieces]
     err(f"fpsmt: Theorem 3.2 network for {len(points)} points in {fmt.name}: g* tabulated at {len(tables[0])} finite y "
@@ -387,10 +407,8 @@ def _point_network(fmt, construction, z, pcs, depth=None):
         return M.point_network(fmt, fmt.to_fraction(z), programs)
     if not programs:
         return None
-    from fpsmt.constructions import gated_rect, gated_sat
     with construction.active():
-        built = gated_sat if construction.family == "saturating" else gated_rect
-        return built.gated_program(fmt, fmt.to_fraction(z), M.binary_sums(M.tree_sum(programs)), depth)
+        return _gated_module(construction).gated_program(fmt, fmt.to_fraction(z), M.binary_sums(M.tree_sum(programs)), depth)
 
 
 def _forward_not_finite(fmt, points, pieces, construction=None, depth=None):
@@ -509,6 +527,10 @@ def construct_pieces(args, fmt, construction, path, out_path):
     from fpsmt.commands import netio, targets
     from fpsmt.commands.options import check_store
     from fpsmt.constructions import theorem32 as M
+    if construction.family == "logistic" and args.prove:
+        raise InputError(f"g_pieces targets for {construction.activation}: the pieces' ∀y claims are written for "
+                         "ReLU's arithmetic, not the logistic family's (u ⊗ 1/4) ⊗ w; --no-prove builds the network "
+                         "and checks it by the executor")
     if construction.activation != "relu":
         _check_gated(args, fmt, construction)
     if args.prove:
@@ -520,7 +542,7 @@ def construct_pieces(args, fmt, construction, path, out_path):
         if len(pcs) > args.max_pieces:
             raise InputError(f"at x = {fmt.show(x)}: g_pieces(x) gives {len(pcs)} pieces; the construction builds at "
                              f"most {args.max_pieces} (--max-pieces)")
-    programs = [M.piece_programs(fmt, pcs) for pcs in pieces]  # refuses a piece it cannot build, before output
+    programs = [programs_of(fmt, construction, pcs) for pcs in pieces]  # refuses a piece it cannot build, first
     n_pieces = [sum(1 for p in pcs if p.c != 0) for pcs in pieces]
     err(f"fpsmt: Theorem 3.2 network for {len(points)} points in {fmt.name}, g* given as pieces; nonzero pieces per "
         f"point: {_summary(n_pieces)}")

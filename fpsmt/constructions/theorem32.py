@@ -294,28 +294,30 @@ def piece_programs(fmt: Format, pieces: list) -> list:
     return progs
 
 
-def tree_sum(programs: list) -> list:
+def tree_sum(programs: list, one=Fraction(1)) -> list:
     """The programs side by side and their outputs summed pairwise, level by level: depth
     about log2 of their number.  At every y at most one piece's output is nonzero and the
-    others are exact zeros, so every grouping gives the same value, the one piece's."""
+    others are exact zeros, so every grouping gives the same value, the one piece's.
+    ``one``: the weight of a ×1 term (:func:`threshold.parallel`)."""
     n = len(programs)
-    steps = T.parallel(programs, final=[[(i, 1)] for i in range(n)])
+    steps = T.parallel(programs, final=[[(i, one)] for i in range(n)], one=one)
     while n > 1:
-        step = [[(2 * i, Fraction(1)), (2 * i + 1, Fraction(1))] for i in range(n // 2)]
+        step = [[(2 * i, one), (2 * i + 1, one)] for i in range(n // 2)]
         if n % 2:
-            step.append([(n - 1, Fraction(1))])
+            step.append([(n - 1, one)])
         steps.append(step)
         n = len(step)
     return steps
 
 
-def binary_sums(steps: list) -> list:
+def binary_sums(steps: list, one=Fraction(1)) -> list:
     """The program with every sum of more than two terms taken one term per step
     (p ⊗ 1 ⊕ src ⊗ w; the sources still to come carried by ×1): the same left-to-right
     sums, each term and partial sum rounded once, but no unit's backward value sums more
     than two terms — and a sum of two is the same in either order.  An AD framework that
     accumulates a tensor's gradient contributions in another order (PyTorch's autograd
-    does: most recent use first) then computes the same bits."""
+    does: most recent use first) then computes the same bits.  ``one``: the weight of a ×1
+    term (:func:`threshold.parallel`)."""
     out = []
     for step in steps:
         longest = max(len(u) for u in step)
@@ -327,14 +329,14 @@ def binary_sums(steps: list) -> list:
         pos = {}
         for src in later(2):
             pos[src] = len(first)
-            first.append([(src, Fraction(1))])
+            first.append([(src, one)])
         out.append(first)
         for j in range(2, longest):
-            new = [[(i, Fraction(1))] + ([(pos[u[j][0]], u[j][1])] if j < len(u) else []) for i, u in enumerate(step)]
+            new = [[(i, one)] + ([(pos[u[j][0]], u[j][1])] if j < len(u) else []) for i, u in enumerate(step)]
             npos = {}
             for src in later(j + 1):
                 npos[src] = len(new)
-                new.append([(pos[src], Fraction(1))])
+                new.append([(pos[src], one)])
             pos = npos
             out.append(new)
     return out

@@ -124,33 +124,69 @@ class Plan:
                 f"into the gadget at {float(self.P):g}")
 
 
-def _gadget_ok(fmt, lo, hi, U, m1, m, P):
-    """The final map sends every float ≤ lo to ≤ P, every one ≥ hi above P, U below 3P."""
+@dataclass(frozen=True)
+class Arith:
+    """How one backward term of a program is computed, for the plan search.
+
+    * ``plain`` (ReLU's chains at ReLU'(>0) = 1, tanh's at σ'(±0) = 1): u ⊗ w.  A gadget at
+      a power of two P decides |u| > P for every |u| < 3P (the module docstring).
+    * ``quarter`` (sigmoid's chains at σ'(±0) = 1/4): (u ⊗ 1/4) ⊗ 4w, which is u ⊗ w where u
+      is a multiple of 4ω.  Its gadget (fpsmt.constructions.gated_logi) decides |u| > P for
+      every |u| < 11P/5 and needs P >= 2^(e_min+2), so that every u above P is a multiple of
+      4ω and its descent is exact."""
+
+    name: str
+    span: Fraction  # a gadget at P decides |u| > P for every |u| < span·P
+
+    def least_p(self, fmt: Format) -> int:
+        """The least exponent of a gadget's P."""
+        return fmt.e_min - fmt.M if self.name == "plain" else fmt.e_min + 2
+
+    def mul(self, fmt: Format, u: Fraction, w: Fraction) -> Fraction | None:
+        """One term u times the program weight w (None where it overflows)."""
+        if self.name == "plain":
+            return rn(fmt, u * w)
+        W = rn(fmt, 4 * w)
+        if W is None or W != 4 * w:
+            return None
+        a = rn(fmt, u / 4)
+        return None if a is None else rn(fmt, a * W)
+
+
+PLAIN = Arith("plain", Fraction(3))
+QUARTER = Arith("quarter", Fraction(11, 5))
+ARITHS = {a.name: a for a in (PLAIN, QUARTER)}
+
+
+def _gadget_ok(fmt, lo, hi, U, m1, m, P, ar=PLAIN):
+    """The final map sends every value <= lo to <= P, every one >= hi above P, U below
+    span·P."""
     def image(u):
-        a = rn(fmt, u * m1)
-        return None if a is None else rn(fmt, a * m)
+        a = ar.mul(fmt, u, m1)
+        return None if a is None else ar.mul(fmt, a, m)
     a, b, top = image(lo), image(hi), image(U)
-    return a is not None and b is not None and top is not None and a <= P < b and top < 3 * P
+    return a is not None and b is not None and top is not None and a <= P < b and top < ar.span * P
 
 
-def _final(fmt: Format, t: Fraction, U: Fraction, m1=Fraction(1)):
-    """(m, P) with the final map valid after the factor m1, or None."""
-    lo = next_down(fmt, t)
-    a1, b1 = rn(fmt, lo * m1), rn(fmt, t * m1)
+def _final(fmt: Format, t: Fraction, U: Fraction, m1=Fraction(1), ar=PLAIN, lo=None):
+    """(m, P) with the final map valid after the factor m1, or None; ``lo``: the largest
+    value below t the map must keep at or below P (default the float below t)."""
+    lo = next_down(fmt, t) if lo is None else lo
+    a1, b1 = ar.mul(fmt, lo, m1), ar.mul(fmt, t, m1)
     if a1 is None or b1 is None or not a1 < b1:
         return None
-    for k in range(fmt.e_min - fmt.M, fmt.e_max + 1):
+    for k in range(ar.least_p(fmt), fmt.e_max + 1):
         P = pow2(k)
         B = P * (1 + Fraction(1, 2 ** (fmt.M + 1)))  # RN(x) > P  iff  x > B
         m = _smallest_above(fmt, B / b1)
         if m is None:
             break
-        if _gadget_ok(fmt, lo, t, U, m1, m, P):
+        if _gadget_ok(fmt, lo, t, U, m1, m, P, ar):
             return m, P
     return None
 
 
-def _final_fallback(fmt: Format, t: Fraction, U: Fraction):
+def _final_fallback(fmt: Format, t: Fraction, U: Fraction, ar=PLAIN, lo=None):
     """(m1, m, P): a first factor m1 searched over its significands (formats with M ≤
     FALLBACK_M), or None."""
     if fmt.M > FALLBACK_M:
@@ -158,27 +194,27 @@ def _final_fallback(fmt: Format, t: Fraction, U: Fraction):
     for sig in range(2 ** fmt.M):
         for k in range(fmt.e_min, fmt.e_max + 1):
             m1 = (1 + Fraction(sig, 2 ** fmt.M)) * pow2(k)
-            got = _final(fmt, t, U, m1)
+            got = _final(fmt, t, U, m1, ar, lo)
             if got is not None:
                 return (m1,) + got
     return None
 
 
-def _best_stage(fmt: Format, t: Fraction, U: Fraction):
+def _best_stage(fmt: Format, t: Fraction, U: Fraction, ar=PLAIN):
     """The staircase stage (P, s, U after) that shrinks the bound U on |u| the most, for
-    threshold t, or None: P a power of two with t <= P and 3P > U, s the largest float
-    <= P⁺ − t."""
+    threshold t, or None: P a power of two with t <= P and span·P > U, s the largest float
+    <= P⁺ − t (under ``quarter``, also a multiple of 4ω: s ⊗ 1/4 is exact)."""
     best = None
-    lo = max(fmt.e_min - fmt.M, floor_log2(U / 3) - 1)
-    for k in range(lo, min(floor_log2(U) + 2, fmt.e_max + 1)):  # 3P > U and P <= 2U: the useful ones
+    lo = max(ar.least_p(fmt), floor_log2(U / ar.span) - 1)
+    for k in range(lo, min(floor_log2(U) + 2, fmt.e_max + 1)):  # span·P > U and P <= 2U: the useful ones
         P = pow2(k)
-        if P < t or 3 * P <= U:
+        if P < t or ar.span * P <= U:
             continue
         up = _next_up(fmt, P)
         if up is None:
             break
         s = _largest_at_most(fmt, up - t)
-        if s <= 0:
+        if s <= 0 or (ar is QUARTER and (s / (4 * fmt.omega)).denominator != 1):
             continue
         after = max(P, rn(fmt, U - s))
         if best is None or after < best[2]:
@@ -186,24 +222,27 @@ def _best_stage(fmt: Format, t: Fraction, U: Fraction):
     return best
 
 
-def staircase(fmt, t, limit=100_000) -> list:
+def staircase(fmt, t, limit=100_000, ar=PLAIN, top=None) -> list:
     """The stages [(P, s, U after), …] for threshold ``t`` run until the bound on |u| is at
     most 4t or no longer shrinks (for every float y, u = y where |y| < t, and t <= |u| <= the last U
     with u's sign where |y| >= t): the linear pieces of fpsmt.constructions.theorem32 use
-    it.  Not the final map's plan (:func:`plan` stops as soon as the final map applies)."""
-    return list(_staircase(parse_format(fmt).name, Fraction(t), limit))
+    it.  Not the final map's plan (:func:`plan` stops as soon as the final map applies).
+    ``top``: the largest |u| at the start (default Ω)."""
+    fmt = parse_format(fmt)
+    return list(_staircase(fmt.name, Fraction(t), limit, ar.name, None if top is None else Fraction(top)))
 
 
 @functools.lru_cache(maxsize=4096)
-def _staircase(name: str, t: Fraction, limit: int) -> tuple:
+def _staircase(name: str, t: Fraction, limit: int, arith: str = "plain", top=None) -> tuple:
     """:func:`staircase`'s stages, remembered (as :func:`_search`'s plans): a network's
     proof asks for the staircase of one threshold several times."""
     fmt = parse_format(name)
-    stages, U = [], fmt.Omega
+    ar = ARITHS[arith]
+    stages, U = [], fmt.Omega if top is None else top
     for _ in range(limit):
         if U <= 4 * t:  # near t a stage shrinks U by a few ulps only
             return tuple(stages)
-        best = _best_stage(fmt, t, U)
+        best = _best_stage(fmt, t, U, ar)
         if best is None or best[2] >= U:
             return tuple(stages)
         stages.append(best)
@@ -211,9 +250,11 @@ def _staircase(name: str, t: Fraction, limit: int) -> tuple:
     raise NoPlan(f"the staircase for t = {float(t):g} in {fmt.name} did not settle within {limit} stages")
 
 
-def plan(fmt, t, c=1, limit=100_000) -> Plan:
+def plan(fmt, t, c=1, limit=100_000, ar=PLAIN, top=None, lo=None) -> Plan:
     """The block's plan for threshold ``t`` (a positive finite float of ``fmt``, as a
-    rational) and output ``c`` (a nonzero finite float)."""
+    rational) and output ``c`` (a nonzero finite float).  ``ar``: the arithmetic of the
+    program's terms (:class:`Arith`); ``top``: the largest |u| (default Ω); ``lo``: the
+    largest value below t that u takes (default the float below t)."""
     fmt = parse_format(fmt)
     t, c = Fraction(t), Fraction(c)
     for name, v in (("threshold", t), ("output", c)):
@@ -224,26 +265,28 @@ def plan(fmt, t, c=1, limit=100_000) -> Plan:
         raise InputError(f"the threshold must be positive, got {t}")
     if c == 0:
         raise InputError("the output c must be nonzero (a zero block is no block)")
-    stages, m1, m, P = _search(fmt.name, t, limit)
+    stages, m1, m, P = _search(fmt.name, t, limit, ar.name, None if top is None else Fraction(top),
+                               None if lo is None else Fraction(lo))
     return Plan(fmt, t, c, list(stages), m1, m, P)
 
 
 @functools.lru_cache(maxsize=4096)
-def _search(name: str, t: Fraction, limit: int) -> tuple:
+def _search(name: str, t: Fraction, limit: int, arith: str = "plain", top=None, lo=None) -> tuple:
     """(stages, m1, m, P) for threshold t (c plays no part in them), remembered: one
     network asks for the same threshold many times."""
     fmt = parse_format(name)
+    ar = ARITHS[arith]
     p = Plan(fmt, t, Fraction(1))
-    U = fmt.Omega
+    U = fmt.Omega if top is None else top
     for _ in range(limit):
-        # the final map scales t to just above P and must keep U below 3P: far above 3t it
+        # the final map scales t to just above P and must keep U below span·P: far above 3t it
         # cannot (a search shortcut only: every plan is checked, never trusted)
-        got = _final(fmt, t, U) if U <= 8 * t else None
+        got = _final(fmt, t, U, ar=ar, lo=lo) if U <= 8 * t else None
         if got is not None:
             return tuple(p.stages), p.m1, got[0], got[1]
-        best = _best_stage(fmt, t, U)
+        best = _best_stage(fmt, t, U, ar)
         if best is None or best[2] >= U:
-            got = _final_fallback(fmt, t, U)
+            got = _final_fallback(fmt, t, U, ar, lo)
             if got is None:
                 raise NoPlan(f"no gradient-threshold plan for t = {fmt.hex(fmt.round(t))} in {fmt.name} "
                              f"(the staircase stops at |u| <= {float(U):g}; the final map's fallback "
@@ -360,25 +403,26 @@ def row_sum(fmt: Format, terms, h) -> Fraction | None:
     return S
 
 
-def parallel(programs: list, final=None) -> list:
+def parallel(programs: list, final=None, one=Fraction(1)) -> list:
     """Programs side by side, each from the one unit y to one unit: their steps merged
     (each padded at its end by ×1 steps to the longest), then the step ``final`` on their
     outputs (units of (program index, weight) pairs; default: one unit summing every
-    output in the order given, with weight 1)."""
+    output in the order given, with weight 1).  ``one``: the weight of a ×1 step (4 where
+    each term is (u ⊗ 1/4) ⊗ w, :data:`QUARTER`)."""
     depth = max(len(prog) for prog in programs)
     steps = []
     widths = [1] * len(programs)
     for k in range(depth):
         step, base = [], 0
         for prog, w in zip(programs, widths):
-            own = prog[k] if k < len(prog) else [[(0, Fraction(1))]]
+            own = prog[k] if k < len(prog) else [[(0, one)]]
             step += [[(base + i, wt) for i, wt in unit] for unit in own]
             base += w if k else 0  # the first step's every source is the output's y
         widths = [len(prog[k]) if k < len(prog) else 1 for prog in programs]
         steps.append(step)
     starts = [int(s) for s in np.cumsum([0] + widths[:-1])]
     if final is None:
-        final = [[(i, Fraction(1)) for i in range(len(programs))]]
+        final = [[(i, one) for i in range(len(programs))]]
     steps.append([[(starts[i], Fraction(w)) for i, w in unit] for unit in final])
     return steps
 
