@@ -14,17 +14,17 @@ is +0).  The programs here are written for that arithmetic (``quarter``):
   (:func:`scale_exponent`: the largest m with 2^(m+2)·H <= 2^(e_max−1)).  Y, and every value
   the programs compute from it before a gadget, is a multiple of 4ω, so their ⊗ 1/4 are
   exact.
-* **the gadget** (:func:`gadget_weights`) decides |u| > P for a power of two
-  P >= 2^(e_min+2) and every |u| < 11P/5: powers of two take u exactly to
-  2^(e_min+2)·u/P (every |u| > P is a normal multiple of 4ω, and so is every value on the
-  way), then the weight 5·2^(−M−1) gives RN(2.5ω·u/P): at most 2ω for |u| <= P, and 3ω to
-  5ω for P < |u| < 11P/5 (one rounding, ties to even at 2.5ω).  The next ⊗ 1/4 rounds
+* **the gadget** (:func:`gadget_weights`) decides |u| > P for a power of two P and every
+  |u| < 11P/5, where every |u| > P is a multiple of 4ω (a stage's u is; the final map's
+  product is where its factors are powers of two >= 1, or where P >= 2^(e_min+2)): powers of two take u exactly to 2^(e_min+2)·u/P, then
+  the weight 5·2^(−M−1) gives RN(2.5ω·u/P): at most 2ω for |u| <= P, and 3ω to 5ω for
+  P < |u| < 11P/5 (one rounding, ties to even at 2.5ω).  The next ⊗ 1/4 rounds
   those to +0 and to ω — the gadget's nonlinearity is that second rounding — and the
   same step's weight 2^b (b >= 2) lifts ω to a multiple of 4ω before any other ⊗ 1/4.
   Rounding is monotone and odd, so this holds for every u of either sign.
 * **blocks, staircases, final maps**: :mod:`fpsmt.constructions.threshold`'s plans,
-  searched with this gadget's span (:data:`threshold.QUARTER`), P >= 2^(e_min+2), on Y's
-  range and lattice; every ×1 step is (u ⊗ 1/4) ⊗ 4.
+  searched with this gadget's span and least P (:data:`threshold.QUARTER`), on Y's range
+  and lattice; every ×1 step is (u ⊗ 1/4) ⊗ 4.
 * **pieces** (:func:`point_program`): a constant piece c on [a, b) is the blocks
   4c·sign(y)·1[|y| >= a] and −4c·sign(y)·1[|y| >= b]; a linear piece y ⊗ k on [a, b) is
   A ⊕ Z ⊖ Z with A = Y·2^−j (exact on the piece), Z = 2^e_max·sign(y)·1[|y| >= ·] absorbing
@@ -118,10 +118,9 @@ def _scaled(fmt: Format, total: int) -> list:
 
 def gadget_weights(fmt: Format, P: Fraction, e_out: int) -> list:
     """The weights of the one-unit steps taking u to sign(u)·2^e_out·1[|u| > P] for every
-    |u| < 11P/5 (module docstring): the descent to 2^(e_min+2)·u/P, the weight 5·2^(−M−1),
-    then 2^b and the ups from ω to 2^e_out (2^e_out >= 4ω)."""
-    if P < pow2(fmt.e_min + 2):
-        raise T.NoPlan(f"a gadget at {float(P):g} is below 2^(e_min+2) in {fmt.name}")
+    |u| < 11P/5 where every |u| > P is a multiple of 4ω (module docstring):
+    the exact scaling to 2^(e_min+2)·u/P, the weight 5·2^(−M−1), then 2^b and the ups from ω
+    to 2^e_out (2^e_out >= 4ω)."""
     up = e_out - (fmt.e_min - fmt.M)
     if up < 2:
         raise T.NoPlan(f"a gadget's output 2^{e_out} is below 4ω in {fmt.name}")
@@ -170,12 +169,45 @@ def _top(fmt: Format) -> Fraction:
     return y_scale(fmt) * y_bound(fmt)
 
 
+def _thresholds(fmt: Format, t: Fraction) -> list:
+    """The thresholds on Y that decide |y| >= t, largest first: Y(t), the powers of two
+    between, and the least float above Y(t⁻) that is a multiple of 4ω.  Every value a block
+    reads is a multiple of 4ω and Y takes no value strictly between Y(t⁻) and Y(t), so each
+    decides the same; a larger one needs fewer staircase stages, a smaller one leaves the
+    final map more room."""
+    lo, top = _lo(fmt, t), y_scale(fmt) * t
+    least = max(T.rn(fmt, lo + 4 * fmt.omega), T._next_up(fmt, lo))
+    out = [top]
+    k = floor_log2(top) - (1 if top == pow2(floor_log2(top)) else 0)
+    while pow2(k) > least:
+        out.append(pow2(k))
+        k -= 1
+    return out + ([least] if least < top else [])
+
+
+@functools.lru_cache(maxsize=4096)
+def _plan(name: str, t: Fraction):
+    """(threshold on Y, stages, m1, m, P) of the first of :func:`_thresholds` that has a plan."""
+    from fpsmt.semantics.formats import parse_format
+    fmt = parse_format(name)
+    why = None
+    for th in _thresholds(fmt, t):
+        try:
+            p = T.plan(fmt, th, 1, ar=T.QUARTER, top=_top(fmt), lo=_lo(fmt, t))
+        except T.NoPlan as e:
+            why = why or e
+            continue
+        return th, p
+    raise T.NoPlan(f"no threshold plan for |y| >= {fmt.hex(fmt.round(t))} ({float(t):g}) on sigmoid's quarter "
+                   f"arithmetic in {fmt.name}: {why}")
+
+
 def plan(fmt: Format, t: Fraction, C: Fraction) -> T.Plan:
     """The plan of the block C·sign(y)·1[|y| >= t] on Y (t in y units, C the output)."""
-    Ys = y_scale(fmt)
     if T.rn(fmt, C) != C or T.rn(fmt, C / 4) != C / 4:
         raise InputError(f"a block's output {float(C):g} is not a multiple of 4ω within {fmt.name}'s range")
-    return T.plan(fmt, Ys * t, C, ar=T.QUARTER, top=_top(fmt), lo=_lo(fmt, t))
+    th, p = _plan(fmt.name, Fraction(t))
+    return T.Plan(fmt, th, Fraction(C), list(p.stages), p.m1, p.m, p.P)
 
 
 def _staircase(fmt: Format, t: Fraction) -> list:

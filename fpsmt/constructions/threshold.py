@@ -132,15 +132,27 @@ class Arith:
       a power of two P decides |u| > P for every |u| < 3P (the module docstring).
     * ``quarter`` (sigmoid's chains at σ'(±0) = 1/4): (u ⊗ 1/4) ⊗ 4w, which is u ⊗ w where u
       is a multiple of 4ω.  Its gadget (fpsmt.constructions.gated_logi) decides |u| > P for
-      every |u| < 11P/5 and needs P >= 2^(e_min+2), so that every u above P is a multiple of
-      4ω and its descent is exact."""
+      every |u| < 11P/5 where every u it reads is a multiple of 4ω: a stage's u is (the
+      program's values are); the final map's product is where its factors are powers of
+      two >= 1, and otherwise its P is at least 2^(e_min+2), where every value above P is
+      a normal multiple of 4ω."""
 
     name: str
     span: Fraction  # a gadget at P decides |u| > P for every |u| < span·P
 
-    def least_p(self, fmt: Format) -> int:
-        """The least exponent of a gadget's P."""
-        return fmt.e_min - fmt.M if self.name == "plain" else fmt.e_min + 2
+    def exact_from(self, fmt: Format) -> Fraction:
+        """The least P of a final map whose factors are any floats: under ``quarter``,
+        2^(e_min+2) (every value above it is a normal multiple of 4ω); below it, only a map
+        ×2^k (k >= 0, no m1) keeps the multiples of 4ω."""
+        return Fraction(0) if self.name == "plain" else pow2(fmt.e_min + 2)
+
+    def lattice_up(self, fmt: Format, P: Fraction) -> Fraction | None:
+        """The least value above P a program value can take (None above Ω): the next float,
+        under ``quarter`` also at least P + 4ω (the values are multiples of 4ω)."""
+        up = _next_up(fmt, P)
+        if up is None or self.name == "plain":
+            return up
+        return max(up, P + 4 * fmt.omega)
 
     def mul(self, fmt: Format, u: Fraction, w: Fraction) -> Fraction | None:
         """One term u times the program weight w (None where it overflows)."""
@@ -175,14 +187,18 @@ def _final(fmt: Format, t: Fraction, U: Fraction, m1=Fraction(1), ar=PLAIN, lo=N
     a1, b1 = ar.mul(fmt, lo, m1), ar.mul(fmt, t, m1)
     if a1 is None or b1 is None or not a1 < b1:
         return None
-    for k in range(ar.least_p(fmt), fmt.e_max + 1):
+    for k in range(fmt.e_min - fmt.M, fmt.e_max + 1):
         P = pow2(k)
         B = P * (1 + Fraction(1, 2 ** (fmt.M + 1)))  # RN(x) > P  iff  x > B
         m = _smallest_above(fmt, B / b1)
         if m is None:
             break
-        if _gadget_ok(fmt, lo, t, U, m1, m, P, ar):
-            return m, P
+        cands = [m] if P >= ar.exact_from(fmt) else []
+        if ar is QUARTER and m1 == 1:  # a power of two >= 1: exact on multiples of 4ω
+            cands.append(pow2(max(0, floor_log2(B / b1) + 1)))
+        for m in cands:
+            if _gadget_ok(fmt, lo, t, U, m1, m, P, ar):
+                return m, P
     return None
 
 
@@ -203,18 +219,22 @@ def _final_fallback(fmt: Format, t: Fraction, U: Fraction, ar=PLAIN, lo=None):
 def _best_stage(fmt: Format, t: Fraction, U: Fraction, ar=PLAIN):
     """The staircase stage (P, s, U after) that shrinks the bound U on |u| the most, for
     threshold t, or None: P a power of two with t <= P and span·P > U, s the largest float
-    <= P⁺ − t (under ``quarter``, also a multiple of 4ω: s ⊗ 1/4 is exact)."""
+    <= P⁺ − t, P⁺ the least value above P that u takes (:meth:`Arith.lattice_up`; under
+    ``quarter`` s is also a multiple of 4ω: s ⊗ 1/4 is exact)."""
     best = None
-    lo = max(ar.least_p(fmt), floor_log2(U / ar.span) - 1)
+    lo = max(fmt.e_min - fmt.M, floor_log2(U / ar.span) - 1)
     for k in range(lo, min(floor_log2(U) + 2, fmt.e_max + 1)):  # span·P > U and P <= 2U: the useful ones
         P = pow2(k)
         if P < t or ar.span * P <= U:
             continue
-        up = _next_up(fmt, P)
+        up = ar.lattice_up(fmt, P)
         if up is None:
             break
         s = _largest_at_most(fmt, up - t)
-        if s <= 0 or (ar is QUARTER and (s / (4 * fmt.omega)).denominator != 1):
+        if ar is QUARTER:  # a multiple of 4ω (a float below 2^(e_min+2) rounded down to one is one)
+            q = 4 * fmt.omega
+            s = (s // q) * q
+        if s <= 0:
             continue
         after = max(P, rn(fmt, U - s))
         if best is None or after < best[2]:
