@@ -29,11 +29,12 @@ is +0).  The programs here are written for that arithmetic (``quarter``):
   4c·sign(y)·1[|y| >= a] and −4c·sign(y)·1[|y| >= b]; a linear piece y ⊗ k on [a, b) is
   A ⊕ Z ⊖ Z with A = Y·2^−j (exact on the piece), Z = 2^e_max·sign(y)·1[|y| >= ·] absorbing
   A above each end, below(b) ⊖ below(a) (as ReLU's, :mod:`fpsmt.constructions.theorem32`),
-  and k is applied last.  At every y at most one piece is nonzero.
+  then ×2^p, and k is applied last.  At every y at most one piece is nonzero.
 * **paths**: the constant pieces' sum ends on one path r_0 = σ(x ⊖ z) (weight 1 on x: the
   last step (4c ⊗ 1/4) ⊗ 1 = c); each linear piece on its own path r_i = σ(w_i ⊗ x ⊖ w_i ⊗ z)
-  with w_i = k·2^(j−m), so that D's last rounding is the only one: (A ⊗ 1/4) ⊗ w_i =
-  RN(y·k), subnormal results included.  D^AD at x sums the paths' terms, all but one of
+  with w_i = k·2^(j−m−p) (:func:`path_weight`: below 2 where it can be, so that w_i ⊗ z is
+  finite), so that D's last rounding is the only one: (A·2^p ⊗ 1/4) ⊗ w_i = RN(y·k),
+  subnormal results included.  D^AD at x sums the paths' terms, all but one of
   them exact zeros.
 
 The network, for one point z (:func:`gated_program`): layer 0 the paths r_i beside the two
@@ -264,14 +265,16 @@ def _below(fmt: Format, b, j: int) -> list:
 
 
 def linear_parts(fmt: Format, a: Fraction, b, k: Fraction) -> list:
-    """The linear piece y ⊗ k on a <= |y| < b as parts [(a_i, b_i, j_i)], each exact at its
-    scale 2^−j_i from a_i on and absorbed above both ends (split where one scale does not
-    do both)."""
+    """The linear piece y ⊗ k on a <= |y| < b as parts [(a_i, b_i, j_i)], each at the least
+    scale 2^−j_i that ±2^e_max absorbs above both its ends, exact from a_i on (split where
+    no one scale does both)."""
     out = []
     while True:
-        j = _exact_j(fmt, a)
-        if _absorbed(fmt, a, j) and _absorbed(fmt, b, j):
+        top = _exact_j(fmt, a)
+        j = next((j for j in range(top + 1) if _absorbed(fmt, a, j) and _absorbed(fmt, b, j)), None)
+        if j is not None:
             return out + [(a, b, j)]
+        j = top
         lo_b, hi_b, good = fmt.round(a) + 1, (fmt.round(b) - 1) if b is not None else fmt.round(y_bound(fmt)), None
         if not _absorbed(fmt, a, j):
             lo_b = hi_b + 1
@@ -288,6 +291,20 @@ def linear_parts(fmt: Format, a: Fraction, b, k: Fraction) -> list:
         a = fmt.to_fraction(good)
 
 
+def path_weight(fmt: Format, k: Fraction, j: int) -> tuple:
+    """(p, w): the path of a linear part at scale 2^−j ends with ×2^p (p <= j, exact: the
+    part's value is Y·2^−j, a multiple of 4ω) and its weight on x is w = k·2^(j−m−p), exact,
+    and below 2 where it can be (so that w ⊗ z is finite on X)."""
+    m = scale_exponent(fmt)
+    p = min(j, max(0, floor_log2(abs(k)) + j - m))
+    while p >= 0:
+        w = k * pow2(j - m - p)
+        if T.rn(fmt, w) == w:
+            return p, w
+        p -= 1
+    raise InputError(f"the linear piece y ⊗ {float(k):g}: its weight on x, k·2^{j - m}, is not a float of {fmt.name}")
+
+
 def linear_program(fmt: Format, a: Fraction, b, j: int) -> list:
     """Y·2^−j for a <= |y| < b, an exact zero at every other y: below(b) ⊖ below(a)."""
     if a > fmt.omega:
@@ -299,7 +316,6 @@ def point_program(fmt: Format, pieces: list) -> tuple:
     """(steps, weights): the backward program of one point, from the unit 4y to the input x,
     and the paths' weights on x (module docstring), or None where every piece is 0."""
     from fpsmt.constructions.theorem32 import binary_sums, tree_sum
-    m = scale_exponent(fmt)
     consts, paths = [], []
     for i, p in enumerate(pieces):
         nxt = pieces[i + 1].t if i + 1 < len(pieces) else None
@@ -312,11 +328,8 @@ def point_program(fmt: Format, pieces: list) -> tuple:
             consts.append(parts[0] if len(parts) == 1 else T.parallel(parts, one=FOUR))
         else:
             for a, b, j in linear_parts(fmt, p.t, nxt, p.c):
-                w = p.c * pow2(j - m)
-                if T.rn(fmt, w) != w:
-                    raise InputError(f"the linear piece y ⊗ {float(p.c):g} on |y| >= {float(a):g}: its weight on x, "
-                                     f"k·2^{j - m}, is not a float of {fmt.name}")
-                paths.append((linear_program(fmt, a, b, j), w))
+                up, w = path_weight(fmt, p.c, j)
+                paths.append((linear_program(fmt, a, b, j) + [[[(0, W)]] for W in _scaled(fmt, up)], w))
     if consts:
         paths.insert(0, (tree_sum(consts, one=FOUR) if len(consts) > 1 else consts[0], Fraction(1)))
     if not paths:
@@ -376,6 +389,10 @@ def gated_program(fmt: Format, z: Fraction, steps: list, weights: list, depth: i
     if depth < least:
         raise InputError(f"the gated network needs {least} layers, not {depth}")
     chain = padded(chain, depth)
+    for nm, ((_, w),) in chain[0]:
+        if T.rn(fmt, w * Fraction(z)) is None:
+            raise InputError(f"at x = {float(z):g}: a path's weight on x, {float(w):g}, times x is not finite in "
+                             f"{fmt.name} (a linear piece's slope too large for this point)")
     G = gate_weight(fmt)
     half = {nm: Fraction(1, 2) for layer in chain for nm, _ in layer}
     biases = []
