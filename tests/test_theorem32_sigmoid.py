@@ -212,7 +212,7 @@ def test_random_pieces_every_y(name, data):
 
 
 @pytest.mark.parametrize("example,name", [("dead_zone", "float8_e4m3"), ("sign_gradient", "float8_e5m2"),
-                                          pytest.param("gradient_clipping", "float16", marks=pytest.mark.slow)])
+                                          pytest.param("dead_zone", "float16", marks=pytest.mark.slow)])
 def test_construct_sigmoid_every_x_every_y_up_to_h(tmp_path, example, name):
     from test_theorem32 import _independent_check
 
