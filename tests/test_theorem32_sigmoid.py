@@ -250,6 +250,25 @@ def test_sigmoid_refusals_one_line_exit_2(tmp_path, extra, what):
     assert not (tmp_path / "net.json").exists()
 
 
+@pytest.mark.parametrize("name", ["float32", "float64"])
+def test_sigmoid_pieces_with_no_prove(tmp_path, name):
+    """g* as pieces in float32 and float64 with --no-prove: built, every sampled (x, y) with
+    |y| <= H bit-exact in the executor — and again here, the written network run whole
+    against the file's pieces read with exact rationals (subnormal y among them)."""
+    from test_theorem32_tanh import check_pieces_file
+    fmt = parse_format(name)
+    example = f"example:clipping_pieces_{name}.py"
+    r = fpsmt("construct", "--targets", example, "--format", name, "--activation", "sigmoid", "--out", "net.json",
+              "--no-prove", "--json", cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    rep = json.loads(r.stdout)
+    H = Fraction(2) ** (fmt.M - 1)
+    assert rep["activation"] == "sigmoid" and rep["mismatches"] == [] and rep["pairs"] > 0
+    assert rep["y_bound"] == fmt.hex(fmt.round(H))
+    ys = [fmt.round(Fraction(q)) for q in (fmt.omega, 3 * fmt.omega, Fraction(1, 3), 1, 2, Fraction(3, 2), 1000, H)]
+    check_pieces_file(fmt, tmp_path / "net.json", example, ys)
+
+
 def test_sigmoid_pieces_targets_need_no_prove(tmp_path):
     r = fpsmt("construct", "--targets", "example:clipping_pieces_float32.py", "--format", "float32", "--activation",
               "sigmoid", "--out", "net.json", cwd=tmp_path)

@@ -120,6 +120,22 @@ def test_tanh_pieces_in_float32(tmp_path):
     """g* as pieces in float32: built, every sampled (x, y) with |y| <= H bit-exact in the
     executor — and again here, the written network run whole against the pieces' g computed
     from the file with exact rationals."""
+    fmt = parse_format("float32")
+    r = fpsmt("construct", "--targets", "example:clipping_pieces_float32.py", "--format", "float32", "--activation",
+              "tanh", "--out", "net.json", "--no-prove", "--json", cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    rep = json.loads(r.stdout)
+    H = Fraction(2) ** (fmt.M - 2)
+    assert rep["activation"] == "tanh" and rep["mismatches"] == [] and rep["pairs"] > 0
+    assert rep["y_bound"] == fmt.hex(fmt.round(H))
+    ys = [fmt.round(Fraction(q)) for q in (Fraction(1, 3), 1, 2, Fraction(3, 2), 1000, H)]
+    check_pieces_file(fmt, tmp_path / "net.json", "example:clipping_pieces_float32.py", ys)
+
+
+def check_pieces_file(fmt, net_path, example, ys):
+    """The written network run whole at each x of the file's domain and each y of ``ys``
+    (both signs, and +0), against f* and the file's pieces read here: the last piece whose
+    t <= |y|, c·sign(y) or RN(y·c)."""
     import importlib.util
 
     import numpy as np
@@ -129,21 +145,12 @@ def test_tanh_pieces_in_float32(tmp_path):
     from fpsmt.resources import resolve
     from fpsmt.semantics.arith import concrete
     from fpsmt.semantics.network import run
-    fmt = parse_format("float32")
-    r = fpsmt("construct", "--targets", "example:clipping_pieces_float32.py", "--format", "float32", "--activation",
-              "tanh", "--out", "net.json", "--no-prove", "--json", cwd=tmp_path)
-    assert r.returncode == 0, r.stderr
-    rep = json.loads(r.stdout)
-    H = Fraction(2) ** (fmt.M - 2)
-    assert rep["activation"] == "tanh" and rep["mismatches"] == [] and rep["pairs"] > 0
-    assert rep["y_bound"] == fmt.hex(fmt.round(H))
-    spec = importlib.util.spec_from_file_location("pieces", resolve("example:clipping_pieces_float32.py"))
+    spec = importlib.util.spec_from_file_location("pieces", resolve(example))
     mod = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(mod)
-    net = netio.load_network(tmp_path / "net.json")
+    net = netio.load_network(net_path)
     A = concrete(fmt)
-    ys = [fmt.round(Fraction(q)) for q in (Fraction(1, 3), 1, 2, Fraction(3, 2), 1000, H)]
-    ys += [y | fmt.sign_bit for y in ys] + [0]
+    ys = list(ys) + [y | fmt.sign_bit for y in ys] + [0]
     for x in mod.domain():
         xb = fmt.round(Fraction(x))
         pcs = [(fmt.to_fraction(int(t, 16)), kind, fmt.to_fraction(int(c, 16)))
