@@ -22,16 +22,7 @@ from fpsmt.semantics.formats import parse_format
 from fpsmt.semantics.network import Layer, Network, run
 
 from conftest import fpsmt
-
-
-def _xs(fmt):
-    """Every x of sigmoid's X = [−2^(e_max−1), 2^(e_max−1)]."""
-    top = Fraction(2) ** (fmt.e_max - 1)
-    return [b for b in T.finite_values(fmt) if abs(fmt.to_fraction(b)) <= top]
-
-
-def _ys(fmt, H):
-    return [b for b in T.finite_values(fmt) if abs(fmt.to_fraction(b)) <= H]
+from test_theorem32_tanh import _with, _xs, _ys  # sigmoid's X is tanh's: [−2^(e_max−1), 2^(e_max−1)]
 
 
 def _want(fmt, pieces, y):
@@ -88,19 +79,6 @@ def test_gated_network_every_x_every_y_up_to_h(z):
     assert H == Fraction(2) ** (fmt.M - 1)
     assert {L.activation for L in net.layers[:-1]} == {"sigmoid"} and net.layers[-1].activation == "identity"
     assert _mismatches(fmt, net, pieces, z, _xs(fmt), _ys(fmt, H)) == []
-
-
-def _with(net, k, i, factor=None, bias=None):
-    fmt = net.fmt
-    L = net.layers[k]
-    w, b = list(L.weights), list(L.bias)
-    if factor is not None:
-        w[i] = fmt.round(factor * fmt.to_fraction(w[i]))
-    if bias is not None:
-        b[i] = fmt.round(Fraction(bias))
-    layers = list(net.layers)
-    layers[k] = Layer(L.n_out, L.n_in, L.rows, L.cols, w, b, L.activation)
-    return Network(fmt, layers)
 
 
 def test_check_fails_on_a_wrong_network():
@@ -214,22 +192,9 @@ def test_random_pieces_every_y(name, data):
 @pytest.mark.parametrize("example,name", [("dead_zone", "float8_e4m3"), ("sign_gradient", "float8_e5m2"),
                                           pytest.param("dead_zone", "float16", marks=pytest.mark.slow)])
 def test_construct_sigmoid_every_x_every_y_up_to_h(tmp_path, example, name):
-    from test_theorem32 import _independent_check
-
-    from fpsmt.commands import netio
-    from fpsmt.resources import resolve
+    from test_theorem32_tanh import check_construct
     fmt = parse_format(name)
-    r = fpsmt("construct", "--targets", f"example:{example}.py", "--format", name, "--activation", "sigmoid",
-              "--out", "net.json", "--json", cwd=tmp_path)
-    assert r.returncode == 0, r.stderr
-    rep = json.loads(r.stdout)
-    H = Fraction(2) ** (fmt.M - 1)  # sigmoid's H_σ, as the paper states it
-    assert rep["activation"] == "sigmoid" and rep["mismatches"] == [] and rep["verified"] == rep["pairs"] > 0
-    assert rep["y_bound"] == fmt.hex(fmt.round(H))
-    assert rep["pairs"] == len(rep["pieces"]) * len(_ys(fmt, H))
-    net = netio.load_network(tmp_path / "net.json")
-    assert {L.activation for L in net.layers[:-1]} == {"sigmoid"}
-    assert _independent_check(fmt, tmp_path / "net.json", resolve(f"example:{example}.py"), bound=H) == 0
+    check_construct(tmp_path, example, fmt, "sigmoid", Fraction(2) ** (fmt.M - 1))  # sigmoid's H_σ, as the paper's
 
 
 def test_construct_sigmoid_in_torch(tmp_path):

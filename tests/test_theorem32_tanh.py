@@ -98,21 +98,27 @@ def test_padding_keeps_the_network_exact():
 @pytest.mark.parametrize("example,name", [("dead_zone", "float8_e4m3"), ("sign_gradient", "e4m2"),
                                           pytest.param("gradient_clipping", "float16", marks=pytest.mark.slow)])
 def test_construct_tanh_every_x_every_y_up_to_h(tmp_path, example, name):
+    fmt = parse_format(name)
+    check_construct(tmp_path, example, fmt, "tanh", Fraction(2) ** (fmt.M - 2))  # tanh's H_σ, as the paper states it
+
+
+def check_construct(tmp_path, example, fmt, act, H):
+    """``construct --activation act`` on an example: every (x, y) with |y| <= H bit-exact in
+    the report, every hidden layer ``act``, and the written network re-run whole against f*
+    and g* computed from the file (test_theorem32._independent_check)."""
     from test_theorem32 import _independent_check
 
     from fpsmt.commands import netio
     from fpsmt.resources import resolve
-    fmt = parse_format(name)
-    r = fpsmt("construct", "--targets", f"example:{example}.py", "--format", name, "--activation", "tanh",
+    r = fpsmt("construct", "--targets", f"example:{example}.py", "--format", fmt.name, "--activation", act,
               "--out", "net.json", "--json", cwd=tmp_path)
     assert r.returncode == 0, r.stderr
     rep = json.loads(r.stdout)
-    H = Fraction(2) ** (fmt.M - 2)  # tanh's H_σ, as the paper states it
-    assert rep["activation"] == "tanh" and rep["mismatches"] == [] and rep["verified"] == rep["pairs"] > 0
+    assert rep["activation"] == act and rep["mismatches"] == [] and rep["verified"] == rep["pairs"] > 0
     assert rep["y_bound"] == fmt.hex(fmt.round(H))
     assert rep["pairs"] == len(rep["pieces"]) * len(_ys(fmt, H))
     net = netio.load_network(tmp_path / "net.json")
-    assert {L.activation for L in net.layers[:-1]} == {"tanh"}
+    assert {L.activation for L in net.layers[:-1]} == {act}
     assert _independent_check(fmt, tmp_path / "net.json", resolve(f"example:{example}.py"), bound=H) == 0
 
 

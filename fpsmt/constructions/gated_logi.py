@@ -99,22 +99,10 @@ def check_format(fmt: Format):
 
 
 # ------------------------------------------------------------------ the quarter programs
-def _chunks(total: int, lo: int, hi: int) -> list:
-    """Exponents in [lo, hi] summing to ``total`` (the fewest)."""
-    out = []
-    while total > hi or total < lo:
-        step = hi if total > hi else lo
-        out.append(step)
-        total -= step
-    if total:
-        out.append(total)
-    return out
-
-
 def _scaled(fmt: Format, total: int) -> list:
     """Weights 4·2^d of exact ×2^d steps (each (u ⊗ 1/4) ⊗ 4·2^d, u a multiple of 4ω),
     multiplying by 2^total."""
-    return [4 * pow2(d) for d in _chunks(total, fmt.e_min - fmt.M - 2, fmt.e_max - 2)]
+    return [4 * pow2(d) for d in T.chunks(total, fmt.e_min - fmt.M - 2, fmt.e_max - 2)]
 
 
 def gadget_weights(fmt: Format, P: Fraction, e_out: int) -> list:

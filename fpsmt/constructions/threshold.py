@@ -93,7 +93,11 @@ def _smallest_above(fmt: Format, q: Fraction) -> Fraction | None:
 
 def powers(fmt: Format, total: int) -> list:
     """Exponents k_i, each 2^k_i a float of ``fmt``, summing to ``total`` (the fewest)."""
-    lo, hi = fmt.e_min - fmt.M, fmt.e_max
+    return chunks(total, fmt.e_min - fmt.M, fmt.e_max)
+
+
+def chunks(total: int, lo: int, hi: int) -> list:
+    """Exponents in [lo, hi] summing to ``total`` (the fewest)."""
     out = []
     while total > hi or total < lo:
         step = hi if total > hi else lo
