@@ -59,7 +59,9 @@ from fractions import Fraction
 from fpsmt.constructions import logistic as L
 from fpsmt.constructions import relu as R
 from fpsmt.constructions import saturating as S
+from fpsmt.constructions import theorem32 as M
 from fpsmt.constructions import threshold as T
+from fpsmt.constructions.theorem32 import last_end
 from fpsmt.errors import InputError
 from fpsmt.semantics.formats import Format, floor_log2, pow2
 from fpsmt.semantics.network import Param
@@ -187,8 +189,8 @@ def _plan(name: str, t: Fraction):
             why = why or e
             continue
         return th, p
-    raise T.NoPlan(f"no threshold plan for |y| >= {fmt.hex(fmt.round(t))} ({float(t):g}) on sigmoid's quarter "
-                   f"arithmetic in {fmt.name}: {why}")
+    raise T.NoPlan(f"no threshold plan for |y| >= {fmt.hex(fmt.round(t))} ({float(t):g}) in the logistic "
+                   f"family's arithmetic (u ⊗ 1/4) ⊗ w in {fmt.name}: {why}")
 
 
 def plan(fmt: Format, t: Fraction, C: Fraction) -> T.Plan:
@@ -203,20 +205,10 @@ def _staircase(fmt: Format, t: Fraction) -> list:
     return T.staircase(fmt, y_scale(fmt) * t, ar=T.QUARTER, top=_top(fmt))
 
 
-def _swamp(fmt: Format) -> Fraction:
-    return pow2(fmt.e_max)
-
-
 def _high(fmt: Format, t) -> Fraction:
     """The bound on |Y| after the staircase of t (the top without stages)."""
     st = _staircase(fmt, t) if t is not None else []
     return st[-1][2] if st else _top(fmt)
-
-
-def qmul(fmt: Format, u: Fraction, W: Fraction) -> Fraction | None:
-    """One backward term through a neuron at pre-activation +0: (u ⊗ 1/4) ⊗ W."""
-    a = T.rn(fmt, u / 4)
-    return None if a is None else T.rn(fmt, a * W)
 
 
 def _absorbed(fmt: Format, t, j: int) -> bool:
@@ -224,10 +216,10 @@ def _absorbed(fmt: Format, t, j: int) -> bool:
     the steps that compute it: rounding is monotone)."""
     if t is None:
         return True
-    Z = _swamp(fmt)
+    Z = M._swamp(fmt)
     A = _high(fmt, t)
     for W in _scaled(fmt, -j) or [FOUR]:
-        A = qmul(fmt, A, W)
+        A = T.quarter_term(fmt, A, W)
         if A is None:
             return False
     return T.rn(fmt, Z + A) == Z and T.rn(fmt, Z - A) == Z
@@ -247,7 +239,7 @@ def _below(fmt: Format, b, j: int) -> list:
     prog += [[[(0, w)]] for w in _scaled(fmt, -j)] or [[[(0, FOUR)]]]
     if b is None:
         return prog
-    z = block_program(plan(fmt, b, _swamp(fmt)))
+    z = block_program(plan(fmt, b, M._swamp(fmt)))
     steps = T.parallel([prog, z, z], final=[[(0, FOUR)], [(1, FOUR)], [(2, FOUR)]], one=FOUR)
     return steps + [[[(0, FOUR), (1, FOUR), (2, -FOUR)]]]
 
@@ -262,16 +254,9 @@ def linear_parts(fmt: Format, a: Fraction, b, k: Fraction) -> list:
         j = next((j for j in range(top + 1) if _absorbed(fmt, a, j) and _absorbed(fmt, b, j)), None)
         if j is not None:
             return out + [(a, b, j)]
-        j = top
-        lo_b, hi_b, good = fmt.round(a) + 1, (fmt.round(b) - 1) if b is not None else fmt.round(y_bound(fmt)), None
-        if not _absorbed(fmt, a, j):
-            lo_b = hi_b + 1
-        while lo_b <= hi_b:
-            mid = (lo_b + hi_b) // 2
-            if _absorbed(fmt, fmt.to_fraction(mid), j):
-                good, lo_b = mid, mid + 1
-            else:
-                hi_b = mid - 1
+        j = top  # split: the longest part from a that this scale absorbs at its end (none if not at a)
+        hi = (fmt.round(b) - 1) if b is not None else fmt.round(y_bound(fmt))
+        good = last_end(fmt, fmt.round(a) + 1, hi, lambda e: _absorbed(fmt, e, j)) if _absorbed(fmt, a, j) else None
         if good is None:
             raise InputError(f"the linear piece y ⊗ {float(k):g} from |y| = {float(a):g} cannot be built for "
                              f"{L.hidden()} in {fmt.name}: Y·2^-{j} (exact there) is not absorbed by 2^{fmt.e_max}")
@@ -303,7 +288,6 @@ def linear_program(fmt: Format, a: Fraction, b, j: int) -> list:
 def point_program(fmt: Format, pieces: list) -> tuple:
     """(steps, weights): the backward program of one point, from the unit 4y to the input x,
     and the paths' weights on x (module docstring), or None where every piece is 0."""
-    from fpsmt.constructions.theorem32 import binary_sums, tree_sum
     consts, paths = [], []
     for i, p in enumerate(pieces):
         nxt = pieces[i + 1].t if i + 1 < len(pieces) else None
@@ -319,18 +303,18 @@ def point_program(fmt: Format, pieces: list) -> tuple:
                 up, w = path_weight(fmt, p.c, j)
                 paths.append((linear_program(fmt, a, b, j) + [[[(0, W)]] for W in _scaled(fmt, up)], w))
     if consts:
-        paths.insert(0, (tree_sum(consts, one=FOUR) if len(consts) > 1 else consts[0], Fraction(1)))
+        paths.insert(0, (M.tree_sum(consts, one=FOUR) if len(consts) > 1 else consts[0], Fraction(1)))
     if not paths:
         return None
     body = T.parallel([p for p, _ in paths], final=[[(i, FOUR)] for i in range(len(paths))], one=FOUR)
-    steps = [[[(0, y_scale(fmt))]]] + binary_sums(body, one=FOUR)
+    steps = [[[(0, y_scale(fmt))]]] + M.binary_sums(body, one=FOUR)
     return steps, [w for _, w in paths]
 
 
 def eval_program(fmt: Format, steps: list, weights: list, y: Fraction) -> Fraction:
     """The program on y with exact rationals, each ⊗ and ⊕ rounded once: what D^AD at x = z
     computes (an independent reading for tests)."""
-    mul = functools.partial(qmul, fmt)
+    mul = functools.partial(T.quarter_term, fmt)
     add = lambda a, b: T.rn(fmt, a + b)  # noqa: E731
     units = T.eval_steps(steps, [4 * y], mul, add, lambda w: w)
     return T.eval_steps([[[(i, w) for i, w in enumerate(weights)]]], units, mul, add, lambda w: w)[0]

@@ -209,6 +209,19 @@ def _scale(fmt: Format, a: Fraction, k: Fraction) -> int:
     return j
 
 
+def last_end(fmt: Format, lo: int, hi: int, ok) -> int | None:
+    """The largest pattern e in [lo, hi] (positive patterns, increasing in value) with
+    ``ok(value of e)``, by bisection (``ok`` holds up to some end and not beyond), or None."""
+    good = None
+    while lo <= hi:
+        mid = (lo + hi) // 2
+        if ok(fmt.to_fraction(mid)):
+            good, lo = mid, mid + 1
+        else:
+            hi = mid - 1
+    return good
+
+
 def linear_split(fmt: Format, a: Fraction, b, k: Fraction) -> list:
     """The linear piece y ⊗ k on a <= |y| < b (b None: up to Ω) as sub-pieces
     [(a_i, b_i, j_i)], each computed at the scale 2^-j_i (:func:`linear_program`): from
@@ -220,15 +233,8 @@ def linear_split(fmt: Format, a: Fraction, b, k: Fraction) -> list:
         kj = k * pow2(-j)
         if _absorbed(fmt, b, kj) is None:
             return out + [(a, b, j)]
-        good = None
-        lo_b = fmt.round(a) + 1  # candidate ends b' (patterns, increasing in value), a < b' < b
-        hi_b = fmt.round(b) - 1
-        while lo_b <= hi_b:
-            mid = (lo_b + hi_b) // 2
-            if _absorbed(fmt, fmt.to_fraction(mid), kj) is None:
-                good, lo_b = mid, mid + 1
-            else:
-                hi_b = mid - 1
+        # candidate ends b' (patterns, increasing in value), a < b' < b
+        good = last_end(fmt, fmt.round(a) + 1, fmt.round(b) - 1, lambda e: _absorbed(fmt, e, kj) is None)
         if good is None:
             why = _absorbed(fmt, fmt.to_fraction(fmt.round(a) + 1), kj)
             raise InputError(f"the linear piece y ⊗ {float(k):g} from |y| = {float(a):g} cannot be built in "

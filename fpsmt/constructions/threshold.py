@@ -165,8 +165,14 @@ class Arith:
         W = rn(fmt, 4 * w)
         if W is None or W != 4 * w:
             return None
-        a = rn(fmt, u / 4)
-        return None if a is None else rn(fmt, a * W)
+        return quarter_term(fmt, u, W)
+
+
+def quarter_term(fmt: Format, u: Fraction, W: Fraction) -> Fraction | None:
+    """One backward term through a neuron whose σ' is 1/4: (u ⊗ 1/4) ⊗ W (None where it
+    overflows)."""
+    a = rn(fmt, u / 4)
+    return None if a is None else rn(fmt, a * W)
 
 
 PLAIN = Arith("plain", Fraction(3))
