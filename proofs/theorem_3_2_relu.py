@@ -350,6 +350,24 @@ class _SeenW(_Seen):
     const = _const_or_term
 
 
+QUARTER = Fraction(1, 4)
+
+
+class Quarter(_SymW):
+    """The logistic family's arithmetic (fpsmt.constructions.gated_logi): every term of a
+    program step is (u ⊗ 1/4) ⊗ w, σ'(±0) = 1/4 at a chain neuron, each product rounded."""
+
+    def mul(self, a, b):
+        return super().mul(super().mul(a, self.const(QUARTER)), b)
+
+
+class QuarterSeen(_SeenW):
+    """:class:`Quarter` that keeps every value it computes (its side conditions)."""
+
+    def mul(self, a, b):
+        return super().mul(super().mul(a, self.const(QUARTER)), b)
+
+
 def _template_steps(s, base_steps, E, d, i):
     """The stage program of the template at a symbolic stage index i: the base stage's
     program with weight j replaced by 2^(E_j + d_j·i) (a symbolic power of two)."""
@@ -566,13 +584,13 @@ def point_root(fmt, pieces, name, statement_doc=""):
 
 
 # ------------------------------------------------------------------ the chain: network layers = program steps
-def killed_nodes(fmt, z, net, others, tag="chain"):
+def killed_nodes(fmt, z, net, others, tag="chain", y=V):
     """One claim per x of ``others`` (bit patterns of domain points other than z; ±0 both
     for 0): the gated network of z at x, for every finite y — the output layer and the last hidden
     layer's backward pass (ReLU' at their forward pre-activations at x, the executor's run
     of the whole network: a ground computation) give a zero on every input column of the
     last hidden layer.  Below it every upstream is a zero, and a zero times a finite
-    weight, σ' (finite: every pre-activation at x is, checked on the run) and sums of zeros
+    weight, σ' (finite at every pre-activation at x: checked on the run) and sums of zeros
     stay zeros (boxplus_neutrality's ``times``), so D^AD(x, y) is a zero."""
     import numpy as np
 
@@ -592,10 +610,15 @@ def killed_nodes(fmt, z, net, others, tag="chain"):
     tr = run(A, net, A.const(np.asarray(xs, dtype=np.uint64).reshape(-1, 1)))
     for k, pre in enumerate(tr.pre[:-2]):  # below the top two, zeros stay zeros only through finite σ' and weights
         bits = np.asarray(A.to_bits(pre), dtype=np.uint64).reshape(len(xs), -1)
+        # σ' itself at the run's pre-activations (an infinite one, where w ⊗ x overflows in a
+        # logistic step indicator, has σ' = 0 there)
+        d = np.asarray(A.to_bits(net.layers[k].act.derivative(A, pre)), dtype=np.uint64).reshape(len(xs), -1)
         for row in range(len(xs)):
-            if not all(fmt.is_finite(int(b)) for b in bits[row]):
-                raise InputError(f"the gated network of z = {fmt.hex(zb)} has a pre-activation that is not finite "
-                                 f"at x = {fmt.hex(xs[row])} (layer {k}): its zero gradient there is not argued")
+            if not all(fmt.is_finite(int(b)) for b in d[row]):
+                i = next(j for j, b in enumerate(d[row]) if not fmt.is_finite(int(b)))
+                raise InputError(f"the gated network of z = {fmt.hex(zb)} has σ' = {fmt.hex(int(d[row][i]))} (not "
+                                 f"finite) at the pre-activation {fmt.hex(int(bits[row][i]))} at x = "
+                                 f"{fmt.hex(xs[row])} (layer {k}): its zero gradient there is not argued")
     below = A.to_bits(tr.post[len(net.layers) - 3])
     for row, xv in enumerate(xs):
         inputs = [fmt.hex(int(b)) for b in np.ravel(below[row])]
@@ -603,8 +626,9 @@ def killed_nodes(fmt, z, net, others, tag="chain"):
         def goal(s, inputs=inputs):
             _, grad = s.run(top, [s.const(b) for b in inputs], [s.y])
             return [g.is_zero() for g in grad]
-        c = forall(f"{tag}.killed.x{fmt.hex(xv)}", {"y": V}, goal=goal,
-                   doc=f"the gated network of z = {fmt.hex(zb)} at x = {fmt.hex(xv)}, every finite y: its last two "
+        every = "every finite y" if y is V else "every y within the network's bound"
+        c = forall(f"{tag}.killed.x{fmt.hex(xv)}", {"y": y}, goal=goal,
+                   doc=f"the gated network of z = {fmt.hex(zb)} at x = {fmt.hex(xv)}, {every}: its last two "
                        "layers send a zero to every column below (their chain neurons and N are killed)")
         nodes.append(Node("stage", c.name, c, doc=c.doc))
     return nodes
@@ -712,7 +736,7 @@ def _moving(s, e, d, i):
     return (i + e if d == 1 else e - i).pow2()
 
 
-def _run_claim(fmt, at, net, li, p, n, d, kind, k, steps, form, floor=None):
+def _run_claim(fmt, at, net, li, p, n, d, kind, k, steps, form, floor=None, ops=_SymW):
     """One claim for the layers li + p·i, i = 0 … n − 1, of a run (:func:`layer_runs`):
     at a symbolic i, the layer with its moving weights ±2^(E + d·i), the chain rows'
     pre-activations any positive float (each is positive at x = z in every layer of the
@@ -755,7 +779,7 @@ def _run_claim(fmt, at, net, li, p, n, d, kind, k, steps, form, floor=None):
                     row.append((src, weight(s, j, form.pw[j - nl]) if d[j] else w))
                     j += 1
                 prog.append(row)
-            want = _steps_all(_SymW(s), [prog], v)
+            want = _steps_all(ops(s), [prog], v)
         else:
             want = v
         return _layer_goal(grad, form.cols, want, form.zcols)
@@ -795,7 +819,7 @@ def chain_nodes(fmt, z, steps, tag="chain"):
 
 
 def network_nodes(fmt, z, steps, net, entries, gate_outputs, tag="chain", gate_zero=(), pre_floor=None,
-                  bounded=None):
+                  bounded=None, first=None, ops=None):
     """One claim per layer of a gated network ``net`` of ``steps`` at z after the gate,
     ``entries`` = [(kind, k, rows, cols[, zrows, zcols])] for its last ``len(entries)``
     layers, and one for the gate (the layers before them, whose last layer's neurons are
@@ -814,12 +838,17 @@ def network_nodes(fmt, z, steps, net, entries, gate_outputs, tag="chain", gate_z
     any positive float.  ``bounded`` ({network layer index: b}): that layer's claim takes
     every upstream in [−b, b] instead of every finite one (the saturating family's top, whose
     gate sends G ⊗ upstream into p: finite for |upstream| <= H_σ); such a layer is claimed
-    alone, never in a run."""
+    alone, never in a run.  ``first``: the network layer of the first entry (by default the
+    entries are the last layers); with no ``gate_outputs`` there is no gate claim (layer 0
+    is an entry: its input column is x).  ``ops``: the program's arithmetic (a class
+    like :class:`_SymW`; :class:`Quarter` for the logistic family), plain ⊗ and ⊕ by
+    default."""
     import numpy as np
 
     from fpsmt.semantics.arith.concrete import concrete
     from fpsmt.semantics.network import Network, run
-    first = len(net.layers) - len(entries)
+    ops = ops or _SymW
+    first = len(net.layers) - len(entries) if first is None else first
     A = concrete(fmt)
     zb = fmt.round(Fraction(z))
     xs = [zb] if zb != 0 else [0, fmt.sign_bit]  # x = ±0 are one point of X: both are run
@@ -830,17 +859,19 @@ def network_nodes(fmt, z, steps, net, entries, gate_outputs, tag="chain", gate_z
         posts = [[int(b) for b in np.ravel(A.to_bits(p))] for p in tr.post]
         tr_pre = [[int(b) for b in np.ravel(A.to_bits(p))] for p in tr.pre]
         at = f"{tag}.x{fmt.hex(xb)}"
-        gate = Network(fmt, net.layers[:first])
+        if gate_outputs:
+            gate = Network(fmt, net.layers[:first])
 
-        def gate_goal(s, gate=gate, xb=xb):
-            _, grad = s.run(gate, [s.const(fmt.hex(xb))], [s[u] for u in ups])
-            return [grad[0].eq(s.uR)]
-        others = "the killers' finite upstreams add a zero" if not gate_zero else \
-            f"the finite upstreams on {', '.join(n for n in gate_outputs if n != 'R' and n not in gate_zero)} and " \
-            f"zeros on {', '.join(gate_zero)} add a zero"
-        c = forall(f"{at}.gate", {u: Z if n in gate_zero else V for n, u in zip(gate_outputs, ups)}, goal=gate_goal,
-                   doc=f"the gate's layers at x = {fmt.hex(xb)}: D^AD is R's upstream gradient, {others}")
-        nodes.append(Node("stage", c.name, c, doc=c.doc))
+            def gate_goal(s, gate=gate, xb=xb):
+                _, grad = s.run(gate, [s.const(fmt.hex(xb))], [s[u] for u in ups])
+                return [grad[0].eq(s.uR)]
+            others = "the killers' finite upstreams add a zero" if not gate_zero else \
+                f"the finite upstreams on {', '.join(n for n in gate_outputs if n != 'R' and n not in gate_zero)} " \
+                f"and zeros on {', '.join(gate_zero)} add a zero"
+            c = forall(f"{at}.gate", {u: Z if n in gate_zero else V for n, u in zip(gate_outputs, ups)},
+                       goal=gate_goal, doc=f"the gate's layers at x = {fmt.hex(xb)}: D^AD is R's upstream gradient, "
+                                           f"{others}")
+            nodes.append(Node("stage", c.name, c, doc=c.doc))
         forms = [_form(fmt, net.layers[first + i], kind, k, steps, rows, cols, tr_pre[first + i], *zeros,
                        floor=pre_floor)
                  for i, (kind, k, rows, cols, *zeros) in enumerate(entries)]
@@ -854,7 +885,7 @@ def network_nodes(fmt, z, steps, net, entries, gate_outputs, tag="chain", gate_z
                 for r in range(p):
                     kind, k = entries[i + r][:2]
                     nodes.append(_run_claim(fmt, at, net, first + i + r, p, n, d[r], kind, k, steps, forms[i + r],
-                                            pre_floor))
+                                            pre_floor, ops))
                 i += p * n
                 continue
             kind, k = entries[i][:2]
@@ -863,13 +894,13 @@ def network_nodes(fmt, z, steps, net, entries, gate_outputs, tag="chain", gate_z
             li = first + i - 1
             layer = net.layers[li]
             one = Network(fmt, [layer])
-            inputs = [fmt.hex(b) for b in posts[li - 1]]
+            inputs = [fmt.hex(b) for b in posts[li - 1]] if li else [fmt.hex(xb)]
             names = [f"g{r}" for r in range(layer.n_out)]
 
             def goal(s, one=one, inputs=inputs, names=names, kind=kind, k=k, form=form):
                 _, grad = s.run(one, [s.const(b) for b in inputs], [s[n] for n in names])
                 v = [s[names[r]] for r in form.rows]
-                want = _steps_all(_Sym(s), [steps[k]], v) if kind == "step" else v
+                want = _steps_all(ops(s), [steps[k]], v) if kind == "step" else v
                 # the program's columns, then every other column (the killers', carries') finite
                 return _layer_goal(grad, form.cols, want, form.zcols)
             what = f"step {k}" if kind == "step" else f"an identity layer before step {k}"

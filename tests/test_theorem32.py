@@ -236,8 +236,8 @@ def test_first_non_odd_point_named(tmp_path):
 
 @pytest.mark.parametrize("extra,what", [(["--max-pieces", "1"], "has 2 pieces"),
                                         (["--format", "float32"], "at most 16 bits"),
-                                        (["--activation", "sigmoid", "--prove-network"],
-                                         "no claims state the logistic family's gated network"),
+                                        (["--activation", "sigmoid", "--prove-network", "--no-prove"],
+                                         "cannot be combined with --no-prove"),
                                         (["--torch"], "PyTorch has no IEEE arithmetic for E4M2"),
                                         (["--max-pieces", "0"], "--max-pieces"),
                                         (["--format", "float8_e3m4"], "cannot be built in float8_e3m4")])

@@ -206,12 +206,12 @@ def test_construct_sigmoid_in_torch(tmp_path):
     assert rep["torch"]["bit_exact"] == rep["torch"]["pairs"] > 0
 
 
-@pytest.mark.parametrize("extra,what", [(["--prove-network"], "no claims state the logistic family's gated network"),
-                                        (["--certify"], "no claims state the logistic family's gated network")])
-def test_sigmoid_refusals_one_line_exit_2(tmp_path, extra, what):
-    r = fpsmt("construct", "--targets", "example:dead_zone.py", "--format", "float8_e4m3", "--activation", "sigmoid",
-              "--out", "net.json", *extra, cwd=tmp_path)
-    assert r.returncode == 2 and what in r.stderr and len(r.stderr.strip().splitlines()) == 1, r.stderr
+@pytest.mark.parametrize("extra", [["--prove-network"], ["--certify"]])
+def test_sigmoid_claims_refused_beyond_16_bits_one_line_exit_2(tmp_path, extra):
+    """The logistic family's ∀y claims are decided by enumerating y: refused in float32."""
+    r = fpsmt("construct", "--targets", "example:clipping_pieces_float32.py", "--format", "float32", "--activation",
+              "sigmoid", "--out", "net.json", *extra, cwd=tmp_path)
+    assert r.returncode == 2 and "at most 16 bits" in r.stderr and len(r.stderr.strip().splitlines()) == 1, r.stderr
     assert not (tmp_path / "net.json").exists()
 
 
@@ -239,3 +239,105 @@ def test_sigmoid_pieces_targets_need_no_prove(tmp_path):
               "sigmoid", "--out", "net.json", cwd=tmp_path)
     assert r.returncode == 2 and "--no-prove" in r.stderr and len(r.stderr.strip().splitlines()) == 1, r.stderr
     assert not (tmp_path / "net.json").exists()
+
+
+# ------------------------------------------------------------------ the ∀y claims (proofs/logi_theorem_3_2.py)
+def _logi_claims(fmt, pieces=None):
+    """The program claim and the network row's nodes for ``pieces`` (the built-in g) at
+    z = 0, sigmoid active."""
+    from fpsmt.proofs import logi_theorem_3_2 as PL
+    from fpsmt.proofs import theorem_3_2_relu as PT
+    pieces = pieces or PT.builtin_pieces()
+    with LG.hidden_activation("sigmoid"):
+        root, net = PL.chain_root(fmt, 0, pieces, "net", PL.row_others(fmt))
+        prog = PL.program_node(fmt, pieces, "program")
+    claims = {c.name: c for c in root.claims()}
+    claims["program"] = prog.claim
+    return claims, net
+
+
+def _decide_logi(fmt, claims, names):
+    from fpsmt.proof.engine import Engine
+    eng = Engine(solver="portfolio", timeout=120, confirm=False)
+    with LG.hidden_activation("sigmoid"):
+        return {n: eng.prove(claims[n], fmt, claims).status for n in names}
+
+
+def _some(claims, net):
+    """The program, the tops, the d layer and layer 0 at x = +0."""
+    return ["program", "chain.x0x00.top", f"chain.x0x00.layer{net.depth - 3}", "chain.x0x00.layer0"]
+
+
+def test_program_and_layer_claims_hold_only_in_the_quarter_arithmetic(monkeypatch):
+    """The program claim (enumerated y) and the network's top, d and x layers are PROVED in
+    float8_e4m3; stated in plain arithmetic (u ⊗ w, no factor 1/4) every one is REFUTED."""
+    from fpsmt.proofs import theorem_3_2_relu as PT
+    fmt = parse_format("float8_e4m3")
+    claims, net = _logi_claims(fmt)
+    names = _some(claims, net)
+    assert set(_decide_logi(fmt, claims, names).values()) == {"PROVED"}
+    monkeypatch.setattr(PT, "Quarter", PT._SymW)
+    monkeypatch.setattr(PT, "QuarterSeen", PT._SeenW)
+    claims, net = _logi_claims(fmt)
+    assert set(_decide_logi(fmt, claims, names).values()) == {"REFUTED"}
+
+
+def test_program_claim_fails_on_another_g_s_program(monkeypatch):
+    """The program of the dead zone with ±3 (not ±2) from 4 on, stated against the
+    built-in g: REFUTED (a counterexample y, replayed)."""
+    from fpsmt.proofs import theorem_3_2_relu as PT
+    fmt = parse_format("float8_e4m3")
+    other = [Piece(Fraction(1, 16), "linear", Fraction(3)), Piece(Fraction(4), "const", Fraction(3))]
+    real = GL.point_program
+    monkeypatch.setattr(GL, "point_program", lambda f, pcs: real(f, other))
+    claims, _ = _logi_claims(fmt, PT.builtin_pieces())
+    assert _decide_logi(fmt, claims, ["program"]) == {"program": "REFUTED"}
+
+
+def test_top_claim_needs_the_bound_and_killed_claims_a_strong_gate(monkeypatch):
+    """The top's claim holds for |y| <= H, not for every finite y (y ⊗ 4 overflows); the
+    killed claims hold with G = 2^(T+1) and fail with G/4 (t and N are not saturated at
+    x != z)."""
+    from fpsmt.proof.claims import Float
+    from fpsmt.proofs import logi_theorem_3_2 as PL
+    fmt = parse_format("float8_e4m3")
+    claims, _ = _logi_claims(fmt)
+    killed = [n for n in claims if ".killed." in n]
+    tops = [n for n in claims if n.endswith(".top")]
+    assert len(killed) == 4 and len(tops) == 2
+    assert set(_decide_logi(fmt, claims, killed + tops).values()) == {"PROVED"}
+    monkeypatch.setattr(PL, "y_var", lambda f: Float(finite=True))
+    claims, _ = _logi_claims(fmt)
+    assert set(_decide_logi(fmt, claims, tops).values()) == {"REFUTED"}
+    monkeypatch.undo()
+    G = GL.gate_weight
+    monkeypatch.setattr(GL, "gate_weight", lambda f: G(f) / 4)
+    claims, _ = _logi_claims(fmt)
+    assert "REFUTED" in set(_decide_logi(fmt, claims, killed).values())
+
+
+def test_construct_sigmoid_prove_network(tmp_path):
+    """``construct --activation sigmoid --prove-network``: every point's program and network
+    claims PROVED, every UNSAT answer confirmed (the enumerated ones on the integer
+    executor)."""
+    r = fpsmt("construct", "--targets", "example:dead_zone.py", "--format", "float8_e4m3", "--activation", "sigmoid",
+              "--out", "net.json", "--prove-network", "--store", str(tmp_path / "s.sqlite"), "--json", cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    rep = json.loads(r.stdout)
+    rows = [c for c in rep["claims"] if c["status"] != "NO PROGRAM"]
+    assert rep["mismatches"] == [] and len(rows) == 3  # g = 0 at x = 2: the zero-gradient atom
+    assert all(c["status"] == "PROVED" and c["network"]["status"] == "PROVED" for c in rows)
+    assert all(not c["confirmed"]["unconfirmed"] and not c["network"]["confirmed"]["unconfirmed"] for c in rows)
+    assert all("exhaustive-integer" in c["confirmed"]["by"] for c in rows)
+
+
+@pytest.mark.slow  # about 30 s: 119 claims with confirmation
+def test_the_logistic_theorem_3_2_rows_are_proved_in_e4m3(tmp_path):
+    p = fpsmt("reproduce", "--activation", "sigmoid", "--format", "float8_e4m3", "--lemma",
+              "logi_theorem_3_2,logi_theorem_3_2_network", "--store", str(tmp_path / "s.sqlite"), "--report",
+              str(tmp_path / "r.md"), "--json")
+    assert p.returncode == 0, p.stderr
+    rows = json.loads(p.stdout)
+    assert [(r["lemma"], r["status"]) for r in rows] == [("logi_theorem_3_2", "PROVED"),
+                                                       ("logi_theorem_3_2_network", "PROVED")]
+    assert all(not r["confirmed"]["unconfirmed"] for r in rows)

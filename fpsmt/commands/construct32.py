@@ -72,7 +72,7 @@ def _ys_text(fmt, bound):
         f"every finite y with |y| <= H = {fmt.show(fmt.round(bound))}, both signs"
 
 
-def check_options(args, construction):
+def check_options(args, fmt, construction):
     """What the Theorem 3.2 path does not offer yet, refused before any work (``--torch``'s
     format and PyTorch itself are checked by cmd_construct, as for Theorem 3.1)."""
     if construction.activation != "relu":
@@ -80,16 +80,14 @@ def check_options(args, construction):
             raise InputError(f"Theorem 3.2 networks (a g_star(x, y) of two parameters) are built for relu, the "
                              f"rectifying family (ELU, GELU, Swish), the saturating family (tanh) and the logistic "
                              f"family (sigmoid) only so far, not {construction.activation}")
-    if construction.family == "logistic":
-        for flag, on in (("--prove-network", args.prove_network), ("--certify", args.certify)):
-            if on:
-                raise InputError(f"{flag}: no claims state the logistic family's gated network yet "
-                                 f"({construction.activation}'s network is checked by the executor only)")
     if args.max_pieces < 1:
         raise InputError(f"--max-pieces must be at least 1, got {args.max_pieces}")
     for flag, on in (("--prove-network", args.prove_network), ("--certify", args.certify)):
         if on and not args.prove:
             raise InputError(f"{flag} decides each point's claims (--prove); it cannot be combined with --no-prove")
+        if on and construction.family == "logistic" and fmt.nbits > 16:
+            raise InputError(f"{flag}: the logistic family's ∀y claims are decided by enumerating y, in formats of "
+                             f"at most 16 bits, not {fmt.name}")
 
 
 def _check_gated(args, fmt, construction):
@@ -106,7 +104,7 @@ def construct(args, fmt, construction, path, out_path):
     from fpsmt.commands import netio, targets
     from fpsmt.commands.options import check_store
     from fpsmt.constructions import theorem32 as M
-    check_options(args, construction)
+    check_options(args, fmt, construction)
     if targets.given_pieces(path):
         return construct_pieces(args, fmt, construction, path, out_path)
     if construction.activation != "relu":
@@ -163,7 +161,7 @@ def construct(args, fmt, construction, path, out_path):
     for x, y, w, g, t in bad[:10]:
         err(f"  MISMATCH at x = {fmt.show(x)}, y = {fmt.show(y)}: {w} = {fmt.show(g)}, target {fmt.show(t)}")
     if proofs is not None:
-        _report_claims(args, fmt, points, proofs, proved_s)
+        _report_claims(args, fmt, points, proofs, proved_s, bound if construction.family == "logistic" else None)
     if failed:
         _failure(bad, out_path)
     if args.plot and not failed:
@@ -346,6 +344,7 @@ def _prove_points(args, fmt, points, pieces, construction=None, depth=None):
     network's, as it sits in the ⊞)."""
     from fpsmt.commands.options import engine_session
     from fpsmt.proof.lemmas import decide_tree
+    from fpsmt.proof.tree import Node
     from fpsmt.proofs import theorem_3_2_relu as PT
     rows, by = [], {}
     with engine_session(args, confirm=args.confirm) as eng:
@@ -356,9 +355,17 @@ def _prove_points(args, fmt, points, pieces, construction=None, depth=None):
                 continue
             if key not in by:
                 err(f"fpsmt: the ∀y claims of x = {fmt.show(x)} ({n + 1}/{len(points)}) ...")
-                root, _ = PT.point_root(fmt, pcs, f"theorem_3_2.x{n + 1}")
+                every = "finite y"
+                if construction is not None and construction.family == "logistic":
+                    from fpsmt.proofs import logi_theorem_3_2 as PL
+                    with construction.active():
+                        root = Node("lemma", f"theorem_3_2.x{n + 1}", None,
+                                    [PL.program_node(fmt, pcs, f"theorem_3_2.x{n + 1}.program")])
+                    every = "y with |y| <= H_σ, in the family's arithmetic (u ⊗ 1/4) ⊗ w"
+                else:
+                    root, _ = PT.point_root(fmt, pcs, f"theorem_3_2.x{n + 1}")
                 statement = (f"the backward program of a point with these {len(PT.segments(pcs))} nonzero pieces "
-                             "gives g*(x, y) for every finite y (decided once for every point that has them)")
+                             f"gives g*(x, y) for every {every} (decided once for every point that has them)")
                 by[key] = decide_tree(eng, f"theorem_3_2.x{n + 1}", root, statement, fmt, progress=_quiet_progress(),
                                       activation=construction.activation if construction else "relu")
             row = dict(by[key])
@@ -384,16 +391,22 @@ def _prove_network(eng, fmt, points, n, pcs, construction=None, depth=None):
     else:
         if construction.family == "saturating":
             from fpsmt.proofs import sat_theorem_3_2 as PE
+        elif construction.family == "logistic":
+            from fpsmt.proofs import logi_theorem_3_2 as PE
         else:
             from fpsmt.proofs import rect_theorem_3_2 as PE
         with construction.active():
             root, _ = PE.chain_root(fmt, fmt.to_fraction(x), pcs, name, others, depth=depth)
-    zeros = "" if construction is None or construction.activation == "relu" else \
-        (", every upstream within ±H_σ on the top layer, a zero on the step indicators" if construction.family ==
-         "saturating" else ", a zero on the carried step indicators")
+    zeros = "" if construction is None or construction.activation == "relu" else {
+        "saturating": ", every upstream within ±H_σ on the top layer, a zero on the step indicators",
+        "logistic": " in the family's arithmetic (u ⊗ 1/4) ⊗ w, the top's for every |y| <= H_σ, a zero on the step "
+                    "indicators"}.get(construction.family, ", a zero on the carried step indicators")
+    logistic = construction is not None and construction.family == "logistic"
     statement = (f"the gated network of x = {fmt.hex(x)}: at x its layers compute the program (every finite "
-                 f"upstream per layer{zeros}) and the gate passes it to x; at the {len(others)} other domain points its "
-                 "D^AD is a zero for every finite y")
+                 f"upstream per layer{zeros}) and "
+                 + ("layer 0 (the paths' weights) gives x's gradient" if logistic else "the gate passes it to x")
+                 + f"; at the {len(others)} other domain points its D^AD is a zero for every "
+                 + ("|y| <= H_σ" if logistic else "finite y"))
     return decide_tree(eng, name, root, statement, fmt, progress=_quiet_progress(),
                        activation=construction.activation if construction else "relu")
 
@@ -408,6 +421,10 @@ def _point_network(fmt, construction, z, pcs, depth=None):
     if not programs:
         return None
     with construction.active():
+        if construction.family == "logistic":
+            from fpsmt.constructions import gated_logi
+            prog = gated_logi.point_program(fmt, pcs)
+            return None if prog is None else gated_logi.gated_program(fmt, fmt.to_fraction(z), *prog, depth)
         return _gated_module(construction).gated_program(fmt, fmt.to_fraction(z), M.binary_sums(M.tree_sum(programs)), depth)
 
 
@@ -486,10 +503,11 @@ def _claims_summary(fmt, points, proofs):
             for (x, _), r in zip(points, proofs)]
 
 
-def _report_claims(args, fmt, points, proofs, seconds):
+def _report_claims(args, fmt, points, proofs, seconds, bound=None):
     """The per-point claims on stderr: tallies, then every point not PROVED with its reason."""
     statuses = [None if r is None else r["status"] for r in proofs]
-    err("  ∀y claims per point (the point's backward program at every finite y): "
+    err("  ∀y claims per point (the point's backward program at every y" + (" up to H" if bound is not None else "")
+        + "): "
         + ", ".join(f"{statuses.count(s)} {'without a program (g = 0)' if s is None else s}"
                     for s in dict.fromkeys(statuses)) + f" ({seconds:.1f} s)")
     nets = [r["network"]["status"] for r in proofs if r is not None and "network" in r]
@@ -527,10 +545,10 @@ def construct_pieces(args, fmt, construction, path, out_path):
     from fpsmt.commands import netio, targets
     from fpsmt.commands.options import check_store
     from fpsmt.constructions import theorem32 as M
-    if construction.family == "logistic" and args.prove:
-        raise InputError(f"g_pieces targets for {construction.activation}: the pieces' ∀y claims are written for "
-                         "ReLU's arithmetic, not the logistic family's (u ⊗ 1/4) ⊗ w; --no-prove builds the network "
-                         "and checks it by the executor")
+    if construction.family == "logistic" and args.prove and fmt.nbits > 16:
+        raise InputError(f"g_pieces targets for {construction.activation} in {fmt.name}: the logistic family's ∀y "
+                         "claims are decided by enumerating y, in formats of at most 16 bits; --no-prove builds the "
+                         "network and checks it by the executor")
     if construction.activation != "relu":
         _check_gated(args, fmt, construction)
     if args.prove:
@@ -592,7 +610,7 @@ def construct_pieces(args, fmt, construction, path, out_path):
     for x, y, w, g, t in bad[:10]:
         err(f"  MISMATCH at x = {fmt.show(x)}, y = {fmt.show(y)}: {w} = {fmt.show(g)}, target {fmt.show(t)}")
     if proofs is not None:
-        _report_claims(args, fmt, points, proofs, proved_s)
+        _report_claims(args, fmt, points, proofs, proved_s, bound if construction.family == "logistic" else None)
     elif not bad:
         err("  ∀y claims not decided (--no-prove): the network is checked by the executor only")
     if failed:

@@ -48,7 +48,10 @@ is 0.  Elsewhere t and N are saturated (σ = +0, σ' = 0): the output is +0 and 
 gradient below them is a zero.
 
 Nothing here is assumed: the executor checks the written network at every (x, y) with
-|y| <= H_σ (:func:`fpsmt.constructions.theorem32.verify`).  No proof rows state it yet.
+|y| <= H_σ (:func:`fpsmt.constructions.theorem32.verify`), and proofs/logi_theorem_3_2.py
+states, in formats of at most 16 bits, that the program (:func:`network_program`) gives g
+for every |y| <= H_σ and that the network's layers compute it (:func:`layout`):
+``reproduce`` rows ``logi_theorem_3_2*``, ``construct --prove-network``.
 """
 
 from __future__ import annotations
@@ -349,6 +352,43 @@ def padded(chain: list, depth: int) -> list:
     paths = [nm for nm, _ in chain[0]]
     carries = [[(nm, [(nm, FOUR)]) for nm in paths] for _ in range(pad)]
     return chain[:1] + carries + chain[1:]
+
+
+def network_program(fmt: Format, steps: list, weights: list, depth: int | None = None) -> list:
+    """The program the gated network at ``depth`` runs (backward order, from the unit 4y the
+    top hands down): the point's steps, a ×1 step (u ⊗ 1/4) ⊗ 4 per carry layer of the
+    paths (:func:`padded`), then the paths' weights on x.  Every value the carries get is
+    a multiple of 4ω, so it is the point's program; the claims state this one."""
+    chain = chain_layers(steps, weights)
+    pad = (least_depth(fmt, chain) if depth is None else depth) - 2 - len(chain)
+    carry = [[(i, FOUR)] for i in range(len(weights))]
+    return steps + [carry] * max(0, pad) + [[[(i, w) for i, w in enumerate(weights)]]]
+
+
+def layout(fmt: Format, steps: list, weights: list, depth: int | None = None) -> tuple:
+    """(entries, program): where :func:`network_program`'s steps sit in
+    :func:`gated_program`'s network, one entry (kind, k, rows, cols, zrows, zcols) per chain
+    layer (layers 0 … depth − 3), as proofs/theorem_3_2_relu.py's ``network_nodes`` reads
+    them.  Layer i runs step len(program) − 1 − i (layer 0: the paths' weights, reading x).
+    Each layer lists the gate's neurons first — two step indicators' (``zrows`` below their
+    last layer: only the next indicator layer reads them, and it gets a zero), then np and
+    its carries — and every input column of the gate's is a ``zcols`` (a zero gradient: the
+    indicators' last layer, np and its carries are saturated at x = z, σ' = 0)."""
+    c = L.block_constants(fmt)
+    chain = padded(chain_layers(steps, weights), depth if depth is not None else
+                   least_depth(fmt, chain_layers(steps, weights)))
+    prog = network_program(fmt, steps, weights, depth)
+    if len(prog) != len(chain):
+        raise AssertionError(f"the program has {len(prog)} steps, the chain {len(chain)} layers")
+    entries, prev = [], None
+    for i, layer in enumerate(chain):
+        side = 2 if i < c.step_depth else 1
+        rows = [side + j for j in range(len(layer))]
+        cols = [0] if prev is None else [prev[0] + j for j in range(prev[1])]
+        entries.append(("step", len(prog) - 1 - i, rows, cols, [0, 1] if i + 1 < c.step_depth else [],
+                        [] if prev is None else list(range(prev[0]))))
+        prev = (side, len(layer))
+    return entries, prog
 
 
 def gated_program(fmt: Format, z: Fraction, steps: list, weights: list, depth: int | None = None):

@@ -1,0 +1,210 @@
+"""Theorem 3.2 for the logistic family (sigmoid, and a user's σ with its requirements): the
+gated network of fpsmt.constructions.gated_logi computes one domain point's backward
+program, and the program gives g(y), for every upstream |y| <= H_σ.
+
+The program (:func:`gated_logi.network_program`: the point's quarter program, the carries
+of its paths, the paths' weights on x) runs in the family's arithmetic, every term
+(u ⊗ 1/4) ⊗ w (:class:`theorem_3_2_relu.Quarter`).  Its proof is one claim per distinct
+list of pieces, ``program``: for every float y with |y| <= H_σ, the program run from
+d's gradient ((y ⊗ 4) ⊗ 1/4) ⊗ 4 gives g(y) (a zero target met by either zero) and every
+value it computes is finite.  The claim has one variable in formats of at most 16 bits
+(where the network is built for a g_star), so it is decided by enumerating every y in
+the executor, and confirmed by enumerating again on the integer executor, whose rounding
+shares no code with it (the engine's confirmation of an enumerated answer); the solvers
+race for it too.  ReLU's program tree (a claim per staircase stage, inductions over runs
+of stages) is not rewritten for the quarter arithmetic: in these formats the one claim is
+decided outright.
+
+The network (row ``logi_theorem_3_2_network``, and ``construct --activation sigmoid
+--prove-network`` per point): proofs/theorem_3_2_relu.py's ``network_nodes`` over
+``gated_logi.layout``, in the quarter arithmetic, with no gate claim (layer 0 holds the
+paths beside the step indicators' first layer: its claim gives x's gradient):
+
+* **the top**, at x = z (±0 both, for z = 0), for every |y| <= H_σ: the output row and the
+  top layer (t = σ(−G ⊗ np ⊕ 4 ⊗ d ⊕ −2), N = σ(−G ⊗ np ⊕ −0), both at 1/2 with σ' = 1/4)
+  give d's column ((y ⊗ 4) ⊗ 1/4) ⊗ 4 and np's column a finite value (G·H is finite:
+  gated_logi.check_format);
+* **each chain layer**, at x = z, for every finite upstream on its neurons (a zero on the
+  step indicators' rows below their last layer): its backward pass (σ' at the layer's
+  forward pre-activations at z — +0 on the chain, σ' = 1/4 — a ground run) gives the
+  program's step on the chain's columns (numerically), a zero on the gate's columns (the
+  indicators' last layer, np and its carries are saturated, σ' = 0) and finite gradients
+  on the others; runs of layers that repeat are one claim over a symbolic index, as for
+  ReLU; layer 0's column is x;
+* **at other points x of X** (±ω, 1 and X's least value; in construct every other domain
+  point): for every |y| <= H_σ the last two layers send a zero to every column below (t
+  and N saturated), and below, zeros stay zeros.
+
+So D^AD(z, y) = g(y) for every |y| <= H_σ.  What is argued, not a node, is as for ReLU and
+the other families: these joins, numerical equality kept by ⊕ and ⊗ from the output layer
+down, and that the layers the claims run are the network's (they run the very layers
+gated_logi builds, and the executor's forward values at x).  The ⊞ with the value atoms
+and the other points' networks is checked by the executor at every (x, y) with |y| <= H_σ
+(``fpsmt construct --activation sigmoid``), not stated here.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+from fpsmt.constructions import threshold as T
+from fpsmt.errors import InputError
+from fpsmt.proof.claims import Float, forall
+from fpsmt.proof.lemmas import Lemma
+from fpsmt.proof.tree import Node
+from fpsmt.proofs import theorem_3_2_relu as PT
+from fpsmt.proofs.logi_common import FAMILY
+from fpsmt.semantics.formats import parse_format
+
+FOUR = Fraction(4)
+
+
+def y_var(fmt):
+    """y with |y| <= H_σ (every float of that interval)."""
+    from fpsmt.constructions import gated_logi as GL
+    fmt = parse_format(fmt)
+    H = fmt.round(GL.y_bound(fmt))
+    return Float(finite=True, range=(fmt.hex(fmt.round(-GL.y_bound(fmt))), fmt.hex(H)))
+
+
+def applies(fmt):
+    """Why the rows do not exist in ``fmt`` for the active σ (the family's blocks and gate,
+    the built-in g's program, a format of at most 16 bits), or None."""
+    from fpsmt.constructions import gated_logi as GL
+    why = FAMILY.formats(fmt)
+    if why is not None:
+        return why
+    fmt = parse_format(fmt)
+    if fmt.nbits > 16:
+        return (f"{FAMILY.activation()}'s Theorem 3.2 claims are decided by enumerating y, in formats of at most "
+                f"16 bits, not {fmt.name}")
+    try:
+        GL.check_format(fmt)
+        if GL.point_program(fmt, PT.builtin_pieces()) is None:
+            return "the built-in g has no program"
+    except (InputError, T.NoPlan) as e:
+        return str(e)
+    return None
+
+
+def _enumerable(fmt):
+    fmt = parse_format(fmt)
+    if fmt.nbits > 16:
+        raise InputError(f"the logistic family's ∀y claims are decided by enumerating y, in formats of at most 16 "
+                         f"bits, not {fmt.name} (--no-prove builds the network, checked by the executor)")
+    return fmt
+
+
+def program_node(fmt, pieces, name):
+    """The claim that the point's network program (:func:`gated_logi.network_program` at
+    the least depth: carries are ×1 on multiples of 4ω) gives g(y) for every |y| <= H_σ,
+    every value finite."""
+    from fpsmt.constructions import gated_logi as GL
+    fmt = _enumerable(fmt)
+    segs = PT.segments(pieces)
+    prog = GL.point_program(fmt, pieces)
+    if prog is None or not segs:
+        raise InputError("every piece is 0: the point has no backward program (its gradient is the zero atom's)")
+    steps, weights = prog
+    program = GL.network_program(fmt, steps, weights)
+
+    def goal(s):
+        o = PT.QuarterSeen(s)
+        d = T.eval_steps(program, [o.mul(s.y * s.const(4), FOUR)], o.mul, o.add, o.const)[0]
+        return [d.eq(PT._segs_term(s, s.y, segs))] + [v.is_finite() for v in o.seen]
+    c = forall(name, {"y": y_var(fmt)}, goal=goal, enumerate=True,
+               doc=f"for every y with |y| <= H: the point's program ({len(program)} steps, (u ⊗ 1/4) ⊗ w each term) "
+                   "from ((y ⊗ 4) ⊗ 1/4) ⊗ 4 gives g(y), a zero target met by either zero, every value finite")
+    return Node("stage", c.name, c, doc=c.doc)
+
+
+def top_nodes(fmt, z, net, tag="chain"):
+    """At x = z (±0 both for 0), for every |y| <= H_σ: the output row and the top layer
+    give d's column ((y ⊗ 4) ⊗ 1/4) ⊗ 4 and np's a finite value."""
+    import numpy as np
+
+    from fpsmt.semantics.arith.concrete import concrete
+    from fpsmt.semantics.network import Network, run
+    A = concrete(fmt)
+    zb = fmt.round(Fraction(z))
+    top = Network(fmt, net.layers[-2:])
+    if top.layers[0].n_in != 2:
+        raise AssertionError(f"the top reads {top.layers[0].n_in} neurons, not np and d")
+    nodes = []
+    for xb in ([zb] if zb != 0 else [0, fmt.sign_bit]):
+        tr = run(A, net, A.const(np.asarray([[xb]], dtype=np.uint64)))
+        below = [fmt.hex(int(b)) for b in np.ravel(A.to_bits(tr.post[len(net.layers) - 3]))]
+
+        def goal(s, below=below):
+            _, grad = s.run(top, [s.const(b) for b in below], [s.y])
+            return [grad[1].eq(PT.Quarter(s).mul(s.y * s.const(4), FOUR)), grad[0].is_finite()]
+        c = forall(f"{tag}.x{fmt.hex(xb)}.top", {"y": y_var(fmt)}, goal=goal,
+                   doc=f"the output row and the top layer at x = {fmt.hex(xb)}, every |y| <= H: d's column is "
+                       "((y ⊗ 4) ⊗ 1/4) ⊗ 4, np's finite")
+        nodes.append(Node("stage", c.name, c, doc=c.doc))
+    return nodes
+
+
+def chain_root(fmt, z, pieces, name, others=(), depth=None):
+    """The claims that the point's gated network (gated_logi.gated_program at ``depth``)
+    computes its program at x = z and sends a zero at every x of ``others`` (patterns),
+    and the network."""
+    from fpsmt.constructions import gated_logi as GL
+    fmt = _enumerable(fmt)
+    zq = Fraction(z)
+    prog = GL.point_program(fmt, pieces)
+    if prog is None:
+        raise InputError("every piece is 0: the point has no gated network")
+    steps, weights = prog
+    net = GL.gated_program(fmt, zq, steps, weights, depth)
+    entries, program = GL.layout(fmt, steps, weights, net.depth)
+    nodes = top_nodes(fmt, zq, net)
+    nodes += PT.network_nodes(fmt, zq, program, net, entries, (), first=0, ops=PT.Quarter)
+    nodes += PT.killed_nodes(fmt, zq, net, others, y=y_var(fmt))
+    return Node("lemma", name, None, nodes,
+                doc="the gated network's layers at x = z compute the program; at the other points x its D is a "
+                    "zero"), net
+
+
+def row_others(fmt):
+    """The row's other points of X (patterns): ±ω (nearest to 0), 1 and X's least value."""
+    return PT.others_of(fmt, FAMILY.theorem(parse_format(fmt)).M_sigma)
+
+
+def repaired(fmt):
+    from fpsmt.constructions import gated_logi as GL
+    fmt = parse_format(fmt)
+    pieces, zero = PT.builtin_pieces(), fmt.round(0)
+    net = GL.theorem_network(fmt, [(zero, zero, pieces)], [GL.point_program(fmt, pieces)])
+    paper = FAMILY.theorem(fmt).depth_3_2[0]
+    root = Node("lemma", "logi_theorem_3_2", None, [program_node(fmt, pieces, "logi_theorem_3_2.program")],
+                doc="one point's backward program, every |y| <= H")
+    H = fmt.hex(fmt.round(GL.y_bound(fmt)))
+    statement = (f"for g(y) = 0 for |y| < 1/16, y ⊗ 3 for 1/16 <= |y| < 4, ±2 from 4 on: the backward program of one "
+                 f"domain point in the logistic family's arithmetic ((u ⊗ 1/4) ⊗ w each term: the pieces' quarter "
+                 f"programs, the paths' weights on x) gives g(y) for every y with |y| <= H = {H}, every value it "
+                 f"computes finite (decided by enumerating y); the Theorem 3.2 network of {FAMILY.activation()} at "
+                 f"x = 0 built on it (gated_logi) has depth {net.depth} (the paper's {paper}); that the network "
+                 "computes the program is the row logi_theorem_3_2_network")
+    return root, statement
+
+
+def network_row(fmt):
+    others = row_others(fmt)
+    root, _ = chain_root(fmt, 0, PT.builtin_pieces(), "logi_theorem_3_2_network", others)
+    f = parse_format(fmt)
+    pts = ", ".join(f.hex(x) for x in others)
+    statement = ("for the built-in g of logi_theorem_3_2: the point's gated network (gated_logi, before ⊞) at x = ±0: "
+                 "for every |y| <= H the output row and the top hand d ((y ⊗ 4) ⊗ 1/4) ⊗ 4; every finite upstream "
+                 "on each chain layer (a zero on the step indicators' rows below their last layer) gives the "
+                 "program's step in the quarter arithmetic on the chain's columns (numerically), a zero on the "
+                 "gate's and finite gradients on the others, layer 0's column being x; with the program "
+                 "(logi_theorem_3_2) D^AD(±0, y) = g(y) for every |y| <= H.  At x = " + pts + " its D^AD is a zero "
+                 "for every |y| <= H (its top layers send zeros; below, zeros stay zeros).  The ⊞ with the value "
+                 "atoms and the other points' networks is checked by the executor, not stated here")
+    return root, statement
+
+
+LEMMA = Lemma("logi_theorem_3_2",
+              "Theorem 3.2 (BRIEF §3, §9) for the logistic family (sigmoid): one point's backward program",
+              {"repaired": repaired}, formats=applies, order=770, family="logistic", only=("repaired",))
