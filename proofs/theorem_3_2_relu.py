@@ -361,13 +361,6 @@ class Quarter(_SymW):
         return super().mul(super().mul(a, self.const(QUARTER)), b)
 
 
-class QuarterSeen(_SeenW):
-    """:class:`Quarter` that keeps every value it computes (its side conditions)."""
-
-    def mul(self, a, b):
-        return super().mul(super().mul(a, self.const(QUARTER)), b)
-
-
 def _template_steps(s, base_steps, E, d, i):
     """The stage program of the template at a symbolic stage index i: the base stage's
     program with weight j replaced by 2^(E_j + d_j·i) (a symbolic power of two)."""

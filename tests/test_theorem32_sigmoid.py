@@ -277,7 +277,6 @@ def test_program_and_layer_claims_hold_only_in_the_quarter_arithmetic(monkeypatc
     names = _some(claims, net)
     assert set(_decide_logi(fmt, claims, names).values()) == {"PROVED"}
     monkeypatch.setattr(PT, "Quarter", PT._SymW)
-    monkeypatch.setattr(PT, "QuarterSeen", PT._SeenW)
     claims, net = _logi_claims(fmt)
     assert set(_decide_logi(fmt, claims, names).values()) == {"REFUTED"}
 
