@@ -239,7 +239,7 @@ def gate_at_z(fmt):
         terms = s.input_terms(net, P, trace)
         return ([GATE_BACK.holds(s, G=s.u_r, D=grad[0]), GATE_BACK.holds(s, G=s.u_r, D=terms[-1])]
                 + [t.is_zero() for t in terms[:-1]] + finite_inside(*trace[1:3]) + [g.is_finite() for g in grad])
-    if fmt.nbits >= V.SPLIT_FROM_BITS:
+    if split_lower(fmt):
         lows = lower_at_z_nodes(fmt, LOWER, low_side)
     else:  # one stage over (z, u_r): the enumeration confirms it in the 8-bit formats
         lows = [stage(f"{NAME}.lower_at_z", {"u_r": FIN, **ups_low}, LOWER,
@@ -328,6 +328,18 @@ def _lower_preds(lower):
 def _r_pre(s, pre):
     """The path r's pre-activations: +0 in layer 0 (given), I above."""
     return [p[2].same(_I(s)) for p in pre[1:]]
+
+
+#: ``lower_at_z`` is split (:func:`lower_at_z_nodes`) in 16-bit formats with at least this
+#: many fraction bits too (float16, not bfloat16): as one stage over (z, u_r), GELU's shallow
+#: atom in float16 had no answer from z3 or Bitwuzla within 716 s each
+LOWER_SPLIT_FROM_FRACTION_BITS = 10
+
+
+def split_lower(fmt) -> bool:
+    """Whether ``lower_at_z`` is split: formats of at least SPLIT_FROM_BITS bits, and 16-bit
+    formats of at least LOWER_SPLIT_FROM_FRACTION_BITS fraction bits."""
+    return fmt.nbits >= V.SPLIT_FROM_BITS or (fmt.nbits >= 16 and fmt.M >= LOWER_SPLIT_FROM_FRACTION_BITS)
 
 
 def lower_at_z_nodes(fmt, LOWER, low_side):
