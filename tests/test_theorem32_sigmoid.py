@@ -340,3 +340,33 @@ def test_the_logistic_theorem_3_2_rows_are_proved_in_e4m3(tmp_path):
     assert [(r["lemma"], r["status"]) for r in rows] == [("logi_theorem_3_2", "PROVED"),
                                                        ("logi_theorem_3_2_network", "PROVED")]
     assert all(not r["confirmed"]["unconfirmed"] for r in rows)
+
+
+@pytest.mark.slow  # about 4 minutes: the family's Theorem 3.1 lemmas, with confirmation
+def test_construct_sigmoid_certify(tmp_path):
+    r = fpsmt("construct", "--targets", "example:dead_zone.py", "--format", "float8_e4m3", "--activation", "sigmoid",
+              "--out", "net.json", "--certify", "--store", str(tmp_path / "s.sqlite"), "--json", cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    rep = json.loads(r.stdout)
+    assert rep["certified"] is True and rep["mismatches"] == [] and (tmp_path / "net.json").exists()
+    assert all(c["status"] == "PROVED" and c["network"]["status"] == "PROVED" for c in rep["claims"]
+               if c["status"] != "NO PROGRAM")
+
+
+def test_killed_claims_need_a_finite_sigma_prime_below_the_top():
+    """At another point a layer's pre-activation may overflow (a step indicator's w ⊗ x):
+    σ'(+∞) = 0 is finite, so zeros stay zeros and the killed claim is built; a NaN
+    pre-activation (+∞ ⊕ −∞) has σ' = NaN and is refused, naming it."""
+    from fpsmt.errors import InputError
+    from fpsmt.proofs import theorem_3_2_relu as PT
+    fmt = parse_format("float8_e4m3")
+    big, one = fmt.round(fmt.Omega), fmt.round(1)
+
+    def net(bias):
+        return Network(fmt, [Layer(1, 1, [0], [0], [big], [bias], "sigmoid"),
+                             Layer(1, 1, [0], [0], [one], [0], "sigmoid"),
+                             Layer(1, 1, [0], [0], [one], [0], "identity")])
+    assert fmt.is_inf(fmt.round(fmt.Omega * fmt.Omega))
+    assert len(PT.killed_nodes(fmt, 0, net(0), [big])) == 1  # pre = +∞ at x = Ω
+    with pytest.raises(InputError, match="not finite"):
+        PT.killed_nodes(fmt, 0, net(fmt.inf_bits(negative=True)), [big])  # +∞ ⊕ −∞

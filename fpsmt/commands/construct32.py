@@ -412,19 +412,20 @@ def _prove_network(eng, fmt, points, n, pcs, construction=None, depth=None):
 
 
 def _point_network(fmt, construction, z, pcs, depth=None):
-    """The gated network of the point z alone (ReLU's, or the rectifying family's at
-    ``depth``, as it sits in the ⊞), None where g = 0 there (no program)."""
+    """The gated network of the point z alone (ReLU's, or a family's at ``depth``, as it
+    sits in the ⊞), None where g = 0 there (no program)."""
     from fpsmt.constructions import theorem32 as M
+    if construction is not None and construction.family == "logistic":  # its own quarter program
+        from fpsmt.constructions import gated_logi
+        with construction.active():
+            prog = gated_logi.point_program(fmt, pcs)
+            return None if prog is None else gated_logi.gated_program(fmt, fmt.to_fraction(z), *prog, depth)
     programs = M.piece_programs(fmt, pcs)
     if construction is None or construction.activation == "relu":
         return M.point_network(fmt, fmt.to_fraction(z), programs)
     if not programs:
         return None
     with construction.active():
-        if construction.family == "logistic":
-            from fpsmt.constructions import gated_logi
-            prog = gated_logi.point_program(fmt, pcs)
-            return None if prog is None else gated_logi.gated_program(fmt, fmt.to_fraction(z), *prog, depth)
         return _gated_module(construction).gated_program(fmt, fmt.to_fraction(z), M.binary_sums(M.tree_sum(programs)), depth)
 
 
