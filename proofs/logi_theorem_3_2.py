@@ -119,10 +119,10 @@ class _Finite:
         return self._kept(self.o.add(a, b))
 
 
-def program_node(fmt, pieces, name):
+def program_node(fmt, pieces, name, depth=None):
     """The claim that the point's network program (:func:`gated_logi.network_program` at
-    the least depth: carries are ×1 on multiples of 4ω) gives g(y) for every |y| <= H_σ,
-    every value finite."""
+    ``depth``, the least by default: the program the gated network at that depth runs,
+    its paths' carries included) gives g(y) for every |y| <= H_σ, every value finite."""
     from fpsmt.constructions import gated_logi as GL
     fmt = _enumerable(fmt)
     segs = PT.segments(pieces)
@@ -130,7 +130,7 @@ def program_node(fmt, pieces, name):
     if prog is None or not segs:
         raise InputError("every piece is 0: the point has no backward program (its gradient is the zero atom's)")
     steps, weights = prog
-    program = GL.network_program(fmt, steps, weights)
+    program = GL.network_program(fmt, steps, weights, depth)
 
     def goal(s):
         o = _Finite(s)

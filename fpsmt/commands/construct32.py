@@ -338,10 +338,11 @@ def check_points_at(fmt, net, pairs, sem=None):
 
 def _prove_points(args, fmt, points, pieces, construction=None, depth=None):
     """Each distinct point's ∀y claims (proofs/theorem_3_2_relu.py: the point's backward
-    program gives g(y) at every finite y), decided once per distinct list of pieces; with
-    --prove-network, each point's network claims (the gated network of ``construction``'s
-    activation, ReLU's by default; the rectifying family's at ``depth``, the whole
-    network's, as it sits in the ⊞)."""
+    program gives g(y) at every finite y; the logistic family's, proofs/logi_theorem_3_2.py:
+    the program its gated network at ``depth`` runs, carries included, for every
+    |y| <= H_σ), decided once per distinct list of pieces; with --prove-network, each
+    point's network claims (the gated network of ``construction``'s activation, ReLU's by
+    default; a family's at ``depth``, the whole network's, as it sits in the ⊞)."""
     from fpsmt.commands.options import engine_session
     from fpsmt.proof.lemmas import decide_tree
     from fpsmt.proof.tree import Node
@@ -360,7 +361,7 @@ def _prove_points(args, fmt, points, pieces, construction=None, depth=None):
                     from fpsmt.proofs import logi_theorem_3_2 as PL
                     with construction.active():
                         root = Node("lemma", f"theorem_3_2.x{n + 1}", None,
-                                    [PL.program_node(fmt, pcs, f"theorem_3_2.x{n + 1}.program")])
+                                    [PL.program_node(fmt, pcs, f"theorem_3_2.x{n + 1}.program", depth)])
                     every = "y with |y| <= H_σ, in the family's arithmetic (u ⊗ 1/4) ⊗ w"
                 else:
                     root, _ = PT.point_root(fmt, pcs, f"theorem_3_2.x{n + 1}")

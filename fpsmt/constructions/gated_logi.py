@@ -357,8 +357,8 @@ def padded(chain: list, depth: int) -> list:
 def network_program(fmt: Format, steps: list, weights: list, depth: int | None = None) -> list:
     """The program the gated network at ``depth`` runs (backward order, from the unit 4y the
     top hands down): the point's steps, a ×1 step (u ⊗ 1/4) ⊗ 4 per carry layer of the
-    paths (:func:`padded`), then the paths' weights on x.  Every value the carries get is
-    a multiple of 4ω, so it is the point's program; the claims state this one."""
+    paths (:func:`padded`), then the paths' weights on x.  The claims state this program,
+    at the network's own depth, so nothing is argued about the carries."""
     chain = chain_layers(steps, weights)
     pad = (least_depth(fmt, chain) if depth is None else depth) - 2 - len(chain)
     carry = [[(i, FOUR)] for i in range(len(weights))]
