@@ -154,8 +154,9 @@ def test_network_row_proved_float8_e4m3(tmp_path):
 
 def test_killed_claims_refused_where_a_lower_value_is_not_finite():
     """The killed claims' argument below the top two layers (zeros times finite σ' stay
-    zeros) needs every pre-activation at x finite: a network with an infinite bias low down
-    is refused with one line naming x and the layer."""
+    zeros) needs σ' finite at every pre-activation at x: with an infinite bias in layer 3,
+    that layer's pre-activation is +∞ (ELU'(+∞) = 1, finite), and layer 4's is NaN, where σ'
+    is NaN: refused with one line naming σ', x and the layer."""
     import dataclasses
 
     from fpsmt.errors import InputError
@@ -166,7 +167,8 @@ def test_killed_claims_refused_where_a_lower_value_is_not_finite():
     bias = list(low.bias)
     bias[0] = FMT.inf_bits()
     wrong = Network(FMT, net.layers[:3] + [dataclasses.replace(low, bias=bias)] + net.layers[4:])
-    with pytest.raises(InputError, match=r"not finite at x = 0x38 \(layer 3\)"):
+    with pytest.raises(InputError, match=r"σ' = 0x7c \(not finite\) at the pre-activation 0x7c at x = 0x38 "
+                                         r"\(layer 4\)"):
         PT.killed_nodes(FMT, 0, wrong, [one])
 
 
