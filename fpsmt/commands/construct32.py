@@ -508,8 +508,8 @@ def _claims_summary(fmt, points, proofs):
 def _report_claims(args, fmt, points, proofs, seconds, bound=None):
     """The per-point claims on stderr: tallies, then every point not PROVED with its reason."""
     statuses = [None if r is None else r["status"] for r in proofs]
-    err("  ∀y claims per point (the point's backward program at every y" + (" up to H" if bound is not None else "")
-        + "): "
+    err("  ∀y claims per point (the point's backward program at every " + ("finite y" if bound is None else
+                                                                            "y up to H") + "): "
         + ", ".join(f"{statuses.count(s)} {'without a program (g = 0)' if s is None else s}"
                     for s in dict.fromkeys(statuses)) + f" ({seconds:.1f} s)")
     nets = [r["network"]["status"] for r in proofs if r is not None and "network" in r]
