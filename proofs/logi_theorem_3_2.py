@@ -67,6 +67,16 @@ def y_var(fmt):
     return Float(finite=True, range=(fmt.hex(fmt.round(-GL.y_bound(fmt))), fmt.hex(H)))
 
 
+def enumerable(fmt):
+    """Why y cannot be enumerated for the family's ∀y claims in ``fmt`` (more than 16 bits),
+    or None."""
+    fmt = parse_format(fmt)
+    if fmt.nbits > 16:
+        return (f"the logistic family's ∀y claims are decided by enumerating y, in formats of at most 16 bits, "
+                f"not {fmt.name}")
+    return None
+
+
 def applies(fmt):
     """Why the rows do not exist in ``fmt`` for the active σ (the family's blocks and gate,
     the built-in g's program, a format of at most 16 bits), or None."""
@@ -75,9 +85,8 @@ def applies(fmt):
     if why is not None:
         return why
     fmt = parse_format(fmt)
-    if fmt.nbits > 16:
-        return (f"{FAMILY.activation()}'s Theorem 3.2 claims are decided by enumerating y, in formats of at most "
-                f"16 bits, not {fmt.name}")
+    if enumerable(fmt) is not None:
+        return enumerable(fmt)
     try:
         GL.check_format(fmt)
         if GL.point_program(fmt, PT.builtin_pieces()) is None:
@@ -88,11 +97,10 @@ def applies(fmt):
 
 
 def _enumerable(fmt):
-    fmt = parse_format(fmt)
-    if fmt.nbits > 16:
-        raise InputError(f"the logistic family's ∀y claims are decided by enumerating y, in formats of at most 16 "
-                         f"bits, not {fmt.name} (--no-prove builds the network, checked by the executor)")
-    return fmt
+    why = enumerable(fmt)
+    if why is not None:
+        raise InputError(f"{why} (--no-prove builds the network, checked by the executor)")
+    return parse_format(fmt)
 
 
 class _Finite:
@@ -185,14 +193,10 @@ def chain_root(fmt, z, pieces, name, others=(), depth=None):
     nodes = top_nodes(fmt, zq, net)
     nodes += PT.network_nodes(fmt, zq, program, net, entries, (), first=0, ops=PT.Quarter)
     nodes += PT.killed_nodes(fmt, zq, net, others, y=y_var(fmt))
-    return Node("lemma", name, None, nodes,
-                doc="the gated network's layers at x = z compute the program; at the other points x its D is a "
-                    "zero"), net
+    return PT.chain_lemma(name, nodes), net
 
 
-def row_others(fmt):
-    """The row's other points of X (patterns): ±ω (nearest to 0), 1 and X's least value."""
-    return PT.others_of(fmt, FAMILY.theorem(parse_format(fmt)).M_sigma)
+row_others = FAMILY.row_others
 
 
 def repaired(fmt):

@@ -83,7 +83,7 @@ from fpsmt.constructions import threshold as T
 from fpsmt.errors import InputError
 from fpsmt.proof.claims import forall
 from fpsmt.proof.lemmas import Lemma
-from fpsmt.proof.tree import Node, fact
+from fpsmt.proof.tree import fact
 from fpsmt.proofs import theorem_3_2_relu as PT
 from fpsmt.proofs.rect_common import FAMILY
 from fpsmt.semantics.formats import parse_format, pow2
@@ -206,14 +206,10 @@ def chain_root(fmt, z, pieces, name, others=(), depth=None):
     nodes += PT.network_nodes(fmt, zq, run, net, entries, gate, gate_zero=GR.CARRIED,
                               pre_floor=Fraction(c.I) if offset else None)
     nodes += PT.killed_nodes(fmt, zq, net, others)
-    return Node("lemma", name, None, nodes,
-                doc="the gated network's layers at x = z compute the program; at the other points x its D is a "
-                    "zero"), net
+    return PT.chain_lemma(name, nodes), net
 
 
-def row_others(fmt):
-    """The row's other points of X (patterns): ±ω (nearest to 0), 1 and X's least value."""
-    return PT.others_of(fmt, FAMILY.theorem(parse_format(fmt)).M_sigma)
+row_others = FAMILY.row_others
 
 
 def repaired(fmt):

@@ -76,6 +76,13 @@ class Family:
                      whole=whole(name, variables, one, expect,
                                  lambda fmt: concrete(lambda s, z: self.blocks.step(s, z, kind), fmt, 0), statement))
 
+    def row_others(self, fmt):
+        """A Theorem 3.2 row's other points of X (patterns): ±ω (nearest to 0), 1 and X's
+        least value −M_σ."""
+        from fpsmt.proofs.theorem_3_2_relu import others_of
+        from fpsmt.semantics.formats import parse_format
+        return others_of(fmt, self.theorem(parse_format(fmt)).M_sigma)
+
     def formats(self, fmt):
         """Why the family's blocks do not exist in ``fmt`` (the requirement that fails), or None."""
         from fpsmt.errors import InputError

@@ -60,7 +60,6 @@ from fractions import Fraction
 from fpsmt.constructions import theorem32 as M
 from fpsmt.errors import InputError
 from fpsmt.proof.lemmas import Lemma
-from fpsmt.proof.tree import Node
 from fpsmt.proofs import theorem_3_2_relu as PT
 from fpsmt.proofs.rect_theorem_3_2 import cap_nodes
 from fpsmt.proofs.sat_common import FAMILY
@@ -102,14 +101,10 @@ def chain_root(fmt, z, pieces, name, others=(), depth=None):
     nodes += PT.network_nodes(fmt, zq, prog, net, entries, GS.GATE, gate_zero=GS.GATE_ZERO,
                               pre_floor=GS.gate_weight(fmt), bounded={net.depth - 2: GS.y_bound(fmt)})
     nodes += PT.killed_nodes(fmt, zq, net, others)
-    return Node("lemma", name, None, nodes,
-                doc="the gated network's layers at x = z compute the program; at the other points x its D is a "
-                    "zero"), net
+    return PT.chain_lemma(name, nodes), net
 
 
-def row_others(fmt):
-    """The row's other points of X (patterns): ±ω (nearest to 0), 1 and X's least value."""
-    return PT.others_of(fmt, FAMILY.theorem(parse_format(fmt)).M_sigma)
+row_others = FAMILY.row_others
 
 
 def repaired(fmt):

@@ -928,6 +928,13 @@ def applies(fmt):
     return None
 
 
+def chain_lemma(name, nodes):
+    """The lemma node of a point's gated-network claims (:func:`network_nodes` and
+    :func:`killed_nodes`, or a family's own)."""
+    return Node("lemma", name, None, nodes,
+                doc="the gated network's layers at x = z compute the program; at the other points x its D is a zero")
+
+
 def chain_root(fmt, z, pieces, name, others=()):
     """The claims that the point's gated network (threshold.gated_program, as
     theorem32.point_network builds it) computes its program at x = z (:func:`chain_nodes`)
@@ -935,8 +942,7 @@ def chain_root(fmt, z, pieces, name, others=()):
     steps = M.binary_sums(M.tree_sum(M.piece_programs(fmt, pieces)))
     nodes, net, _ = chain_nodes(fmt, z, steps)
     nodes += killed_nodes(fmt, z, net, others)
-    return Node("lemma", name, None, nodes,
-                doc="the gated network's layers at x = z compute the program; at the other points x its D is a zero")
+    return chain_lemma(name, nodes)
 
 
 def program_row(fmt, name, network, built_on):

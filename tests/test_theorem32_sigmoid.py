@@ -332,14 +332,8 @@ def test_construct_sigmoid_prove_network(tmp_path):
 
 @pytest.mark.slow  # about 30 s: 119 claims with confirmation
 def test_the_logistic_theorem_3_2_rows_are_proved_in_e4m3(tmp_path):
-    p = fpsmt("reproduce", "--activation", "sigmoid", "--format", "float8_e4m3", "--lemma",
-              "logi_theorem_3_2,logi_theorem_3_2_network", "--store", str(tmp_path / "s.sqlite"), "--report",
-              str(tmp_path / "r.md"), "--json")
-    assert p.returncode == 0, p.stderr
-    rows = json.loads(p.stdout)
-    assert [(r["lemma"], r["status"]) for r in rows] == [("logi_theorem_3_2", "PROVED"),
-                                                       ("logi_theorem_3_2_network", "PROVED")]
-    assert all(not r["confirmed"]["unconfirmed"] for r in rows)
+    from test_theorem32_tanh import check_rows_proved
+    check_rows_proved(tmp_path, "sigmoid", "float8_e4m3", ["logi_theorem_3_2", "logi_theorem_3_2_network"])
 
 
 @pytest.mark.slow  # about 4 minutes: the family's Theorem 3.1 lemmas, with confirmation

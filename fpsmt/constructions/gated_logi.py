@@ -375,8 +375,9 @@ def layout(fmt: Format, steps: list, weights: list, depth: int | None = None) ->
     its carries — and every input column of the gate's is a ``zcols`` (a zero gradient: the
     indicators' last layer, np and its carries are saturated at x = z, σ' = 0)."""
     c = L.block_constants(fmt)
-    chain = padded(chain_layers(steps, weights), depth if depth is not None else
-                   least_depth(fmt, chain_layers(steps, weights)))
+    chain = chain_layers(steps, weights)
+    depth = least_depth(fmt, chain) if depth is None else depth
+    chain = padded(chain, depth)
     prog = network_program(fmt, steps, weights, depth)
     if len(prog) != len(chain):
         raise AssertionError(f"the program has {len(prog)} steps, the chain {len(chain)} layers")
