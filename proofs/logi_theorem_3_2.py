@@ -4,16 +4,19 @@ program, and the program gives g(y), for every upstream |y| <= H_σ.
 
 The program (:func:`gated_logi.network_program`: the point's quarter program, the carries
 of its paths, the paths' weights on x) runs in the family's arithmetic, every term
-(u ⊗ 1/4) ⊗ w (:class:`theorem_3_2_relu.Quarter`).  Its proof is one claim per distinct
-list of pieces, ``program``: for every float y with |y| <= H_σ, the program run from
-d's gradient ((y ⊗ 4) ⊗ 1/4) ⊗ 4 gives g(y) (a zero target met by either zero) and every
-value it computes is finite.  The claim has one variable in formats of at most 16 bits
-(where the network is built for a g_star), so it is decided by enumerating every y in
-the executor, and confirmed by enumerating again on the integer executor, whose rounding
-shares no code with it (the engine's confirmation of an enumerated answer); the solvers
-race for it too.  ReLU's program tree (a claim per staircase stage, inductions over runs
-of stages) is not rewritten for the quarter arithmetic: in these formats the one claim is
-decided outright.
+(u ⊗ 1/4) ⊗ w (:class:`theorem_3_2_relu.Quarter`).  Its proof, ``program``, per distinct
+list of pieces: for every float y with |y| <= H_σ, the program run from d's gradient
+((y ⊗ 4) ⊗ 1/4) ⊗ 4 gives g(y) (a zero target met by either zero) and every value it
+computes is finite.
+
+* In formats of at most 16 bits it is one claim of one variable, decided by enumerating
+  every y in the executor and confirmed by enumerating again on the integer executor,
+  whose rounding shares no code with it (the engine's confirmation of an enumerated
+  answer); the solvers race for it too.
+* In wider formats (float32, float64) it is the proof tree of
+  proofs/logi_program_tree.py: ReLU's tree (staircase stages, final maps, the cancelling
+  of below(t), the sums), rewritten for the quarter arithmetic, with the ×1 padding and
+  carries as one pad each by the fact ``quarter_pad``.
 
 The network (row ``logi_theorem_3_2_network``, and ``construct --activation sigmoid
 --prove-network`` per point): proofs/theorem_3_2_relu.py's ``network_nodes`` over
@@ -68,25 +71,23 @@ def y_var(fmt):
 
 
 def enumerable(fmt):
-    """Why y cannot be enumerated for the family's ∀y claims in ``fmt`` (more than 16 bits),
-    or None."""
+    """Why y cannot be enumerated for the family's program claim in ``fmt`` (more than 16
+    bits: the program is then decided by its proof tree, proofs/logi_program_tree.py), or
+    None."""
     fmt = parse_format(fmt)
     if fmt.nbits > 16:
-        return (f"the logistic family's ∀y claims are decided by enumerating y, in formats of at most 16 bits, "
-                f"not {fmt.name}")
+        return f"y is enumerated in formats of at most 16 bits, not {fmt.name}"
     return None
 
 
 def applies(fmt):
     """Why the rows do not exist in ``fmt`` for the active σ (the family's blocks and gate,
-    the built-in g's program, a format of at most 16 bits), or None."""
+    the built-in g's program), or None."""
     from fpsmt.constructions import gated_logi as GL
     why = FAMILY.formats(fmt)
     if why is not None:
         return why
     fmt = parse_format(fmt)
-    if enumerable(fmt) is not None:
-        return enumerable(fmt)
     try:
         GL.check_format(fmt)
         if GL.point_program(fmt, PT.builtin_pieces()) is None:
@@ -94,13 +95,6 @@ def applies(fmt):
     except (InputError, T.NoPlan) as e:
         return str(e)
     return None
-
-
-def _enumerable(fmt):
-    why = enumerable(fmt)
-    if why is not None:
-        raise InputError(f"{why} (--no-prove builds the network, checked by the executor)")
-    return parse_format(fmt)
 
 
 class _Finite:
@@ -128,11 +122,20 @@ class _Finite:
 
 
 def program_node(fmt, pieces, name, depth=None):
-    """The claim that the point's network program (:func:`gated_logi.network_program` at
-    ``depth``, the least by default: the program the gated network at that depth runs,
-    its paths' carries included) gives g(y) for every |y| <= H_σ, every value finite."""
+    """The node stating that the point's network program (:func:`gated_logi.network_program`
+    at ``depth``, the least by default: the program the gated network at that depth runs,
+    its paths' carries included) gives g(y) for every |y| <= H_σ, every value finite: in
+    formats of at most 16 bits one claim, decided by enumerating y; in wider formats the
+    proof tree of proofs/logi_program_tree.py (where any number of carries is one pad, so
+    it holds at every depth)."""
     from fpsmt.constructions import gated_logi as GL
-    fmt = _enumerable(fmt)
+    fmt = parse_format(fmt)
+    if enumerable(fmt) is not None:
+        from fpsmt.proofs import logi_program_tree as LPT
+        root, _ = LPT.program_tree(fmt, pieces, name,
+                                   doc="for every y with |y| <= H: the point's program in the quarter arithmetic gives "
+                                       "g(y), a zero target met by either zero, every value finite")
+        return root
     segs = PT.segments(pieces)
     prog = GL.point_program(fmt, pieces)
     if prog is None or not segs:
@@ -182,7 +185,7 @@ def chain_root(fmt, z, pieces, name, others=(), depth=None):
     computes its program at x = z and sends a zero at every x of ``others`` (patterns),
     and the network."""
     from fpsmt.constructions import gated_logi as GL
-    fmt = _enumerable(fmt)
+    fmt = parse_format(fmt)
     zq = Fraction(z)
     prog = GL.point_program(fmt, pieces)
     if prog is None:
@@ -208,10 +211,12 @@ def repaired(fmt):
     root = Node("lemma", "logi_theorem_3_2", None, [program_node(fmt, pieces, "logi_theorem_3_2.program")],
                 doc="one point's backward program, every |y| <= H")
     H = fmt.hex(fmt.round(GL.y_bound(fmt)))
+    how = ("decided by enumerating y" if enumerable(fmt) is None else
+           "decided by its proof tree: staircase stages, final maps, sums, pads as one by quarter_pad")
     statement = (f"for g(y) = 0 for |y| < 1/16, y ⊗ 3 for 1/16 <= |y| < 4, ±2 from 4 on: the backward program of one "
                  f"domain point in the logistic family's arithmetic ((u ⊗ 1/4) ⊗ w each term: the pieces' quarter "
                  f"programs, the paths' weights on x) gives g(y) for every y with |y| <= H = {H}, every value it "
-                 f"computes finite (decided by enumerating y); the Theorem 3.2 network of {FAMILY.activation()} at "
+                 f"computes finite ({how}); the Theorem 3.2 network of {FAMILY.activation()} at "
                  f"x = 0 built on it (gated_logi) has depth {net.depth} (the paper's {paper}); that the network "
                  "computes the program is the row logi_theorem_3_2_network")
     return root, statement

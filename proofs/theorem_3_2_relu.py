@@ -225,48 +225,57 @@ def _out(tag, ovar, segs, doc):
     return Pred(f"{tag}.out", {"y": Y, ovar: V}, lambda s: [s[ovar].eq(_segs_term(s, s.y, segs))], doc=doc)
 
 
-def _combine(tag, premises, out, ovar, compute, doc):
+def _combine(tag, premises, out, ovar, compute, doc, ops=None, seen=None):
     """A join of the parts' guarantees into their conjunction, then the stage computing
-    ``ovar`` from them (``compute(ops, scope)``): [join, stage] as one sequence."""
+    ``ovar`` from them (``compute(ops, scope)``, ``ops`` the arithmetic, plain by default;
+    ``seen`` its kind that keeps every value): [join, stage] as one sequence."""
+    ops = ops or _Sym
     variables = {}
     for p in premises:
         variables.update(p.variables)
     both = Pred(f"{tag}.in", variables, lambda s: [p.holds(s) for p in premises],
                 doc=" ∧ ".join(p.name for p in premises))
     items = [join(f"{tag}.in", premises, both, doc="the parts' guarantees together"),
-             stage(f"{tag}.sum", {}, out, lambda s: {ovar: compute(_Sym(s), s)}, hypothesis=both, doc=doc,
-                   side=lambda s: _finite(s, lambda o: compute(o, s)))]
+             stage(f"{tag}.sum", {}, out, lambda s: {ovar: compute(ops(s), s)}, hypothesis=both, doc=doc,
+                   side=lambda s: _finite(s, lambda o: compute(o, s), seen=seen))]
     return sequence(tag, items, doc=doc)
 
 
-def _stairs(fmt, tag, t, stages):
+def _stairs(fmt, tag, t, stages, st=None, th=None):
     """(sequence items, invariants) of staircase ``stages`` of t on (y, u), from u = y: the
-    invariant "u = y for |y| < t; t <= |u| <= U_k with y's sign above" after each."""
-    bounds = [fmt.Omega] + [after for _, _, after in stages]
+    invariant "u = y for |y| < t; t <= |u| <= U_k with y's sign above" after each.  ``st``:
+    the programs' dialect (:class:`Stairs`; u = st.unit below t), ``th`` the threshold on u
+    (default t)."""
+    st, th = st or RELU_STAIRS, t if th is None else th
+    bounds = [st.top(fmt)] + [after for _, _, after in stages]
 
     def inv(k, b):
         def fn(s):
             below = abs(s.y) < s.const(t)
-            return ([below.implies(s.u.eq(s.y)),
-                     (~below).implies((abs(s.u) >= s.const(t)) & (abs(s.u) <= s.const(b)))]
+            return ([below.implies(s.u.eq(st.unit(s))),
+                     (~below).implies((abs(s.u) >= s.const(th)) & (abs(s.u) <= s.const(b)))]
+                    + [(~below).implies(c) for c in st.above(s, s.u)]
                     + [(s.y > 0).implies(~(s.u < 0)), (s.y < 0).implies(~(s.u > 0))])
-        return Pred(f"{tag}.I{k}", {"y": Y, "u": V}, fn,
-                    doc=f"u = y for |y| < {_show(t)}; {_show(t)} <= |u| <= {_show(b)} above, u not of y's opposite sign")
+        what = "u = y" if st is RELU_STAIRS else "u = Y"
+        more = "" if st is RELU_STAIRS else ", (u ⊗ 1/4) ⊗ 4 = u"
+        return Pred(f"{tag}.I{k}", {"y": st.y, "u": V}, fn,
+                    doc=f"{what} for |y| < {_show(t)}; {_show(th)} <= |u| <= {_show(b)}{more} above, u not of y's "
+                        "opposite sign")
     invs = [inv(k, b) for k, b in enumerate(bounds)]
-    items = [stage(f"{tag}.start", {"y": Y}, invs[0], lambda s: {"u": s.y}, doc="u = y")]
-    runs = {run[0]: run for run in stair_runs(fmt, stages, bounds)}
+    items = [stage(f"{tag}.start", {"y": st.y}, invs[0], lambda s: {"u": st.start(s)}, doc=st.start_doc)]
+    runs = {run[0]: run for run in stair_runs(fmt, stages, bounds, st)}
     k = 0
     while k < len(stages):
         if k in runs:
             a, b, template = runs[k]
-            items.append(_stair_induction(fmt, tag, t, stages, bounds, invs, a, b, template))
+            items.append(_stair_induction(fmt, tag, t, stages, bounds, invs, a, b, template, st, th))
             k = b + 1
             continue
         P, sh, after = stages[k]
-        steps = T.stage_steps(fmt, P, sh)
+        steps = st.steps(fmt, P, sh)
         items.append(stage(f"{tag}.stage{k + 1}", {}, invs[k + 1],
-                           (lambda st: lambda s: {"u": _steps(_Sym(s), st, s.u)})(steps), hypothesis=invs[k],
-                           side=(lambda st: lambda s: _finite(s, lambda o: _steps(o, st, s.u)))(steps),
+                           (lambda sp: lambda s: {"u": _steps(st.ops(s), sp, s.u)})(steps), hypothesis=invs[k],
+                           side=(lambda sp: lambda s: _finite(s, lambda o: _steps(o, sp, s.u), seen=st.seen))(steps),
                            doc=f"u ← u ⊕ (−{float(sh):g})·1[u > {float(P):g}]: |u| <= {float(after):g} after"))
         k += 1
     return items, invs, bounds[-1]
@@ -286,42 +295,49 @@ def _weights(steps):
     return [step[1][0][1] for step in steps[:-1]]
 
 
-def stair_runs(fmt, stages, bounds) -> list:
+def stair_runs(fmt, stages, bounds, st=None) -> list:
     """Runs (a, b, template) of consecutive staircase stages a..b (0-based) that one
-    induction proves: each halves the bound (P = s = after, the bound before it 2P), and
-    their programs (threshold.stage_steps) differ only in weights 2^(E_j + d_j·i) at stage
-    a + i, d_j in {−1, 0, 1} — the template (E, d).  Checked here for every stage of the
-    run, exactly: the induction's step runs the template at a symbolic i."""
+    induction proves: each halves the bound (P = s = after, a power of two, the bound
+    before it 2P), and their programs (``st.steps``) differ only in weights W_j·2^(d_j·i) at
+    stage a + i, d_j in {−1, 0, 1}, W_j a power of two where d_j is not 0 — the template
+    (W, d).  Checked here for every stage of the run, exactly: the induction's step runs
+    the template at a symbolic i."""
+    st = st or RELU_STAIRS
+
     def halving(k):
         P, sh, after = stages[k]
-        return P == sh == after and bounds[k] == 2 * P
+        return P == sh == after and bounds[k] == 2 * P and P == Fraction(2) ** _log2(P)
 
     def form(k):
-        steps = T.stage_steps(fmt, stages[k][0], stages[k][1])
-        return steps, [_log2(abs(w)) for w in _weights(steps)]
+        steps = st.steps(fmt, stages[k][0], stages[k][1])
+        return steps, _weights(steps)
 
-    def fits(k, a, E, d):
-        steps, e = form(k)
+    def fits(k, a, W, d):
+        steps, w = form(k)
         base, _ = form(a)
         i = k - a
-        want = [Fraction(2) ** (ej + dj * i) for ej, dj in zip(E, d)]
-        return (len(e) == len(E) and _weights(steps) == want
-                and _strip(steps) == _strip(base))
+        want = [wj * Fraction(2) ** (dj * i) for wj, dj in zip(W, d)]
+        return len(w) == len(W) and w == want and _strip(steps) == _strip(base)
+
+    def ratio(w0, w1):
+        r = w1 / w0 if w0 else None
+        d = {Fraction(1, 2): -1, Fraction(1): 0, Fraction(2): 1}.get(r)
+        return None if d is None or (d and (w0 < 0 or w0 != Fraction(2) ** _log2(w0))) else d
     runs, k = [], 0
     while k < len(stages) - 1:
         if not (halving(k) and halving(k + 1)):
             k += 1
             continue
-        (_, E), (_, E1) = form(k), form(k + 1)
-        d = [e1 - e0 for e0, e1 in zip(E, E1)] if len(E1) == len(E) else None
-        if d is None or any(x not in (-1, 0, 1) for x in d):
+        (_, W), (_, W1) = form(k), form(k + 1)
+        d = [ratio(w0, w1) for w0, w1 in zip(W, W1)] if len(W1) == len(W) else None
+        if d is None or any(x is None for x in d):
             k += 1
             continue
         b = k + 1
-        while b + 1 < len(stages) and halving(b + 1) and fits(b + 1, k, E, d):
+        while b + 1 < len(stages) and halving(b + 1) and fits(b + 1, k, W, d):
             b += 1
-        if b - k + 1 >= MIN_RUN and fits(k, k, E, d) and fits(k + 1, k, E, d):
-            runs.append((k, b, (E, d)))
+        if b - k + 1 >= MIN_RUN and fits(k, k, W, d) and fits(k + 1, k, W, d):
+            runs.append((k, b, (W, d)))
             k = b + 1
         else:
             k += 1
@@ -361,43 +377,81 @@ class Quarter(_SymW):
         return super().mul(super().mul(a, self.const(QUARTER)), b)
 
 
-def _template_steps(s, base_steps, E, d, i):
+class Stairs:
+    """How a staircase's claims read its program: ReLU's (the default) runs
+    threshold.stage_steps in plain arithmetic on u = y; the logistic family's
+    (proofs/logi_program_tree.py) its own stages in the quarter arithmetic on Y's units."""
+
+    ops, ops_w, seen, seen_w = _Sym, _SymW, _Seen, _SeenW
+    y = Y
+    start_doc = "u = y"
+
+    def steps(self, fmt, P, sh):
+        return T.stage_steps(fmt, P, sh)
+
+    def start(self, s):
+        """u at the staircase's start (the stage ``start`` computes it)."""
+        return s.y
+
+    def unit(self, s):
+        """u below the threshold."""
+        return s.y
+
+    def above(self, s, u):
+        """What else holds of u above the threshold."""
+        return []
+
+    def top(self, fmt):
+        """The bound on |u| before the first stage."""
+        return fmt.Omega
+
+
+RELU_STAIRS = Stairs()
+
+
+def _template_steps(s, base_steps, W, d, i):
     """The stage program of the template at a symbolic stage index i: the base stage's
-    program with weight j replaced by 2^(E_j + d_j·i) (a symbolic power of two)."""
+    program with weight j replaced by W_j·2^(d_j·i) (a symbolic power of two where d_j is
+    not 0)."""
     out = [[list(unit) for unit in step] for step in base_steps]
-    for j, (ej, dj) in enumerate(zip(E, d)):
-        w = (i + ej if dj == 1 else ej - i).pow2() if dj else s.const(Fraction(2) ** ej)
+    for j, (wj, dj) in enumerate(zip(W, d)):
+        ej = _log2(wj)
+        w = (i + ej if dj == 1 else ej - i).pow2() if dj else s.const(wj)
         (src, _), = out[j][1]
         out[j][1] = [(src, w)]
     return out
 
 
-def _stair_induction(fmt, tag, t, stages, bounds, invs, a, b, template):
+def _stair_induction(fmt, tag, t, stages, bounds, invs, a, b, template, st=None, th=None):
     """Stages a..b of the staircase (one template, :func:`stair_runs`) as an induction
     over i = 0 … n (n = b − a + 1): I(i) is the invariant with the bound 2^(m + 1 − i),
     P_a = 2^m; the step runs the template's stage program at i."""
     from fpsmt.proof.claims import Int
     from fpsmt.proof.tree import induction
-    E, d = template
+    st, th = st or RELU_STAIRS, t if th is None else th
+    W, d = template
     n = b - a + 1
     m = _log2(stages[a][0])
-    base_steps = T.stage_steps(fmt, stages[a][0], stages[a][1])
+    base_steps = st.steps(fmt, stages[a][0], stages[a][1])
     name = f"{tag}.stages{a + 1}to{b + 1}"
 
     def fn(s):
         below = abs(s.y) < s.const(t)
-        return ([below.implies(s.u.eq(s.y)),
-                 (~below).implies((abs(s.u) >= s.const(t)) & (abs(s.u) <= (m + 1 - s.i).pow2()))]
+        return ([below.implies(s.u.eq(st.unit(s))),
+                 (~below).implies((abs(s.u) >= s.const(th)) & (abs(s.u) <= (m + 1 - s.i).pow2()))]
+                + [(~below).implies(c) for c in st.above(s, s.u)]
                 + [(s.y > 0).implies(~(s.u < 0)), (s.y < 0).implies(~(s.u > 0))])
-    run = Pred(f"{name}.I", {"y": Y, "u": V, "i": Int(0, n)}, fn,
-               doc=f"u = y for |y| < {_show(t)}; {_show(t)} <= |u| <= 2^({m + 1} − i) above, u not of y's opposite sign")
+    what = "u = y" if st is RELU_STAIRS else "u = Y"
+    run = Pred(f"{name}.I", {"y": st.y, "u": V, "i": Int(0, n)}, fn,
+               doc=f"{what} for |y| < {_show(t)}; {_show(th)} <= |u| <= 2^({m + 1} − i) above, u not of y's opposite "
+                   "sign")
     base = stage(f"{name}.base", {}, run, lambda s: {"u": s.u, "i": 0}, hypothesis=invs[a],
                  doc=f"the bound {_show(bounds[a])} is 2^{m + 1}")
     return induction(name, run, "i", 0, n, base,
-                     lambda s: {"u": _steps(_SymW(s), _template_steps(s, base_steps, E, d, s.i), s.u)},
+                     lambda s: {"u": _steps(st.ops_w(s), _template_steps(s, base_steps, W, d, s.i), s.u)},
                      invs[b + 1],
-                     step_side=lambda s: _finite(s, lambda o: _steps(o, _template_steps(s, base_steps, E, d, s.i), s.u),
-                                                 seen=_SeenW),
+                     step_side=lambda s: _finite(s, lambda o: _steps(o, _template_steps(s, base_steps, W, d, s.i), s.u),
+                                                 seen=st.seen_w),
                      doc=f"stages {a + 1}–{b + 1} (P = 2^{m} down to 2^{m - n + 1}, each u ← u ⊕ (−P)·1[u > P]) by "
                          f"induction: one stage program with weights 2^(E_j ± i)")
 

@@ -206,15 +206,6 @@ def test_construct_sigmoid_in_torch(tmp_path):
     assert rep["torch"]["bit_exact"] == rep["torch"]["pairs"] > 0
 
 
-@pytest.mark.parametrize("extra", [["--prove-network"], ["--certify"]])
-def test_sigmoid_claims_refused_beyond_16_bits_one_line_exit_2(tmp_path, extra):
-    """The logistic family's ∀y claims are decided by enumerating y: refused in float32."""
-    r = fpsmt("construct", "--targets", "example:clipping_pieces_float32.py", "--format", "float32", "--activation",
-              "sigmoid", "--out", "net.json", *extra, cwd=tmp_path)
-    assert r.returncode == 2 and "at most 16 bits" in r.stderr and len(r.stderr.strip().splitlines()) == 1, r.stderr
-    assert not (tmp_path / "net.json").exists()
-
-
 @pytest.mark.parametrize("name", ["float32", "float64"])
 def test_sigmoid_pieces_with_no_prove(tmp_path, name):
     """g* as pieces in float32 and float64 with --no-prove: built, every sampled (x, y) with
@@ -234,11 +225,17 @@ def test_sigmoid_pieces_with_no_prove(tmp_path, name):
     check_pieces_file(fmt, tmp_path / "net.json", example, ys)
 
 
-def test_sigmoid_pieces_targets_need_no_prove(tmp_path):
+@pytest.mark.slow  # about 10 minutes: a float32 proof tree per distinct list of pieces
+def test_sigmoid_pieces_float32_claims_proved(tmp_path):
+    """g* as pieces in float32 with the claims on: each point's program decided by its proof
+    tree (proofs/logi_program_tree.py), every one PROVED and every UNSAT answer confirmed."""
     r = fpsmt("construct", "--targets", "example:clipping_pieces_float32.py", "--format", "float32", "--activation",
-              "sigmoid", "--out", "net.json", cwd=tmp_path)
-    assert r.returncode == 2 and "--no-prove" in r.stderr and len(r.stderr.strip().splitlines()) == 1, r.stderr
-    assert not (tmp_path / "net.json").exists()
+              "sigmoid", "--out", "net.json", "--store", str(tmp_path / "s.sqlite"), "--json", cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    rep = json.loads(r.stdout)
+    rows = [c for c in rep["claims"] if c["status"] != "NO PROGRAM"]
+    assert rep["mismatches"] == [] and len(rows) == 3
+    assert all(c["status"] == "PROVED" and not c["confirmed"]["unconfirmed"] for c in rows)
 
 
 # ------------------------------------------------------------------ the ∀y claims (proofs/logi_theorem_3_2.py)

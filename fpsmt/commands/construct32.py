@@ -85,10 +85,6 @@ def check_options(args, fmt, construction):
     for flag, on in (("--prove-network", args.prove_network), ("--certify", args.certify)):
         if on and not args.prove:
             raise InputError(f"{flag} decides each point's claims (--prove); it cannot be combined with --no-prove")
-        if on and construction.family == "logistic":
-            from fpsmt.proofs.logi_theorem_3_2 import enumerable
-            if enumerable(fmt) is not None:
-                raise InputError(f"{flag}: {enumerable(fmt)}")
 
 
 def _check_gated(args, fmt, construction):
@@ -548,11 +544,6 @@ def construct_pieces(args, fmt, construction, path, out_path):
     from fpsmt.commands import netio, targets
     from fpsmt.commands.options import check_store
     from fpsmt.constructions import theorem32 as M
-    if construction.family == "logistic" and args.prove:
-        from fpsmt.proofs.logi_theorem_3_2 import enumerable
-        if enumerable(fmt) is not None:
-            raise InputError(f"g_pieces targets for {construction.activation} in {fmt.name}: {enumerable(fmt)}; "
-                             "--no-prove builds the network and checks it by the executor")
     if construction.activation != "relu":
         _check_gated(args, fmt, construction)
     if args.prove:

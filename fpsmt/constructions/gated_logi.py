@@ -49,9 +49,10 @@ gradient below them is a zero.
 
 Nothing here is assumed: the executor checks the written network at every (x, y) with
 |y| <= H_σ (:func:`fpsmt.constructions.theorem32.verify`), and proofs/logi_theorem_3_2.py
-states, in formats of at most 16 bits, that the program (:func:`network_program`) gives g
-for every |y| <= H_σ and that the network's layers compute it (:func:`layout`):
-``reproduce`` rows ``logi_theorem_3_2*``, ``construct --prove-network``.
+states that the program (:func:`network_program`) gives g for every |y| <= H_σ (by
+enumerating y up to 16 bits, by proofs/logi_program_tree.py's tree above) and that the
+network's layers compute it (:func:`layout`): ``reproduce`` rows ``logi_theorem_3_2*``,
+``construct --prove-network``.
 """
 
 from __future__ import annotations
@@ -244,7 +245,11 @@ def _below(fmt: Format, b, j: int) -> list:
         return prog
     z = block_program(plan(fmt, b, M._swamp(fmt)))
     steps = T.parallel([prog, z, z], final=[[(0, FOUR)], [(1, FOUR)], [(2, FOUR)]], one=FOUR)
-    return steps + [[[(0, FOUR), (1, FOUR), (2, -FOUR)]]]
+    # (A ⊕ Z) ⊖ Z as two steps of at most two terms (the second Z carried): a step of three
+    # would be split by theorem32.binary_sums across the whole body, inserting a ×1 carry
+    # into every other part's running program (in this arithmetic not the identity on a
+    # gadget's values); written here, the part's program is its own
+    return steps + [[[(0, FOUR), (1, FOUR)], [(2, FOUR)]], [[(0, FOUR), (1, -FOUR)]]]
 
 
 def linear_parts(fmt: Format, a: Fraction, b, k: Fraction) -> list:
@@ -291,6 +296,16 @@ def linear_program(fmt: Format, a: Fraction, b, j: int) -> list:
 def point_program(fmt: Format, pieces: list) -> tuple:
     """(steps, weights): the backward program of one point, from the unit 4y to the input x,
     and the paths' weights on x (module docstring), or None where every piece is 0."""
+    body = point_body(fmt, pieces)
+    if body is None:
+        return None
+    steps, weights = body
+    return [[[(0, y_scale(fmt))]]] + M.binary_sums(steps, one=FOUR), weights
+
+
+def point_body(fmt: Format, pieces: list) -> tuple:
+    """(body, weights): :func:`point_program` before its first step (Y from 4y) and before
+    theorem32.binary_sums splits its sums of more than two terms, or None."""
     consts, paths = [], []
     for i, p in enumerate(pieces):
         nxt = pieces[i + 1].t if i + 1 < len(pieces) else None
@@ -310,8 +325,7 @@ def point_program(fmt: Format, pieces: list) -> tuple:
     if not paths:
         return None
     body = T.parallel([p for p, _ in paths], final=[[(i, FOUR)] for i in range(len(paths))], one=FOUR)
-    steps = [[[(0, y_scale(fmt))]]] + M.binary_sums(body, one=FOUR)
-    return steps, [w for _, w in paths]
+    return body, [w for _, w in paths]
 
 
 def eval_program(fmt: Format, steps: list, weights: list, y: Fraction) -> Fraction:
