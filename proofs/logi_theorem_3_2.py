@@ -70,14 +70,10 @@ def y_var(fmt):
     return Float(finite=True, range=(fmt.hex(fmt.round(-GL.y_bound(fmt))), fmt.hex(H)))
 
 
-def enumerable(fmt):
-    """Why y cannot be enumerated for the family's program claim in ``fmt`` (more than 16
-    bits: the program is then decided by its proof tree, proofs/logi_program_tree.py), or
-    None."""
-    fmt = parse_format(fmt)
-    if fmt.nbits > 16:
-        return f"y is enumerated in formats of at most 16 bits, not {fmt.name}"
-    return None
+def enumerated(fmt) -> bool:
+    """Whether the program claim enumerates y in ``fmt`` (formats of at most 16 bits); in
+    wider ones the program is decided by its proof tree (proofs/logi_program_tree.py)."""
+    return parse_format(fmt).nbits <= 16
 
 
 def applies(fmt):
@@ -130,7 +126,7 @@ def program_node(fmt, pieces, name, depth=None):
     it holds at every depth)."""
     from fpsmt.constructions import gated_logi as GL
     fmt = parse_format(fmt)
-    if enumerable(fmt) is not None:
+    if not enumerated(fmt):
         from fpsmt.proofs import logi_program_tree as LPT
         root, _ = LPT.program_tree(fmt, pieces, name,
                                    doc="for every y with |y| <= H: the point's program in the quarter arithmetic gives "
@@ -211,7 +207,7 @@ def repaired(fmt):
     root = Node("lemma", "logi_theorem_3_2", None, [program_node(fmt, pieces, "logi_theorem_3_2.program")],
                 doc="one point's backward program, every |y| <= H")
     H = fmt.hex(fmt.round(GL.y_bound(fmt)))
-    how = ("decided by enumerating y" if enumerable(fmt) is None else
+    how = ("decided by enumerating y" if enumerated(fmt) else
            "decided by its proof tree: staircase stages, final maps, sums, pads as one by quarter_pad")
     statement = (f"for g(y) = 0 for |y| < 1/16, y ⊗ 3 for 1/16 <= |y| < 4, ±2 from 4 on: the backward program of one "
                  f"domain point in the logistic family's arithmetic ((u ⊗ 1/4) ⊗ w each term: the pieces' quarter "
