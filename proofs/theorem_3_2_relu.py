@@ -297,47 +297,44 @@ def _weights(steps):
 
 def stair_runs(fmt, stages, bounds, st=None) -> list:
     """Runs (a, b, template) of consecutive staircase stages a..b (0-based) that one
-    induction proves: each halves the bound (P = s = after, a power of two, the bound
-    before it 2P), and their programs (``st.steps``) differ only in weights W_j·2^(d_j·i) at
-    stage a + i, d_j in {−1, 0, 1}, W_j a power of two where d_j is not 0 — the template
-    (W, d).  Checked here for every stage of the run, exactly: the induction's step runs
-    the template at a symbolic i."""
+    induction proves: each halves the bound (P = s = after, the bound before it 2P), and
+    their programs (``st.steps``, threshold.stage_steps for ReLU) differ only in weights
+    2^(E_j + d_j·i) at stage a + i, d_j in {−1, 0, 1} — the template (E, d).  Checked here
+    for every stage of the run, exactly: the induction's step runs the template at a
+    symbolic i.  (The logistic family's quarter stages never halve their bound exactly, so
+    they have no runs.)"""
     st = st or RELU_STAIRS
 
     def halving(k):
         P, sh, after = stages[k]
-        return P == sh == after and bounds[k] == 2 * P and P == Fraction(2) ** _log2(P)
+        return P == sh == after and bounds[k] == 2 * P
 
     def form(k):
         steps = st.steps(fmt, stages[k][0], stages[k][1])
-        return steps, _weights(steps)
+        return steps, [_log2(abs(w)) for w in _weights(steps)]
 
-    def fits(k, a, W, d):
-        steps, w = form(k)
+    def fits(k, a, E, d):
+        steps, e = form(k)
         base, _ = form(a)
         i = k - a
-        want = [wj * Fraction(2) ** (dj * i) for wj, dj in zip(W, d)]
-        return len(w) == len(W) and w == want and _strip(steps) == _strip(base)
-
-    def ratio(w0, w1):
-        r = w1 / w0 if w0 else None
-        d = {Fraction(1, 2): -1, Fraction(1): 0, Fraction(2): 1}.get(r)
-        return None if d is None or (d and (w0 < 0 or w0 != Fraction(2) ** _log2(w0))) else d
+        want = [Fraction(2) ** (ej + dj * i) for ej, dj in zip(E, d)]
+        return (len(e) == len(E) and _weights(steps) == want
+                and _strip(steps) == _strip(base))
     runs, k = [], 0
     while k < len(stages) - 1:
         if not (halving(k) and halving(k + 1)):
             k += 1
             continue
-        (_, W), (_, W1) = form(k), form(k + 1)
-        d = [ratio(w0, w1) for w0, w1 in zip(W, W1)] if len(W1) == len(W) else None
-        if d is None or any(x is None for x in d):
+        (_, E), (_, E1) = form(k), form(k + 1)
+        d = [e1 - e0 for e0, e1 in zip(E, E1)] if len(E1) == len(E) else None
+        if d is None or any(x not in (-1, 0, 1) for x in d):
             k += 1
             continue
         b = k + 1
-        while b + 1 < len(stages) and halving(b + 1) and fits(b + 1, k, W, d):
+        while b + 1 < len(stages) and halving(b + 1) and fits(b + 1, k, E, d):
             b += 1
-        if b - k + 1 >= MIN_RUN and fits(k, k, W, d) and fits(k + 1, k, W, d):
-            runs.append((k, b, (W, d)))
+        if b - k + 1 >= MIN_RUN and fits(k, k, E, d) and fits(k + 1, k, E, d):
+            runs.append((k, b, (E, d)))
             k = b + 1
         else:
             k += 1
@@ -409,14 +406,12 @@ class Stairs:
 RELU_STAIRS = Stairs()
 
 
-def _template_steps(s, base_steps, W, d, i):
+def _template_steps(s, base_steps, E, d, i):
     """The stage program of the template at a symbolic stage index i: the base stage's
-    program with weight j replaced by W_j·2^(d_j·i) (a symbolic power of two where d_j is
-    not 0)."""
+    program with weight j replaced by 2^(E_j + d_j·i) (a symbolic power of two)."""
     out = [[list(unit) for unit in step] for step in base_steps]
-    for j, (wj, dj) in enumerate(zip(W, d)):
-        ej = _log2(wj)
-        w = (i + ej if dj == 1 else ej - i).pow2() if dj else s.const(wj)
+    for j, (ej, dj) in enumerate(zip(E, d)):
+        w = (i + ej if dj == 1 else ej - i).pow2() if dj else s.const(Fraction(2) ** ej)
         (src, _), = out[j][1]
         out[j][1] = [(src, w)]
     return out
@@ -429,7 +424,7 @@ def _stair_induction(fmt, tag, t, stages, bounds, invs, a, b, template, st=None,
     from fpsmt.proof.claims import Int
     from fpsmt.proof.tree import induction
     st, th = st or RELU_STAIRS, t if th is None else th
-    W, d = template
+    E, d = template
     n = b - a + 1
     m = _log2(stages[a][0])
     base_steps = st.steps(fmt, stages[a][0], stages[a][1])
@@ -448,9 +443,9 @@ def _stair_induction(fmt, tag, t, stages, bounds, invs, a, b, template, st=None,
     base = stage(f"{name}.base", {}, run, lambda s: {"u": s.u, "i": 0}, hypothesis=invs[a],
                  doc=f"the bound {_show(bounds[a])} is 2^{m + 1}")
     return induction(name, run, "i", 0, n, base,
-                     lambda s: {"u": _steps(st.ops_w(s), _template_steps(s, base_steps, W, d, s.i), s.u)},
+                     lambda s: {"u": _steps(st.ops_w(s), _template_steps(s, base_steps, E, d, s.i), s.u)},
                      invs[b + 1],
-                     step_side=lambda s: _finite(s, lambda o: _steps(o, _template_steps(s, base_steps, W, d, s.i), s.u),
+                     step_side=lambda s: _finite(s, lambda o: _steps(o, _template_steps(s, base_steps, E, d, s.i), s.u),
                                                  seen=st.seen_w),
                      doc=f"stages {a + 1}–{b + 1} (P = 2^{m} down to 2^{m - n + 1}, each u ← u ⊕ (−P)·1[u > P]) by "
                          f"induction: one stage program with weights 2^(E_j ± i)")
