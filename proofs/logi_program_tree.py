@@ -61,6 +61,14 @@ V = Float(finite=True)
 FOUR = Fraction(4)
 
 
+def y_var(fmt):
+    """y with |y| <= H_σ (every float of that interval)."""
+    from fpsmt.constructions import gated_logi as GL
+    fmt = parse_format(fmt)
+    H = fmt.round(GL.y_bound(fmt))
+    return Float(finite=True, range=(fmt.hex(fmt.round(-GL.y_bound(fmt))), fmt.hex(H)))
+
+
 class _SeenQ(PT.Quarter):
     """:class:`theorem_3_2_relu.Quarter` that keeps every value it computes."""
 
@@ -110,7 +118,6 @@ class QStairs(PT.Stairs):
 
     def __init__(self, fmt):
         from fpsmt.constructions import gated_logi as GL
-        from fpsmt.proofs.logi_theorem_3_2 import y_var
         self.fmt = fmt
         self.y = y_var(fmt)
         self.scale = GL.y_scale(fmt)

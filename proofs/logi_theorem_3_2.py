@@ -52,22 +52,16 @@ from fractions import Fraction
 
 from fpsmt.constructions import threshold as T
 from fpsmt.errors import InputError
-from fpsmt.proof.claims import Float, forall
+from fpsmt.proof.claims import forall
 from fpsmt.proof.lemmas import Lemma
 from fpsmt.proof.tree import Node
+from fpsmt.proofs import logi_program_tree as LPT
 from fpsmt.proofs import theorem_3_2_relu as PT
 from fpsmt.proofs.logi_common import FAMILY
+from fpsmt.proofs.logi_program_tree import y_var
 from fpsmt.semantics.formats import parse_format
 
 FOUR = Fraction(4)
-
-
-def y_var(fmt):
-    """y with |y| <= H_σ (every float of that interval)."""
-    from fpsmt.constructions import gated_logi as GL
-    fmt = parse_format(fmt)
-    H = fmt.round(GL.y_bound(fmt))
-    return Float(finite=True, range=(fmt.hex(fmt.round(-GL.y_bound(fmt))), fmt.hex(H)))
 
 
 def enumerated(fmt) -> bool:
@@ -127,7 +121,6 @@ def program_node(fmt, pieces, name, depth=None):
     from fpsmt.constructions import gated_logi as GL
     fmt = parse_format(fmt)
     if not enumerated(fmt):
-        from fpsmt.proofs import logi_program_tree as LPT
         root, _ = LPT.program_tree(fmt, pieces, name,
                                    doc="for every y with |y| <= H: the point's program in the quarter arithmetic gives "
                                        "g(y), a zero target met by either zero, every value finite")
