@@ -225,7 +225,7 @@ def test_sigmoid_pieces_with_no_prove(tmp_path, name):
     check_pieces_file(fmt, tmp_path / "net.json", example, ys)
 
 
-@pytest.mark.slow  # about 10 minutes: a float32 proof tree per distinct list of pieces
+@pytest.mark.slow  # about 7 minutes: a float32 proof tree per distinct list of pieces
 def test_sigmoid_pieces_float32_claims_proved(tmp_path):
     """g* as pieces in float32 with the claims on: each point's program decided by its proof
     tree (proofs/logi_program_tree.py), every one PROVED and every UNSAT answer confirmed."""
