@@ -115,6 +115,7 @@ class QStairs(PT.Stairs):
 
     ops = ops_w = PT.Quarter
     seen = seen_w = _SeenQ
+    below_doc, above_doc = "u = Y", ", (u ⊗ 1/4) ⊗ 4 = u"
 
     def __init__(self, fmt):
         from fpsmt.constructions import gated_logi as GL
@@ -155,6 +156,19 @@ def _where(s, cond, v):
     return s.where(cond, v, s.const(0))
 
 
+def _stair_model(fmt, st, stages):
+    """(model(ops, y): u after the staircase ``stages`` from the program's first step, the
+    staircase's number of steps)."""
+    progs = [st.steps(fmt, P, sh) for P, sh, _ in stages]
+
+    def run(o, y):
+        u = st.start_model(o, y)
+        for prog in progs:
+            u = PT._steps(o, prog, u)
+        return u
+    return run, sum(len(prog) for prog in progs)
+
+
 def _block(fmt, st, tag, t, C, ovar):
     """(nodes, guarantee, model, length) of the block C·sign(y)·1[|y| >= t]
     (gated_logi.block_program of gated_logi.plan): its staircase, then its final map."""
@@ -169,13 +183,10 @@ def _block(fmt, st, tag, t, C, ovar):
     items.append(stage(f"{tag}.final", {}, out, lambda s: {ovar: PT._steps(PT.Quarter(s), fin, s.u)},
                        hypothesis=invs[-1], side=lambda s: PT._finite(s, lambda o: PT._steps(o, fin, s.u), seen=_SeenQ),
                        doc="×m1 ×m, the quarter gadget at P, 4ω taken to C"))
-    stairs = [GL.stage_steps(fmt, P, sh) for P, sh, _ in p.stages]
+    stairs, _ = _stair_model(fmt, st, p.stages)
 
     def model(o, y):
-        u = st.start_model(o, y)
-        for prog in stairs:
-            u = PT._steps(o, prog, u)
-        return PT._steps(o, fin, u)
+        return PT._steps(o, fin, stairs(o, y))
     return [sequence(tag, items, doc=p.describe())], out, model, len(GL.block_program(p))
 
 
@@ -195,7 +206,7 @@ def _below(fmt, st, tag, b, j, ovar):
     on Y everywhere, not carried."""
     from fpsmt.constructions import gated_logi as GL
     from fpsmt.constructions import theorem32 as M
-    ws = GL._scaled(fmt, -j) or [FOUR]
+    ws = GL.scale_steps(fmt, j)
 
     def A_of_y(o, s):  # the scale steps on Y, below b
         return _scale_steps(o, st.unit(s), ws)
@@ -209,11 +220,9 @@ def _below(fmt, st, tag, b, j, ovar):
         return [node], out, lambda o, y: _scale_steps(o, st.start_model(o, y), ws), len(ws)
     stair = GL._staircase(fmt, b)
     items, invs, top = PT._stairs(fmt, tag, b, stair, st, th=st.scale * b)
-    amax = top
-    for w in ws:
-        amax = T.quarter_term(fmt, amax, w)
-        if amax is None:
-            raise InputError(f"below({PT._show(b)}) at scale 2^-{j} overflows {fmt.name}")
+    amax = GL.scaled_bound(fmt, top, j)
+    if amax is None:
+        raise InputError(f"below({PT._show(b)}) at scale 2^-{j} overflows {fmt.name}")
     apred = Pred(f"{tag}.A", {"y": st.y, "a": V},
                  lambda s: [(abs(s.y) < s.const(b)).implies(s.a.eq(A_of_y(PT.Quarter(s), s))),
                             (abs(s.y) >= s.const(b)).implies(abs(s.a) <= s.const(amax))],
@@ -223,7 +232,8 @@ def _below(fmt, st, tag, b, j, ovar):
                        side=lambda s: PT._finite(s, lambda o: _scale_steps(o, s.u, ws), seen=_SeenQ),
                        doc=f"A = u ×2^-{j} (steps {', '.join(f'{float(w):g}' for w in ws)})"))
     znodes, zpred, zmodel, zlen = _block(fmt, st, f"{tag}.Z", b, M._swamp(fmt), "z")
-    alen = sum(len(GL.stage_steps(fmt, P, sh)) for P, sh, _ in stair) + len(ws)
+    stairs, slen = _stair_model(fmt, st, stair)
+    alen = slen + len(ws)
     depth = max(alen, zlen)
 
     def absorb(o, a, z):
@@ -238,13 +248,8 @@ def _below(fmt, st, tag, b, j, ovar):
     comb = _combine(f"{tag}.cancel", [apred, zpred], out, ovar, lambda o, s: absorb(o, s.a, s.z),
                     doc=f"(A ⊕ Z) ⊖ Z, each ×1 as the program carries them: A carried below {PT._show(b)}; above, "
                         f"±2^{fmt.e_max} absorbs A and the result is a zero")
-    stairs = [GL.stage_steps(fmt, P, sh) for P, sh, _ in stair]
-
     def model(o, y):
-        u = st.start_model(o, y)
-        for prog in stairs:
-            u = PT._steps(o, prog, u)
-        return absorb(o, _scale_steps(o, u, ws), zmodel(o, y))
+        return absorb(o, _scale_steps(o, stairs(o, y), ws), zmodel(o, y))
     _length(fmt, b, j, depth + 3)
     return ([sequence(f"{tag}.staircase", items, doc=f"the staircase of {PT._show(b)} on Y, then A")] + znodes
             + [comb], out, model, depth + 3)

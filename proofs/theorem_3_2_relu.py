@@ -256,11 +256,9 @@ def _stairs(fmt, tag, t, stages, st=None, th=None):
                      (~below).implies((abs(s.u) >= s.const(th)) & (abs(s.u) <= s.const(b)))]
                     + [(~below).implies(c) for c in st.above(s, s.u)]
                     + [(s.y > 0).implies(~(s.u < 0)), (s.y < 0).implies(~(s.u > 0))])
-        what = "u = y" if st is RELU_STAIRS else "u = Y"
-        more = "" if st is RELU_STAIRS else ", (u ⊗ 1/4) ⊗ 4 = u"
         return Pred(f"{tag}.I{k}", {"y": st.y, "u": V}, fn,
-                    doc=f"{what} for |y| < {_show(t)}; {_show(th)} <= |u| <= {_show(b)}{more} above, u not of y's "
-                        "opposite sign")
+                    doc=f"{st.below_doc} for |y| < {_show(t)}; {_show(th)} <= |u| <= {_show(b)}{st.above_doc} above, "
+                        "u not of y's opposite sign")
     invs = [inv(k, b) for k, b in enumerate(bounds)]
     items = [stage(f"{tag}.start", {"y": st.y}, invs[0], lambda s: {"u": st.start(s)}, doc=st.start_doc)]
     runs = {run[0]: run for run in stair_runs(fmt, stages, bounds, st)}
@@ -381,7 +379,8 @@ class Stairs:
 
     ops, ops_w, seen, seen_w = _Sym, _SymW, _Seen, _SeenW
     y = Y
-    start_doc = "u = y"
+    start_doc = below_doc = "u = y"
+    above_doc = ""  # what else the invariant's doc says of u above the threshold
 
     def steps(self, fmt, P, sh):
         return T.stage_steps(fmt, P, sh)
@@ -436,9 +435,8 @@ def _stair_induction(fmt, tag, t, stages, bounds, invs, a, b, template, st=None,
                  (~below).implies((abs(s.u) >= s.const(th)) & (abs(s.u) <= (m + 1 - s.i).pow2()))]
                 + [(~below).implies(c) for c in st.above(s, s.u)]
                 + [(s.y > 0).implies(~(s.u < 0)), (s.y < 0).implies(~(s.u > 0))])
-    what = "u = y" if st is RELU_STAIRS else "u = Y"
     run = Pred(f"{name}.I", {"y": st.y, "u": V, "i": Int(0, n)}, fn,
-               doc=f"{what} for |y| < {_show(t)}; {_show(th)} <= |u| <= 2^({m + 1} − i) above, u not of y's opposite "
+               doc=f"{st.below_doc} for |y| < {_show(t)}; {_show(th)} <= |u| <= 2^({m + 1} − i) above, u not of y's opposite "
                    "sign")
     base = stage(f"{name}.base", {}, run, lambda s: {"u": s.u, "i": 0}, hypothesis=invs[a],
                  doc=f"the bound {_show(bounds[a])} is 2^{m + 1}")

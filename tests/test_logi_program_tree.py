@@ -20,7 +20,7 @@ from fpsmt.proofs import logi_program_tree as LPT
 from fpsmt.proofs import theorem_3_2_relu as PT
 from fpsmt.semantics.formats import parse_format
 
-from test_theorem32_sigmoid import _floats, _want
+from test_theorem32_sigmoid import _want, random_pieces
 
 OTHER = [Piece(Fraction(1, 16), "linear", Fraction(3)), Piece(Fraction(4), "const", Fraction(3))]
 
@@ -73,21 +73,7 @@ def test_the_tree_models_random_programs(name, data):
     """Random pieces (as test_theorem32_sigmoid's: 1 to 4, constants and slopes of either
     sign, thresholds from ω to H): the tree's model is the program at every |y| <= H."""
     fmt = parse_format(name)
-    H = GL.y_bound(fmt)
-    ts = _floats(fmt, fmt.omega, H)
-    n = data.draw(st.integers(1, 4))
-    cuts = sorted(set(data.draw(st.lists(st.sampled_from(ts), min_size=n, max_size=n))))
-    if data.draw(st.booleans()):
-        cuts[0] = fmt.omega
-    cs = _floats(fmt, fmt.omega, Fraction(2) ** (fmt.e_max - 2))
-    pieces = []
-    for t in cuts:
-        kind = data.draw(st.sampled_from(["const", "linear", "zero"]))
-        c = data.draw(st.sampled_from(cs if kind == "const" else _floats(fmt, Fraction(1, 8), 8)))
-        c = c * data.draw(st.sampled_from([1, -1]))
-        pieces.append(Piece(t, "const" if kind == "zero" else kind, Fraction(0) if kind == "zero" else c))
-    if all(p.c == 0 for p in pieces):
-        pieces[0] = Piece(pieces[0].t, "const", Fraction(1))
+    pieces = random_pieces(fmt, data)
     try:
         with LG.hidden_activation("sigmoid"):
             GL.point_program(fmt, pieces)

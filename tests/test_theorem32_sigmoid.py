@@ -152,16 +152,11 @@ def _floats(fmt, lo, hi):
     return [fmt.to_fraction(b) for b in T.finite_values(fmt) if lo <= fmt.to_fraction(b) <= hi]
 
 
-@pytest.mark.parametrize("name", ["float8_e4m3", "float8_e5m2"])
-@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(data=st.data())
-def test_random_pieces_every_y(name, data):
-    """Random pieces (1 to 4, thresholds from ω up to H, constants from ω up to 2^(e_max−2)
-    and slopes of either sign, the first threshold ω as often as not) at a random point of X:
-    D(y) is the pieces' g at every finite |y| <= H, and a zero at X's ends and z's neighbours."""
-    fmt = parse_format(name)
-    H = GL.y_bound(fmt)
-    ts = _floats(fmt, fmt.omega, H)
+def random_pieces(fmt, data):
+    """1 to 4 pieces drawn by hypothesis: thresholds from ω up to H (the first ω as often as
+    not), constants from ω up to 2^(e_max−2), slopes from 1/8 to 8, of either sign, some
+    pieces 0 (not all)."""
+    ts = _floats(fmt, fmt.omega, GL.y_bound(fmt))
     n = data.draw(st.integers(1, 4))
     cuts = sorted(set(data.draw(st.lists(st.sampled_from(ts), min_size=n, max_size=n))))
     if data.draw(st.booleans()):
@@ -175,6 +170,19 @@ def test_random_pieces_every_y(name, data):
         pieces.append(Piece(t, "const" if kind == "zero" else kind, Fraction(0) if kind == "zero" else c))
     if all(p.c == 0 for p in pieces):
         pieces[0] = Piece(pieces[0].t, "const", Fraction(1))
+    return pieces
+
+
+@pytest.mark.parametrize("name", ["float8_e4m3", "float8_e5m2"])
+@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(data=st.data())
+def test_random_pieces_every_y(name, data):
+    """Random pieces (1 to 4, thresholds from ω up to H, constants from ω up to 2^(e_max−2)
+    and slopes of either sign, the first threshold ω as often as not) at a random point of X:
+    D(y) is the pieces' g at every finite |y| <= H, and a zero at X's ends and z's neighbours."""
+    fmt = parse_format(name)
+    H = GL.y_bound(fmt)
+    pieces = random_pieces(fmt, data)
     z = data.draw(st.sampled_from(_xs(fmt)))
     zq = fmt.to_fraction(z)
     try:

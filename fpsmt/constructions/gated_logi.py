@@ -221,12 +221,23 @@ def _absorbed(fmt: Format, t, j: int) -> bool:
     if t is None:
         return True
     Z = M._swamp(fmt)
-    A = _high(fmt, t)
-    for W in _scaled(fmt, -j) or [FOUR]:
-        A = T.quarter_term(fmt, A, W)
-        if A is None:
-            return False
-    return T.rn(fmt, Z + A) == Z and T.rn(fmt, Z - A) == Z
+    A = scaled_bound(fmt, _high(fmt, t), j)
+    return A is not None and T.rn(fmt, Z + A) == Z and T.rn(fmt, Z - A) == Z
+
+
+def scale_steps(fmt: Format, j: int) -> list:
+    """The weights of below(·)'s steps taking u to u·2^−j (one ×1 step where j = 0)."""
+    return _scaled(fmt, -j) or [FOUR]
+
+
+def scaled_bound(fmt: Format, U: Fraction, j: int):
+    """|A| for |u| = U through :func:`scale_steps` (rounding is monotone: the bound on |A|
+    where |u| <= U), or None where it overflows."""
+    for W in scale_steps(fmt, j):
+        U = T.quarter_term(fmt, U, W)
+        if U is None:
+            return None
+    return U
 
 
 def _exact_j(fmt: Format, a: Fraction) -> int:
@@ -240,7 +251,7 @@ def _below(fmt: Format, b, j: int) -> list:
     prog = []
     for P, s, _ in (_staircase(fmt, b) if b is not None else []):
         prog += stage_steps(fmt, P, s)
-    prog += [[[(0, w)]] for w in _scaled(fmt, -j)] or [[[(0, FOUR)]]]
+    prog += [[[(0, w)]] for w in scale_steps(fmt, j)]
     if b is None:
         return prog
     z = block_program(plan(fmt, b, M._swamp(fmt)))
