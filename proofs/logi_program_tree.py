@@ -319,11 +319,10 @@ def program_tree(fmt, pieces, name, doc=""):
     from fpsmt.constructions import theorem32 as M
     fmt = parse_format(fmt)
     segs = PT.segments(pieces)
-    prog = GL.point_program(fmt, pieces)
+    prog = GL.point_body(fmt, pieces)  # the program is its first step (Y) and binary_sums of this body
     if prog is None or not segs:
         raise InputError("every piece is 0: the point has no backward program (its gradient is the zero atom's)")
-    steps, weights = prog
-    body, _ = GL.point_body(fmt, pieces)
+    body, weights = prog
     if M.binary_sums(body, one=FOUR) != body:
         raise AssertionError("the program has a step of more than two terms: the tree models binary steps only")
     st = QStairs(fmt)
@@ -369,9 +368,9 @@ def program_tree(fmt, pieces, name, doc=""):
             paths.append((lp, lm, len(GL.linear_program(fmt, a, b, j)) + len(GL._scaled(fmt, up)), w))
     if [w for *_, w in paths] != list(weights):
         raise AssertionError("the tree's paths are not the program's")
-    if len(steps) - 1 != max(n for _, _, n, _ in paths) + 1:
+    if len(body) != max(n for _, _, n, _ in paths) + 1:
         raise AssertionError(f"the tree's paths make {max(n for _, _, n, _ in paths) + 1} steps, the program "
-                             f"{len(steps) - 1}")
+                             f"{len(body)}")
     rnames = [[n for n in pp.variables if n != "y"][0] for pp, *_ in paths]
 
     def D(o, vals):
