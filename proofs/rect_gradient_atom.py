@@ -290,8 +290,20 @@ def _pre0(s):
     return trace[0][0]
 
 
-#: layer 0's pre-activations at x = z: z − z⁻ and z⁺ − z (powers of two) and r's +0
-_P = {"p0": V.SPACING_DOM, "p1": V.SPACING_DOM, "p2": Float(range=(0, 0), sign="+")}
+#: layer 0's pre-activations at x = z: z − z⁻ and z⁺ − z = (z − z⁻)·2^e1 (powers of two,
+#: rect_value_atom's pair (p0, e1)) and r's +0
+_P = {**V._P, "p2": Float(range=(0, 0), sign="+")}
+
+
+def _pres(s):
+    """[p0, p1, p2] of the variables (p1 = p0 ⊗ 2^e1)."""
+    return V.spacings(s) + [s.p2]
+
+
+def _pre_vars(s):
+    """The variables of layer 0's computed pre-activations at x = z."""
+    q = _pre0(s)
+    return {**V.spacing_vars(s, q[:2]), "p2": q[2]}
 
 
 @functools.lru_cache(maxsize=None)
@@ -302,21 +314,25 @@ def _lower_preds(lower):
     neuron but r, a_r r's)."""
     ups = {n: zero() for n in _low_ups(lower, "a_r")}
     LSPACING = Pred(f"{NAME}.lower_spacing", {"z": X_DOM, "wx": WX, **_P},
-                    lambda s: [_wx_ok(s)] + [q.same(s[p]) for q, p in zip(_pre0(s), _P)],
+                    lambda s: [_wx_ok(s)] + V.same_spacings(s, _pre0(s)[:2]) + [_pre0(s)[2].same(s.p2)],
                     doc="w_x is 1 (or 2 where k0 = -1); layer 0's pre-activations at x = z are p0 = z − z⁻ and "
-                        "p1 = z⁺ − z, powers of two, and p2 = +0 (r's: w_x ⊗ z ⊖ w_x ⊗ z)")
+                        "p1 = z⁺ − z = p0 ⊗ 2^e1, e1 in {−1, 0, 1}, powers of two in the range of the spacings, "
+                        "and p2 = +0 (r's: w_x ⊗ z ⊖ w_x ⊗ z)")
 
     def lamp(s):
         ups_l = [s[n] for n in ups]
-        net, P, (out, grad, trace) = _lower_pre(s, [s[p] for p in _P], ups_l, s.const(1))
+        pre = _pres(s)
+        net, P, (out, grad, trace) = _lower_pre(s, pre, ups_l, s.const(1))
         terms = s.input_terms(net, P, trace)
         k0 = s.lift(Fraction(2) ** RC.block_constants(s.fmt).k0)
-        return ([o.same(_I(s)) for o in out] + _r_pre(s, trace[0]) + [t.is_zero() for t in terms[:-1]]
-                + [g.is_finite() for g in grad] + finite_inside(*trace[1:3])
-                + [s.sigma_prime(RC.hidden(), s.p2).same(k0)]
-                + [s.sigma_prime(RC.hidden(), q[2]).same(1) for q in trace[0][1:]])
+        goals = ([o.same(_I(s)) for o in out] + _r_pre(s, trace[0]) + [t.is_zero() for t in terms[:-1]]
+                 + [g.is_finite() for g in grad] + finite_inside(*trace[1:3])
+                 + [s.sigma_prime(RC.hidden(), s.p2).same(k0)]
+                 + [s.sigma_prime(RC.hidden(), q[2]).same(1) for q in trace[0][1:]])
+        return [V.spacing_ok(s, pre[1]).implies(g) for g in goals]
     LAMP = Pred(f"{NAME}.lower_amp", {**_P, **ups}, lamp,
-                doc="from layer 0's pre-activations p = (2^kg, 2^kl, +0), for zero upstreams: ge, le, r all I, "
+                doc="from layer 0's pre-activations p = (2^kg, 2^kg ⊗ 2^e1, +0), the second in the spacings' "
+                    "range, for zero upstreams: ge, le, r all I, "
                     "r's pre-activations I above layer 0, the step rows' first-layer terms zeros, every hidden "
                     "value and gradient finite; σ'(+0) = 2^k0 and σ' = 1 at r's pre-activations above layer 0 "
                     "(the path's backward factors)")
@@ -344,9 +360,10 @@ def split_lower(fmt) -> bool:
 
 def lower_at_z_nodes(fmt, LOWER, low_side):
     """``lower_at_z`` in formats of at least SPLIT_FROM_BITS bits: ``lower_spacing`` (no σ:
-    layer 0's pre-activations at x = z are p0 = 2^kg, p1 = 2^kl and r's p2 = +0),
-    ``lower_amp`` (the steps from the pre-activations p, every upstream a zero, by
-    enumeration over every pair of powers of two; it also states σ'(+0) = 2^k0 and σ' = 1
+    layer 0's pre-activations at x = z are p0 = 2^kg, p1 = p0 ⊗ 2^e1 with e1 in {−1, 0, 1}
+    and r's p2 = +0), ``lower_amp`` (the steps from the pre-activations p, every upstream a
+    zero, by enumeration over every power of two p0 and e1: about 3·2^11 points in float64,
+    where every pair of powers of two was about 2^22 and took 1,438.5–2,002.7 s; it also states σ'(+0) = 2^k0 and σ' = 1
     at r's pre-activations, the path's backward factors), their join ``lower_first``, and
     ``lower_at_z``: the steps from p (:meth:`Scope.run` ``given_pre``) for every finite
     upstream u_r into r.  Its forward run is ``lower_amp``'s, term for term, so what is
@@ -357,12 +374,12 @@ def lower_at_z_nodes(fmt, LOWER, low_side):
     (:func:`_lower_pre`; a test compares the terms)."""
     lower = _lower_names(fmt)[0]
     LSPACING, LAMP, LFIRST = _lower_preds(lower)
-    spacing = stage(f"{NAME}.lower_spacing", {}, LSPACING, lambda s: dict(zip(_P, _pre0(s))), Z_WX)
+    spacing = stage(f"{NAME}.lower_spacing", {}, LSPACING, _pre_vars, Z_WX)
     amp = stage(f"{NAME}.lower_amp", dict(LAMP.variables), LAMP, lambda s: {}, enumerate=True)
     first = join(f"{NAME}.lower_first", [LSPACING, LAMP], LFIRST)
 
     def run(s):
-        return _lower_pre(s, [s[p] for p in _P], [s[n] for n in _low_ups(lower)], s.wx)
+        return _lower_pre(s, _pres(s), [s[n] for n in _low_ups(lower)], s.wx)
     link = stage(f"{NAME}.lower_at_z", {"u_r": FIN}, LOWER, lambda s: dict(zip(lower, run(s)[2][0])), LFIRST,
                  side=lambda s: low_side(s, run(s)), states=[GATE_BACK], uninterpreted=("act",))
     return [spacing, amp, first, link]

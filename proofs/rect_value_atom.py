@@ -171,7 +171,33 @@ def pow2_in(lo, hi):
 
 #: layer 0's pre-activation z − z⁻ or z⁺ − z at x = z: a power of two 2^k, k in _KR
 SPACING_DOM = pow2_in(_KR.lo, _KR.hi)
-_P = {"p0": SPACING_DOM, "p1": SPACING_DOM}
+#: z⁺ − z = (z − z⁻)·2^e1 with e1 in {−1, 0, 1}: the two spacings are equal but where z is a
+#: power of two above the least normal (e1 = 1) or its negation (e1 = −1).  So the pair
+#: (p0, p1) is (p0, e1), about 3·2^11 points in float64 where every pair of powers of two is
+#: about 2^22 (``amp_at_z`` took 974.6–1,537.9 s by enumeration over those)
+E1 = Int(-1, 1)
+_P = {"p0": SPACING_DOM, "e1": E1}
+
+
+def spacings(s):
+    """[p0, p1] of the variables p0, e1: p1 = p0 ⊗ 2^e1 (exact where it is in the range)."""
+    return [s.p0, s.p0 * s.e1.pow2()]
+
+
+def spacing_vars(s, q):
+    """The variables (p0, e1) of layer 0's computed pre-activations q (q1 = q0·2^e1)."""
+    return {"p0": q[0], "e1": s.iwhere(q[1] > q[0], 1, s.iwhere(q[1] < q[0], -1, 0))}
+
+
+def spacing_ok(s, p):
+    """p in the range of the spacings (SPACING_DOM's)."""
+    return (p >= s.const(Fraction(2) ** _KR.lo(s.fmt))) & (p <= s.const(Fraction(2) ** _KR.hi(s.fmt)))
+
+
+def same_spacings(s, q):
+    """Layer 0's pre-activations q are the spacings (p0, p0 ⊗ 2^e1), the second in range."""
+    p = spacings(s)
+    return [q[0].same(p[0]), q[1].same(p[1]), spacing_ok(s, p[1])]
 
 
 def _pre0(s):
@@ -180,20 +206,23 @@ def _pre0(s):
 
 
 SPACING = Pred(f"{NAME}.spacing_at_z", {"z": X_DOM, **_P},
-               lambda s: [q.same(s[p]) for q, p in zip(_pre0(s), _P)],
-               doc="layer 0's pre-activations at x = z are p0 = z − z⁻ and p1 = z⁺ − z, powers of two")
+               lambda s: same_spacings(s, _pre0(s)),
+               doc="layer 0's pre-activations at x = z are p0 = z − z⁻ and p1 = z⁺ − z = p0 ⊗ 2^e1, "
+                   "e1 in {−1, 0, 1}, powers of two in the range of the spacings")
 
 
 def _amp_goals(s):
-    pre = [s[p] for p in _P]
+    pre = spacings(s)
     ge, le = _steps_run(s, s.const(0), pre)[2][0]
-    return [STEPS_AT_Z.holds(s, ge=ge, le=le)] + _steps_side(s, s.const(0), pre)
+    return [spacing_ok(s, pre[1]).implies(g) for g in [STEPS_AT_Z.holds(s, ge=ge, le=le)]
+            + _steps_side(s, s.const(0), pre)]
 
 
 #: the amplification from layer 0's pre-activations p0, p1: what ``steps_at_z`` states
 AMP_K = Pred(f"{NAME}.amp_at_z", {**_P, **_ZEROS}, _amp_goals,
-             doc="from layer 0's pre-activations (p0, p1), powers of two, for the zero upstream: the pair "
-                 "STEPS_AT_Z, D^AD(x) and every first-layer term a zero, every hidden value and gradient finite")
+             doc="from layer 0's pre-activations (p0, p1 = p0 ⊗ 2^e1), powers of two, p1 in the spacings' "
+                 "range, for the zero upstream: the pair STEPS_AT_Z, D^AD(x) and every first-layer term a zero, "
+                 "every hidden value and gradient finite")
 FIRST_AT_Z = Pred(f"{NAME}.first_at_z", {**SPACING.variables, **AMP_K.variables},
                   lambda s: [SPACING.holds(s), AMP_K.holds(s)], doc="SPACING and AMP_K")
 
@@ -207,10 +236,10 @@ def steps_at_z_nodes(fmt):
     enumerated run term for term.  That the run from layer 0's own pre-activations is the
     run at z is the code's (a test compares the terms).  As one claim over z,
     ``steps_at_z`` gave no answer in float32 within 600 s (GELU)."""
-    spacing = stage(f"{NAME}.spacing_at_z", {"z": X_DOM}, SPACING, lambda s: dict(zip(_P, _pre0(s))))
+    spacing = stage(f"{NAME}.spacing_at_z", {"z": X_DOM}, SPACING, lambda s: spacing_vars(s, _pre0(s)))
     amp = stage(f"{NAME}.amp_at_z", {**AMP_K.variables}, AMP_K, lambda s: {}, enumerate=True)
     first = join(f"{NAME}.first_at_z", [SPACING, AMP_K], FIRST_AT_Z)
-    pre = lambda s: [s[p] for p in _P]  # noqa: E731
+    pre = spacings
     steps = stage(f"{NAME}.steps_at_z", {}, STEPS_AT_Z,
                   lambda s: dict(zip(("ge", "le"), _steps_run(s, s.z, pre(s))[2][0])), FIRST_AT_Z,
                   side=lambda s: _steps_side(s, s.z, pre(s)))

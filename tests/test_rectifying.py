@@ -389,7 +389,10 @@ def test_the_value_atoms_split_at_z_is_proved_in_float8_e4m3(monkeypatch):
     """The amplification at x = z as the wide formats take it (forced in float8_e4m3):
     ``spacing_at_z``, ``amp_at_z`` (enumerated over the powers of two), their join and
     ``steps_at_z`` PROVED; the spacing stage with the powers cut to [1, 8] is REFUTED (its
-    witness replayed by the engine): below 8 and from 128 on, z's spacings leave [1, 8]."""
+    witness replayed by the engine): below 8 and from 128 on, z's spacings leave [1, 8];
+    so is the spacing stage with z⁺ − z = z − z⁻ always (e1 = 0): at a power of two they
+    differ by a factor 2."""
+    from fpsmt.proof.claims import Int
     from fpsmt.proof.engine import Engine
     from fpsmt.proof.tree import Pred, stage
     from fpsmt.proofs import rect_value_atom as V
@@ -397,13 +400,14 @@ def test_the_value_atoms_split_at_z_is_proved_in_float8_e4m3(monkeypatch):
     monkeypatch.setattr(V, "SPLIT_FROM_BITS", 8)
     names = ["spacing_at_z", "amp_at_z", "first_at_z", "steps_at_z"]
     assert {n: decide_stage(RC, "gelu", "rect_value_atom", n) for n in names} == dict.fromkeys(names, "PROVED")
-    cut = {p: V.pow2_in(lambda f: 0, lambda f: 3) for p in V._P}
-    narrow = Pred("narrow_spacing", {"z": V.X_DOM, **cut}, V.SPACING.fn)
-    node = stage("narrow_spacing", {"z": V.X_DOM}, narrow, lambda s: dict(zip(V._P, V._pre0(s))))
     fmt = parse_format("float8_e4m3")
-    with RC.hidden_activation("gelu"):
-        r = Engine(solver="z3", timeout=120).prove(node.claim, fmt, {node.claim.name: node.claim})
-    assert r.status == "REFUTED"
+    for name, cut in (("narrow_spacing", {"p0": V.pow2_in(lambda f: 0, lambda f: 3), "e1": V.E1}),
+                      ("equal_spacings", {"p0": V.SPACING_DOM, "e1": Int(0, 0)})):
+        narrow = Pred(name, {"z": V.X_DOM, **cut}, V.SPACING.fn)
+        node = stage(name, {"z": V.X_DOM}, narrow, lambda s: V.spacing_vars(s, V._pre0(s)))
+        with RC.hidden_activation("gelu"):
+            r = Engine(solver="z3", timeout=120).prove(node.claim, fmt, {node.claim.name: node.claim})
+        assert r.status == "REFUTED", name
 
 
 @pytest.mark.slow
