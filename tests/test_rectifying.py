@@ -415,8 +415,8 @@ def test_value_atom_is_proved_in_float32(tmp_path):
     """GELU's value atom in float32: the amplification at x = z by the exponents of the
     spacing (enumerated) and congruence, at x != z layer by layer over intervals."""
     code, out, err = _main(["reproduce", "--activation", "gelu", "--format", "float32", "--store",
-                            tmp_path / "s.sqlite", "--lemma", "rect_value_atom", "--no-confirm", "--solver", "z3",
-                            "--report", tmp_path / "r.md", "--json"])
+                            tmp_path / "s.sqlite", "--lemma", "rect_value_atom", "--variant", "repaired",
+                            "--no-confirm", "--solver", "z3", "--report", tmp_path / "r.md", "--json"])
     assert code == 0, err
     assert [(r["lemma"], r["status"]) for r in json.loads(out)] == [("rect_value_atom", "PROVED")]
 
