@@ -313,8 +313,11 @@ def _lower_preds(lower):
     the names ``lower`` of the steps' last layer (o_i is the upstream into its i-th
     neuron but r, a_r r's)."""
     ups = {n: zero() for n in _low_ups(lower, "a_r")}
-    LSPACING = Pred(f"{NAME}.lower_spacing", {"z": X_DOM, "wx": WX, **_P},
-                    lambda s: [_wx_ok(s)] + V.same_spacings(s, _pre0(s)[:2]) + [_pre0(s)[2].same(s.p2)],
+
+    def lspacing(s):
+        q = _pre0(s)
+        return [_wx_ok(s)] + V.same_spacings(s, q[:2]) + [q[2].same(s.p2)]
+    LSPACING = Pred(f"{NAME}.lower_spacing", {"z": X_DOM, "wx": WX, **_P}, lspacing,
                     doc="w_x is 1 (or 2 where k0 = -1); layer 0's pre-activations at x = z are p0 = z − z⁻ and "
                         "p1 = z⁺ − z = p0 ⊗ 2^e1, e1 in {−1, 0, 1}, powers of two in the range of the spacings, "
                         "and p2 = +0 (r's: w_x ⊗ z ⊖ w_x ⊗ z)")
@@ -329,7 +332,7 @@ def _lower_preds(lower):
                  + [g.is_finite() for g in grad] + finite_inside(*trace[1:3])
                  + [s.sigma_prime(RC.hidden(), s.p2).same(k0)]
                  + [s.sigma_prime(RC.hidden(), q[2]).same(1) for q in trace[0][1:]])
-        return [V.spacing_ok(s, pre[1]).implies(g) for g in goals]
+        return V.if_spacing_ok(s, pre[1], goals)
     LAMP = Pred(f"{NAME}.lower_amp", {**_P, **ups}, lamp,
                 doc="from layer 0's pre-activations p = (2^kg, 2^kg ⊗ 2^e1, +0), the second in the spacings' "
                     "range, for zero upstreams: ge, le, r all I, "

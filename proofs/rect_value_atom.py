@@ -194,6 +194,13 @@ def spacing_ok(s, p):
     return (p >= s.const(Fraction(2) ** _KR.lo(s.fmt))) & (p <= s.const(Fraction(2) ** _KR.hi(s.fmt)))
 
 
+def if_spacing_ok(s, p, goals):
+    """Each of ``goals`` where p is in the spacings' range (:func:`spacing_ok`): what the
+    enumerated nodes state of every (p0, e1), some of whose p1 = p0 ⊗ 2^e1 no z gives."""
+    ok = spacing_ok(s, p)
+    return [ok.implies(g) for g in goals]
+
+
 def same_spacings(s, q):
     """Layer 0's pre-activations q are the spacings (p0, p0 ⊗ 2^e1), the second in range."""
     p = spacings(s)
@@ -214,8 +221,7 @@ SPACING = Pred(f"{NAME}.spacing_at_z", {"z": X_DOM, **_P},
 def _amp_goals(s):
     pre = spacings(s)
     ge, le = _steps_run(s, s.const(0), pre)[2][0]
-    return [spacing_ok(s, pre[1]).implies(g) for g in [STEPS_AT_Z.holds(s, ge=ge, le=le)]
-            + _steps_side(s, s.const(0), pre)]
+    return if_spacing_ok(s, pre[1], [STEPS_AT_Z.holds(s, ge=ge, le=le)] + _steps_side(s, s.const(0), pre))
 
 
 #: the amplification from layer 0's pre-activations p0, p1: what ``steps_at_z`` states
