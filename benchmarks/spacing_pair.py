@@ -41,19 +41,6 @@ def points(claim, fmt):
     return n
 
 
-#: points per piece on the integer executor (tens a second in float64): small, so that a
-#: run stops near --cap (the executor's pieces stay its default size)
-INTEGER_CHUNK = 1 << 10
-
-
-def _default_chunk():
-    from fpsmt.proof.exhaustive import CHUNK
-    return CHUNK
-
-
-DEFAULT_CHUNK = _default_chunk()
-
-
 def decide(claim, fmt, act, cap, integer=False):
     """("unsat" (PROVED), "sat" or None past ``cap`` seconds, seconds): the claim's
     counterexample query enumerated in the executor, or on the integer executor."""
@@ -61,8 +48,6 @@ def decide(claim, fmt, act, cap, integer=False):
     from fpsmt.proof.encoding import conjunction, parts
     from fpsmt.proof.exhaustive import CLAIM_LIMIT, TimeUp, decide as enumerate_
     from fpsmt.semantics.arith.integer import IntegerArith
-    import fpsmt.proof.exhaustive as X
-    X.CHUNK = INTEGER_CHUNK if integer else DEFAULT_CHUNK  # the deadline is checked between pieces
     with RC.hidden_activation(act):
         t = time.perf_counter()
         try:

@@ -107,6 +107,23 @@ def test_enumeration_stops_at_the_deadline_with_unknown(tmp_path):
     assert store.con.execute("SELECT COUNT(*) FROM results").fetchone()[0] == 0
 
 
+def test_the_integer_executor_stops_at_the_deadline_after_one_small_piece():
+    """The integer executor (which confirms an enumeration's answer) is slow, and a run's
+    deadline is checked between pieces: its pieces hold at most ARITH_CHUNK points, so
+    a run past its deadline stops after the first of them, not after 2^20 points."""
+    import time
+
+    from fpsmt.semantics.arith.integer import IntegerArith
+    f = parse_format("float8_e4m3")
+    c = forall("comm3", {"a": Float(), "b": Float(), "c": Float()},
+               goal=lambda s: ((s.a + s.b) + s.c).same((s.b + s.a) + s.c), enumerate=True)
+    total = int(np.prod([len(a) for a in E.space(c, f, ["a", "b", "c"], E.CLAIM_LIMIT)]))
+    with pytest.raises(E.TimeUp) as e:
+        E.decide(c, f, conjunction(parts(c, "forall")), {}, ["a", "b", "c"], limit=E.CLAIM_LIMIT,
+                 deadline=time.monotonic() - 1, arith=IntegerArith(f))
+    assert 0 < e.value.done * total <= E.ARITH_CHUNK < E.CHUNK
+
+
 def test_enumeration_stops_early_when_its_rate_projects_past_the_deadline(monkeypatch):
     """Every (a, b) of bfloat16 (2^32 points) against a deadline of a few seconds: once the
     rate is measured (here after the first piece: PROJECT_AFTER = 0) the projected end is

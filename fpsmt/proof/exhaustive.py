@@ -28,6 +28,10 @@ from fpsmt.proof.encoding import Encoding
 LIMIT = 1 << 26  # largest space enumerated (a claim marked ``enumerate``: CLAIM_LIMIT)
 CLAIM_LIMIT = 1 << 33  # e.g. every (z, x) pair of bfloat16: 2^32 points, about 3.5 minutes on 2 cores
 CHUNK = 1 << 20  # points per piece
+#: points per piece with another arithmetic (the integer executor, which confirms an
+#: enumeration's answer): it takes tens of points a second in float64, and a run's deadline
+#: is checked between pieces, so a piece of CHUNK points would overrun any time limit
+ARITH_CHUNK = 1 << 14
 WORKERS = max(1, min(4, os.cpu_count() or 1))
 REPORT_FROM = 1 << 28  # enumerations this large report progress
 
@@ -203,7 +207,8 @@ def decide(claim, fmt, condition, fixed: dict, free: list, registry=None, limit=
     ``WORKERS`` threads (NumPy releases the GIL in its array operations) and scanned in
     order, so the assignment returned is the first in the enumeration order whatever the
     threads' timing; ``progress(message)`` hears about long enumerations.  Past
-    ``deadline`` (``time.monotonic()``) it raises :class:`TimeUp`.  ``checkpoint`` (a
+    ``deadline`` (``time.monotonic()``) it raises :class:`TimeUp`, checked between pieces
+    (CHUNK points; ARITH_CHUNK with ``arith``).  ``checkpoint`` (a
     :class:`Checkpoint`, used above CHECKPOINT_FROM points): the pieces it records as
     done are skipped, and the pieces done are recorded as the run goes (every
     CHECKPOINT_EVERY seconds) and forgotten once the answer is known.  ``executor`` (a
@@ -230,7 +235,7 @@ def decide(claim, fmt, condition, fixed: dict, free: list, registry=None, limit=
     started = time.monotonic()
     keep = checkpoint if checkpoint is not None and total > CHECKPOINT_FROM else None
     skip = keep.load() if keep is not None else 0
-    pieces = _chunks(free, axes, skip)
+    pieces = _chunks(free, axes, skip, None if arith is None else min(CHUNK, ARITH_CHUNK))
     report = _Progress(progress if total > REPORT_FROM else None, total, free, fmt, pieces.seen,
                        "" if executor is None else f" in slices of {SLICE} pieces on the cluster")
     if skip and progress is not None:
