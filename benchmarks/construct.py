@@ -234,8 +234,8 @@ DEPTH_ACTIVATIONS = ("relu", "elu", "gelu", "swish", "tanh", "sigmoid")
 def budget(construction, fmt, variant="repaired"):
     """The least depth's layer budget: (indicator layers, transfer-chain layers, the rest),
     from the family's own depth formulas (the rest: the gate, killers, output).  ``variant``:
-    the shallow gradient atom (relu's chain: the normalize layer and the transfer with
-    weights up to 2^e_max, the sign and g's significand one weight; the saturating
+    the shallow gradient atom (relu's chain: the compact transfer, backwards up, a', b — or
+    down and two ups in float64 —, |g| and the sign on the normalize layer; the saturating
     family's: that transfer and the top of weight 1; the logistic family's: the transfer
     with weights up to 2^(e_max − 2))."""
     from fpsmt.constructions import relu
@@ -285,12 +285,16 @@ def depths():
             except (InputError, ValueError) as e:
                 print(f"{label:>16} {name:>12}  no network: {str(e).splitlines()[0]}")
                 continue
-            cap = getattr(cons.blocks, "shallow_cap", relu.shallow_cap)  # the logistic family's is e_max − 2
-            q = cap(fmt) if variant == "shallow" else relu.step_cap(fmt)
-            U_h, U_g = relu.transfer_slots(fmt, q)
+            if act == "relu" and variant == "shallow":
+                how = ("h to +-1 in " + ("3 (down, 2 ups)" if relu.transfer_route(fmt) == "subnormal"
+                                          else "3 (up, a', b)") + ", then |g| and the sign")
+            else:
+                cap = getattr(cons.blocks, "shallow_cap", relu.shallow_cap)  # the logistic family's is e_max − 2
+                q = cap(fmt) if variant == "shallow" else relu.step_cap(fmt)
+                U_h, U_g = relu.transfer_slots(fmt, q)
+                how = f"chain weights <= 2^{q}: {U_h} normalise h, {U_g} reach g"
             print(f"{label:>16} {name:>12} {net.depth:>6} {cons.paper_depth!s:>6} {max(L.n_out for L in net.layers):>7} "
-                  f"{net.n_parameters():>7}  {ind} + {chain} + {rest}  (chain weights <= 2^{q}: {U_h} normalise h, "
-                  f"{U_g} reach g)", flush=True)
+                  f"{net.n_parameters():>7}  {ind} + {chain} + {rest}  ({how})", flush=True)
 
 
 def _child(fmt, n, activation="relu"):

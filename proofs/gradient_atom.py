@@ -524,26 +524,31 @@ WHOLE = whole("gradient_atom", {"z": X(), "x": X(), "h": Float(finite=True, nonz
 
 # ------------------------------------------------------------------ the shallow variant
 # fpsmt.constructions.relu.shallow_gradient_atom: the repaired atom's gate with a constant
-# K = relu(d) beside R in layer 7, then one layer of weight 1 ("normalize": (d, d) ↦ (1, 1)),
-# then one shallow chain layer per transfer weight (weights up to 2^e_max, the sign and g's significand one weight), the output.
-# Its tree is the repaired one's with the chain's state (R, K, G1, G2):
+# K = relu(d) beside R in layer 7, then one shallow chain layer per weight of the compact
+# transfer (fpsmt.constructions.relu.compact_weights; forward order: the sign ±1, which also
+# takes (d, d) to (1, 1) — the "normalize" layer —, |g|, b, a', up), the output.  Its tree is
+# the repaired one's with the chain's state (R, K, G1, G2):
 #
 # * ``gate`` as the repaired atom's, with ``shallow.gate_top`` (layers 6–7 with K): GATE of
 #   (R, G1, G2) and K = d at every x;
-# * ``shallow.normalize`` (the layer of weight 1 on (2^k, 2^k, 0, 0), every k of the gate's
-#   range: d is such a 2^k, ``spacing``): (1, 1, 0, 0), its gradient into R the upstream
-#   (PASS), the others finite;
-# * ``shallow.chain_at_z``: every chain layer, whatever its weight c in K' = [−2, 0) ∪
-#   (0, 2^e_max], keeps (1, 1, 0, 0) — c ⊗ 1 ⊕ (−c) ⊗ 1 is +0 — with R alive and
-#   CHAIN_BACK, the others' gradients finite;
+# * ``shallow.normalize`` (the layer of weight ±1 on (2^k, 2^k, 0, 0), every k of the gate's
+#   range: d is such a 2^k, ``spacing``): (1, 1, 0, 0), R alive with CHAIN_BACK, K's
+#   gradient R's negated, the killers' finite;
+# * ``shallow.chain_at_z``: every chain layer, whatever its weight c in K'' = [−2, 0) ∪
+#   (0, Ω], keeps (1, 1, 0, 0) — c ⊗ 1 ⊕ (−c) ⊗ 1 is +0 — with R alive and CHAIN_BACK, the
+#   others' gradients finite;
 # * ``shallow.chain_killed``: at x ≠ z the normalize layer takes the gate's (0, d, C, 0) or
 #   (0, d, 0, C) to (0, 1, C, 0) or (0, 1, 0, C) (the base) and every chain layer keeps
-#   that, with zero gradients from a finite upstream on R and zeros on K and the killers;
+#   that, with zero gradients from a finite upstream on R and zeros on K and the killers,
+#   and a finite pre-activation (the killers' weight is −1/2 where c <= 1, +0 above:
+#   relu.killer_weight);
 # * ``shallow.output``: the last chain layer (with N) and the output layer, as ``output``;
-# * the transfer with weights in K' (multiplication_transfer.SHALLOW_CHAIN: the cap 2^e_max,
-#   the sign and g's significand one weight ±m_g), the facts and
-#   the backward chain as the repaired atom's (CHAIN_BACK, PASS: the same interfaces).
-from fpsmt.proofs.multiplication_transfer import SHALLOW_CHAIN, SHALLOW_WEIGHT  # noqa: E402
+# * the compact transfer with weights in K'' (multiplication_transfer.COMPACT_CHAIN: h ⊗
+#   w_out ⊗ up in the binade 1 − M, then (⊗ a') ⊗ b = ±1, by enumeration; or the subnormal
+#   route; then ±1 ⊗ |g| ⊗ sign = g), the facts and the backward chain as the repaired
+#   atom's (CHAIN_BACK, PASS: the same interfaces; the normalize layer is a chain layer of
+#   the backward product, the gate's layers pass the gradient through).
+from fpsmt.proofs.multiplication_transfer import COMPACT_CHAIN, COMPACT_WEIGHT  # noqa: E402
 
 S = "gradient_atom.shallow"
 _STATE = ("R", "K", "G1", "G2")
@@ -576,30 +581,45 @@ def shallow_gate_top_stage(fmt):
 
 
 def _shallow_layer_net(fmt, with_n=False, output=False):
-    return _layer_net(fmt, with_n, output, _STATE, lambda n: C.shallow_chain_layer("c", "n", with_n=n))
+    return _layer_net(fmt, with_n, output, _STATE, lambda n: C.shallow_chain_layer("c", "n", "k", with_n=n))
+
+
+def _shallow_params(s, c):
+    """A shallow chain layer's parameters for weight c: −c on K, the killers' weight."""
+    return {"c": c, "n": -c, "k": C.killer_weight(s, c)}
 
 
 def _shallow_layer(s, ins, ups, c):
-    return s.run(_shallow_layer_net(s.fmt), ins, ups, params={"c": c, "n": -c}, trace=True)
+    return s.run(_shallow_layer_net(s.fmt), ins, ups, params=_shallow_params(s, c), trace=True)
+
+
+#: the normalize layer's weight, the chain's sign: j = 0 gives 1, j = 1 gives −1
+_J = Int(0, 1)
+
+
+def _sign(s):
+    return s.where(s.j.eq(0), 1, -1)
 
 
 _K_RANGE = Int(lambda f: f.e_min - f.M, lambda f: f.e_max - 2 - f.M)
 
 
 def shallow_normalize_stage(fmt):
-    """The layer of weight 1 after the gate on (2^k, 2^k, 0, 0), every k of the gate's range
-    (d = z − z⁻ is such a 2^k: ``spacing``): (1, 1, 0, 0), its gradient into R the upstream
-    (PASS), the others finite."""
+    """The first chain layer, of weight c = ±1 (the chain's sign), on (2^k, 2^k, 0, 0), every
+    k of the gate's range (d = z − z⁻ is such a 2^k: ``spacing``): (1, 1, 0, 0), R alive
+    with CHAIN_BACK (its gradient into R is (u ⊗ ReLU'(pre)) ⊗ c), K's gradient R's
+    negated, the killers' finite."""
     def run(s):
         d = s.k.pow2()
-        return _shallow_layer(s, [d, d, 0, 0], [s.uR, s.uK, s.u1, s.u2], s.const(1))
+        return _shallow_layer(s, [d, d, 0, 0], [s.uR, s.uK, s.u1, s.u2], _sign(s))
 
     def side(s):
-        _, grad, _ = run(s)
-        return [PASS.holds(s, u=s.uR, g=grad[0])] + [g.is_finite() for g in grad]
+        _, grad, (pre, _, _) = run(s)
+        return [CHAIN_BACK.holds(s, u=s.uR, pre=pre[0][0], c=_sign(s), gR=grad[0]), _k_gradient(grad),
+                grad[2].is_finite(), grad[3].is_finite()]
     fin = Float(finite=True)
-    return stage(f"{S}.normalize", {"k": _K_RANGE, "uR": fin, "uK": fin, "u1": fin, "u2": fin}, AT_Z_S,
-                 lambda s: dict(zip(_STATE, run(s)[0])), side=side, states=[PASS])
+    return stage(f"{S}.normalize", {"k": _K_RANGE, "j": _J, "uR": fin, "uK": fin, "u1": fin, "u2": fin}, AT_Z_S,
+                 lambda s: dict(zip(_STATE, run(s)[0])), side=side, states=[CHAIN_BACK])
 
 
 def _k_gradient(grad):
@@ -628,14 +648,22 @@ def shallow_chain_at_z(fmt):
         stage(f"{S}.chain_at_z.base", {"n": _i}, AT_Z_RUN_S, lambda s: {"i": 0}, AT_Z_S),
         lambda s: dict(zip(_STATE, layer(s)[0])), AT_Z_S,
         step_vars={"c": fin, "uR": fin, "uK": fin, "u1": fin, "u2": fin},
-        step_given=lambda s: SHALLOW_WEIGHT.holds(s), step_side=side, done=lambda s: s.i.eq(s.n),
-        doc="the shallow chain layers at x = z", step_premise=[SHALLOW_WEIGHT], step_states=[CHAIN_BACK])
+        step_given=lambda s: COMPACT_WEIGHT.holds(s), step_side=side, done=lambda s: s.i.eq(s.n),
+        doc="the shallow chain layers at x = z", step_premise=[COMPACT_WEIGHT], step_states=[CHAIN_BACK])
+
+
+def _dead(run):
+    """A killed layer's side: every gradient a zero, and R's pre-activation finite (c may be
+    up to Ω: where c > 1 the killers' weight is +0, so −c ⊕ 1 is not pushed past −Ω)."""
+    _, grad, (pre, _, _) = run
+    return [g.is_zero() for g in grad] + [pre[0][0].is_finite()]
 
 
 def shallow_chain_killed(fmt, base_hyp=None):
-    """At x != z: the normalize layer takes the gate's (0, d, C, 0) or (0, d, 0, C) to
-    (0, 1, C, 0) or (0, 1, 0, C) (the base), every chain layer with a weight in K' keeps it;
-    a finite upstream on R with zeros on K and the killers gives zero gradients.
+    """At x != z: the normalize layer (weight ±1) takes the gate's (0, d, C, 0) or
+    (0, d, 0, C) to (0, 1, C, 0) or (0, 1, 0, C) (the base), every chain layer with a weight
+    in K'' keeps it; a finite upstream on R with zeros on K and the killers gives zero
+    gradients, and R's pre-activation is finite.
     ``base_hyp``: the gate's state at x != z as another gate states it (the d-dimensional
     atom's, proofs/gradient_atom_nd.py; default GATE_OFF_S)."""
     fin = Float(finite=True)
@@ -645,24 +673,24 @@ def shallow_chain_killed(fmt, base_hyp=None):
         return [s.uR, s.oK, s.o1, s.o2]
 
     def base_run(s):
-        return _shallow_layer(s, [s.R, s.K, s.G1, s.G2], ups_of(s), s.const(1))
+        return _shallow_layer(s, [s.R, s.K, s.G1, s.G2], ups_of(s), _sign(s))
 
     def layer(s):
         return _shallow_layer(s, [s.R, s.K, s.G1, s.G2], ups_of(s), s.c)
-    base = stage(f"{S}.chain_killed.base", {"n": _i, **ups}, KILLED_RUN_S,
+    base = stage(f"{S}.chain_killed.base", {"n": _i, "j": _J, **ups}, KILLED_RUN_S,
                  lambda s: {"i": 0, **dict(zip(_STATE, base_run(s)[0]))}, base_hyp or GATE_OFF_S,
-                 side=lambda s: [g.is_zero() for g in base_run(s)[1]])
+                 side=lambda s: _dead(base_run(s)))
     return induction(
         f"{S}.chain_killed", KILLED_RUN_S, "i", 0, CHAIN_MAX, base,
         lambda s: dict(zip(_STATE, layer(s)[0])), KILLED_S, step_vars={"c": fin, **ups},
-        step_given=lambda s: SHALLOW_WEIGHT.holds(s), step_side=lambda s: [g.is_zero() for g in layer(s)[1]],
-        done=lambda s: s.i.eq(s.n), doc="the shallow chain layers at x != z", step_premise=[SHALLOW_WEIGHT])
+        step_given=lambda s: COMPACT_WEIGHT.holds(s), step_side=lambda s: _dead(layer(s)),
+        done=lambda s: s.i.eq(s.n), doc="the shallow chain layers at x != z", step_premise=[COMPACT_WEIGHT])
 
 
 def shallow_output_claim(fmt):
     def goal(s):
         net = _shallow_layer_net(s.fmt, with_n=True, output=True)
-        P = {"c": s.c, "n": -s.c, "w_out": s.w}
+        P = {**_shallow_params(s, s.c), "w_out": s.w}
         out, grad, (pre, post, up) = s.run(net, [1, 1, 0, 0], [s.y], params=P, trace=True)
         res = [out[0].same(0), CHAIN_BACK.holds(s, u=s.y * s.w, pre=pre[0][0], gR=grad[0]), _k_gradient(grad),
                grad[2].is_finite(), grad[3].is_finite()] + finite_inside(post, up)
@@ -671,7 +699,7 @@ def shallow_output_claim(fmt):
             res += [out[0].is_zero()] + [g.is_zero() for g in grad] + finite_inside(post, up)
         return res
     return forall(f"{S}.output", {"c": Float(finite=True), **W_OUT.variables, "y": Float(finite=True)},
-                  goal=goal, given=lambda s: [SHALLOW_WEIGHT.holds(s), W_OUT.holds(s)])
+                  goal=goal, given=lambda s: [COMPACT_WEIGHT.holds(s), W_OUT.holds(s)])
 
 
 def shallow_chain_parts(fmt, base_hyp=None):
@@ -681,9 +709,9 @@ def shallow_chain_parts(fmt, base_hyp=None):
     (``base_hyp``: :func:`shallow_chain_killed`'s)."""
     def flat(c, **uses):
         return Node("stage", c.name, c, uses=uses)
-    out = flat(shallow_output_claim(fmt), hypothesis=W_OUT, premise=[W_OUT, SHALLOW_WEIGHT], side=[CHAIN_BACK])
+    out = flat(shallow_output_claim(fmt), hypothesis=W_OUT, premise=[W_OUT, COMPACT_WEIGHT], side=[CHAIN_BACK])
     return [flat(spacing_claim(fmt)), sequence(f"{S}.at_z", [shallow_normalize_stage(fmt), shallow_chain_at_z(fmt)]),
-            shallow_chain_killed(fmt, base_hyp), out, transfer_tree(fmt, chain=SHALLOW_CHAIN), one_fact(fmt),
+            shallow_chain_killed(fmt, base_hyp), out, transfer_tree(fmt, chain=COMPACT_CHAIN), one_fact(fmt),
             cong_fact(fmt), backward_tree(fmt)]
 
 
@@ -697,9 +725,10 @@ def shallow_tree(fmt):
 def shallow(fmt):
     how = (f"; depth {C.gradient_atom_depth(fmt, C.SHALLOW)} (the repaired atom: {C.gradient_atom_depth(fmt)}): "
            "the repaired atom's gate with a constant K = d beside R, then chain layers c ⊗ R ⊕ (-c) ⊗ K ⊕ ... ⊕ 1 "
-           "that stay exactly 1 at x = z for every weight c in [-2, 0) ∪ (0, 2^e_max]; proved as a tree: the gate, "
-           "the normalize layer, inductions over the chain layers at x = z and at x != z, output, the transfer with "
-           "weights up to 2^e_max, and the backward chain's product against the transfer's")
+           "that stay exactly 1 at x = z for every finite weight c >= -2, c != 0; proved as a tree: the gate, the "
+           "normalize layer (the chain's sign), inductions over the chain layers at x = z and at x != z, output, the "
+           "compact transfer (h to the binade 1 - M, two significand weights, |g|, the sign), and the backward "
+           "chain's product against the transfer's")
     return shallow_tree(fmt), _statement(fmt, "z in X") + how
 
 

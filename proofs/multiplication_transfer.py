@@ -31,6 +31,8 @@ what lets the gradient atom reset its forward values to exactly 1 after every we
 (gradient_atom).
 """
 
+from fractions import Fraction
+
 from fpsmt.constructions import relu as C
 from fpsmt.proof.claims import Float, forall
 from fpsmt.proof.lemmas import Lemma
@@ -74,19 +76,28 @@ W_OUT = Pred("transfer.w_out", {"w": Float(finite=True)},
 #: state it of every weight they make; the gradient atom's chain layers assume it
 CHAIN_WEIGHT = Pred("transfer.chain_weight", {"c": Float(finite=True)},
                     lambda s: s.c.eq(-1) | ((s.c > 0) & (s.c <= s.int_pow2(C.step_cap(s.fmt)))), doc="c in K")
-#: a weight of the shallow gradient atom's chain: in K' = [−2, 0) ∪ (0, 2^e_max]
-#: (fpsmt.constructions.relu.shallow_cap; its sign and g's significand are one weight ±m_g)
+#: a weight of the shallow chains of tanh (proofs/sat_gradient_atom.py): in K' = [−2, 0) ∪
+#: (0, 2^e_max] (fpsmt.constructions.relu.shallow_cap; its sign and g's significand are one
+#: weight ±m_g)
 SHALLOW_WEIGHT = Pred("transfer.shallow_weight", {"c": Float(finite=True)},
                       lambda s: ((s.c >= -2) & (s.c < 0)) | ((s.c > 0) & (s.c <= s.int_pow2(C.shallow_cap(s.fmt)))),
                       doc="c in K' = [-2, 0) ∪ (0, 2^e_max]")
+#: a weight of ReLU's shallow chain, the compact one: any finite c >= −2, c ≠ 0
+#: (fpsmt.constructions.relu.compact_weights: up to 2^e_max, a' up to 2^(M − 1), |g| up to Ω,
+#: the sign −1; its layers' killers enter with weight −1/2 where c <= 1 and +0 above)
+COMPACT_WEIGHT = Pred("transfer.compact_weight", {"c": Float(finite=True)},
+                      lambda s: (s.c >= -2) & ~s.c.is_zero(), doc="c in K'' = [-2, 0) ∪ (0, Ω]")
 
 
 class Chain:
     """Which chain a transfer tree is for: the stages' name prefix, the cap 2^q of its
     power-of-two weights (None: relu.step_cap) and the predicate its weights satisfy."""
 
-    def __init__(self, prefix, q=None, weight=CHAIN_WEIGHT, merge_sign=False):
+    def __init__(self, prefix, q=None, weight=CHAIN_WEIGHT, merge_sign=False, compact=False):
         self.prefix, self.q, self.weight, self.merge_sign = prefix, q, weight, merge_sign
+        #: ReLU's shallow chain (fpsmt.constructions.relu.compact_weights): h to ±1 through
+        #: the binade 1 − M (or the subnormal route's ±ω), then |g| and the sign
+        self.compact = compact
 
     def cap(self, fmt):
         return self.q(fmt) if self.q else C.step_cap(fmt)
@@ -94,10 +105,14 @@ class Chain:
 
 REPAIRED_CHAIN = Chain("multiplication_transfer")
 SHALLOW_CHAIN = Chain("multiplication_transfer.shallow", C.shallow_cap, SHALLOW_WEIGHT, merge_sign=True)
+COMPACT_CHAIN = Chain("multiplication_transfer.compact", C.shallow_cap, COMPACT_WEIGHT, compact=True)
 
 
 def _normalized(s, chain=REPAIRED_CHAIN):
-    w_out, mids = C.normalize_weights(s, s.h, q=chain.cap(s.fmt))
+    if chain.compact:
+        w_out, mids = C.compact_normalize(s, s.h)
+    else:
+        w_out, mids = C.normalize_weights(s, s.h, q=chain.cap(s.fmt))
     return w_out, mids, _chain(s.h, [w_out] + mids)
 
 
@@ -158,17 +173,67 @@ def target_stage(fmt, name=None, target=None, reaches=REACHES, extra=None, chain
                  UNIT, side=side, cases={"t": UNITS}, states=[chain.weight])
 
 
+def _binade(lo):
+    return lambda f: f.hex(f.round(Fraction(2) ** (C.compact_binade(f) + lo)))
+
+
+#: the compact chain's scale lands h ⊗ w_out ⊗ up here: |v| in [2^B, 2^(B+1)), B = 1 − M
+BINADE = Pred("transfer.binade", {"v": Float(magnitude=(_binade(0), lambda f: f.hex(f.next_down(
+    f.round(Fraction(2) ** (C.compact_binade(f) + 1))))))}, lambda s: s.true(), doc="|v| in [2^(1-M), 2^(2-M))")
+
+
+def compact_scale_stage(fmt, chain):
+    """h ⊗ w_out ⊗ up lands in ±[2^B, 2^(B+1)), B = 1 − M, exactly (the compact chain)."""
+    def side(s):
+        w_out, mids, (_, partial) = _normalized(s, chain)
+        return [W_OUT.holds(s, w=w_out)] + _weights_ok(s, mids[:1], chain.weight) + _nonzero(partial[:2])
+    return stage(f"{chain.prefix}.scale", {}, BINADE, lambda s: {"v": _normalized(s, chain)[2][1][1]}, H,
+                 side=side, states=[W_OUT, chain.weight])
+
+
+def compact_significand_stage(fmt, chain):
+    """(v ⊗ a') ⊗ b = ±1 for every v in ±[2^B, 2^(B+1)), a' = a·2^(M − 1) and b from v's
+    significand |v|·2^(−B) (decided by enumeration)."""
+    def weights(s):
+        a, b = C.significand_weights(s, abs(s.v) * s.int_pow2(-C.compact_binade(s.fmt)))
+        return a * s.int_pow2(s.fmt.M - 1), b
+
+    def side(s):
+        a, b = weights(s)
+        return [_nonzero([s.v * a])[0]] + _weights_ok(s, [a, b], chain.weight)
+    return stage(f"{chain.prefix}.significand", {}, UNIT, lambda s: {"t": (s.v * weights(s)[0]) * weights(s)[1]},
+                 BINADE, side=side, enumerate=True, states=[chain.weight])
+
+
+def compact_target_stage(fmt, chain):
+    """(±1 ⊗ |g|) ⊗ sign = g, sign = ±1 from g and the ±1 (the compact chain)."""
+    def weights(s):
+        ws = C.compact_target(s, s.g, s.t)
+        return ws, _chain(s.t, ws)
+
+    def side(s):
+        ws, (_, partial) = weights(s)
+        return [ws[1].eq(1) | ws[1].eq(-1)] + _weights_ok(s, ws, chain.weight) + _nonzero(partial)
+    return stage(f"{chain.prefix}.target", {"g": NONZERO}, REACHES, lambda s: {"out": weights(s)[1][0]}, UNIT,
+                 side=side, cases={"t": UNITS}, states=[chain.weight])
+
+
 def transfer_tree(fmt, target=None, chain=REPAIRED_CHAIN):
     """The repaired transfer h → ±1 → g as a proof tree (fpsmt.proof.tree): the route's
     stages (fpsmt.constructions.relu.transfer_route), then the target stage (``target``:
     another one, :func:`target_stage`); each stage's guarantee is the next one's hypothesis
-    (the same predicate), so no join is needed.  ``chain``: :data:`SHALLOW_CHAIN` for the
-    shallow gradient atom's (weights up to 2^e_max, the sign and g's significand one weight)."""
-    if C.transfer_route(fmt) == "significand":
+    (the same predicate), so no join is needed.  ``chain``: :data:`SHALLOW_CHAIN` for tanh's
+    shallow gradient atom (weights up to 2^e_max, the sign and g's significand one weight),
+    :data:`COMPACT_CHAIN` for ReLU's (h to ±1 through the binade 1 − M, then |g| and the
+    sign)."""
+    if chain.compact and C.transfer_route(fmt) == "significand":
+        first = [compact_scale_stage(fmt, chain), compact_significand_stage(fmt, chain)]
+    elif C.transfer_route(fmt) == "significand":
         first = [scale_stage(fmt, chain), significand_stage(fmt, chain)]
     else:
         first = [subnormal_stage(fmt, chain)]
-    return sequence(chain.prefix, first + [target or target_stage(fmt, chain=chain)], kind="lemma")
+    last = target or (compact_target_stage(fmt, chain) if chain.compact else target_stage(fmt, chain=chain))
+    return sequence(chain.prefix, first + [last], kind="lemma")
 
 
 def repaired(fmt):

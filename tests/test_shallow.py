@@ -53,7 +53,7 @@ def test_the_shallow_atom_meets_value_and_gradient_at_every_x(fmt, every):
             for other in (f.max_bits, f.max_bits | f.sign_bit):
                 bad, net = _bad_points(f, int(z), h, g, xs, other)
                 assert not bad, (f.show(int(z)), f.show(h), f.show(g), [f.show(x) for x in bad[:3]])
-    assert net.depth == C.gradient_atom_depth(f, C.SHALLOW) == 15
+    assert net.depth == C.gradient_atom_depth(f, C.SHALLOW) == 13
 
 
 @pytest.mark.parametrize("fmt", ["bfloat16", "float32", "float64"])
@@ -78,22 +78,22 @@ def test_the_shallow_atom_in_wide_formats(fmt):
 
 
 def test_depths():
-    """7 gate layers, the normalize layer, the transfer (weights up to 2^e_max: two powers of
-    two to h's significand, one to g, the sign and g's significand one weight), the output:
-    14–15 layers where the repaired atom has 18–71."""
+    """7 gate layers, the compact chain (backwards: up, a', b — or down and two ups in float64
+    —, |g| and the sign, which is the normalize layer), the output: 13 layers in every
+    format, where the repaired atom has 18–71."""
     got = {n: (C.gradient_atom_depth(parse_format(n), C.SHALLOW), C.gradient_atom_depth(parse_format(n)))
            for n in ("float8_e4m3", "float8_e5m2", "float16", "bfloat16", "float32", "float64")}
-    assert got == {"float8_e4m3": (15, 19), "float8_e5m2": (15, 32), "float16": (15, 18), "bfloat16": (15, 65),
-                   "float32": (15, 30), "float64": (14, 71)}
+    assert got == {"float8_e4m3": (13, 19), "float8_e5m2": (13, 32), "float16": (13, 18), "bfloat16": (13, 65),
+                   "float32": (13, 30), "float64": (13, 71)}
 
 
 @pytest.mark.parametrize("fmt", ["bfloat16", "float64"])
 def test_the_shallow_stages_are_slices_of_the_atom(fmt):
     """The shallow atom, run symbolically (z, x, h, g, y free), is term for term its stage
-    networks one after the other: the gate (layers 1–5, then 6–7 with K), the normalize
-    layer (weight 1), every chain layer (the stage network with that layer's c_i and −c_i),
-    the last with the output — forward and backward; its weights are 1 and the transfer's
-    with the cap 2^e_max and ±m_g one weight, input side first."""
+    networks one after the other: the gate (layers 1–5, then 6–7 with K), every chain layer
+    (the stage network with that layer's c_i, −c_i and killer weight; the first, the
+    normalize layer, with the sign), the last with the output — forward and backward; its
+    weights are the compact transfer's, input side first."""
     import z3
 
     from fpsmt.proofs import gradient_atom as GA
@@ -109,16 +109,17 @@ def test_the_shallow_stages_are_slices_of_the_atom(fmt):
     o7, _ = s.run(Network(f, gate[5:7]), o5, params={"d": s.z - s.z.next_down()})
     assert same(o5, post[4]) and same(o7, post[6])
     n_chain = whole.depth - 8
-    w_out, chain = C.transfer_weights(s, s.h, s.g, q=C.shallow_cap(f), merge_sign=True)
-    assert n_chain == 1 + len(chain) and z3.eq(s.lift(P["w_out"]).v[()], w_out.v[()])
+    w_out, chain = C.compact_weights(s, s.h, s.g)
+    assert n_chain == len(chain) == 5 and z3.eq(s.lift(P["w_out"]).v[()], w_out.v[()])
     prev = post[6]
     for i in range(n_chain):
         last = i == n_chain - 1
         c = s.lift(P[f"c{i}"])
-        assert z3.eq(c.v[()], (s.const(1) if i == 0 else list(reversed(chain))[i - 1]).v[()])
+        assert z3.eq(c.v[()], list(reversed(chain))[i].v[()])
         assert z3.eq(s.lift(P[f"n{i}"]).v[()], (-c).v[()])
+        assert z3.eq(s.lift(P[f"k{i}"]).v[()], C.killer_weight(s, c).v[()])
         net = GA._shallow_layer_net(f, with_n=last, output=last)
-        params = {"c": c, "n": -c, **({"w_out": w_out} if last else {})}
+        params = {**GA._shallow_params(s, c), **({"w_out": w_out} if last else {})}
         o, _ = s.run(net, prev, params=params)
         assert same(o, out if last else post[7 + i]), i
         _, back = s.run(net, prev, [s.y] if last else up[7 + i], params=params)
@@ -141,7 +142,7 @@ def _shallow_nodes(f, prefixes):
 
 def test_the_shallow_chain_nodes_are_proved_in_float8_e4m3():
     f = parse_format("float8_e4m3")
-    got = _shallow_nodes(f, ("gradient_atom.shallow.", "multiplication_transfer.shallow."))
+    got = _shallow_nodes(f, ("gradient_atom.shallow.", "multiplication_transfer.compact."))
     assert len(got) >= 12 and set(got.values()) == {"PROVED"}, got
 
 
@@ -155,11 +156,32 @@ def test_a_constant_that_does_not_cancel_is_refuted(monkeypatch, wrong):
 
     def skewed(s, ins, ups, c):
         n = c if wrong == "same_sign" else (-c).next_down()
-        return s.run(GA._shallow_layer_net(s.fmt), ins, ups, params={"c": c, "n": n}, trace=True)
+        return s.run(GA._shallow_layer_net(s.fmt), ins, ups, params={**GA._shallow_params(s, c), "n": n}, trace=True)
     monkeypatch.setattr(GA, "_shallow_layer", skewed)
     got = _shallow_nodes(f, ("gradient_atom.shallow.chain_at_z.step",))
     assert got == {"gradient_atom.shallow.chain_at_z.step": "REFUTED"}
     monkeypatch.setattr(GA, "_shallow_layer", real)
+
+
+@pytest.mark.parametrize("killers,node", [
+    ("always_half", "gradient_atom.shallow.chain_killed.step"),   # −c ⊕ (−C/2) overflows for c near Ω
+    ("always_zero", "gradient_atom.shallow.chain_killed.step"),   # −c ⊕ 1 >= 0 for c <= 1: R is not killed
+    ("always_zero", "gradient_atom.shallow.chain_killed.base"),   # the sign 1 on (0, d, C, 0): −d ⊕ 1 > 0
+])
+def test_a_wrong_killer_weight_is_refuted(monkeypatch, killers, node):
+    """The killers' weight is −1/2 where c <= 1 and +0 above (relu.killer_weight).  With −1/2
+    for every c the pre-activation at x != z overflows for large c; with +0 for every c a
+    weight c <= 1 leaves R alive at x != z.  Either is REFUTED (a checker failing on a wrong
+    network), and the atom itself then misses (the executor)."""
+    f = parse_format("float8_e4m3")
+    k = Fraction(-1, 2) if killers == "always_half" else 0
+    monkeypatch.setattr(C, "killer_weight", lambda s, c: s.where(c.eq(c), k, k))
+    got = _shallow_nodes(f, (node,))
+    assert got == {node: "REFUTED"}, got
+    if killers == "always_zero":
+        xs = x_domain(f)
+        bad, _ = _bad_points(f, int(xs[len(xs) // 2]), f.one_bits, f.one_bits, xs, f.max_bits)
+        assert bad
 
 
 @pytest.mark.slow  # long: the default suite keeps under about 10 minutes
@@ -204,7 +226,7 @@ def test_the_shallow_theorem_row_is_its_parts_trees():
                                                "approx.congruence"]
     names = [c.name for c in claims_of((tree,))]
     assert len(names) == len(set(names)) and "gradient_atom.shallow.chain_at_z.step" in names
-    assert "gradient_atom.chain_at_z.step" not in names and "depth 15" in statement
+    assert "gradient_atom.chain_at_z.step" not in names and "depth 13" in statement
 
 
 @pytest.mark.slow  # long: the default suite keeps under about 10 minutes
@@ -221,7 +243,7 @@ def test_reproduce_shows_the_shallow_variant(tmp_path):
     rows = json.loads(r.stdout)
     rows = rows["rows"] if isinstance(rows, dict) else rows
     assert [(x["lemma"], x["variant"], x["status"]) for x in rows] == [("gradient_atom", "shallow", "PROVED")]
-    assert "depth 15 (the repaired atom: 19)" in rows[0]["statement"]
+    assert "depth 13 (the repaired atom: 19)" in rows[0]["statement"]
 
 
 def test_reproduce_refuses_an_unknown_variant(tmp_path):
@@ -231,7 +253,7 @@ def test_reproduce_refuses_an_unknown_variant(tmp_path):
 
 
 def test_construct_builds_the_shallow_network(tmp_path):
-    """``construct --variant shallow``: 15 layers in bfloat16 (65 repaired), every point met
+    """``construct --variant shallow``: 13 layers in bfloat16 (65 repaired), every point met
     bit for bit, padded with --depth; the file is what it says."""
     import json
 
@@ -242,12 +264,12 @@ def test_construct_builds_the_shallow_network(tmp_path):
               "--depth", "20", "--out", str(out), "--json")
     assert r.returncode == 0, r.stderr
     doc = json.loads(r.stdout)
-    assert (doc["variant"], doc["depth"], doc["least_depth"], doc["mismatches"]) == ("shallow", 20, 15, [])
+    assert (doc["variant"], doc["depth"], doc["least_depth"], doc["mismatches"]) == ("shallow", 20, 13, [])
     assert doc["verified"] == doc["points"] and netio.load_network(out).depth == 20
 
 
 @pytest.mark.parametrize("extra,word", [
-    (["--depth", "14"], "--depth 14: the relu network in float8_e4m3 needs at least 15 layers"),
+    (["--depth", "12"], "--depth 12: the relu network in float8_e4m3 needs at least 13 layers"),
     (["--activation", "tanh", "--depth", "11"], "--depth 11: the tanh network in float8_e4m3 needs at least 12 "
                                                 "layers"),
     (["--targets", "example:gradient_clipping.py"], "built for Theorem 3.1 targets (not yet for Theorem 3.2"),
@@ -293,7 +315,7 @@ def test_construct_shallow_verify_atoms_and_certify_from_an_empty_store(tmp_path
 @pytest.mark.parametrize("fmt,repaired", [("float8_e4m3", 21), ("bfloat16", 67), ("float64", 73)])
 def test_construct_builds_the_shallow_nd_network(tmp_path, fmt, repaired):
     """``construct --variant shallow`` on 2-D targets (289 points): every point's value and
-    both gradient components bit for bit, 17 layers (16 in float64) where the repaired
+    both gradient components bit for bit, 15 layers where the repaired
     network has 21–73."""
     import json
 

@@ -46,7 +46,8 @@ Two variants (and a third for the gradient atom alone):
 ``shallow``
     the repaired construction with :func:`shallow_gradient_atom` in place of the repaired
     gradient atom: a constant neuron K beside R cancels c ⊗ R exactly, so the chain's
-    weights go up to 2^e_max and the network has 15 layers (14 in float64).
+    weights may be any finite c >= −2 (c ≠ 0) and the chain is five layers (backwards:
+    h to ±1 in three, |g|, the sign): the network has 13 layers in every format.
 """
 
 from __future__ import annotations
@@ -709,10 +710,10 @@ def transfer_length(fmt, route=None, q=None, merge_sign=False):
 
 def chain_length(fmt, variant=REPAIRED):
     """The gradient atom's chain layers after its 7-layer gate: the shrinks and the
-    transfer's weights (repaired), or the normalize layer and the transfer's weights with
-    the cap 2^e_max and ±m_g one weight (shallow)."""
+    transfer's weights (repaired), or the compact chain's five (shallow:
+    :func:`compact_weights`, the sign on the normalize layer)."""
     if variant == SHALLOW:
-        return 1 + transfer_length(fmt, q=shallow_cap(fmt), merge_sign=True)
+        return compact_length(fmt)
     return shrink_count(fmt) + transfer_length(fmt)
 
 
@@ -721,16 +722,79 @@ def gradient_atom_depth(fmt, variant=REPAIRED):
 
 
 # ------------------------------------------------------------------ gradient atom (shallow)
-def shallow_chain_layer(c, nc, with_n=False):
+def compact_binade(fmt):
+    """B = 1 − M: the binade where the shallow chain's scale puts h (significand route).
+    From the least subnormal 2^(e_min − M) it is 2^(1 − e_min) = 2^e_max away, one weight
+    of the cap; the significand weight a' = a·2^(M − 1) then lands the product near 1."""
+    return 1 - fmt.M
+
+
+def compact_normalize(s, h, route=None):
+    """The shallow chain's backward weights carrying h (finite, nonzero) to sign(h)·1
+    exactly: ``(w_out, mids)``, ``w_out`` a power of two in (0, 1] (the output weight), then
+    ``mids`` by :func:`transfer_route`:
+
+    * significand: ``up`` = 2^(B − e_v) <= 2^e_max (B = :func:`compact_binade`, e_v the
+      exponent of v = h ⊗ w_out, which w_out = 2^min(0, B − e_h) brings to at most B), so
+      that |v ⊗ up| is in [2^B, 2^(B+1)), exactly; then a' = a·2^(M − 1) and b from the
+      significand m = |v ⊗ up|·2^(−B) (:func:`significand_weights`): (v ⊗ up ⊗ a') ⊗ b =
+      sign(h)·1;
+    * subnormal: the repaired route's ``down`` into ±ω or ±2ω (the one rounding), then
+      powers of two up to 2^e_max each (two in float64) to ±1."""
+    f = s.fmt
+    if (route or transfer_route(f)) == "subnormal":
+        return normalize_weights(s, h, "subnormal", q=shallow_cap(f))
+    B = compact_binade(f)
+    e = true_exponent(s, h)
+    w_out = s.iwhere(e > B, B - e, 0).pow2()
+    v = h * w_out
+    ev = true_exponent(s, v)
+    up = s.iwhere(ev < B, B - ev, 0).pow2()
+    v = v * up
+    a, b = significand_weights(s, abs(v) * s.int_pow2(-B))
+    return w_out, [up, a * s.int_pow2(f.M - 1), b]
+
+
+def compact_target(s, g, t):
+    """The shallow chain's weights from t = ±1 to g (finite, nonzero): |g|, then the sign
+    ±1 (1 where g and t agree): (t ⊗ |g|) ⊗ sign = g, both products exact."""
+    return [abs(g), s.where(_same_sign(s, g, t), 1, -1)]
+
+
+def compact_weights(s, h, g, route=None):
+    """The whole shallow chain h → g: (w_out, [weights after it in backward order]):
+    :func:`compact_normalize`, then :func:`compact_target` from the ±1 it reaches."""
+    w_out, mids = compact_normalize(s, h, route)
+    t = h * w_out
+    for w in mids:
+        t = t * w
+    return w_out, mids + compact_target(s, g, t)
+
+
+def compact_length(fmt, route=None):
+    """The number of weights :func:`compact_weights` gives after w_out: up, a', b (or down
+    and the ups of the subnormal route), |g| and the sign."""
+    if (route or transfer_route(fmt)) == "subnormal":
+        return 1 + transfer_slots(fmt, shallow_cap(fmt))[0] + 2
+    return 3 + 2
+
+
+def killer_weight(s, c):
+    """The weight of both killers in a shallow chain layer of weight c: −1/2 where c <= 1
+    (at x ≠ z the killer C = 2^e_max is what makes −c ⊕ ... ⊕ 1 negative), +0 where c > 1
+    (there −c ⊕ 1 < 0 already, and −c ⊕ (−C/2) could overflow: c may be up to Ω)."""
+    return s.where(c <= 1, Fraction(-1, 2), 0)
+
+
+def shallow_chain_layer(c, nc, k, with_n=False):
     """One shallow chain layer on columns (R, K, G1, G2): R = relu(c ⊗ R ⊕ (−c) ⊗ K ⊕
-    (−1/2)⊗G1 ⊕ (−1/2)⊗G2 ⊕ 1), K = relu(1) (a constant neuron: no inputs), the killers
+    k ⊗ G1 ⊕ k ⊗ G2 ⊕ 1), K = relu(1) (a constant neuron: no inputs), the killers
     carried; ``with_n`` adds N = relu((−1)⊗G1 ⊕ (−1)⊗G2 ⊕ w_out) (the last one).  At x = z,
     where R = K and G1 = G2 = 0, c ⊗ R ⊕ (−c) ⊗ K = +0 exactly (one product, negated), so R
     is exactly 1 whatever the weight c (c ⊗ R finite); at x ≠ z, R = 0 and one killer is C
-    = 2^e_max, so the pre-activation is −c − C/2 + 1 < 0 for c in [−2, 0) ∪ (0, 2^e_max]
-    (finite: at least −1.5·2^e_max) when e_max >= 3."""
-    half = Fraction(-1, 2)
-    layer = [("R", [("R", Param(c)), ("K", Param(nc)), ("G1", half), ("G2", half)], 1), ("K", [], 1)]
+    = 2^e_max, so the pre-activation is −c ⊕ k ⊗ C ⊕ 1 < 0 for every finite c >= −2, c ≠ 0,
+    with k = :func:`killer_weight` (finite: at least −Ω)."""
+    layer = [("R", [("R", Param(c)), ("K", Param(nc)), ("G1", Param(k)), ("G2", Param(k))], 1), ("K", [], 1)]
     layer += carried(["G1", "G2"])
     if with_n:
         layer.append(("N", [("G1", -1), ("G2", -1)], Param("w_out")))
@@ -738,16 +802,16 @@ def shallow_chain_layer(c, nc, with_n=False):
 
 
 def shallow_weights(s, h, g):
-    """(w_out, the chain's weights in forward order): 1 first (it takes (d, d) to (1, 1):
-    d ⊗ c may overflow for a larger c), then the transfer's with the cap 2^e_max
-    (:func:`shallow_cap`) and ±m_g one weight, input side first."""
-    w_out, chain = transfer_weights(s, h, g, q=shallow_cap(s.fmt), merge_sign=True)
-    return w_out, [s.const(1)] + list(reversed(chain))
+    """(w_out, the chain's weights in forward order): :func:`compact_weights` reversed.  The
+    first is the sign ±1, on the normalize layer (it takes (d, d) to (1, 1): d ⊗ c must be
+    finite, which |c| = 1 keeps)."""
+    w_out, chain = compact_weights(s, h, g)
+    return w_out, list(reversed(chain))
 
 
 def shallow_gradient_atom(s, z, h, g):
-    """The shallow gradient atom (depth 7 + 1 + transfer + 1: 15 in bfloat16 and float32,
-    14 in float64, where the repaired one has 65, 30 and 71).
+    """The shallow gradient atom (depth 7 + 5 + 1 = 13 in every format, where the repaired
+    one has 65 in bfloat16, 30 in float32 and 71 in float64).
 
     * layers 1–7: the repaired atom's gate (:func:`gate_plan`), layer 7 with a constant
       neuron K = relu(d), d = z − z⁻: (R, K, G1, G2) = (d, d, 0, 0) at x = z, (0, d, C, 0)
@@ -756,9 +820,8 @@ def shallow_gradient_atom(s, z, h, g):
       each takes (F, F, 0, 0) to (1, 1, 0, 0) — the forward value never grows, whatever
       the weight — and passes the gradient (u ⊗ ReLU'(1)) ⊗ c to R; K's gradient
       (u ⊗ 1) ⊗ (−c) is finite and stops there (K reads nothing).  At x ≠ z every R is
-      dead.  So the weights are bounded by 2^e_max, not by 2^min(p, e_max): no shrinks,
-      at most two powers of two each way where the repaired chain needs up to 21, and the
-      sign and g's significand one weight ±m_g.
+      dead.  So a weight may be any finite c >= −2 (c ≠ 0): the chain is, backwards, up
+      (or down), a', b (or two ups): h to ±1; |g|; the sign, on the first chain layer.
     * output: w_out ⊗ R ⊕ (−1) ⊗ N, as the repaired atom's.
     """
     P = gate_plan(s.fmt, shallow=True)
@@ -770,13 +833,13 @@ def shallow_gradient_atom(s, z, h, g):
 def shallow_chain_and_output(s, P, h, g):
     """Add the shallow atom's chain (:func:`shallow_chain_layer` per weight of
     :func:`shallow_weights`, N in the last) and the output layer to the plan P, whose last
-    layer holds (R, K, G1, G2); returns their params (c_i, n_i = −c_i, w_out).  The
+    layer holds (R, K, G1, G2); returns their params (c_i, n_i = −c_i, k_i, w_out).  The
     d-dimensional shallow atom shares it (:mod:`fpsmt.constructions.relu_nd`)."""
     w_out, weights = shallow_weights(s, h, g)
     params = {}
     for i, c in enumerate(weights):
-        params[f"c{i}"], params[f"n{i}"] = c, -c
-        P.add(shallow_chain_layer(f"c{i}", f"n{i}", with_n=i == len(weights) - 1))
+        params[f"c{i}"], params[f"n{i}"], params[f"k{i}"] = c, -c, killer_weight(s, c)
+        P.add(shallow_chain_layer(f"c{i}", f"n{i}", f"k{i}", with_n=i == len(weights) - 1))
     params["w_out"] = w_out
     P.add(OUTPUT_LAYER)
     return params
