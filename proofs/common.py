@@ -149,10 +149,13 @@ class Beside:
     it; ``terms(s)``: its claim's other variables as terms of the whole's claim (default
     z and x)."""
 
-    def __init__(self, claim, prefix, net, row, params, up, whole_up, terms=None):
+    def __init__(self, claim, prefix, net, row, params, up, whole_up, terms=None, up_domain=None):
         self.claim, self.prefix, self.net, self.row = claim, prefix, net, row
         self.params, self.up, self.whole_up = params, up, whole_up
         self.terms = terms or (lambda s: {"z": s.z, "x": s.x})
+        #: the upstreams its ``grad{k}`` facts are stated for (default every finite one; a
+        #: block that only ever gets a zero upstream — the shallow gate's step prefixes — a zero)
+        self.up_domain = up_domain or FINITE
 
     def _run(self, s, fwd, bwd, y=None):
         net = self.net(s.fmt)
@@ -187,9 +190,10 @@ class Beside:
                 act = net.layers[k].act
                 g = s.sem.backward_formula(act)(s.A, s.sem.act_of(act), up[k][0].v, pre[k][0].v, post[k][0].v)
                 return type(up[k][0])(s, g).is_finite()
-            out.append(fact(forall(f"{self.prefix}.grad{k}", {**base, self.up: FINITE, **zs}, goal=grad,
-                                   doc=f"{self.prefix}: its gradient into layer {k} is finite for every finite "
-                                       f"upstream, every absent term any ±0 (backward: above layer {k})")))
+            out.append(fact(forall(f"{self.prefix}.grad{k}", {**base, self.up: self.up_domain, **zs}, goal=grad,
+                                   doc=f"{self.prefix}: its gradient into layer {k} is finite for every "
+                                       f"{'finite' if self.up_domain is FINITE else 'zero'} upstream, every absent "
+                                       f"term any ±0 (backward: above layer {k})")))
         return out
 
 

@@ -155,24 +155,24 @@ def t_gradient(s, T, g):
     return [(T > 0).implies(PASS.holds(s, g=g)), (T.is_zero() | s.u.is_zero()).implies(g.is_zero()), g.is_finite()]
 
 
-def gate_t_stage(fmt):
-    """T through layers 1–5 as the gate carries it, beside the step blocks (every absent
-    term of layers 2–5 any ±0, forward and backward: fpsmt.semantics.network.Zeros), for
-    every z, x of X; its gradient for every finite upstream u (zeros included: at x != z
-    the chain sends T a zero): u where T > 0 and u != 0, a zero where T = 0 or u = ±0 (the
-    stand-ins may flip the sign of a zero gradient: with u = −0 the whole can give +0)."""
+def gate_t_stage(fmt, layers=5, name="gradient_atom.gate_T", guarantee=None):
+    """T through layers 1–5 (``layers``) as the gate carries it, beside the step blocks
+    (every absent term of layers 2–5 any ±0, forward and backward:
+    fpsmt.semantics.network.Zeros), for every z, x of X; its gradient for every finite
+    upstream u (zeros included: at x != z the chain sends T a zero): u where T > 0 and
+    u != 0, a zero where T = 0 or u = ±0 (the stand-ins may flip the sign of a zero
+    gradient: with u = −0 the whole can give +0)."""
     from fpsmt.proof.claims import zero_variables
 
     def run(s):
-        net = _t_net(s.fmt)
+        net = _t_net(s.fmt, layers)
         return s.run(net, [s.x], [s.u], params=C.step_params(s, "ge", s.z), zeros=s.zeros(net), trace=True)
 
     def side(s):
         (T,), (g,), _ = run(s)
         return t_gradient(s, T, g)
-    return stage("gradient_atom.gate_T", {"z": X_DOM, "x": X_DOM, "u": Float(finite=True),
-                                          **zero_variables(_t_net(fmt))}, T5,
-                 lambda s: {"T": run(s)[0][0]}, side=side, states=[PASS])
+    return stage(name, {"z": X_DOM, "x": X_DOM, "u": Float(finite=True), **zero_variables(_t_net(fmt, layers))},
+                 guarantee or T5, lambda s: {"T": run(s)[0][0]}, side=side, states=[PASS])
 
 
 def gate_beside(fmt):
@@ -549,19 +549,12 @@ WHOLE = whole("gradient_atom", {"z": X(), "x": X(), "h": Float(finite=True, nonz
 #   atom's (CHAIN_BACK, PASS: the same interfaces; the normalize layer is a chain layer of
 #   the backward product, the gate's layers pass the gradient through).
 from fpsmt.proofs.multiplication_transfer import COMPACT_CHAIN, COMPACT_WEIGHT  # noqa: E402
+from fpsmt.semantics.network import Network  # noqa: E402
 
 S = "gradient_atom.shallow"
 _STATE = ("R", "K", "G1", "G2")
 
 
-def _shallow_gate_layers(fmt):
-    return C.gate_plan(fmt, shallow=True).network(last_act=None).layers
-
-
-GATE_S = Pred(f"{S}.gate", {**GATE.variables, "K": Float()}, lambda s: [GATE.holds(s), s.K.same(_d(s))],
-              doc="(R, G1, G2) as the gate gives them, and K = d = z - z⁻ at every x")
-GATE_OFF_S = Pred(f"{S}.gate_off", {**GATE_S.variables}, lambda s: [GATE_S.holds(s), ~s.x.eq(s.z)],
-                  doc="the gate's (R, K, G1, G2) at x != z")
 AT_Z_S = Pred(f"{S}.at_z", {n: Float() for n in _STATE},
               lambda s: [s.R.same(1), s.K.same(1), s.G1.same(0), s.G2.same(0)], doc="(R, K, G1, G2) = (1, 1, 0, 0)")
 AT_Z_RUN_S = Pred(f"{S}.chain_at_z", {**AT_Z_S.variables, "i": _i, "n": _i},
@@ -573,11 +566,124 @@ KILLED_RUN_S = Pred(f"{S}.chain_killed", {**KILLED_S.variables, "i": _i, "n": _i
                     lambda s: [s.i <= s.n, KILLED_S.holds(s)], doc="after i of the n chain layers: still killed")
 
 
+# The 1-D shallow atom's gate (relu.shallow_gate_plan): the first four layers of the step
+# blocks (values 1[x < z] and 1[x > z]) and T beside them; layer 5: T carried, K = relu(d),
+# the killers C ⊗ 1[x < z], C ⊗ 1[x > z]; layer 6: R = relu(c0 ⊗ T ⊕ (−c0) ⊗ K ⊖ G1 ⊖ G2 ⊕ 1)
+# with the chain's sign c0 = ±1, K = relu(1), the killers carried.  Its nodes:
+#
+# * ``shallow.prefix_ge`` / ``shallow.prefix_le``: each block's first four layers beside the
+#   others (every absent term any ±0), its value 1[x < z] (1[x > z]) and its D^AD a zero
+#   for a zero upstream — the only upstream it gets: at x = z the killers' pre-activations
+#   are exactly 0 (so ReLU' = 0 stops a finite upstream), at x != z the chain sends zeros;
+# * ``shallow.gate_T``: T through layers 1–4 (as ``gate_T``);
+# * ``shallow.gate14``: the three as one dense network (the absent-term chain), GATE4;
+# * ``shallow.gate_top``: layers 5–6 on GATE4, for either sign: GATE_M — (1, 1, 0, 0) at
+#   x = z, (0, 1, C, 0) or (0, 1, 0, C) elsewhere — with the gradient into the indicators a
+#   zero, into T at x = z CHAIN_BACK through R (weight c0) then PASS through T's carry, a
+#   zero elsewhere.
+_PREFIX = 4
+
+
+def prefix_network(fmt, kind):
+    """The first four layers of the repaired step block ``kind`` (hidden activations)."""
+    return Network(fmt, C.step_network(fmt, kind).layers[:_PREFIX])
+
+
+def _prefix_pred(kind):
+    below = (lambda s: s.x < s.z) if kind == "ge" else (lambda s: s.x > s.z)
+    return Pred(f"{S}.prefix_{kind}", {"z": X_DOM, "x": X_DOM, kind: Float()},
+                lambda s: [below(s).implies(s[kind].same(1)), (~below(s)).implies(s[kind].same(0))],
+                doc=f"{kind} = 1 where x {'<' if kind == 'ge' else '>'} z, +0 elsewhere")
+
+
+PREFIX_GE, PREFIX_LE = _prefix_pred("ge"), _prefix_pred("le")
+#: T at layer 4 (as T5 states it at layer 5)
+T4 = Pred(f"{S}.T4", T5.variables, T5.fn, doc="T = +0 below z, d = z - z⁻ at z, in [d, 2^(e_max-1)] above (layer 4)")
+GATE4 = Pred(f"{S}.gate4", {"z": X_DOM, "x": X_DOM, "ge": Float(), "le": Float(), "T": Float()},
+             lambda s: [PREFIX_GE.holds(s), PREFIX_LE.holds(s), T4.holds(s)],
+             doc="(ge, le) = (1[x < z], 1[x > z]) and T as T4 states it")
+
+
+def prefix_node(kind, fmt):
+    """The step block's first four layers beside the others (every absent term of layers 2–4
+    any ±0): the value 1[x < z] (``ge``) or 1[x > z] (``le``), and for a zero upstream D^AD
+    a zero, each first-layer row's backward term a zero too."""
+    from fpsmt.proof.claims import zero_variables
+
+    def run(s):
+        net = prefix_network(s.fmt, kind)
+        P = C.step_params(s, kind, s.z if kind == "ge" else -s.z)
+        return s.run(net, [s.x], [s.y], params=P, trace=True, zeros=s.zeros(net))
+
+    def side(s):
+        _, grad, (pre, _, up) = run(s)
+        return [grad[0].is_zero()] + [(g * s.sigma_prime(C.hidden(), z)).is_zero() for g, z in zip(up[0], pre[0])]
+    return stage(f"{S}.prefix_{kind}", {"z": X_DOM, "x": X_DOM, "y": zero(), **zero_variables(prefix_network(fmt, kind))},
+                 PREFIX_GE if kind == "ge" else PREFIX_LE, lambda s: {kind: run(s)[0][0]}, side=side)
+
+
+def _prefix_beside(kind, row, up):
+    return Beside(f"{S}.prefix_{kind}", f"{S}.prefix_{kind}", lambda f: prefix_network(f, kind), row,
+                  lambda s: C.step_params(s, kind, s.z if kind == "ge" else -s.z), "y", up, up_domain=zero())
+
+
+def shallow_gate14(fmt):
+    """Layers 1–4 of the shallow gate as one dense network (the prefixes and T in rows 0, 1,
+    2; upstreams y, v zeros into the prefixes, u into T): the absent-term chain gives GATE4
+    and its D^AD as T's (``t_gradient``)."""
+    def whole(s):
+        net = Network(s.fmt, C.shallow_gate_plan(s.fmt).network(last_act=None).layers[:_PREFIX])
+        P = {**C.step_params(s, "ge", s.z), **C.step_params(s, "le", -s.z)}
+        return net, P, [s.x]
+
+    t_block = Beside(f"{S}.gate_T", f"{S}.T", lambda f: _t_net(f, _PREFIX), 2,
+                     lambda s: C.step_params(s, "ge", s.z), "u", "u")
+    return absent_chain(f"{S}.gate14", fmt, {"z": X_DOM, "x": X_DOM, "y": zero(), "v": zero(), "u": FINITE},
+                        ("y", "v", "u"), whole, [_prefix_beside("ge", 0, "y"), _prefix_beside("le", 1, "v"), t_block],
+                        GATE4, lambda s, out, grad: {"ge": out[0], "le": out[1], "T": out[2]},
+                        side=lambda s, out, grad: t_gradient(s, out[2], grad[0]), states=[PASS])
+
+
+#: the shallow gate's outputs (R, K, G1, G2): the chain's state at x = z and at x != z
+GATE_M = Pred(f"{S}.gate_m", {"z": X_DOM, "x": X_DOM, **{n: Float() for n in _STATE}},
+              lambda s: [s.x.eq(s.z).implies(AT_Z_S.holds(s)), (~s.x.eq(s.z)).implies(KILLED_S.holds(s))],
+              doc="(R, K, G1, G2) = (1, 1, 0, 0) at x = z, (0, 1, C, 0) below, (0, 1, 0, C) above")
+GATE_M_AT = Pred(f"{S}.gate_m_at", {**GATE_M.variables}, lambda s: [GATE_M.holds(s), s.x.eq(s.z)],
+                 doc="the shallow gate's (R, K, G1, G2) at x = z")
+GATE_M_OFF = Pred(f"{S}.gate_m_off", {**GATE_M.variables}, lambda s: [GATE_M.holds(s), ~s.x.eq(s.z)],
+                  doc="the shallow gate's (R, K, G1, G2) at x != z")
+
+
 def shallow_gate_top_stage(fmt):
-    """Layers 6–7 with K (the shallow atom's: a slice of it) on layer 5's outputs as GATE5
-    states them, with the chain's upstreams: finite at x = z, zeros elsewhere."""
-    return _gate_top(f"{S}.gate_top", _shallow_gate_layers, _STATE, ("uR", "uK", "u1", "u2"), GATE_S,
-                     lambda s: {"d": _d(s)})
+    """Layers 5–6 of the shallow gate (a slice of the atom) on GATE4's (ge, le, T), for the
+    sign c0 = ±1 (j), with the chain's upstreams (uR, uK, u1, u2): finite at x = z, zeros
+    elsewhere.  GATE_M of its outputs; the gradients into ge and le zeros; at x = z the
+    gradient into layer 5's T is CHAIN_BACK (u = uR, c = c0) and the one into layer 4's T
+    PASS of it, at x != z a zero; every value and gradient inside finite."""
+    def run(s):
+        net = Network(s.fmt, C.shallow_gate_plan(s.fmt).network(last_act=None).layers[_PREFIX:])
+        at = s.x.eq(s.z)
+        c0 = _sign(s)
+        ups = [s.where(at, s[u], s[u] * 0) for u in ("uR", "uK", "u1", "u2")]
+        return s.run(net, [s.ge, s.le, s.T], ups, params={"d": _d(s), "c0": c0, "n0": -c0}, trace=True)
+
+    def side(s):
+        _, grad, (pre, post, up) = run(s)
+        at = s.x.eq(s.z)
+        return [grad[0].is_zero(), grad[1].is_zero(),
+                at.implies(CHAIN_BACK.holds(s, u=s.uR, pre=pre[1][0], c=_sign(s), gR=up[0][0])),
+                at.implies(PASS.holds(s, u=up[0][0], g=grad[2])), (~at).implies(grad[2].is_zero())] + \
+            finite_inside(post, up)
+    fin = Float(finite=True)
+    return stage(f"{S}.gate_top", {"j": _J, "uR": fin, "uK": fin, "u1": fin, "u2": fin}, GATE_M,
+                 lambda s: dict(zip(_STATE, run(s)[0])), GATE4, side=side, states=[CHAIN_BACK, PASS])
+
+
+def shallow_gate(fmt):
+    """The 1-D shallow atom's gate: the prefixes, T, their dense network and layers 5–6."""
+    return sequence(f"{S}.gate", [prefix_node("ge", fmt), prefix_node("le", fmt),
+                                  gate_t_stage(fmt, _PREFIX, f"{S}.gate_T", T4), shallow_gate14(fmt),
+                                  shallow_gate_top_stage(fmt)])
 
 
 def _shallow_layer_net(fmt, with_n=False, output=False):
@@ -630,7 +736,7 @@ def _k_gradient(grad):
     return grad[0].is_zero().implies(grad[1].is_zero()) & (~grad[0].is_zero()).implies(grad[1].same(-grad[0]))
 
 
-def shallow_chain_at_z(fmt):
+def shallow_chain_at_z(fmt, base=None):
     """At x = z, by induction over the chain layers after the normalize one (any number up to
     CHAIN_MAX, each with its own weight c in K' and finite upstreams): (1, 1, 0, 0) is kept,
     R is alive with CHAIN_BACK, K's gradient is R's negated (:func:`_k_gradient`), the
@@ -645,7 +751,7 @@ def shallow_chain_at_z(fmt):
     fin = Float(finite=True)
     return induction(
         f"{S}.chain_at_z", AT_Z_RUN_S, "i", 0, CHAIN_MAX,
-        stage(f"{S}.chain_at_z.base", {"n": _i}, AT_Z_RUN_S, lambda s: {"i": 0}, AT_Z_S),
+        base or stage(f"{S}.chain_at_z.base", {"n": _i}, AT_Z_RUN_S, lambda s: {"i": 0}, AT_Z_S),
         lambda s: dict(zip(_STATE, layer(s)[0])), AT_Z_S,
         step_vars={"c": fin, "uR": fin, "uK": fin, "u1": fin, "u2": fin},
         step_given=lambda s: COMPACT_WEIGHT.holds(s), step_side=side, done=lambda s: s.i.eq(s.n),
@@ -659,7 +765,7 @@ def _dead(run):
     return [g.is_zero() for g in grad] + [pre[0][0].is_finite()]
 
 
-def shallow_chain_killed(fmt, base_hyp=None):
+def shallow_chain_killed(fmt, base_hyp=None, base=None):
     """At x != z: the normalize layer (weight ±1) takes the gate's (0, d, C, 0) or
     (0, d, 0, C) to (0, 1, C, 0) or (0, 1, 0, C) (the base), every chain layer with a weight
     in K'' keeps it; a finite upstream on R with zeros on K and the killers gives zero
@@ -677,9 +783,9 @@ def shallow_chain_killed(fmt, base_hyp=None):
 
     def layer(s):
         return _shallow_layer(s, [s.R, s.K, s.G1, s.G2], ups_of(s), s.c)
-    base = stage(f"{S}.chain_killed.base", {"n": _i, "j": _J, **ups}, KILLED_RUN_S,
-                 lambda s: {"i": 0, **dict(zip(_STATE, base_run(s)[0]))}, base_hyp or GATE_OFF_S,
-                 side=lambda s: _dead(base_run(s)))
+    base = base or stage(f"{S}.chain_killed.base", {"n": _i, "j": _J, **ups}, KILLED_RUN_S,
+                         lambda s: {"i": 0, **dict(zip(_STATE, base_run(s)[0]))}, base_hyp,
+                         side=lambda s: _dead(base_run(s)))
     return induction(
         f"{S}.chain_killed", KILLED_RUN_S, "i", 0, CHAIN_MAX, base,
         lambda s: dict(zip(_STATE, layer(s)[0])), KILLED_S, step_vars={"c": fin, **ups},
@@ -702,24 +808,30 @@ def shallow_output_claim(fmt):
                   goal=goal, given=lambda s: [COMPACT_WEIGHT.holds(s), W_OUT.holds(s)])
 
 
-def shallow_chain_parts(fmt, base_hyp=None):
+def shallow_chain_parts(fmt, base_hyp=None, merged=False):
     """The shallow tree's nodes after the gate (from (R, K, G1, G2) on: spacing, the
     normalize layer and the chain at x = z, the chain at x != z, the output, the transfer,
     the facts, the backward chain), which the d-dimensional shallow atom shares
-    (``base_hyp``: :func:`shallow_chain_killed`'s)."""
+    (``base_hyp``: :func:`shallow_chain_killed`'s).  ``merged``: the 1-D atom's, whose gate
+    (:func:`shallow_gate`) ends in its first chain layer: the inductions start from GATE_M
+    (no spacing, no normalize stage)."""
     def flat(c, **uses):
         return Node("stage", c.name, c, uses=uses)
     out = flat(shallow_output_claim(fmt), hypothesis=W_OUT, premise=[W_OUT, COMPACT_WEIGHT], side=[CHAIN_BACK])
-    return [flat(spacing_claim(fmt)), sequence(f"{S}.at_z", [shallow_normalize_stage(fmt), shallow_chain_at_z(fmt)]),
-            shallow_chain_killed(fmt, base_hyp), out, transfer_tree(fmt, chain=COMPACT_CHAIN), one_fact(fmt),
-            cong_fact(fmt), backward_tree(fmt)]
+    if merged:
+        first = [shallow_chain_at_z(fmt, stage(f"{S}.chain_at_z.base_gate", {"n": _i}, AT_Z_RUN_S,
+                                               lambda s: {"i": 0}, GATE_M_AT)),
+                 shallow_chain_killed(fmt, base=stage(f"{S}.chain_killed.base_gate", {"n": _i}, KILLED_RUN_S,
+                                                      lambda s: {"i": 0}, GATE_M_OFF))]
+    else:
+        first = [flat(spacing_claim(fmt)), sequence(f"{S}.at_z", [shallow_normalize_stage(fmt), shallow_chain_at_z(fmt)]),
+                 shallow_chain_killed(fmt, base_hyp)]
+    return first + [out, transfer_tree(fmt, chain=COMPACT_CHAIN), one_fact(fmt), cong_fact(fmt), backward_tree(fmt)]
 
 
 def shallow_tree(fmt):
-    """The shallow atom's tree (see the comment above :data:`S`)."""
-    gate = sequence(f"{S}.gate", [step_node("ge", fmt, True), step_node("le", fmt, True), gate_t_stage(fmt),
-                                  gate_beside(fmt), shallow_gate_top_stage(fmt)])
-    return Node("lemma", "gradient_atom", None, [gate] + shallow_chain_parts(fmt))
+    """The 1-D shallow atom's tree (see the comments above :data:`S` and :func:`prefix_network`)."""
+    return Node("lemma", "gradient_atom", None, [shallow_gate(fmt)] + shallow_chain_parts(fmt, merged=True))
 
 
 def shallow(fmt):

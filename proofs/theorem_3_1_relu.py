@@ -61,7 +61,7 @@ Argument.  Fix x ∈ D and write y = h*(x).
 Depth: the gradient atom's (gradient_atom statement); the paper's L >= 7 is not
 matched.  The repaired transfer chain needs its length (fpsmt.constructions.relu); the
 ``shallow`` variant (the same join, with the shallow gradient atom's tree:
-relu.shallow_gradient_atom) has 13 layers in every format.  Width: about 3 per gradient atom and 2–3 per zero-gradient atom.
+relu.shallow_gradient_atom) has 11 layers in every format.  Width: about 3 per gradient atom and 2–3 per zero-gradient atom.
 
 The repaired row's tree is the two atoms' trees, ⊞'s and ``approx.congruence`` under one
 lemma node; it is PROVED only when every node is.  ``beside_tree`` states the same per

@@ -46,8 +46,9 @@ Two variants (and a third for the gradient atom alone):
 ``shallow``
     the repaired construction with :func:`shallow_gradient_atom` in place of the repaired
     gradient atom: a constant neuron K beside R cancels c ⊗ R exactly, so the chain's
-    weights may be any finite c >= −2 (c ≠ 0) and the chain is five layers (backwards:
-    h to ±1 in three, |g|, the sign): the network has 13 layers in every format.
+    weights may be any finite c >= −2 (c ≠ 0) and the chain is five weights (backwards:
+    h to ±1 in three, |g|, the sign); the killers read the step blocks' fourth layer and the
+    gate's row takes the sign: the network has 11 layers in every format.
 """
 
 from __future__ import annotations
@@ -639,23 +640,30 @@ def killer_constant(fmt):
     return Fraction(2) ** fmt.e_max
 
 
-def gate_plan(fmt, shallow=False):
+def gate_plan(fmt):
     """Layers 1–7 of the repaired gradient atom (a :class:`Plan` on input x): the step
     pair, and beside it T = relu(x ⊖ z⁻) carried by copies (its own neuron, so that the
     step blocks are exactly the step-indicator lemmas' networks); layer 6 the killers G1,
     G2; layer 7 the gate R = relu(T − G1 − G2).  Layer 6 lists ``T, G1, G2`` and layer 7
     ``R, G1, G2``: the column order of the next layers' sums."""
+    P = _steps_and_t(fmt, 5)
+    for layer in gate_top(fmt):
+        P.add(layer)
+    return P
+
+
+def _steps_and_t(fmt, n):
+    """A :class:`Plan` on x with the first ``n`` layers of the step blocks 1[x >= z] (``ge``)
+    and 1[x <= z] (``le``) side by side and T beside them (:func:`t_carry`)."""
     P = Plan(fmt)
     ge, le = _step_layers(fmt, "ge", 1, 0), _step_layers(fmt, "le", -1, 0)
     srcs = {"ge": "x", "le": "x"}
-    for k in range(5):
+    for k in range(n):
         layer = []
         for tag, (entries, bias) in (("ge", ge[k]), ("le", le[k])):
             layer.append((f"{tag}{k}", [(srcs[tag], w) for _, _, w in entries], bias[0]))
             srcs[tag] = f"{tag}{k}"
         layer.append(t_carry(k))
-        P.add(layer)
-    for layer in gate_top(fmt, shallow):
         P.add(layer)
     return P
 
@@ -679,11 +687,10 @@ def reset_chain(s, P, F, weights, with_n=False):
     return params
 
 
-def gate_top(fmt, shallow=False):
-    """Layers 6 and 7 of the gate on columns (ge, le, T) = layer 5's (ge4, le4, T);
-    ``shallow``: layer 7 also holds the constant K = relu(d) (:func:`shallow_gradient_atom`)."""
+def gate_top(fmt):
+    """Layers 6 and 7 of the gate on columns (ge, le, T) = layer 5's (ge4, le4, T)."""
     C = killer_constant(fmt)
-    top = [("R", [("T", 1), ("G1", -1), ("G2", -1)], NEG0)] + ([("K", [], Param("d"))] if shallow else [])
+    top = [("R", [("T", 1), ("G1", -1), ("G2", -1)], NEG0)]
     return ([t_carry(5), ("G1", [("ge4", -C)], C), ("G2", [("le4", -C)], C)], top + carried(["G1", "G2"]))
 
 
@@ -718,6 +725,10 @@ def chain_length(fmt, variant=REPAIRED):
 
 
 def gradient_atom_depth(fmt, variant=REPAIRED):
+    """7 gate layers, the chain, the output (repaired); the shallow atom's gate is 6 layers
+    whose last is also its first chain layer (:func:`shallow_gate_plan`)."""
+    if variant == SHALLOW:
+        return 6 + chain_length(fmt, variant) - 1 + 1
     return 7 + chain_length(fmt, variant) + 1
 
 
@@ -801,6 +812,29 @@ def shallow_chain_layer(c, nc, k, with_n=False):
     return layer
 
 
+def shallow_gate_plan(fmt):
+    """Layers 1–6 of the shallow gradient atom (a :class:`Plan` on input x), the gate and its
+    first chain layer in one:
+
+    * layers 1–4: the first four layers of the step blocks 1[x >= z] and 1[x <= z], whose
+      fourth values are 1[x < z] and 1[x > z] (``ge3``, ``le3``), and T = relu(x ⊖ z⁻),
+      carried;
+    * layer 5: T carried, K = relu(d) (a constant neuron, d = z − z⁻), the killers
+      G1 = relu(C ⊗ ge3), G2 = relu(C ⊗ le3): C below z and above z, +0 at z (C = 2^e_max);
+    * layer 6: R = relu(c0 ⊗ T ⊕ n0 ⊗ K ⊕ (−1) ⊗ G1 ⊕ (−1) ⊗ G2 ⊕ 1) with c0 = ±1 the chain's
+      sign and n0 = −c0, K = relu(1), the killers carried.  At x = z, T = K = d, so
+      c0 ⊗ T ⊕ n0 ⊗ K is +0 and R = 1; elsewhere one killer is C >= T + 1, so R is dead.
+
+    Layer 5 lists ``T, K, G1, G2``, layer 6 ``R, K, G1, G2``: the column order of the next
+    layers' sums."""
+    P = _steps_and_t(fmt, 4)
+    C = killer_constant(fmt)
+    P.add([t_carry(4), ("K", [], Param("d")), ("G1", [("ge3", C)], NEG0), ("G2", [("le3", C)], NEG0)])
+    P.add([("R", [("T", Param("c0")), ("K", Param("n0")), ("G1", -1), ("G2", -1)], 1), ("K", [], 1)]
+          + carried(["G1", "G2"]))
+    return P
+
+
 def shallow_weights(s, h, g):
     """(w_out, the chain's weights in forward order): :func:`compact_weights` reversed.  The
     first is the sign ±1, on the normalize layer (it takes (d, d) to (1, 1): d ⊗ c must be
@@ -810,35 +844,42 @@ def shallow_weights(s, h, g):
 
 
 def shallow_gradient_atom(s, z, h, g):
-    """The shallow gradient atom (depth 7 + 5 + 1 = 13 in every format, where the repaired
+    """The shallow gradient atom (depth 6 + 4 + 1 = 11 in every format, where the repaired
     one has 65 in bfloat16, 30 in float32 and 71 in float64).
 
-    * layers 1–7: the repaired atom's gate (:func:`gate_plan`), layer 7 with a constant
-      neuron K = relu(d), d = z − z⁻: (R, K, G1, G2) = (d, d, 0, 0) at x = z, (0, d, C, 0)
-      below, (0, d, 0, C) above.
-    * chain: :func:`shallow_chain_layer` per weight (:func:`shallow_weights`): at x = z
-      each takes (F, F, 0, 0) to (1, 1, 0, 0) — the forward value never grows, whatever
+    * layers 1–6: :func:`shallow_gate_plan`: the step blocks' first four layers and T, the
+      killers read from their fourth (C ⊗ 1[x < z], C ⊗ 1[x > z]) beside a constant neuron
+      K = relu(d), d = z − z⁻; layer 6 is the gate and the chain's first layer at once:
+      R = relu(c0 ⊗ T ⊕ (−c0) ⊗ K ⊖ G1 ⊖ G2 ⊕ 1) with c0 the chain's sign, so (R, K, G1, G2)
+      = (1, 1, 0, 0) at x = z, (0, 1, C, 0) below, (0, 1, 0, C) above.
+    * chain: :func:`shallow_chain_layer` per further weight (:func:`shallow_weights`): at
+      x = z each takes (1, 1, 0, 0) to (1, 1, 0, 0) — the forward value never grows, whatever
       the weight — and passes the gradient (u ⊗ ReLU'(1)) ⊗ c to R; K's gradient
       (u ⊗ 1) ⊗ (−c) is finite and stops there (K reads nothing).  At x ≠ z every R is
       dead.  So a weight may be any finite c >= −2 (c ≠ 0): the chain is, backwards, up
-      (or down), a', b (or two ups): h to ±1; |g|; the sign, on the first chain layer.
+      (or down), a', b (or two ups): h to ±1; |g|; the sign, in the gate's row.
     * output: w_out ⊗ R ⊕ (−1) ⊗ N, as the repaired atom's.
     """
-    P = gate_plan(s.fmt, shallow=True)
+    P = shallow_gate_plan(s.fmt)
     params = {**step_params(s, "ge", z), **step_params(s, "le", -z), "d": z - z.next_down()}
-    params.update(shallow_chain_and_output(s, P, h, g))
+    params.update(shallow_chain_and_output(s, P, h, g, merged=True))
     return P.network(), params
 
 
-def shallow_chain_and_output(s, P, h, g):
+def shallow_chain_and_output(s, P, h, g, merged=False):
     """Add the shallow atom's chain (:func:`shallow_chain_layer` per weight of
     :func:`shallow_weights`, N in the last) and the output layer to the plan P, whose last
-    layer holds (R, K, G1, G2); returns their params (c_i, n_i = −c_i, k_i, w_out).  The
-    d-dimensional shallow atom shares it (:mod:`fpsmt.constructions.relu_nd`)."""
+    layer holds (R, K, G1, G2); returns their params (c_i, n_i = −c_i, k_i, w_out).
+    ``merged``: the plan's last layer is :func:`shallow_gate_plan`'s, whose R row takes the
+    first weight (the sign: c0, n0), so the chain layers begin with the second.  The
+    d-dimensional shallow atom has a chain layer for the sign (:mod:`fpsmt.constructions.relu_nd`)."""
     w_out, weights = shallow_weights(s, h, g)
     params = {}
     for i, c in enumerate(weights):
-        params[f"c{i}"], params[f"n{i}"], params[f"k{i}"] = c, -c, killer_weight(s, c)
+        params[f"c{i}"], params[f"n{i}"] = c, -c
+        if merged and i == 0:
+            continue
+        params[f"k{i}"] = killer_weight(s, c)
         P.add(shallow_chain_layer(f"c{i}", f"n{i}", f"k{i}", with_n=i == len(weights) - 1))
     params["w_out"] = w_out
     P.add(OUTPUT_LAYER)

@@ -134,7 +134,11 @@ LEMMAS = ("zero_gradient_atom_nd", "gradient_atom_nd", "boxplus_neutrality", "th
 
 def depth(fmt, variant=R.REPAIRED):
     """The d-dimensional atoms' depth: the gradient atom's, two layers more than the 1-D one
-    (A and G1 collapse the coordinates' killers into the 1-D gate's)."""
+    (A and G1 collapse the coordinates' killers into the 1-D gate's); shallow: two more
+    than a 1-D gate of 7 layers (the repaired gate, K beside R) with the compact chain after
+    it, the sign on a chain layer of its own — 15, where the 1-D shallow atom has 11."""
+    if variant == R.SHALLOW:  # the 1-D gate of 7 layers, then the compact chain (the sign its own layer)
+        return 7 + R.chain_length(fmt, variant) + 1 + 2
     return R.gradient_atom_depth(fmt, variant) + 2
 
 
