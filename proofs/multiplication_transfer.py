@@ -76,17 +76,17 @@ W_OUT = Pred("transfer.w_out", {"w": Float(finite=True)},
 #: state it of every weight they make; the gradient atom's chain layers assume it
 CHAIN_WEIGHT = Pred("transfer.chain_weight", {"c": Float(finite=True)},
                     lambda s: s.c.eq(-1) | ((s.c > 0) & (s.c <= s.int_pow2(C.step_cap(s.fmt)))), doc="c in K")
-#: a weight of the shallow chains of tanh (proofs/sat_gradient_atom.py): in K' = [−2, 0) ∪
-#: (0, 2^e_max] (fpsmt.constructions.relu.shallow_cap; its sign and g's significand are one
-#: weight ±m_g)
-SHALLOW_WEIGHT = Pred("transfer.shallow_weight", {"c": Float(finite=True)},
-                      lambda s: ((s.c >= -2) & (s.c < 0)) | ((s.c > 0) & (s.c <= s.int_pow2(C.shallow_cap(s.fmt)))),
-                      doc="c in K' = [-2, 0) ∪ (0, 2^e_max]")
 #: a weight of ReLU's shallow chain, the compact one: any finite c >= −2, c ≠ 0
 #: (fpsmt.constructions.relu.compact_weights: up to 2^e_max, a' up to 2^(M − 1), |g| up to Ω,
 #: the sign −1; its layers' killers enter with weight −1/2 where c <= 1 and +0 above)
 COMPACT_WEIGHT = Pred("transfer.compact_weight", {"c": Float(finite=True)},
                       lambda s: (s.c >= -2) & ~s.c.is_zero(), doc="c in K'' = [-2, 0) ∪ (0, Ω]")
+
+
+#: a weight of tanh's shallow chain (proofs/sat_gradient_atom.py): any finite c ≠ 0 (it only
+#: scales a path in [−1, 1]; fpsmt.constructions.relu.compact_weights with ±|g| one weight)
+SIGNED_WEIGHT = Pred("transfer.signed_weight", {"c": Float(finite=True)}, lambda s: ~s.c.is_zero(),
+                     doc="c finite and nonzero")
 
 
 class Chain:
@@ -104,7 +104,7 @@ class Chain:
 
 
 REPAIRED_CHAIN = Chain("multiplication_transfer")
-SHALLOW_CHAIN = Chain("multiplication_transfer.shallow", C.shallow_cap, SHALLOW_WEIGHT, merge_sign=True)
+SIGNED_CHAIN = Chain("multiplication_transfer.signed", C.shallow_cap, SIGNED_WEIGHT, merge_sign=True, compact=True)
 COMPACT_CHAIN = Chain("multiplication_transfer.compact", C.shallow_cap, COMPACT_WEIGHT, compact=True)
 
 
@@ -206,14 +206,16 @@ def compact_significand_stage(fmt, chain):
 
 
 def compact_target_stage(fmt, chain):
-    """(±1 ⊗ |g|) ⊗ sign = g, sign = ±1 from g and the ±1 (the compact chain)."""
+    """(±1 ⊗ |g|) ⊗ sign = g, sign = ±1 from g and the ±1 (the compact chain), or ±1 ⊗ (±|g|)
+    = g (``chain.merge_sign``)."""
     def weights(s):
-        ws = C.compact_target(s, s.g, s.t)
+        ws = C.compact_target(s, s.g, s.t, chain.merge_sign)
         return ws, _chain(s.t, ws)
 
     def side(s):
         ws, (_, partial) = weights(s)
-        return [ws[1].eq(1) | ws[1].eq(-1)] + _weights_ok(s, ws, chain.weight) + _nonzero(partial)
+        sign = [] if chain.merge_sign else [ws[1].eq(1) | ws[1].eq(-1)]
+        return sign + _weights_ok(s, ws, chain.weight) + _nonzero(partial)
     return stage(f"{chain.prefix}.target", {"g": NONZERO}, REACHES, lambda s: {"out": weights(s)[1][0]}, UNIT,
                  side=side, cases={"t": UNITS}, states=[chain.weight])
 
@@ -222,10 +224,9 @@ def transfer_tree(fmt, target=None, chain=REPAIRED_CHAIN):
     """The repaired transfer h → ±1 → g as a proof tree (fpsmt.proof.tree): the route's
     stages (fpsmt.constructions.relu.transfer_route), then the target stage (``target``:
     another one, :func:`target_stage`); each stage's guarantee is the next one's hypothesis
-    (the same predicate), so no join is needed.  ``chain``: :data:`SHALLOW_CHAIN` for tanh's
-    shallow gradient atom (weights up to 2^e_max, the sign and g's significand one weight),
-    :data:`COMPACT_CHAIN` for ReLU's (h to ±1 through the binade 1 − M, then |g| and the
-    sign)."""
+    (the same predicate), so no join is needed.  ``chain``: :data:`COMPACT_CHAIN` for ReLU's
+    shallow gradient atom (h to ±1 through the binade 1 − M, then |g| and the sign),
+    :data:`SIGNED_CHAIN` for tanh's (the same with ±|g| one weight)."""
     if chain.compact and C.transfer_route(fmt) == "significand":
         first = [compact_scale_stage(fmt, chain), compact_significand_stage(fmt, chain)]
     elif C.transfer_route(fmt) == "significand":

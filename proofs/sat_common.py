@@ -227,7 +227,7 @@ def chain_killed_node(name, killed, killed_run, layer, outputs, weight, chain_ma
     ``chain_max``): ``killed`` stays, and zero upstreams give zero gradients.  ``layer(s,
     ups)`` runs one chain layer (with trace) on the state ``outputs``; the step variable
     ``weight`` is the layer's weight in K (the predicate CHAIN_WEIGHT, or ``weight_pred``:
-    the shallow chain's SHALLOW_WEIGHT); ``pre_finite``: every pre-activation finite too
+    a shallow chain's weight predicate); ``pre_finite``: every pre-activation finite too
     (:func:`fpsmt.proofs.common.finite_pre`)."""
     from fpsmt.proof.claims import Int
     from fpsmt.proof.tree import induction, stage

@@ -46,10 +46,10 @@ the path's, which is D^AD (so g at x = z with upstream h), and all zeros elsewhe
 hidden value and gradient is finite.
 
 The ``shallow`` variant (``saturating.gradient_atom(..., variant="shallow")``): the same
-gate, chain layers with weights in K' = [−2, 0) ∪ (0, 2^e_max] (the transfer with the cap
-2^e_max and ±m_g one weight, ``multiplication_transfer.SHALLOW_CHAIN``), and a top of the
+gate, chain layers with any finite nonzero weight (the compact transfer with ±|g| one
+weight, ``multiplication_transfer.SIGNED_CHAIN``), and a top of the
 constant weight 1 with the gate G = 2^T (``saturating.gate_exponent``): its tree is this one
-with ``shallow.chain_at_z``, ``shallow.chain_killed`` (the same inductions over K'),
+with ``shallow.chain_at_z``, ``shallow.chain_killed`` (the same inductions over SIGNED_WEIGHT),
 ``shallow.top`` (PASS of y ⊗ w_out instead of CHAIN_BACK) and the shallow transfer."""
 
 from fractions import Fraction
@@ -61,7 +61,7 @@ from fpsmt.proof.lemmas import Lemma
 from fpsmt.proof.tree import Node, Pred, fact, induction, join, sequence, stage
 from fpsmt.proofs.common import finite_inside, zero
 from fpsmt.proofs.gradient_atom import AT_Z_GRAD, GRAD_IS_P, PASS, cong_fact, pass_grad
-from fpsmt.proofs.multiplication_transfer import (CHAIN_WEIGHT, REACHES, SHALLOW_CHAIN, SHALLOW_WEIGHT, W_OUT,
+from fpsmt.proofs.multiplication_transfer import (CHAIN_WEIGHT, REACHES, SIGNED_CHAIN, SIGNED_WEIGHT, W_OUT,
                                                   transfer_tree)
 from fpsmt.proofs.sat_common import (H, X, chain_back_at_zero, chain_grad_node, chain_killed_node, formats,
                                      gate_off_stage, gradient_whole, layer_slice, padded_gradient, reaches_padding_node,
@@ -141,7 +141,7 @@ def _chain_net(fmt):
 
 def chain_at_z(fmt, name=NAME, weight=CHAIN_WEIGHT):
     """The chain layers at x = z, by induction (each with its own weight c, ``weight``
-    holds of it: CHAIN_WEIGHT, or the shallow chain's SHALLOW_WEIGHT; ``name`` the node's
+    holds of it: CHAIN_WEIGHT, or the shallow chain's SIGNED_WEIGHT; ``name`` the node's
     prefix)."""
     def layer(s):
         return s.run(_chain_net(s.fmt), [s.p, s.r], [s.up, s.ur], params={"c": s.c}, trace=True)
@@ -270,8 +270,8 @@ def repaired(fmt):
 
 def shallow_tree(fmt):
     """The shallow atom's tree: the repaired one's gate, the chain layers' inductions with
-    weights in K' = [−2, 0) ∪ (0, 2^e_max] (SHALLOW_WEIGHT), the top of weight 1 (PASS),
-    the transfer with the cap 2^e_max and ±m_g one weight (SHALLOW_CHAIN), the facts, and
+    any finite nonzero weight (SIGNED_WEIGHT), the top of weight 1 (PASS), the compact
+    transfer with ±|g| one weight (SIGNED_CHAIN), the facts, and
     the backward chain: ``chain_grad`` from the top's input down (the gradient entering it
     is y ⊗ w_out, the transfer's first partial product, by the top's PASS), ``pass_grad``,
     the join."""
@@ -279,9 +279,9 @@ def shallow_tree(fmt):
                uses={"hypothesis": W_OUT, "premise": [W_OUT], "side": [PASS]})
     backward = sequence(f"{SHALLOW_NAME}.backward", [chain_grad(fmt), pass_grad(fmt),
                                                      join(f"{SHALLOW_NAME}.backward.g", [GRAD_IS_P, REACHES], AT_Z_GRAD)])
-    return Node("lemma", NAME, None, [gate_at_z(fmt), gate_off(fmt), chain_at_z(fmt, SHALLOW_NAME, SHALLOW_WEIGHT),
-                                      chain_killed(fmt, SHALLOW_NAME, SHALLOW_WEIGHT), top,
-                                      transfer_tree(fmt, chain=SHALLOW_CHAIN), padding(fmt), one_fact(fmt), cong_fact(fmt), backward])
+    return Node("lemma", NAME, None, [gate_at_z(fmt), gate_off(fmt), chain_at_z(fmt, SHALLOW_NAME, SIGNED_WEIGHT),
+                                      chain_killed(fmt, SHALLOW_NAME, SIGNED_WEIGHT), top,
+                                      transfer_tree(fmt, chain=SIGNED_CHAIN), padding(fmt), one_fact(fmt), cong_fact(fmt), backward])
 
 
 def shallow(fmt):

@@ -1,6 +1,6 @@
-"""The saturating family's shallow gradient atom (tanh; ``--variant shallow``): chain weights
-up to 2^e_max under a top of weight 1, 12 layers where the repaired network has 14–49 (11
-in float64).  Run in the executor and the exact reference independently of any solver,
+"""The saturating family's shallow gradient atom (tanh; ``--variant shallow``): the compact
+chain (any finite nonzero weight, ±|g| one weight) under a top of weight 1, 10 layers
+where the repaired network has 14–49.  Run in the executor and the exact reference independently of any solver,
 its layers compared with its tree's stages, its own nodes decided — and refuted where the
 top's weight is a chain weight."""
 
@@ -24,12 +24,12 @@ FORMATS = ("float8_e4m3", "float8_e5m2", "float16", "bfloat16", "float32", "floa
 
 
 def test_depths():
-    """The gate (step depth + 1 layers), the transfer with the cap 2^e_max and ±m_g one
-    weight, the top of weight 1, the output."""
+    """The gate (step depth + 1 layers), the compact transfer (h to ±1 in three weights,
+    ±|g|), the top of weight 1, the output."""
     with S.hidden_activation("tanh"):
         got = {n: (S.depth(parse_format(n), R.SHALLOW), S.depth(parse_format(n))) for n in FORMATS}
-    assert got == {"float8_e4m3": (12, 15), "float8_e5m2": (12, 25), "float16": (12, 14), "bfloat16": (12, 47),
-                   "float32": (12, 22), "float64": (11, 49)}
+    assert got == {"float8_e4m3": (10, 15), "float8_e5m2": (10, 25), "float16": (10, 14), "bfloat16": (10, 47),
+                   "float32": (10, 22), "float64": (10, 49)}
 
 
 def _x_domain(f):
@@ -66,7 +66,7 @@ def test_the_shallow_atom_meets_value_and_gradient_at_every_x(fmt, every):
                 for other in (H, H | f.sign_bit):
                     bad, net = _bad_points(f, int(z), h, g, xs, other)
                     assert not bad, (f.show(int(z)), f.show(h), f.show(g), [f.show(x) for x in bad[:3]])
-        assert net.depth == S.gradient_depth(f, R.SHALLOW) == 12
+        assert net.depth == S.gradient_depth(f, R.SHALLOW) == 10
 
 
 @pytest.mark.parametrize("fmt", ["bfloat16", "float32", "float64"])
@@ -168,7 +168,7 @@ def test_the_shallow_atom_is_its_trees_stages(name):
             _, params = R.concrete_params(S.gradient_atom, fmt, z, h, g, depth=depth, variant=R.SHALLOW)
             _, w = R.concrete_params(lambda s, h, g: (None, dict(zip(
                 ["w_out"] + [f"t{i}" for i in range(64)], (lambda wo, ch: [wo] + list(reversed(ch)))(
-                    *R.transfer_weights(s, h, g, q=R.shallow_cap(s.fmt), merge_sign=True))))), fmt, h, g)
+                    *R.compact_weights(s, h, g, merge_sign=True))))), fmt, h, g)
             chain = [w[f"t{i}"] for i in range(len(w) - 1)]
             pads = top - gate - 1 - len(chain)
             assert pads == 0
@@ -183,27 +183,27 @@ def _decide(claim, fmt_name="float8_e4m3"):
 
 def test_the_shallow_top_and_chain_steps_are_proved():
     """The shallow tree's own nodes in float8_e4m3: the top of weight 1, and the chain
-    inductions' steps for every weight in K' = [−2, 0) ∪ (0, 2^e_max]."""
+    inductions' steps for every finite nonzero weight (SIGNED_WEIGHT)."""
     from fpsmt.proofs import sat_gradient_atom as T
-    from fpsmt.proofs.multiplication_transfer import SHALLOW_WEIGHT
+    from fpsmt.proofs.multiplication_transfer import SIGNED_WEIGHT
     fmt = parse_format("float8_e4m3")
     with S.hidden_activation("tanh"):
         claims = {c.name: c for c in T.shallow_tree(fmt).claims()}
         for name in (f"{T.SHALLOW_NAME}.top", f"{T.SHALLOW_NAME}.chain_at_z.step",
                      f"{T.SHALLOW_NAME}.chain_killed.step"):
             assert Engine(solver="z3", timeout=120).prove(claims[name], fmt, claims).status == "PROVED", name
-        assert T.chain_at_z(fmt, T.SHALLOW_NAME, SHALLOW_WEIGHT).name == f"{T.SHALLOW_NAME}.chain_at_z"
+        assert T.chain_at_z(fmt, T.SHALLOW_NAME, SIGNED_WEIGHT).name == f"{T.SHALLOW_NAME}.chain_at_z"
 
 
 def test_a_top_with_a_chain_weight_is_refuted(monkeypatch):
     """Why the shallow top's weight is 1: the repaired top's claim with its weight c ranging
-    over the shallow chain's K' instead of K is REFUTED (c ⊗ r ⊕ G ⊗ p ⊖ G does not
-    saturate at x != z for c = 2^e_max)."""
+    over the shallow chain's weights (any finite nonzero c) instead of K is REFUTED
+    (c ⊗ r ⊕ G ⊗ p ⊖ G does not saturate at x != z for large c)."""
     from fpsmt.proofs import sat_gradient_atom as T
-    from fpsmt.proofs.multiplication_transfer import SHALLOW_WEIGHT
+    from fpsmt.proofs.multiplication_transfer import SIGNED_WEIGHT
     with S.hidden_activation("tanh"):
         assert _decide(T.top_claim(parse_format("float8_e4m3"))) == "PROVED"
-        monkeypatch.setattr(T, "CHAIN_WEIGHT", SHALLOW_WEIGHT)
+        monkeypatch.setattr(T, "CHAIN_WEIGHT", SIGNED_WEIGHT)
         assert _decide(T.top_claim(parse_format("float8_e4m3"))) == "REFUTED"
 
 

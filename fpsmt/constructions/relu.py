@@ -766,28 +766,34 @@ def compact_normalize(s, h, route=None):
     return w_out, [up, a * s.int_pow2(f.M - 1), b]
 
 
-def compact_target(s, g, t):
+def compact_target(s, g, t, merge_sign=False):
     """The shallow chain's weights from t = ±1 to g (finite, nonzero): |g|, then the sign
-    ±1 (1 where g and t agree): (t ⊗ |g|) ⊗ sign = g, both products exact."""
+    ±1 (1 where g and t agree): (t ⊗ |g|) ⊗ sign = g, both products exact.  ``merge_sign``:
+    one weight ±|g| (|g| where g and t agree), for a chain whose weights may be negative
+    below −2 (tanh's: :mod:`fpsmt.constructions.saturating`)."""
+    if merge_sign:
+        return [s.where(_same_sign(s, g, t), abs(g), -abs(g))]
     return [abs(g), s.where(_same_sign(s, g, t), 1, -1)]
 
 
-def compact_weights(s, h, g, route=None):
+def compact_weights(s, h, g, route=None, merge_sign=False):
     """The whole shallow chain h → g: (w_out, [weights after it in backward order]):
-    :func:`compact_normalize`, then :func:`compact_target` from the ±1 it reaches."""
+    :func:`compact_normalize`, then :func:`compact_target` from the ±1 it reaches
+    (``merge_sign``: ±|g| one weight)."""
     w_out, mids = compact_normalize(s, h, route)
     t = h * w_out
     for w in mids:
         t = t * w
-    return w_out, mids + compact_target(s, g, t)
+    return w_out, mids + compact_target(s, g, t, merge_sign)
 
 
-def compact_length(fmt, route=None):
+def compact_length(fmt, route=None, merge_sign=False):
     """The number of weights :func:`compact_weights` gives after w_out: up, a', b (or down
-    and the ups of the subnormal route), |g| and the sign."""
+    and the ups of the subnormal route), |g| and the sign (±|g| with ``merge_sign``)."""
+    tail = 1 if merge_sign else 2
     if (route or transfer_route(fmt)) == "subnormal":
-        return 1 + transfer_slots(fmt, shallow_cap(fmt))[0] + 2
-    return 3 + 2
+        return 1 + transfer_slots(fmt, shallow_cap(fmt))[0] + tail
+    return 3 + tail
 
 
 def killer_weight(s, c):

@@ -34,10 +34,11 @@ saturation requirement, the amplification from σ(ω) (ω the least subnormal). 
   elsewhere) so that the output ``w_out ⊗ r_top ⊕ w_out ⊗ N`` is a zero everywhere.  The
   gradient that reaches p at x = z is at most 2·G (the chain's output side is within
   [1, 2) after w_out), so it stays finite, and dies at p's σ' = 0.
-* the shallow gradient atom (``variant="shallow"``, :func:`chain_length`): the transfer's
-  weights up to 2^e_max and ±m_g one weight (r is a zero at x = z and in [−1, 1]
-  elsewhere: no weight overflows it), under a top of the constant weight 1 whose gate is
-  2^T (:func:`gate_exponent`).
+* the shallow gradient atom (``variant="shallow"``, :func:`chain_length`): the compact
+  transfer (:func:`fpsmt.constructions.relu.compact_weights`: h to ±1 in three weights,
+  then ±|g| one weight; r is a zero at x = z and in [−1, 1] elsewhere: no finite weight
+  overflows it), under a top of the constant weight 1 whose gate is 2^T
+  (:func:`gate_exponent`).
 * the Theorem 3.1 network: the gradient atoms of the points with g* ≠ 0, then the value
   atoms' pieces, side by side at one depth (value atoms carry p longer), one output row
   summing every term in that order.
@@ -251,21 +252,21 @@ def gradient_depth(fmt, variant=R.REPAIRED):
     """Layers of a gradient atom: r0, one layer of weight 1 beside each step layer and p (the
     gate: constants only, so that its lemma stage does not depend on h or g), one per transfer
     weight (the last one gated by p), the output.  ``variant="shallow"``: one per weight of
-    the transfer with the cap 2^e_max and ±m_g one weight (:func:`chain_length`), then the
-    gated top with the constant weight 1."""
+    the compact transfer with ±|g| one weight (:func:`chain_length`), then the gated top
+    with the constant weight 1."""
     return block_constants(fmt).step_depth + chain_length(fmt, variant) + 2
 
 
 def chain_length(fmt, variant=R.REPAIRED):
     """The gradient atom's layers between the gate and the output: the transfer's weights
-    (repaired: the last one is the gated top's), or (shallow) the transfer's with the cap
-    2^e_max (:func:`fpsmt.constructions.relu.shallow_cap`) and ±m_g one weight, then the
-    gated top of weight 1.  A chain weight c only scales r, which is a zero at x = z and in
+    (repaired: the last one is the gated top's), or (shallow) the compact transfer's with
+    ±|g| one weight (:func:`fpsmt.constructions.relu.compact_weights`), then the gated top
+    of weight 1.  A chain weight c only scales r, which is a zero at x = z and in
     [−1, 1] elsewhere, so c ⊗ r is finite for every finite c: nothing bounds the weights
     but the top's gate, which must saturate c_top ⊗ r ⊕ G ⊗ p ⊖ G at x ≠ z — hence the
     shallow top's weight 1 (and its smaller G, :func:`gate_exponent`)."""
     if variant == R.SHALLOW:
-        return R.transfer_length(fmt, q=R.shallow_cap(fmt), merge_sign=True) + 1
+        return R.compact_length(fmt, merge_sign=True) + 1
     return R.transfer_length(fmt)
 
 
@@ -317,13 +318,13 @@ def gradient_atom(s, z, h, g, depth=None, variant=R.REPAIRED):
     """Value ±0 on X; D^AD(h) = g at x = z; D^AD(y) = ±0 elsewhere for every finite y
     (h, g finite nonzero).  See the module docstring and :func:`gradient_network`: the
     transfer weights (input side first) are c_{gate+1} … c_top (shallow: … c_{top−1}, the
-    transfer with the cap 2^e_max and ±m_g one weight); when the atom is deeper than its
+    compact transfer with ±|g| one weight); when the atom is deeper than its
     least depth, weights 1 come first."""
     f = s.fmt
     net = gradient_network(f, depth, variant)
     gate, top = gradient_layers(f, depth, variant)
     if variant == R.SHALLOW:
-        w_out, chain = R.transfer_weights(s, h, g, q=R.shallow_cap(f), merge_sign=True)
+        w_out, chain = R.compact_weights(s, h, g, merge_sign=True)
         last = top - 1
     else:
         w_out, chain = R.transfer_weights(s, h, g)
