@@ -235,13 +235,14 @@ def budget(construction, fmt, variant="repaired"):
     """The least depth's layer budget: (indicator layers, transfer-chain layers, the rest),
     from the family's own depth formulas (the rest: the gate, killers, output).  ``variant``:
     the shallow gradient atom (relu's chain: the compact transfer, backwards up, a', b — or
-    down and two ups in float64 —, |g| and the sign on the normalize layer; the saturating
-    family's: that transfer and the top of weight 1; the logistic family's: the transfer
-    with weights up to 2^(e_max − 2))."""
+    down and two ups in float64 —, |g| and the sign in the gate's row, and relu's
+    indicator the step blocks' first four layers; the saturating family's: the compact
+    transfer with ±|g| one weight and the top of weight 1; the logistic family's: the
+    transfer with weights up to 2^(e_max − 2))."""
     from fpsmt.constructions import relu
     b = construction.blocks
     if construction.family == "relu":
-        ind = len(relu._step_layers(fmt, "ge", 1, 0))
+        ind = relu.SHALLOW_STEP_LAYERS if variant == "shallow" else len(relu._step_layers(fmt, "ge", 1, 0))
         chain = relu.chain_length(fmt, variant)
         least = relu.least_depth(fmt, variant)
     else:
@@ -285,9 +286,10 @@ def depths():
             except (InputError, ValueError) as e:
                 print(f"{label:>16} {name:>12}  no network: {str(e).splitlines()[0]}")
                 continue
-            if act == "relu" and variant == "shallow":
+            if act in ("relu", "tanh") and variant == "shallow":  # the compact transfer
                 how = ("h to +-1 in " + ("3 (down, 2 ups)" if relu.transfer_route(fmt) == "subnormal"
-                                          else "3 (up, a', b)") + ", then |g| and the sign")
+                                          else "3 (up, a', b)")
+                       + (", then |g| and the sign" if act == "relu" else ", then +-|g|, the top"))
             else:
                 cap = getattr(cons.blocks, "shallow_cap", relu.shallow_cap)  # the logistic family's is e_max − 2
                 q = cap(fmt) if variant == "shallow" else relu.step_cap(fmt)

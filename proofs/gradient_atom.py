@@ -581,7 +581,7 @@ KILLED_RUN_S = Pred(f"{S}.chain_killed", {**KILLED_S.variables, "i": _i, "n": _i
 #   x = z, (0, 1, C, 0) or (0, 1, 0, C) elsewhere — with the gradient into the indicators a
 #   zero, into T at x = z CHAIN_BACK through R (weight c0) then PASS through T's carry, a
 #   zero elsewhere.
-_PREFIX = 4
+_PREFIX = C.SHALLOW_STEP_LAYERS
 
 
 def prefix_network(fmt, kind):

@@ -728,7 +728,7 @@ def gradient_atom_depth(fmt, variant=REPAIRED):
     """7 gate layers, the chain, the output (repaired); the shallow atom's gate is 6 layers
     whose last is also its first chain layer (:func:`shallow_gate_plan`)."""
     if variant == SHALLOW:
-        return 6 + chain_length(fmt, variant) - 1 + 1
+        return SHALLOW_STEP_LAYERS + 2 + chain_length(fmt, variant) - 1 + 1
     return 7 + chain_length(fmt, variant) + 1
 
 
@@ -818,6 +818,11 @@ def shallow_chain_layer(c, nc, k, with_n=False):
     return layer
 
 
+#: the step blocks' layers the shallow gate builds: their fourth values are 1[x < z] and
+#: 1[x > z], which the killers read (:func:`shallow_gate_plan`)
+SHALLOW_STEP_LAYERS = 4
+
+
 def shallow_gate_plan(fmt):
     """Layers 1–6 of the shallow gradient atom (a :class:`Plan` on input x), the gate and its
     first chain layer in one:
@@ -833,9 +838,11 @@ def shallow_gate_plan(fmt):
 
     Layer 5 lists ``T, K, G1, G2``, layer 6 ``R, K, G1, G2``: the column order of the next
     layers' sums."""
-    P = _steps_and_t(fmt, 4)
+    P = _steps_and_t(fmt, SHALLOW_STEP_LAYERS)
     C = killer_constant(fmt)
-    P.add([t_carry(4), ("K", [], Param("d")), ("G1", [("ge3", C)], NEG0), ("G2", [("le3", C)], NEG0)])
+    last = SHALLOW_STEP_LAYERS - 1
+    P.add([t_carry(SHALLOW_STEP_LAYERS), ("K", [], Param("d")), ("G1", [(f"ge{last}", C)], NEG0),
+           ("G2", [(f"le{last}", C)], NEG0)])
     P.add([("R", [("T", Param("c0")), ("K", Param("n0")), ("G1", -1), ("G2", -1)], 1), ("K", [], 1)]
           + carried(["G1", "G2"]))
     return P
