@@ -26,6 +26,12 @@ fpsmt.constructions.relu.transfer_route:
 * target (∀ g, from ±1): t ⊗ sgn ⊗ m_g ⊗ e_1 ⊗ … ⊗ e_V = g for t = ±1, with sgn = ±1,
   m_g ∈ [1, 2) and e_j powers of two <= 2^q.
 
+compact (the shallow gradient atoms of ReLU and tanh; fpsmt.constructions.relu.compact_weights,
+:data:`COMPACT_CHAIN`, :data:`SIGNED_CHAIN`): w_out and one power of two up to 2^e_max put h
+into the binade 1 − M (``scale``), a' = a·2^(M−1) and b take it to ±1 (``significand``, by
+enumeration), then |g| and the sign, or ±|g| one weight (``target``); in float64 the
+subnormal route's stage with the ups up to 2^e_max.
+
 All partial products are finite and nonzero (stated).  Bounding each weight by 2^q is
 what lets the gradient atom reset its forward values to exactly 1 after every weight
 (gradient_atom).
@@ -95,8 +101,9 @@ class Chain:
 
     def __init__(self, prefix, q=None, weight=CHAIN_WEIGHT, merge_sign=False, compact=False):
         self.prefix, self.q, self.weight, self.merge_sign = prefix, q, weight, merge_sign
-        #: ReLU's shallow chain (fpsmt.constructions.relu.compact_weights): h to ±1 through
-        #: the binade 1 − M (or the subnormal route's ±ω), then |g| and the sign
+        #: the compact transfer of ReLU's and tanh's shallow chains
+        #: (fpsmt.constructions.relu.compact_weights): h to ±1 through the binade 1 − M (or
+        #: the subnormal route's ±ω), then |g| and the sign (±|g| with ``merge_sign``)
         self.compact = compact
 
     def cap(self, fmt):
