@@ -718,7 +718,8 @@ def transfer_length(fmt, route=None, q=None, merge_sign=False):
 def chain_length(fmt, variant=REPAIRED):
     """The gradient atom's chain layers after its 7-layer gate: the shrinks and the
     transfer's weights (repaired), or the compact chain's five (shallow:
-    :func:`compact_weights`, the sign on the normalize layer)."""
+    :func:`compact_weights`; the sign is in the 1-D gate's row, and on a layer of its own
+    in the d-dimensional atom)."""
     if variant == SHALLOW:
         return compact_length(fmt)
     return shrink_count(fmt) + transfer_length(fmt)
@@ -850,8 +851,9 @@ def shallow_gate_plan(fmt):
 
 def shallow_weights(s, h, g):
     """(w_out, the chain's weights in forward order): :func:`compact_weights` reversed.  The
-    first is the sign ±1, on the normalize layer (it takes (d, d) to (1, 1): d ⊗ c must be
-    finite, which |c| = 1 keeps)."""
+    first is the sign ±1, the weight of the layer that meets (d, d) — the 1-D gate's row on
+    (T, K), the d-dimensional atom's first chain layer — where d ⊗ c must be finite, which
+    |c| = 1 keeps."""
     w_out, chain = compact_weights(s, h, g)
     return w_out, list(reversed(chain))
 
