@@ -523,15 +523,14 @@ WHOLE = whole("gradient_atom", {"z": X(), "x": X(), "h": Float(finite=True, nonz
 
 
 # ------------------------------------------------------------------ the shallow variant
-# fpsmt.constructions.relu.shallow_gradient_atom: the repaired atom's gate with a constant
-# K = relu(d) beside R in layer 7, then one shallow chain layer per weight of the compact
-# transfer (fpsmt.constructions.relu.compact_weights; forward order: the sign ±1, which also
-# takes (d, d) to (1, 1) — the "normalize" layer —, |g|, b, a', up), the output.  Its tree is
-# the repaired one's with the chain's state (R, K, G1, G2):
+# The shallow chain after a gate whose state is (R, K, G1, G2): one shallow chain layer per
+# weight of the compact transfer (fpsmt.constructions.relu.compact_weights; forward order:
+# the sign ±1, |g|, b, a', up), the output.  The 1-D atom's gate (below: relu.shallow_gate_plan)
+# ends in the sign's row; the d-dimensional atom's (proofs/gradient_atom_nd.py) gives
+# (d, d, 0, 0) at x = z and has the sign on a layer of its own, the "normalize" layer.
+# The nodes after the gate (``shallow_chain_parts``):
 #
-# * ``gate`` as the repaired atom's, with ``shallow.gate_top`` (layers 6–7 with K): GATE of
-#   (R, G1, G2) and K = d at every x;
-# * ``shallow.normalize`` (the layer of weight ±1 on (2^k, 2^k, 0, 0), every k of the gate's
+# * ``shallow.normalize`` (d-dimensional only: the layer of weight ±1 on (2^k, 2^k, 0, 0), every k of the gate's
 #   range: d is such a 2^k, ``spacing``): (1, 1, 0, 0), R alive with CHAIN_BACK, K's
 #   gradient R's negated, the killers' finite;
 # * ``shallow.chain_at_z``: every chain layer, whatever its weight c in K'' = [−2, 0) ∪
