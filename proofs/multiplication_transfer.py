@@ -208,8 +208,11 @@ def compact_significand_stage(fmt, chain):
     def side(s):
         a, b = weights(s)
         return [_nonzero([s.v * a])[0]] + _weights_ok(s, [a, b], chain.weight)
-    return stage(f"{chain.prefix}.significand", {}, UNIT, lambda s: {"t": (s.v * weights(s)[0]) * weights(s)[1]},
-                 BINADE, side=side, enumerate=True, states=[chain.weight])
+    def out(s):
+        a, b = weights(s)
+        return {"t": (s.v * a) * b}
+    return stage(f"{chain.prefix}.significand", {}, UNIT, out, BINADE, side=side, enumerate=True,
+                 states=[chain.weight])
 
 
 def compact_target_stage(fmt, chain):
